@@ -1,0 +1,1 @@
+"""Byte-pair encoding: the model (`model.py`) and its trainer (`trainer.py`)."""

@@ -1,0 +1,60 @@
+"""The exceptions the engine raises: one base class, and one subclass per kind of bad input.
+
+Callers (the CLI, the GUI) catch `EngineError` and show `str(error)`, which always names the file
+(when there is one) and the problem in one line. Nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base class of every error the engine raises on purpose."""
+
+
+class CorpusError(EngineError):
+    """A training file cannot be used: missing, a directory, not UTF-8, empty, unreadable.
+
+    `path` is the file; `byte_offset` is where the problem is, when it has a place (-1 when not).
+    """
+
+    path: str
+    byte_offset: int
+    reason: str
+
+    def __init__(self, path: str, reason: str, byte_offset: int = -1) -> None:
+        where = f" at byte {byte_offset}" if byte_offset >= 0 else ""
+        super().__init__(f"{path}: {reason}{where}")
+        self.path = path
+        self.reason = reason
+        self.byte_offset = byte_offset
+
+
+class TokenizerFileError(EngineError):
+    """A tokenizer file (tokenizer.json, vocab.txt, ...) cannot be read or written.
+
+    Truncated or foreign JSON, an unknown component type, a newer `version`, a missing field.
+    """
+
+    path: str
+    reason: str
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class TrainerMismatchError(EngineError):
+    """A trainer was given a model of another kind (a BpeTrainer with a WordPiece model...)."""
+
+
+class TrainingCancelled(EngineError):
+    """The progress sink asked a training run to stop; the tokenizer was left unchanged."""
+
+
+class SchemaError(EngineError):
+    """A serialized component (a tokenizer.json object) does not match the schema.
+
+    Raised by the stages' `from_dict` functions, which do not know the file; the file readers
+    in `engine.formats` turn it into a `TokenizerFileError` that names the file.
+    """

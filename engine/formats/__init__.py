@@ -1,0 +1,1 @@
+"""Readers and writers for tokenizer files (tokenizer.json, vocab.txt, merges.txt...)."""

@@ -1,0 +1,1 @@
+"""WordPiece: the greedy longest-match model (`model.py`)."""
