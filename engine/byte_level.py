@@ -1,0 +1,58 @@
+"""GPT-2's reversible map between the 256 byte values and 256 printable chars, and its helpers.
+
+`bytes_to_chars("é ")` -> `"Ã©Ġ"` (each UTF-8 byte becomes one char); `chars_to_bytes` goes back.
+Shared by the ByteLevel pre-tokenizer/normalizer and the ByteLevel decoder; no splitting here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+
+def _bytes_to_unicode() -> list[str]:
+    # Printable Latin-1 bytes map to themselves; the 68 others to U+0100 onwards, in byte order.
+    printable = list(range(ord("!"), ord("~") + 1))
+    printable += list(range(0xA1, 0xAC + 1))
+    printable += list(range(0xAE, 0xFF + 1))
+    out = [""] * 256
+    n = 0
+    for b in range(256):
+        if b in printable:
+            out[b] = chr(b)
+        else:
+            out[b] = chr(256 + n)
+            n += 1
+    return out
+
+
+# BYTES_TO_UNICODE[b] is the char standing for byte b (BYTES_TO_UNICODE[32] == "Ġ").
+BYTES_TO_UNICODE: Final[list[str]] = _bytes_to_unicode()
+UNICODE_TO_BYTES: Final[dict[str, int]] = {c: b for b, c in enumerate(BYTES_TO_UNICODE)}
+# For str.translate on UTF-8 bytes decoded as Latin-1 (code point i == byte i).
+LATIN1_TO_CHARS: Final[dict[int, str]] = {b: c for b, c in enumerate(BYTES_TO_UNICODE)}
+
+
+def bytes_to_chars(text: str) -> str:
+    """The byte-level form of `text`: one map char per UTF-8 byte (`"é"` -> `"Ã©"`)."""
+    return text.encode("utf-8").decode("latin-1").translate(LATIN1_TO_CHARS)
+
+
+def chars_to_bytes(text: str) -> bytes | None:
+    """The bytes a byte-level string stands for, or None if a char is not in the map."""
+    out = bytearray()
+    for c in text:
+        b = UNICODE_TO_BYTES.get(c)
+        if b is None:
+            return None
+        out.append(b)
+    return bytes(out)
+
+
+def decode_tokens(tokens: list[str]) -> str:
+    """HF's ByteLevel decoder on a token list: map every token back to bytes (a token holding a char
+    outside the map contributes its own UTF-8 bytes), then decode lossily (bad bytes -> U+FFFD)."""
+    out = bytearray()
+    for token in tokens:
+        raw = chars_to_bytes(token)
+        out += raw if raw is not None else token.encode("utf-8")
+    return out.decode("utf-8", errors="replace")

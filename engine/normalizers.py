@@ -1,0 +1,531 @@
+"""The normalize stage: HF's normalizers (NFC ... BertNormalizer, Sequence), JSON in and out.
+
+Each edits a `NormalizedString` in place (keeping alignments) and has a string-only fast path,
+`normalize_str`, that gives the same text. Precompiled (SentencePiece charsmaps) is not implemented.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Final
+
+import regex
+from mypy_extensions import mypyc_attr
+
+from engine import byte_level
+from engine import unicode_chars as uc
+from engine import unicode_tables as tables
+from engine.errors import EngineError, SchemaError
+from engine.model import JsonValue
+from engine.normalized import (
+    LEADING_SPACES_RE,
+    TRAILING_SPACES_RE,
+    WHITESPACE_CLASS,
+    NormalizedString,
+)
+from engine.pattern import Regex, find_matches_compiled
+
+ONE_OF: Final = "[" + uc.slot(0) + "]"
+COMBINING_MARK_RE: Final = uc.DualPattern(ONE_OF, [("\\p{M}", tables.COMBINING_MARK)], ascii=True)
+NONSPACING_MARK_RE: Final = uc.DualPattern(
+    ONE_OF, [("\\p{Mn}", tables.NONSPACING_MARK)], ascii=True
+)
+# Cc without \t\n\r, Cf Co Cs, U+FFFD (NUL is in Cc).
+BERT_REMOVED_BUILTIN: Final = "\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f\\p{Cf}\\p{Co}\\p{Cs}\\ufffd"
+BERT_REMOVED_RE: Final = uc.DualPattern(
+    ONE_OF, [(BERT_REMOVED_BUILTIN, tables.BERT_CLEAN_REMOVED)], ascii=True
+)
+BERT_SPACE_RE: Final = regex.compile("[" + WHITESPACE_CLASS + "]")
+
+
+def _bert_ascii_table() -> dict[int, str | None]:
+    # clean_text on ASCII in one str.translate: controls go, whitespace becomes " ".
+    removed = uc.char_set(tables.BERT_CLEAN_REMOVED)
+    spaces = uc.char_set(tables.WHITESPACE)
+    table: dict[int, str | None] = {}
+    for cp in range(0x80):
+        if chr(cp) in removed:
+            table[cp] = None
+        elif chr(cp) in spaces and cp != 0x20:
+            table[cp] = " "
+    return table
+
+
+BERT_ASCII_TABLE: Final = _bert_ascii_table()
+# BERT's "Chinese" blocks (CJK ideographs and their extensions/compatibility blocks).
+CJK_CLASS: Final = (
+    "\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002a6df\U0002a700-\U0002b73f"
+    "\U0002b740-\U0002b81f\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f"
+)
+CJK_RE: Final = regex.compile("[" + CJK_CLASS + "]")
+# Nmt: control chars it deletes, and chars it turns into a space.
+NMT_REMOVED_RE: Final = uc.DualPattern(
+    ONE_OF, [("\\x01-\\x08\\x0b\\x0e-\\x1f\\x7f\\x8f\\x9f", "1-8 b e-1f 7f 8f 9f")], ascii=True
+)
+NMT_SPACES_RE: Final = regex.compile(
+    "[\t\n\x0c\r\u1680\u200b-\u200f\u2028\u2029\u2581\ufeff\ufffd]"
+)
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class Normalizer(ABC):
+    """Base class of the normalizers: `normalize` edits in place, `normalize_str` returns the text."""
+
+    @abstractmethod
+    def normalize(self, normalized: NormalizedString) -> None:
+        """Normalize `normalized` in place, keeping its alignments."""
+
+    def normalize_str(self, sequence: str) -> str:
+        """The normalized text of `sequence` (same text as `normalize` on a fresh NormalizedString)."""
+        normalized = NormalizedString(sequence)
+        self.normalize(normalized)
+        return normalized.normalized
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The tokenizer.json object of this normalizer, keys in HF's order."""
+
+    def __repr__(self) -> str:
+        fields = self.to_dict()
+        name = str(fields.pop("type"))
+        return name + "(" + ", ".join(f"{k}={v!r}" for k, v in fields.items()) + ")"
+
+
+class NFD(Normalizer):
+    """Canonical decomposition (`"é"` -> `"e\\u0301"`)."""
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        normalized.nfd()
+
+    def normalize_str(self, sequence: str) -> str:
+        return uc.normalize_str(sequence, "NFD")
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "NFD"}
+
+
+class NFKD(Normalizer):
+    """Compatibility decomposition (`"ﬁ"` -> `"fi"`)."""
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        normalized.nfkd()
+
+    def normalize_str(self, sequence: str) -> str:
+        return uc.normalize_str(sequence, "NFKD")
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "NFKD"}
+
+
+class NFC(Normalizer):
+    """Canonical decomposition then composition (`"e\\u0301"` -> `"é"`)."""
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        normalized.nfc()
+
+    def normalize_str(self, sequence: str) -> str:
+        return uc.normalize_str(sequence, "NFC")
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "NFC"}
+
+
+class NFKC(Normalizer):
+    """Compatibility decomposition then canonical composition."""
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        normalized.nfkc()
+
+    def normalize_str(self, sequence: str) -> str:
+        return uc.normalize_str(sequence, "NFKC")
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "NFKC"}
+
+
+class Lowercase(Normalizer):
+    """Lowercase char by char (Rust semantics: no final sigma, `"İ"` -> `"i̇"`)."""
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        normalized.lowercase()
+
+    def normalize_str(self, sequence: str) -> str:
+        return uc.lower_str(sequence)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "Lowercase"}
+
+
+class StripAccents(Normalizer):
+    """Remove combining marks (Unicode 9.0 `M*`); meant to follow NFD/NFKD."""
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        normalized.remove_matching(COMBINING_MARK_RE)
+
+    def normalize_str(self, sequence: str) -> str:
+        return COMBINING_MARK_RE.sub("", sequence)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "StripAccents"}
+
+
+class Strip(Normalizer):
+    """Remove leading (`left`) and/or trailing (`right`) whitespace."""
+
+    left: bool
+    right: bool
+
+    def __init__(self, left: bool = True, right: bool = True) -> None:
+        self.left = left
+        self.right = right
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        if self.left and self.right:
+            normalized.strip()
+        elif self.left:
+            normalized.lstrip()
+        elif self.right:
+            normalized.rstrip()
+
+    def normalize_str(self, sequence: str) -> str:
+        start = 0
+        end = len(sequence)
+        if self.left:
+            m = LEADING_SPACES_RE.match(sequence)
+            if m is not None:
+                start = m.end()
+        if self.right:
+            m = TRAILING_SPACES_RE.search(sequence, start)
+            if m is not None:
+                end = m.start()
+        return sequence[start:end] if start < end else ""
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "Strip", "strip_left": self.left, "strip_right": self.right}
+
+
+class Replace(Normalizer):
+    """Replace every match of `pattern` (a literal string or a `Regex`) by `content`."""
+
+    pattern: str | Regex
+    content: str
+    matcher: Regex
+
+    def __init__(self, pattern: str | Regex, content: str) -> None:
+        self.pattern = pattern
+        self.content = content
+        # subtle: a string pattern is an escaped regex here, so "" matches between every char.
+        self.matcher = pattern if isinstance(pattern, Regex) else Regex(regex.escape(pattern))
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        text = normalized.normalized
+        matches = find_matches_compiled(self.matcher.for_text(text), text)
+        normalized.replace_matches(matches, self.content)
+
+    def normalize_str(self, sequence: str) -> str:
+        parts: list[str] = []
+        matches = find_matches_compiled(self.matcher.for_text(sequence), sequence)
+        for start, end, is_match in matches:
+            parts.append(self.content if is_match else sequence[start:end])
+        return "".join(parts)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        pattern: dict[str, JsonValue]
+        if isinstance(self.pattern, Regex):
+            pattern = {"Regex": self.pattern.pattern}
+        else:
+            pattern = {"String": self.pattern}
+        return {"type": "Replace", "pattern": pattern, "content": self.content}
+
+
+class Prepend(Normalizer):
+    """Put `prepend` in front of any non-empty string (its chars align with the first char)."""
+
+    prepend: str
+
+    def __init__(self, prepend: str = "\u2581") -> None:
+        self.prepend = prepend
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        if normalized.normalized:
+            normalized.prepend(self.prepend)
+
+    def normalize_str(self, sequence: str) -> str:
+        return self.prepend + sequence if sequence else sequence
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "Prepend", "prepend": self.prepend}
+
+
+class BertNormalizer(Normalizer):
+    """BERT's cleanup: drop controls and map spaces, pad CJK ideographs, strip accents, lowercase.
+
+    `strip_accents=None` follows `lowercase`, as in the original BERT.
+    """
+
+    clean_text: bool
+    handle_chinese_chars: bool
+    strip_accents: bool | None
+    lowercase: bool
+
+    def __init__(
+        self,
+        clean_text: bool = True,
+        handle_chinese_chars: bool = True,
+        strip_accents: bool | None = None,
+        lowercase: bool = True,
+    ) -> None:
+        self.clean_text = clean_text
+        self.handle_chinese_chars = handle_chinese_chars
+        self.strip_accents = strip_accents
+        self.lowercase = lowercase
+
+    def _strips_accents(self) -> bool:
+        return self.strip_accents if self.strip_accents is not None else self.lowercase
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        if self.clean_text:
+            normalized.remove_matching(BERT_REMOVED_RE)
+            normalized.map_chars(BERT_SPACE_RE.sub(" ", normalized.normalized))
+        if self.handle_chinese_chars:
+            text = normalized.normalized
+            if CJK_RE.search(text) is not None:
+                dest: list[str] = []
+                changes: list[int] = []
+                for c in text:
+                    if CJK_RE.match(c) is not None:
+                        dest += [" ", c, " "]
+                        changes += [0, 1, 1]
+                    else:
+                        dest.append(c)
+                        changes.append(0)
+                normalized.transform(dest, changes, 0)
+        if self._strips_accents():
+            normalized.nfd()
+            normalized.remove_matching(NONSPACING_MARK_RE)
+        if self.lowercase:
+            normalized.lowercase()
+
+    def normalize_str(self, sequence: str) -> str:
+        text = sequence
+        if text.isascii():
+            # no CJK, no accents in ASCII: only the cleanup and the lowercase can change it
+            if self.clean_text:
+                text = text.translate(BERT_ASCII_TABLE)
+            return text.lower() if self.lowercase else text
+        if self.clean_text:
+            text = BERT_SPACE_RE.sub(" ", BERT_REMOVED_RE.sub("", text))
+        if self.handle_chinese_chars:
+            text = CJK_RE.sub(_pad_match, text)
+        if self._strips_accents():
+            text = uc.normalize_str(text, "NFD")
+            text = NONSPACING_MARK_RE.sub("", text)
+        if self.lowercase:
+            text = uc.lower_str(text)
+        return text
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "type": "BertNormalizer",
+            "clean_text": self.clean_text,
+            "handle_chinese_chars": self.handle_chinese_chars,
+            "strip_accents": self.strip_accents,
+            "lowercase": self.lowercase,
+        }
+
+
+def _pad_match(m: regex.Match[str]) -> str:
+    return " " + m.group() + " "
+
+
+class Nmt(Normalizer):
+    """SentencePiece's NMT cleanup: drop some controls, turn other spaces/separators into ' '."""
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        normalized.remove_matching(NMT_REMOVED_RE)
+        normalized.map_chars(NMT_SPACES_RE.sub(" ", normalized.normalized))
+
+    def normalize_str(self, sequence: str) -> str:
+        return NMT_SPACES_RE.sub(" ", NMT_REMOVED_RE.sub("", sequence))
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "Nmt"}
+
+
+class ByteLevel(Normalizer):
+    """Replace each UTF-8 byte by its GPT-2 byte-level char (`"é"` -> `"Ã©"`)."""
+
+    @staticmethod
+    def alphabet() -> list[str]:
+        return list(byte_level.BYTES_TO_UNICODE)
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        byte_level_transform(normalized)
+
+    def normalize_str(self, sequence: str) -> str:
+        return byte_level.bytes_to_chars(sequence)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "ByteLevel"}
+
+
+def byte_level_transform(normalized: NormalizedString) -> None:
+    """Each char becomes the byte-level chars of its UTF-8 bytes; extra bytes align with their char."""
+    text = normalized.normalized
+    if not text:
+        return
+    if text.isascii():
+        normalized.map_chars(byte_level.bytes_to_chars(text))
+        return
+    dest: list[str] = []
+    changes: list[int] = []
+    for c in text:
+        mapped = byte_level.bytes_to_chars(c)
+        for i in range(len(mapped)):
+            dest.append(mapped[i])
+            changes.append(1 if i > 0 else 0)
+    normalized.transform(dest, changes, 0)
+
+
+class Sequence(Normalizer):
+    """Several normalizers, applied in order."""
+
+    normalizers: list[Normalizer]
+
+    def __init__(self, normalizers: list[Normalizer]) -> None:
+        self.normalizers = list(normalizers)
+
+    def __len__(self) -> int:
+        return len(self.normalizers)
+
+    def __getitem__(self, index: int) -> Normalizer:
+        return self.normalizers[index]
+
+    def __setitem__(self, index: int, value: Normalizer) -> None:
+        self.normalizers[index] = value
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        for normalizer in self.normalizers:
+            normalizer.normalize(normalized)
+
+    def normalize_str(self, sequence: str) -> str:
+        text = sequence
+        for normalizer in self.normalizers:
+            text = normalizer.normalize_str(text)
+        return text
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "Sequence", "normalizers": [n.to_dict() for n in self.normalizers]}
+
+
+# -- tokenizer.json ------------------------------------------------------------------------------
+
+
+def field(data: dict[str, object], owner: str, key: str) -> object:
+    """`data[key]`, or a SchemaError naming the component and the missing field."""
+    if key not in data:
+        raise SchemaError(f"{owner}: missing field '{key}'")
+    return data[key]
+
+
+def bool_field(data: dict[str, object], owner: str, key: str, default: bool | None = None) -> bool:
+    """A boolean field; `default` (when given) stands in for a missing one."""
+    if key not in data and default is not None:
+        return default
+    value = field(data, owner, key)
+    if not isinstance(value, bool):
+        raise SchemaError(f"{owner}: field '{key}' must be true or false, not {value!r}")
+    return value
+
+
+def str_field(data: dict[str, object], owner: str, key: str) -> str:
+    value = field(data, owner, key)
+    if not isinstance(value, str):
+        raise SchemaError(f"{owner}: field '{key}' must be a string, not {value!r}")
+    return value
+
+
+def pattern_field(data: dict[str, object], owner: str) -> str | Regex:
+    """`{"String": s}` -> s; `{"Regex": r}` -> Regex(r) (a bad regex is a SchemaError)."""
+    value = field(data, owner, "pattern")
+    if not isinstance(value, dict) or len(value) != 1:
+        raise SchemaError(f"{owner}: 'pattern' must be {{\"String\": ...}} or {{\"Regex\": ...}}")
+    kind, text = next(iter(value.items()))
+    if not isinstance(text, str) or kind not in ("String", "Regex"):
+        raise SchemaError(f"{owner}: 'pattern' must be {{\"String\": ...}} or {{\"Regex\": ...}}")
+    if kind == "String":
+        return text
+    try:
+        return Regex(text)
+    except EngineError as error:
+        raise SchemaError(f"{owner}: {error}") from None
+
+
+def _legacy_type(data: dict[str, object]) -> str:
+    # HF falls back to untagged matching, in this order; these shapes load without a "type".
+    if "clean_text" in data and "handle_chinese_chars" in data and "lowercase" in data:
+        return "BertNormalizer"
+    if "strip_left" in data and "strip_right" in data:
+        return "Strip"
+    if "normalizers" in data:
+        return "Sequence"
+    if "pattern" in data and "content" in data:
+        return "Replace"
+    if "prepend" in data:
+        return "Prepend"
+    raise SchemaError("normalizer without a 'type' field matches no known normalizer")
+
+
+def from_dict(data: object) -> Normalizer:
+    """Build a normalizer from its tokenizer.json object (HF's field names, defaults and legacy forms)."""
+    if not isinstance(data, dict):
+        raise SchemaError(f"a normalizer must be a JSON object, not {data!r}")
+    kind = data.get("type")
+    if kind is None:
+        kind = _legacy_type(data)
+    if not isinstance(kind, str):
+        raise SchemaError(f"normalizer 'type' must be a string, not {kind!r}")
+    if kind == "NFC":
+        return NFC()
+    if kind == "NFD":
+        return NFD()
+    if kind == "NFKC":
+        return NFKC()
+    if kind == "NFKD":
+        return NFKD()
+    if kind == "Lowercase":
+        return Lowercase()
+    if kind == "StripAccents":
+        return StripAccents()
+    if kind == "Nmt":
+        return Nmt()
+    if kind == "ByteLevel":
+        return ByteLevel()
+    if kind == "Strip":
+        return Strip(
+            bool_field(data, kind, "strip_left"), bool_field(data, kind, "strip_right")
+        )
+    if kind == "Prepend":
+        return Prepend(str_field(data, kind, "prepend"))
+    if kind == "Replace":
+        pattern = pattern_field(data, kind)
+        return Replace(pattern, str_field(data, kind, "content"))
+    if kind == "BertNormalizer" or kind == "Bert":
+        owner = "BertNormalizer"
+        strip_accents = data.get("strip_accents")
+        if strip_accents is not None and not isinstance(strip_accents, bool):
+            raise SchemaError(f"{owner}: field 'strip_accents' must be true, false or null")
+        return BertNormalizer(
+            bool_field(data, owner, "clean_text"),
+            bool_field(data, owner, "handle_chinese_chars"),
+            strip_accents,
+            bool_field(data, owner, "lowercase"),
+        )
+    if kind == "Sequence":
+        items = field(data, kind, "normalizers")
+        if not isinstance(items, list):
+            raise SchemaError("Sequence: field 'normalizers' must be a list")
+        return Sequence([from_dict(item) for item in items])
+    if kind == "Precompiled":
+        raise SchemaError("normalizer type 'Precompiled' (SentencePiece charsmap) is not supported")
+    raise SchemaError(f"unknown normalizer type {kind!r}")

@@ -1,0 +1,658 @@
+"""The pre-tokenize stage: HF's pre-tokenizers (Whitespace ... ByteLevel, Metaspace, Sequence), JSON in and out.
+
+Each cuts a `PreTokenizedString` into pieces with offsets, and has `split_words`, a string-only fast path
+giving the same pieces (the hot path of counting training words). No model or normalizer logic here.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+import re
+from bisect import bisect_right
+from typing import Final
+
+import regex
+from mypy_extensions import mypyc_attr
+
+from engine import byte_level
+from engine import unicode_tables as tables
+from engine.errors import EngineError, SchemaError
+from engine.model import JsonValue
+from engine.normalized import NormalizedString
+from engine.pattern import (
+    BEHAVIOR_FROM_JSON,
+    BEHAVIOR_JSON,
+    ISOLATED,
+    Regex,
+    check_behavior,
+    cover,
+    find_matches_compiled,
+    split_spans,
+)
+from engine.normalizers import bool_field, byte_level_transform, field, pattern_field, str_field
+from engine.pretokenized import PieceSplitter, PreTokenizedString
+from engine.unicode_chars import DualPattern, slot
+
+# (builtin `regex` class body, measured HF table) pairs for DualPattern templates.
+SPACE: Final = ("\\s", tables.WHITESPACE)
+# ASCII punctuation written out, since \p{P} leaves out $+<=>^`|~.
+PUNCT: Final = ("\\p{P}!-/:-@\\[-`{-~", tables.PUNCTUATION)
+NUMERIC: Final = ("\\p{N}", tables.NUMERIC)
+SLOT0: Final = slot(0)
+SLOT1: Final = slot(1)
+SLOT2: Final = slot(2)
+# Whitespace: `\w+|[^\w\s]+` with the Rust regex crate's classes.
+WHITESPACE_RE: Final = DualPattern(
+    f"[{SLOT0}]+|[^{SLOT0}{SLOT1}]+", [("\\w", tables.RUST_WORD), SPACE], ascii=True
+)
+NOT_SPACES_RE: Final = DualPattern(f"[^{SLOT0}]+", [SPACE], ascii=True)
+BERT_RE: Final = DualPattern(f"[{SLOT0}]|[^{SLOT0}{SLOT1}]+", [PUNCT, SPACE], ascii=True)
+PUNCT_RE: Final = DualPattern(f"[{SLOT0}]", [PUNCT], ascii=True)
+PUNCT_PIECES_RE: Final = DualPattern(f"[{SLOT0}]|[^{SLOT0}]+", [PUNCT], ascii=True)
+DIGITS_INDIVIDUAL_RE: Final = DualPattern(f"[{SLOT0}]|[^{SLOT0}]+", [NUMERIC], ascii=True)
+DIGITS_CONTIGUOUS_RE: Final = DualPattern(f"[{SLOT0}]+|[^{SLOT0}]+", [NUMERIC], ascii=True)
+# GPT-2's pattern, with Oniguruma's \p{L} \p{N} \s (\S is [^\s]).
+GPT2_RE: Final = DualPattern(
+    f"'s|'t|'re|'ve|'m|'ll|'d| ?[{SLOT0}]+| ?[{SLOT1}]+| ?[^{SLOT2}{SLOT0}{SLOT1}]+"
+    f"|[{SLOT2}]+(?![^{SLOT2}])|[{SLOT2}]+",
+    [("\\p{L}", tables.ONIG_LETTER), ("\\p{N}", tables.ONIG_NUMBER), SPACE],
+)
+
+# The same pattern on an ASCII line ALREADY mapped to byte-level chars: spaces (\t\n\v\f\r and ' ')
+# became ĉĊċČčĠ, other controls became letters of U+0100.. that count as "other" here.
+BL_SPACES: Final = "".join([byte_level.BYTES_TO_UNICODE[b] for b in (9, 10, 11, 12, 13, 32)])
+GPT2_MAPPED_ASCII_RE: Final = re.compile(
+    "'(?:[stmd]|re|ve|ll)"
+    f"|\u0120?[A-Za-z]+|\u0120?[0-9]+|\u0120?[^{BL_SPACES}A-Za-z0-9]+"
+    f"|[{BL_SPACES}]+(?![^{BL_SPACES}])|[{BL_SPACES}]+"
+)
+
+PREPEND_SCHEMES: Final = ("first", "never", "always")
+ANY_SCRIPT: Final = -1
+
+
+def _script_table() -> tuple[list[int], list[int], list[int]]:
+    starts: list[int] = []
+    ends: list[int] = []
+    classes: list[int] = []
+    for word in tables.SCRIPTS.split():
+        span, _, klass = word.partition(":")
+        first, _, last = span.partition("-")
+        starts.append(int(first, 16))
+        ends.append(int(last or first, 16))
+        classes.append(int(klass))
+    return starts, ends, classes
+
+
+SCRIPT_TABLE: Final = _script_table()
+SCRIPT_STARTS: Final = SCRIPT_TABLE[0]
+SCRIPT_ENDS: Final = SCRIPT_TABLE[1]
+SCRIPT_CLASSES: Final = SCRIPT_TABLE[2]
+
+
+def script_of(c: str) -> int:
+    """HF UnicodeScripts' class of `c` (Hiragana/Katakana count as Han); ANY_SCRIPT for ' ' and unknowns."""
+    cp = ord(c)
+    if cp == 0x20:
+        return ANY_SCRIPT
+    i = bisect_right(SCRIPT_STARTS, cp) - 1
+    if i >= 0 and cp <= SCRIPT_ENDS[i]:
+        return SCRIPT_CLASSES[i]
+    return ANY_SCRIPT
+
+
+def script_spans(text: str) -> list[tuple[int, int]]:
+    """Where UnicodeScripts cuts `text`: a new piece wherever the script changes (`Any` chars join
+    the piece before them; leading `Any` chars are dropped, as HF does)."""
+    cuts: list[int] = []
+    last = -2
+    for i in range(len(text)):
+        script = script_of(text[i])
+        if script != ANY_SCRIPT:
+            if script != last:
+                cuts.append(i)
+            last = script
+    cuts.append(len(text))
+    out: list[tuple[int, int]] = []
+    for i in range(len(cuts) - 1):
+        out.append((cuts[i], cuts[i + 1]))
+    return out
+
+
+def _slices(piece: NormalizedString, spans: list[tuple[int, int]]) -> list[NormalizedString]:
+    out: list[NormalizedString] = []
+    for start, end in spans:
+        sliced = piece.slice(start, end)
+        if sliced is None:
+            raise EngineError(f"NormalizedString bad split at {start}:{end}")
+        out.append(sliced)
+    return out
+
+
+def _match_spans(compiled: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for m in compiled.finditer(text):
+        out.append(m.span())
+    return out
+
+
+def _texts(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    out: list[str] = []
+    for start, end in spans:
+        if start < end:
+            out.append(text[start:end])
+    return out
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class PreTokenizer(PieceSplitter):
+    """Base class of the pre-tokenizers.
+
+    Simple ones only implement `split_piece` (one piece -> its sub-pieces); `pre_tokenize` then
+    applies it to every split that has no tokens yet.
+    """
+
+    def pre_tokenize(self, pretok: PreTokenizedString) -> None:
+        """Cut every split of `pretok` (that has no tokens yet) in place."""
+        pretok.split(self)
+
+    def pre_tokenize_str(self, sequence: str) -> list[tuple[str, tuple[int, int]]]:
+        """The pieces of `sequence` with their (char) offsets in it."""
+        pretok = PreTokenizedString(sequence)
+        self.pre_tokenize(pretok)
+        out: list[tuple[str, tuple[int, int]]] = []
+        for text, offsets, _ in pretok.get_splits():
+            out.append((text, offsets))
+        return out
+
+    def split_words(self, sequence: str) -> list[str]:
+        """`[w for w, _ in pre_tokenize_str(sequence)]`, computed as fast as possible."""
+        out: list[str] = []
+        for text, _ in self.pre_tokenize_str(sequence):
+            out.append(text)
+        return out
+
+    def _split_with_all(self, piece: NormalizedString) -> list[NormalizedString]:
+        # One piece through the full `pre_tokenize`, for pre-tokenizers that are more than a split.
+        pretok = PreTokenizedString.from_normalized(piece)
+        self.pre_tokenize(pretok)
+        out: list[NormalizedString] = []
+        for current in pretok.splits:
+            out.append(current.normalized)
+        return out
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The tokenizer.json object of this pre-tokenizer, keys in HF's order."""
+
+    def __repr__(self) -> str:
+        fields = self.to_dict()
+        name = str(fields.pop("type"))
+        return name + "(" + ", ".join(f"{k}={v!r}" for k, v in fields.items()) + ")"
+
+
+class Whitespace(PreTokenizer):
+    """Words and runs of other non-space chars: `\\w+|[^\\w\\s]+` ("Let's" -> Let, ', s)."""
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        return _slices(piece, WHITESPACE_RE.spans(piece.normalized))
+
+    def split_words(self, sequence: str) -> list[str]:
+        return WHITESPACE_RE.findall(sequence)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "Whitespace"}
+
+
+class WhitespaceSplit(PreTokenizer):
+    """Split on whitespace (Unicode White_Space), dropping it."""
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        return _slices(piece, NOT_SPACES_RE.spans(piece.normalized))
+
+    def split_words(self, sequence: str) -> list[str]:
+        return NOT_SPACES_RE.findall(sequence)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "WhitespaceSplit"}
+
+
+class BertPreTokenizer(PreTokenizer):
+    """BERT's: split on whitespace (dropped), then isolate every punctuation char."""
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        return _slices(piece, BERT_RE.spans(piece.normalized))
+
+    def split_words(self, sequence: str) -> list[str]:
+        return BERT_RE.findall(sequence)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "BertPreTokenizer"}
+
+
+class Punctuation(PreTokenizer):
+    """Split on punctuation chars, each handled per `behavior` (default "isolated")."""
+
+    behavior: str
+
+    def __init__(self, behavior: str = ISOLATED) -> None:
+        self.behavior = check_behavior(behavior)
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        text = piece.normalized
+        return piece.split_matches(cover(PUNCT_RE.spans(text), len(text)), self.behavior)
+
+    def split_words(self, sequence: str) -> list[str]:
+        if self.behavior == ISOLATED:
+            return PUNCT_PIECES_RE.findall(sequence)
+        matches = cover(PUNCT_RE.spans(sequence), len(sequence))
+        return _texts(sequence, split_spans(matches, self.behavior))
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "Punctuation", "behavior": BEHAVIOR_JSON[self.behavior]}
+
+
+
+class Digits(PreTokenizer):
+    """Split digits (Rust `is_numeric`) from the rest, one by one if `individual_digits`."""
+
+    individual_digits: bool
+
+    def __init__(self, individual_digits: bool = False) -> None:
+        self.individual_digits = individual_digits
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        dual = DIGITS_INDIVIDUAL_RE if self.individual_digits else DIGITS_CONTIGUOUS_RE
+        return _slices(piece, dual.spans(piece.normalized))
+
+    def split_words(self, sequence: str) -> list[str]:
+        dual = DIGITS_INDIVIDUAL_RE if self.individual_digits else DIGITS_CONTIGUOUS_RE
+        return dual.findall(sequence)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "Digits", "individual_digits": self.individual_digits}
+
+
+class Split(PreTokenizer):
+    """Split on a literal string or a `Regex`, per `behavior`; `invert` splits on what does NOT match."""
+
+    pattern: str | Regex
+    behavior: str
+    invert: bool
+    matcher: Regex
+
+    def __init__(self, pattern: str | Regex, behavior: str, invert: bool = False) -> None:
+        self.pattern = pattern
+        self.behavior = check_behavior(behavior)
+        self.invert = invert
+        # subtle: a string pattern is an escaped regex here, so "" matches between every char.
+        self.matcher = pattern if isinstance(pattern, Regex) else Regex(regex.escape(pattern))
+
+    def _matches(self, text: str) -> list[tuple[int, int, bool]]:
+        matches = find_matches_compiled(self.matcher.for_text(text), text)
+        if self.invert:
+            flipped: list[tuple[int, int, bool]] = []
+            for start, end, is_match in matches:
+                flipped.append((start, end, not is_match))
+            return flipped
+        return matches
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        return piece.split_matches(self._matches(piece.normalized), self.behavior)
+
+    def split_words(self, sequence: str) -> list[str]:
+        return _texts(sequence, split_spans(self._matches(sequence), self.behavior))
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        pattern: dict[str, JsonValue]
+        if isinstance(self.pattern, Regex):
+            pattern = {"Regex": self.pattern.pattern}
+        else:
+            pattern = {"String": self.pattern}
+        return {
+            "type": "Split",
+            "pattern": pattern,
+            "behavior": BEHAVIOR_JSON[self.behavior],
+            "invert": self.invert,
+        }
+
+
+class CharDelimiterSplit(PreTokenizer):
+    """Split on one char, dropping it (like `str.split(delimiter)` without empty pieces)."""
+
+    delimiter: str
+
+    def __init__(self, delimiter: str) -> None:
+        if len(delimiter) != 1:
+            raise ValueError("CharDelimiterSplit expects a single char delimiter")
+        self.delimiter = delimiter
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        return _slices(piece, _delimited_spans(piece.normalized, self.delimiter))
+
+    def split_words(self, sequence: str) -> list[str]:
+        out: list[str] = []
+        for word in sequence.split(self.delimiter):
+            if word:
+                out.append(word)
+        return out
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
+
+
+def _delimited_spans(text: str, delimiter: str) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    start = 0
+    while True:
+        found = text.find(delimiter, start)
+        if found < 0:
+            break
+        if found > start:
+            out.append((start, found))
+        start = found + 1
+    if start < len(text):
+        out.append((start, len(text)))
+    return out
+
+
+class UnicodeScripts(PreTokenizer):
+    """Split where the Unicode script changes (SentencePiece's rule: kana count as Han)."""
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        return _slices(piece, script_spans(piece.normalized))
+
+    def split_words(self, sequence: str) -> list[str]:
+        return _texts(sequence, script_spans(sequence))
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "UnicodeScripts"}
+
+
+class FixedLength(PreTokenizer):
+    """Chunks of `length` chars."""
+
+    length: int
+
+    def __init__(self, length: int = 5) -> None:
+        self.length = length
+
+    def _spans(self, text: str) -> list[tuple[int, int]]:
+        if self.length <= 0:
+            raise EngineError("FixedLength: length must be at least 1")
+        out: list[tuple[int, int]] = []
+        for start in range(0, len(text), self.length):
+            out.append((start, min(start + self.length, len(text))))
+        return out
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        return _slices(piece, self._spans(piece.normalized))
+
+    def split_words(self, sequence: str) -> list[str]:
+        return _texts(sequence, self._spans(sequence))
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "FixedLength", "length": self.length}
+
+
+class ByteLevel(PreTokenizer):
+    """GPT-2's: optional leading space, the GPT-2 regex split, then every byte as a printable char.
+
+    `trim_offsets` is only used by the ByteLevel post-processor; it is kept for serialization.
+    """
+
+    add_prefix_space: bool
+    trim_offsets: bool
+    use_regex: bool
+
+    def __init__(
+        self, add_prefix_space: bool = True, trim_offsets: bool = True, use_regex: bool = True
+    ) -> None:
+        self.add_prefix_space = add_prefix_space
+        self.trim_offsets = trim_offsets
+        self.use_regex = use_regex
+
+    @staticmethod
+    def alphabet() -> list[str]:
+        """The 256 chars bytes map to (HF returns them in hash order; these are in byte order)."""
+        return list(byte_level.BYTES_TO_UNICODE)
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        if self.add_prefix_space and not piece.normalized.startswith(" "):
+            piece.prepend(" ")
+        if not self.use_regex:
+            return [piece]
+        return _slices(piece, GPT2_RE.spans(piece.normalized))
+
+    def pre_tokenize(self, pretok: PreTokenizedString) -> None:
+        pretok.split(self)
+        for current in pretok.splits:
+            if current.tokens is None:
+                byte_level_transform(current.normalized)
+
+    def split_words(self, sequence: str) -> list[str]:
+        text = sequence
+        if self.add_prefix_space and text and not text.startswith(" "):
+            text = " " + text
+        if not self.use_regex:
+            return [byte_level.bytes_to_chars(text)] if text else []
+        table = byte_level.LATIN1_TO_CHARS
+        if text.isascii():
+            # subtle: an ASCII line maps char for char, so map it first and split the mapped text.
+            return GPT2_MAPPED_ASCII_RE.findall(text.translate(table))
+        words = GPT2_RE.findall(text)
+        for i in range(len(words)):
+            words[i] = words[i].encode("utf-8").decode("latin-1").translate(table)
+        return words
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "type": "ByteLevel",
+            "add_prefix_space": self.add_prefix_space,
+            "trim_offsets": self.trim_offsets,
+            "use_regex": self.use_regex,
+        }
+
+
+class Metaspace(PreTokenizer):
+    """SentencePiece's: spaces become `replacement`, which is prepended (per `prepend_scheme`) and
+    starts every piece when `split`. "first" prepends only to a split that starts the input."""
+
+    replacement: str
+    prepend_scheme: str
+    split: bool
+    pieces_re: regex.Pattern[str]
+
+    def __init__(
+        self, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True
+    ) -> None:
+        if len(replacement) != 1:
+            raise ValueError("Metaspace: replacement must be exactly one char")
+        if prepend_scheme not in PREPEND_SCHEMES:
+            raise ValueError(
+                f"{prepend_scheme} is an unknown variant, should be one of ['first', 'never', 'always']"
+            )
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split = split
+        rep = regex.escape(replacement)
+        self.pieces_re = regex.compile(f"{rep}[^{rep}]*|[^{rep}]+")
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        rep = self.replacement
+        if " " in piece.normalized:
+            piece.replace_matches(find_matches_compiled(SPACE_RE, piece.normalized), rep)
+        if not piece.normalized.startswith(rep):
+            if self.prepend_scheme == "always" or (
+                self.prepend_scheme == "first" and piece.original_shift == 0
+            ):
+                piece.prepend(rep)
+        if not self.split:
+            return [piece]
+        return _slices(piece, _match_spans(self.pieces_re, piece.normalized))
+
+    def split_words(self, sequence: str) -> list[str]:
+        rep = self.replacement
+        text = sequence.replace(" ", rep)
+        # A fresh input is one split starting at offset 0, so "first" prepends like "always".
+        if text and self.prepend_scheme != "never" and not text.startswith(rep):
+            text = rep + text
+        if not self.split:
+            return [text] if text else []
+        return self.pieces_re.findall(text)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "type": "Metaspace",
+            "replacement": self.replacement,
+            "prepend_scheme": self.prepend_scheme,
+            "split": self.split,
+        }
+
+
+SPACE_RE: Final = regex.compile(" ")
+
+
+class Sequence(PreTokenizer):
+    """Several pre-tokenizers, applied in order."""
+
+    pre_tokenizers: list[PreTokenizer]
+
+    def __init__(self, pre_tokenizers: list[PreTokenizer]) -> None:
+        self.pre_tokenizers = list(pre_tokenizers)
+
+    def __len__(self) -> int:
+        return len(self.pre_tokenizers)
+
+    def __getitem__(self, index: int) -> PreTokenizer:
+        return self.pre_tokenizers[index]
+
+    def __setitem__(self, index: int, value: PreTokenizer) -> None:
+        self.pre_tokenizers[index] = value
+
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        return self._split_with_all(piece)
+
+    def pre_tokenize(self, pretok: PreTokenizedString) -> None:
+        for pretokenizer in self.pre_tokenizers:
+            pretokenizer.pre_tokenize(pretok)
+
+    def _offset_free(self) -> bool:
+        # Only Metaspace(prepend_scheme="first") looks at where a piece starts in the input.
+        for pretokenizer in self.pre_tokenizers:
+            if isinstance(pretokenizer, Metaspace) and pretokenizer.prepend_scheme == "first":
+                return False
+            if isinstance(pretokenizer, Sequence) and not pretokenizer._offset_free():
+                return False
+        return True
+
+    def split_words(self, sequence: str) -> list[str]:
+        if not self._offset_free():
+            return PreTokenizer.split_words(self, sequence)
+        words = [sequence] if sequence else []
+        for pretokenizer in self.pre_tokenizers:
+            next_words: list[str] = []
+            for word in words:
+                next_words.extend(pretokenizer.split_words(word))
+            words = next_words
+        return words
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "Sequence", "pretokenizers": [p.to_dict() for p in self.pre_tokenizers]}
+
+
+# -- tokenizer.json ------------------------------------------------------------------------------
+
+
+def _behavior_field(data: dict[str, object], owner: str, default: str | None = None) -> str:
+    if "behavior" not in data and default is not None:
+        return default
+    value = field(data, owner, "behavior")
+    if not isinstance(value, str) or value not in BEHAVIOR_FROM_JSON:
+        raise SchemaError(
+            f"{owner}: unknown behavior {value!r}, expected one of "
+            + ", ".join(BEHAVIOR_FROM_JSON)
+        )
+    return BEHAVIOR_FROM_JSON[value]
+
+
+def _char_field(data: dict[str, object], owner: str, key: str) -> str:
+    value = str_field(data, owner, key)
+    if len(value) != 1:
+        raise SchemaError(f"{owner}: field '{key}' must be a single char, not {value!r}")
+    return value
+
+
+def _metaspace(data: dict[str, object]) -> Metaspace:
+    owner = "Metaspace"
+    replacement = _char_field(data, owner, "replacement")
+    scheme = data.get("prepend_scheme", "always")
+    if not isinstance(scheme, str) or scheme not in PREPEND_SCHEMES:
+        raise SchemaError(
+            f"{owner}: unknown prepend_scheme {scheme!r}, expected one of first, never, always"
+        )
+    legacy = data.get("add_prefix_space")
+    if legacy is not None and not isinstance(legacy, bool):
+        raise SchemaError(f"{owner}: field 'add_prefix_space' must be true or false")
+    if legacy is False:
+        # HF 0.23: a legacy add_prefix_space=false only loads with prepend_scheme "never".
+        if scheme != "never":
+            raise SchemaError(f"{owner}: add_prefix_space does not match declared prepend_scheme")
+    split = data.get("split")
+    if split is not None and not isinstance(split, bool):
+        raise SchemaError(f"{owner}: field 'split' must be true or false")
+    return Metaspace(replacement, scheme, split if split is not None else True)
+
+
+def from_dict(data: object) -> PreTokenizer:
+    """Build a pre-tokenizer from its tokenizer.json object (HF's field names, defaults, legacy forms)."""
+    if not isinstance(data, dict):
+        raise SchemaError(f"a pre-tokenizer must be a JSON object, not {data!r}")
+    kind = data.get("type")
+    if kind is None:
+        raise SchemaError("pre-tokenizer without a 'type' field matches no known pre-tokenizer")
+    if not isinstance(kind, str):
+        raise SchemaError(f"pre-tokenizer 'type' must be a string, not {kind!r}")
+    if kind == "Whitespace":
+        return Whitespace()
+    if kind == "WhitespaceSplit":
+        return WhitespaceSplit()
+    if kind == "BertPreTokenizer":
+        return BertPreTokenizer()
+    if kind == "UnicodeScripts":
+        return UnicodeScripts()
+    if kind == "Punctuation":
+        return Punctuation(_behavior_field(data, kind, ISOLATED))
+    if kind == "Digits":
+        return Digits(bool_field(data, kind, "individual_digits"))
+    if kind == "CharDelimiterSplit":
+        return CharDelimiterSplit(_char_field(data, kind, "delimiter"))
+    if kind == "Delimiter":
+        raise SchemaError(
+            "pre-tokenizer type 'Delimiter' is not readable (HF 0.23 rejects it too); "
+            "use 'CharDelimiterSplit'"
+        )
+    if kind == "FixedLength":
+        length = data.get("length", 5)
+        if not isinstance(length, int) or isinstance(length, bool) or length < 0:
+            raise SchemaError("FixedLength: field 'length' must be a non-negative integer")
+        return FixedLength(length)
+    if kind == "ByteLevel":
+        return ByteLevel(
+            bool_field(data, kind, "add_prefix_space"),
+            bool_field(data, kind, "trim_offsets"),
+            bool_field(data, kind, "use_regex", True),
+        )
+    if kind == "Metaspace":
+        return _metaspace(data)
+    if kind == "Split":
+        pattern = pattern_field(data, kind)
+        behavior = _behavior_field(data, kind)
+        return Split(pattern, behavior, bool_field(data, kind, "invert"))
+    if kind == "Sequence":
+        items = field(data, kind, "pretokenizers")
+        if not isinstance(items, list):
+            raise SchemaError("Sequence: field 'pretokenizers' must be a list")
+        return Sequence([from_dict(item) for item in items])
+    raise SchemaError(f"unknown pre-tokenizer type {kind!r}")
+

@@ -1,0 +1,207 @@
+"""`PreTokenizedString`: the input cut into `Split`s (normalized pieces, maybe with their tokens).
+
+HF's tokenizer/pre_tokenizer.rs in CHARACTER offsets: split, normalize, tokenize, get_splits, and the
+token lists an `Encoding` is built from. Which pieces to cut is the pre-tokenizers' job, not this module's.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Final
+
+from mypy_extensions import mypyc_attr
+
+from engine.errors import EngineError
+from engine.model import Model, Token
+from engine.normalized import NormalizedString
+from engine.normalizers import Normalizer
+
+ORIGINAL: Final = "original"
+NORMALIZED: Final = "normalized"
+CHAR: Final = "char"
+BYTE: Final = "byte"
+
+
+class Split:
+    """One piece of a `PreTokenizedString`: its `NormalizedString` and, once tokenized, its tokens."""
+
+    normalized: NormalizedString
+    tokens: list[Token] | None
+
+    def __init__(self, normalized: NormalizedString, tokens: list[Token] | None = None) -> None:
+        self.normalized = normalized
+        self.tokens = tokens
+
+    def __repr__(self) -> str:
+        return f"Split({self.normalized!r}, tokens={self.tokens!r})"
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class PieceSplitter(ABC):
+    """Cuts one piece into sub-pieces that together cover its original text (HF's `split_fn`)."""
+
+    @abstractmethod
+    def split_piece(self, index: int, piece: NormalizedString) -> list[NormalizedString]:
+        """The sub-pieces of `piece` (the `index`-th split); empty ones are dropped by the caller."""
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class TokenSplitter(ABC):
+    """Like `PieceSplitter`, but may attach tokens to sub-pieces (added tokens, for the Tokenizer)."""
+
+    @abstractmethod
+    def split_piece(self, index: int, piece: NormalizedString) -> list[Split]: ...
+
+
+class PreTokenizedString:
+    """The whole input and its current `splits`, in order; offsets are chars of `original`."""
+
+    original: str
+    splits: list[Split]
+
+    def __init__(self, text: str = "") -> None:
+        self.original = text
+        self.splits = [Split(NormalizedString(text))]
+
+    @staticmethod
+    def from_normalized(normalized: NormalizedString) -> PreTokenizedString:
+        """One split holding `normalized` (HF `From<NormalizedString>`)."""
+        out = PreTokenizedString()
+        out.original = normalized.get_original()
+        out.splits = [Split(normalized)]
+        return out
+
+    def split(self, splitter: PieceSplitter) -> None:
+        """Replace every split without tokens by its non-empty sub-pieces."""
+        new_splits: list[Split] = []
+        for i, current in enumerate(self.splits):
+            if current.tokens is not None:
+                new_splits.append(current)
+                continue
+            for piece in splitter.split_piece(i, current.normalized):
+                if piece.normalized:
+                    new_splits.append(Split(piece))
+        self.splits = new_splits
+
+    def split_with_tokens(self, splitter: TokenSplitter) -> None:
+        """`split`, for a splitter that may return pieces that already carry tokens."""
+        new_splits: list[Split] = []
+        for i, current in enumerate(self.splits):
+            if current.tokens is not None:
+                new_splits.append(current)
+                continue
+            for piece in splitter.split_piece(i, current.normalized):
+                if piece.normalized.normalized:
+                    new_splits.append(piece)
+        self.splits = new_splits
+
+    def normalize(self, normalizer: Normalizer) -> None:
+        """Normalize every split that has no tokens yet."""
+        for current in self.splits:
+            if current.tokens is None:
+                normalizer.normalize(current.normalized)
+
+    def tokenize(self, model: Model) -> None:
+        """Give every split without tokens the model's tokens for its normalized text."""
+        for current in self.splits:
+            if current.tokens is None:
+                current.tokens = model.tokenize(current.normalized.normalized)
+
+    def get_splits(
+        self, offset_referential: str = ORIGINAL, offset_type: str = CHAR
+    ) -> list[tuple[str, tuple[int, int], list[Token] | None]]:
+        """(normalized text, offsets, tokens) per split, offsets in the original (default) or in the
+        concatenated normalized text, as chars (default) or UTF-8 bytes."""
+        if offset_referential not in (ORIGINAL, NORMALIZED):
+            raise ValueError("Wrong value for OffsetReferential, expected one of `original, normalized`")
+        if offset_type not in (CHAR, BYTE):
+            raise ValueError("Wrong value for OffsetType, expected one of `byte, char`")
+        out: list[tuple[str, tuple[int, int], list[Token] | None]] = []
+        if offset_referential == ORIGINAL:
+            prefix = _byte_prefix(self.original) if offset_type == BYTE else []
+            for current in self.splits:
+                start, end = current.normalized.offsets_original()
+                if offset_type == BYTE:
+                    start = prefix[start]
+                    end = prefix[end]
+                out.append((current.normalized.normalized, (start, end), current.tokens))
+            return out
+        # subtle: HF counts the normalized referential in UTF-8 bytes and, for chars, converts
+        # those byte offsets with the ORIGINAL string's byte->char map; we do the same.
+        char_of_byte = _char_of_byte(self.original) if offset_type == CHAR else []
+        offset = 0
+        for current in self.splits:
+            text = current.normalized.normalized
+            start = offset
+            offset += len(text.encode("utf-8"))
+            end = offset
+            if offset_type == CHAR:
+                start, end = _hf_byte_to_char(char_of_byte, start, end)
+            out.append((text, (start, end), current.tokens))
+        return out
+
+    def token_lists(
+        self, word_idx: int | None = None
+    ) -> tuple[list[int], list[str], list[tuple[int, int]], list[int]]:
+        """(ids, tokens, offsets, word indices) of all tokens, offsets in original chars.
+
+        HF `into_encoding`: each token's normalized span goes through its split's alignments; a token
+        whose span cannot be converted keeps its piece-relative offsets. The word index is the split
+        index unless `word_idx` is given. Raises if a split was not tokenized.
+        """
+        ids: list[int] = []
+        values: list[str] = []
+        offsets: list[tuple[int, int]] = []
+        words: list[int] = []
+        for index, current in enumerate(self.splits):
+            tokens = current.tokens
+            if tokens is None:
+                raise EngineError(
+                    "Split has not been tokenized, call `PreTokenizedString.tokenize` first"
+                )
+            piece = current.normalized
+            shift = piece.original_shift
+            word = index if word_idx is None else word_idx
+            for token in tokens:
+                found = piece.convert_normalized_range(token.start, token.end)
+                if found is None:
+                    offsets.append((token.start, token.end))
+                else:
+                    offsets.append((shift + found[0], shift + found[1]))
+                ids.append(token.id)
+                values.append(token.value)
+                words.append(word)
+        return ids, values, offsets, words
+
+
+def _byte_prefix(text: str) -> list[int]:
+    """UTF-8 byte offset of every char index of `text`, and of its end: `"aé"` -> `[0, 1, 3]`."""
+    out = [0]
+    total = 0
+    for c in text:
+        cp = ord(c)
+        total += 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
+        out.append(total)
+    return out
+
+
+def _char_of_byte(text: str) -> list[int]:
+    """The char index each UTF-8 byte of `text` belongs to: `"aé"` -> `[0, 1, 1]`."""
+    out: list[int] = []
+    for i, c in enumerate(text):
+        cp = ord(c)
+        width = 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
+        out.extend([i] * width)
+    return out
+
+
+def _hf_byte_to_char(char_of_byte: list[int], start: int, end: int) -> tuple[int, int]:
+    """HF's BytesToCharOffsetConverter.convert, falling back to the byte offsets like HF does."""
+    n = len(char_of_byte)
+    if start >= n:
+        return (start, end)
+    first = char_of_byte[start]
+    if end < n:
+        return (first, char_of_byte[end])
+    last = char_of_byte[end - 1] if 0 <= end - 1 < n else first + 1
+    return (first, last + 1)
