@@ -1,0 +1,533 @@
+"""The BPE model: split a word into its characters, then apply the merges in rank order (HF).
+
+Reads and writes vocab.json + merges.txt and the tokenizer.json "model" object. No training
+here (see `engine.bpe.trainer`, which fills a model through `set_vocab_and_merges`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Final
+
+from engine.errors import EngineError, SchemaError, TokenizerFileError
+from engine.model import JsonValue, Model, Token
+from engine.bpe.word import bytes_to_chars, merge_all, utf8_len
+from engine.schema import expect_object, get_bool, get_opt_float, get_opt_str, get_vocab, require
+from engine.vocab_io import dump_vocab_json, ordered_vocab, parse_merges, read_merges_txt, read_vocab_json, write_text
+
+# HF's BPE word cache: words this long (or longer) are never cached.
+MAX_CACHED_LENGTH: Final = 256
+DEFAULT_CACHE_CAPACITY: Final = 10_000
+MERGES_HEADER: Final = "#version: 0.2"
+
+
+class BPE(Model):
+    """Byte-pair encoding with HF's options: unk_token, fuse_unk, byte_fallback, dropout,
+    ignore_merges, continuing_subword_prefix and end_of_word_suffix.
+
+    Token offsets are characters of the piece; a byte-fallback `<0xNN>` token covers its whole
+    character. Results of deterministic tokenization are cached per word.
+    """
+
+    _vocab: dict[str, int]
+    _vocab_r: dict[int, str]
+    # The merges as given, in rank order (duplicates kept, as HF's trainer may emit them).
+    _merge_list: list[tuple[str, str]]
+    # Built from _merge_list on first use: packed pair (a * _stride + b) -> rank, rank -> new id.
+    _merge_ranks: dict[int, int]
+    _merge_new_ids: list[int]
+    _merges_built: bool
+    _stride: int
+    _byte_ids: list[int]
+    _cache: dict[str, list[int]]
+    _cache_capacity: int
+    _dropout: float | None
+    _unk_token: str | None
+    _continuing_subword_prefix: str | None
+    _end_of_word_suffix: str | None
+    _fuse_unk: bool
+    _byte_fallback: bool
+    _ignore_merges: bool
+
+    def __init__(
+        self,
+        vocab: dict[str, int] | str | None = None,
+        merges: list[tuple[str, str]] | str | None = None,
+        cache_capacity: int | None = None,
+        dropout: float | None = None,
+        unk_token: str | None = None,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        fuse_unk: bool | None = None,
+        byte_fallback: bool = False,
+        ignore_merges: bool = False,
+    ) -> None:
+        if (vocab is None) != (merges is None):
+            raise ValueError("`vocab` and `merges` must be both specified")
+        if dropout is not None and not 0.0 <= dropout <= 1.0:
+            raise ValueError("Error while initializing BPE: Dropout should be between 0 and 1, inclusive")
+        self._dropout = dropout
+        self._unk_token = unk_token
+        self._continuing_subword_prefix = continuing_subword_prefix
+        self._end_of_word_suffix = end_of_word_suffix
+        self._fuse_unk = bool(fuse_unk)
+        self._byte_fallback = byte_fallback
+        self._ignore_merges = ignore_merges
+        self._cache = {}
+        self._cache_capacity = DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity
+        vocab_dict: dict[str, int] = {}
+        merge_list: list[tuple[str, str]] = []
+        if isinstance(vocab, str) and isinstance(merges, str):
+            vocab_dict, merge_list = BPE.read_file(vocab, merges)
+        elif isinstance(vocab, str) or isinstance(merges, str):
+            raise ValueError("`vocab` and `merges` must be both be from memory or both filenames")
+        elif vocab is not None and merges is not None:
+            vocab_dict = dict(vocab)
+            merge_list = _merge_pairs(list[object](merges))
+        self._set(vocab_dict, merge_list)
+        # HF builds (and checks) the merges at construction.
+        self._build_merges()
+
+    # -- construction -----------------------------------------------------------------------
+
+    def _set(self, vocab: dict[str, int], merges: list[tuple[str, str]]) -> None:
+        self._vocab = vocab
+        vocab_r: dict[int, str] = {}
+        stride = 1
+        for token, id in vocab.items():
+            vocab_r[id] = token
+            if id >= stride:
+                stride = id + 1
+        self._vocab_r = vocab_r
+        self._stride = stride
+        byte_ids: list[int] = []
+        for byte in range(256):
+            found = vocab.get(f"<0x{byte:02X}>")
+            byte_ids.append(found if found is not None else -1)
+        self._byte_ids = byte_ids
+        self._merge_list = merges
+        self._merge_ranks = {}
+        self._merge_new_ids = []
+        self._merges_built = False
+        self._cache = {}
+
+    def set_vocab_and_merges(self, vocab: dict[str, int], merges: list[tuple[str, str]]) -> None:
+        """Replace the vocabulary and merges (what HF's BpeTrainer does at the end of training).
+
+        The merge table is built on first use, with the `continuing_subword_prefix` in effect
+        then, so a trainer may set the prefix before or after this call.
+        """
+        self._set(dict(vocab), _merge_pairs(list[object](merges)))
+
+    def _build_merges(self) -> None:
+        """pair -> (rank, new id); a merge's new token is `a + b` without b's continuing prefix."""
+        vocab = self._vocab
+        stride = self._stride
+        prefix = self._continuing_subword_prefix
+        prefix_len = len(prefix.encode("utf-8")) if prefix else 0
+        ranks: dict[int, int] = {}
+        new_ids: list[int] = []
+        for rank, (a, b) in enumerate(self._merge_list):
+            a_id = vocab.get(a)
+            if a_id is None:
+                raise ValueError(f"Error while initializing BPE: Token `{a}` out of vocabulary")
+            b_id = vocab.get(b)
+            if b_id is None:
+                raise ValueError(f"Error while initializing BPE: Token `{b}` out of vocabulary")
+            if prefix_len == 0:
+                merged = a + b
+            elif prefix is not None and b.startswith(prefix):
+                merged = a + b[len(prefix) :]
+            else:
+                # subtle: HF drops the prefix's byte length from b whatever b starts with.
+                merged = a + b.encode("utf-8")[prefix_len:].decode("utf-8", "replace")
+            new_id = vocab.get(merged)
+            if new_id is None:
+                raise ValueError(f"Error while initializing BPE: Token `{merged}` out of vocabulary")
+            # subtle: a pair merged twice keeps its last rank, as HF's map collect does.
+            ranks[a_id * stride + b_id] = rank
+            new_ids.append(new_id)
+        self._merge_ranks = ranks
+        self._merge_new_ids = new_ids
+        self._merges_built = True
+
+    @classmethod
+    def from_file(
+        cls,
+        vocab: str,
+        merges: str,
+        cache_capacity: int | None = None,
+        dropout: float | None = None,
+        unk_token: str | None = None,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        fuse_unk: bool | None = None,
+        byte_fallback: bool = False,
+        ignore_merges: bool = False,
+    ) -> BPE:
+        vocab_dict, merge_list = BPE.read_file(vocab, merges)
+        return BPE(
+            vocab_dict,
+            merge_list,
+            cache_capacity,
+            dropout,
+            unk_token,
+            continuing_subword_prefix,
+            end_of_word_suffix,
+            fuse_unk,
+            byte_fallback,
+            ignore_merges,
+        )
+
+    @staticmethod
+    def read_file(vocab: str, merges: str) -> tuple[dict[str, int], list[tuple[str, str]]]:
+        """Read a vocab.json and a merges.txt (HF rules: "#version" lines skipped, "a b" per line)."""
+        return read_vocab_json(vocab), read_merges_txt(merges)
+
+    # -- options (changing one clears the word cache) ---------------------------------------
+
+    @property
+    def dropout(self) -> float | None:
+        return self._dropout
+
+    @dropout.setter
+    def dropout(self, dropout: float | None) -> None:
+        self._dropout = dropout
+        self._cache = {}
+
+    @property
+    def unk_token(self) -> str | None:
+        return self._unk_token
+
+    @unk_token.setter
+    def unk_token(self, unk_token: str | None) -> None:
+        self._unk_token = unk_token
+        self._cache = {}
+
+    @property
+    def continuing_subword_prefix(self) -> str | None:
+        return self._continuing_subword_prefix
+
+    @continuing_subword_prefix.setter
+    def continuing_subword_prefix(self, prefix: str | None) -> None:
+        self._continuing_subword_prefix = prefix
+        self._cache = {}
+
+    @property
+    def end_of_word_suffix(self) -> str | None:
+        return self._end_of_word_suffix
+
+    @end_of_word_suffix.setter
+    def end_of_word_suffix(self, suffix: str | None) -> None:
+        self._end_of_word_suffix = suffix
+        self._cache = {}
+
+    @property
+    def fuse_unk(self) -> bool:
+        return self._fuse_unk
+
+    @fuse_unk.setter
+    def fuse_unk(self, fuse_unk: bool) -> None:
+        self._fuse_unk = fuse_unk
+        self._cache = {}
+
+    @property
+    def byte_fallback(self) -> bool:
+        return self._byte_fallback
+
+    @byte_fallback.setter
+    def byte_fallback(self, byte_fallback: bool) -> None:
+        self._byte_fallback = byte_fallback
+        self._cache = {}
+
+    @property
+    def ignore_merges(self) -> bool:
+        return self._ignore_merges
+
+    @ignore_merges.setter
+    def ignore_merges(self, ignore_merges: bool) -> None:
+        self._ignore_merges = ignore_merges
+        self._cache = {}
+
+    def _clear_cache(self) -> None:
+        self._cache = {}
+
+    def _resize_cache(self, capacity: int) -> None:
+        self._cache_capacity = capacity
+        self._cache = {}
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merges in rank order (a pair given twice appears once, at its last rank)."""
+        if not self._merges_built:
+            self._build_merges()
+        stride = self._stride
+        by_rank: list[tuple[int, int]] = []
+        for key, rank in self._merge_ranks.items():
+            by_rank.append((rank, key))
+        by_rank.sort()
+        vocab_r = self._vocab_r
+        result: list[tuple[str, str]] = []
+        for _, key in by_rank:
+            result.append((vocab_r[key // stride], vocab_r[key % stride]))
+        return result
+
+    # -- Model ------------------------------------------------------------------------------
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+    def get_vocab_size(self) -> int:
+        return len(self._vocab)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._vocab_r.get(id)
+
+    def tokenize(self, sequence: str) -> list[Token]:
+        if not sequence:
+            return []
+        if not self._merges_built:
+            self._build_merges()
+        dropout = self._dropout
+        if dropout is not None and dropout != 0.0:
+            return self._tokens(self._merge_word(sequence, dropout))
+        if self._ignore_merges:
+            whole = self._vocab.get(sequence)
+            if whole is not None:
+                return [Token(whole, sequence, 0, len(sequence))]
+        cached = self._cache.get(sequence)
+        if cached is None:
+            cached = self._merge_word(sequence, 0.0)
+            if self._cache_capacity > 0 and len(sequence) < MAX_CACHED_LENGTH:
+                if len(self._cache) >= self._cache_capacity:
+                    # subtle: HF stops caching when full; starting over keeps recent words.
+                    self._cache = {}
+                self._cache[sequence] = cached
+        return self._tokens(cached)
+
+    def _tokens(self, packed: list[int]) -> list[Token]:
+        """[id, start, end, id, start, end, ...] -> Tokens."""
+        vocab_r = self._vocab_r
+        tokens: list[Token] = []
+        i = 0
+        n = len(packed)
+        while i < n:
+            id = packed[i]
+            tokens.append(Token(id, vocab_r[id], packed[i + 1], packed[i + 2]))
+            i += 3
+        return tokens
+
+    def _unk_id(self, unk_token: str) -> int:
+        found = self._vocab.get(unk_token)
+        if found is None:
+            raise EngineError(f"Unk token `{unk_token}` not found in the vocabulary")
+        return found
+
+    def _merge_word(self, word: str, dropout: float) -> list[int]:
+        """HF merge_word + Word.merge_all: symbols of `word`, merged; packed (id, start, end) in chars.
+
+        "hug" with merges (h, u), (hu, g) -> [id(hug), 0, 3]
+        """
+        ids: list[int] = []
+        lens: list[int] = []
+        in_bytes = False
+        if not self._symbols(word, ids, lens, False):
+            # subtle: a char split into several byte-fallback tokens: redo it in HF's byte units.
+            in_bytes = True
+            ids = []
+            lens = []
+            self._symbols(word, ids, lens, True)
+        n = len(ids)
+        if n > 1 and self._merge_new_ids:
+            merge_all(ids, lens, self._merge_ranks, self._merge_new_ids, self._stride, dropout)
+        packed: list[int] = []
+        pos = 0
+        for i in range(n):
+            length = lens[i]
+            if length == 0:
+                continue
+            packed.append(ids[i])
+            packed.append(pos)
+            pos += length
+            packed.append(pos)
+        if in_bytes:
+            bytes_to_chars(packed, word)
+        return packed
+
+    def _symbols(self, word: str, ids: list[int], lens: list[int], in_bytes: bool) -> bool:
+        """The word's initial symbols (ids, lengths in chars, or UTF-8 bytes when `in_bytes`).
+
+        Char units give HF's offsets when the symbols cover the word char by char. In chars,
+        this returns False as soon as that fails (a char split into several byte-fallback
+        tokens; in a non-ASCII word, any byte fallback or a dropped char): only HF's byte
+        arithmetic defines the offsets then.
+        """
+        vocab = self._vocab
+        prefix = self._continuing_subword_prefix
+        suffix = self._end_of_word_suffix
+        byte_fallback = self._byte_fallback
+        unk_token = self._unk_token
+        fuse_unk = self._fuse_unk
+        byte_ids = self._byte_ids
+        n_chars = len(word)
+        last = n_chars - 1
+        exact = in_bytes or word.isascii()
+        unk_id = -1
+        unk_len = 0
+        for i in range(n_chars):
+            ch = word[i]
+            s = ch
+            if i > 0 and prefix is not None:
+                s = prefix + s
+            if i == last and suffix is not None:
+                s = s + suffix
+            size = utf8_len(ord(ch)) if in_bytes else 1
+            found = vocab.get(s)
+            if found is not None:
+                if unk_id >= 0:
+                    ids.append(unk_id)
+                    lens.append(unk_len)
+                    unk_id = -1
+                ids.append(found)
+                lens.append(size)
+                continue
+            if byte_fallback:
+                raw = s.encode("utf-8", "surrogatepass")
+                complete = True
+                for byte in raw:
+                    if byte_ids[byte] < 0:
+                        complete = False
+                        break
+                if complete:
+                    if not exact or (len(raw) > 1 and not in_bytes):
+                        return False
+                    # subtle: HF adds the byte tokens before a pending unk is flushed.
+                    for byte in raw:
+                        ids.append(byte_ids[byte])
+                        lens.append(1)
+                    continue
+            if unk_token is not None:
+                if unk_id >= 0 and fuse_unk:
+                    unk_len += size
+                else:
+                    if unk_id >= 0:
+                        ids.append(unk_id)
+                        lens.append(unk_len)
+                    unk_id = self._unk_id(unk_token)
+                    unk_len = size
+            elif not exact:
+                return False
+        if unk_id >= 0:
+            ids.append(unk_id)
+            lens.append(unk_len)
+        return True
+
+    # -- serialization ----------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        merges: list[JsonValue] = []
+        for a, b in self.merges:
+            merges.append([a, b])
+        return {
+            "type": "BPE",
+            "dropout": self._dropout,
+            "unk_token": self._unk_token,
+            "continuing_subword_prefix": self._continuing_subword_prefix,
+            "end_of_word_suffix": self._end_of_word_suffix,
+            "fuse_unk": self._fuse_unk,
+            "byte_fallback": self._byte_fallback,
+            "ignore_merges": self._ignore_merges,
+            "vocab": ordered_vocab(self._vocab_r),
+            "merges": merges,
+        }
+
+    @staticmethod
+    def from_dict(data: object) -> BPE:
+        """A BPE from its tokenizer.json object (merges as [a, b] pairs or legacy "a b" strings)."""
+        where = "BPE"
+        obj = expect_object(data, where)
+        tag = obj.get("type")
+        if tag is not None and tag != "BPE":
+            raise SchemaError(f"{where}: wrong type {tag!r}")
+        if "vocab" not in obj or "merges" not in obj:
+            raise SchemaError(f"{where}: missing field '{'vocab' if 'vocab' not in obj else 'merges'}'")
+        vocab = get_vocab(obj, "vocab", where)
+        raw_merges = require(obj, "merges", where)
+        if not isinstance(raw_merges, list):
+            raise SchemaError(f"{where}: field 'merges' must be a list")
+        merges = _merges_from_json(raw_merges)
+        try:
+            return BPE(
+                vocab,
+                merges,
+                dropout=get_opt_float(obj, "dropout", where),
+                unk_token=get_opt_str(obj, "unk_token", where),
+                continuing_subword_prefix=get_opt_str(obj, "continuing_subword_prefix", where),
+                end_of_word_suffix=get_opt_str(obj, "end_of_word_suffix", where),
+                fuse_unk=get_bool(obj, "fuse_unk", where, False),
+                byte_fallback=get_bool(obj, "byte_fallback", where, False),
+                ignore_merges=get_bool(obj, "ignore_merges", where, False),
+            )
+        except ValueError as error:
+            raise SchemaError(f"{where}: {error}") from None
+
+    def save(self, folder: str, prefix: str | None = None) -> list[str]:
+        """Write vocab.json and merges.txt ("#version: 0.2" then "a b" per merge, in rank order)."""
+        vocab_path = os.path.join(folder, f"{prefix}-vocab.json" if prefix else "vocab.json")
+        merges_path = os.path.join(folder, f"{prefix}-merges.txt" if prefix else "merges.txt")
+        lines: list[str] = [MERGES_HEADER + "\n"]
+        for a, b in self.merges:
+            lines.append(f"{a} {b}\n")
+        write_text(vocab_path, dump_vocab_json(self._vocab_r))
+        write_text(merges_path, "".join(lines))
+        return [vocab_path, merges_path]
+
+    def __repr__(self) -> str:
+        return (
+            f"BPE(vocab_size={len(self._vocab)}, merges={len(self._merge_list)}, dropout={self._dropout}, "
+            f"unk_token={self._unk_token!r}, continuing_subword_prefix={self._continuing_subword_prefix!r}, "
+            f"end_of_word_suffix={self._end_of_word_suffix!r}, fuse_unk={self._fuse_unk}, "
+            f"byte_fallback={self._byte_fallback}, ignore_merges={self._ignore_merges})"
+        )
+
+
+# -- helpers shared with the other models -----------------------------------------------------
+
+
+def _merge_pairs(items: list[object]) -> list[tuple[str, str]]:
+    pairs: list[tuple[str, str]] = []
+    for item in items:
+        if isinstance(item, (tuple, list)) and len(item) == 2:
+            a = item[0]
+            b = item[1]
+            if isinstance(a, str) and isinstance(b, str):
+                pairs.append((a, b))
+                continue
+        raise ValueError(f"a merge must be a pair of strings, got {item!r}")
+    return pairs
+
+
+def _merges_from_json(raw: list[object]) -> list[tuple[str, str]]:
+    """[["a", "b"], ...] or the legacy ["a b", ...] (HF accepts either form)."""
+    if raw and all_strings(raw):
+        lines: list[str] = []
+        for item in raw:
+            lines.append(str(item))
+        try:
+            return parse_merges(lines)
+        except ValueError as error:
+            raise SchemaError(f"BPE: {error}") from None
+    try:
+        return _merge_pairs(raw)
+    except ValueError as error:
+        raise SchemaError(f"BPE: field 'merges': {error}") from None
+
+
+def all_strings(items: list[object]) -> bool:
+    for item in items:
+        if not isinstance(item, str):
+            return False
+    return True

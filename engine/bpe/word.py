@@ -1,0 +1,104 @@
+"""One word's symbols during BPE encoding: HF's `Word.merge_all`, and byte/char offset helpers.
+
+Works on plain int lists (symbol ids and lengths) for speed; building the symbols from text
+and the vocabulary is `engine.bpe.model`'s job.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+
+
+def merge_all(
+    ids: list[int], lens: list[int], ranks: dict[int, int], new_ids: list[int], stride: int, dropout: float
+) -> None:
+    """Apply merges lowest rank first, leftmost first, in place; merged-away symbols get length 0.
+
+    `ranks` maps a packed pair (left * stride + right) to its rank, `new_ids[rank]` is the merged
+    token. [a, b, c] with ranks {(b, c): 0, (a, bc): 1} -> [abc], lengths [3, 0, 0].
+    Faithful to HF's Word.merge_all: a heap of (rank, position) entries, stale entries
+    checked against the merge's new id, and dropout skipping a merge with probability p.
+    """
+    n = len(ids)
+    prev: list[int] = list(range(-1, n - 1))
+    nxt: list[int] = list(range(1, n + 1))
+    nxt[n - 1] = -1
+    heap: list[int] = []
+    for i in range(n - 1):
+        rank = ranks.get(ids[i] * stride + ids[i + 1])
+        if rank is not None:
+            heap.append(rank * n + i)
+    if not heap:
+        return
+    heapq.heapify(heap)
+    skipped: list[int] = []
+    while heap:
+        top = heapq.heappop(heap)
+        if dropout > 0.0 and random.random() < dropout:
+            skipped.append(top)
+            continue
+        for entry in skipped:
+            heapq.heappush(heap, entry)
+        skipped.clear()
+        rank = top // n
+        pos = top - rank * n
+        if lens[pos] == 0:
+            continue
+        right = nxt[pos]
+        if right == -1:
+            continue
+        new_id = new_ids[rank]
+        # Make sure the entry is not stale: the pair there must still make the same token.
+        current = ranks.get(ids[pos] * stride + ids[right])
+        if current is None or new_ids[current] != new_id:
+            continue
+        ids[pos] = new_id
+        lens[pos] += lens[right]
+        lens[right] = 0
+        after = nxt[right]
+        nxt[pos] = after
+        if after != -1:
+            prev[after] = pos
+        before = prev[pos]
+        if before >= 0:
+            found = ranks.get(ids[before] * stride + new_id)
+            if found is not None:
+                heapq.heappush(heap, found * n + before)
+        if after != -1:
+            found = ranks.get(new_id * stride + ids[after])
+            if found is not None:
+                heapq.heappush(heap, found * n + pos)
+
+
+def utf8_len(code: int) -> int:
+    if code < 0x80:
+        return 1
+    if code < 0x800:
+        return 2
+    if code < 0x10000:
+        return 3
+    return 4
+
+
+def bytes_to_chars(packed: list[int], word: str) -> None:
+    """Turn the packed byte offsets into char offsets in place, as HF's pipeline does.
+
+    A token spanning bytes [s, e) covers the chars holding byte s through byte e-1, so each
+    byte-fallback token of "é" ((0, 1) and (1, 2) in bytes) covers the whole char: (0, 1).
+    """
+    char_at: list[int] = []
+    for index in range(len(word)):
+        size = utf8_len(ord(word[index]))
+        for _ in range(size):
+            char_at.append(index)
+    total = len(char_at)
+    n_chars = len(word)
+    i = 0
+    n = len(packed)
+    while i < n:
+        start = packed[i + 1]
+        end = packed[i + 2]
+        packed[i + 1] = char_at[start] if start < total else n_chars
+        packed[i + 2] = char_at[end - 1] + 1 if 0 < end <= total else n_chars
+        i += 3

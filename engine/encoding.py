@@ -1,0 +1,591 @@
+"""`Encoding`, the output of a tokenizer, with HF's truncation and padding of encodings.
+
+Mirrors HF tokenizers' encoding.rs and utils/{truncation,padding}.rs, offsets in characters.
+No tokenization and no special tokens here (see `engine.tokenizer`, `engine.processors`).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Final
+
+from engine.errors import EngineError, SchemaError
+from engine.model import JsonValue, Token
+from engine.schema import as_count, expect_object, get_choice, get_count, get_str, require
+
+TRUNCATION_STRATEGIES: Final = ("longest_first", "only_first", "only_second")
+DIRECTIONS: Final = ("left", "right")
+
+_STRATEGY_TO_JSON: Final = {
+    "longest_first": "LongestFirst",
+    "only_first": "OnlyFirst",
+    "only_second": "OnlySecond",
+}
+_STRATEGY_FROM_JSON: Final = {
+    "LongestFirst": "longest_first",
+    "OnlyFirst": "only_first",
+    "OnlySecond": "only_second",
+}
+_DIRECTION_TO_JSON: Final = {"left": "Left", "right": "Right"}
+_DIRECTION_FROM_JSON: Final = {"Left": "left", "Right": "right"}
+
+
+class TruncationError(EngineError):
+    """Truncation cannot honour its parameters (HF's TruncationError, and its stride panic)."""
+
+
+class Encoding:
+    """Ids, tokens, offsets and masks of one encoded input (or pair), as HF's `Encoding`.
+
+    `sequence_ranges` maps a sequence index to the (start, end) token range it covers; empty
+    means one sequence covering everything. Offsets are character offsets into the input.
+    """
+
+    ids: list[int]
+    type_ids: list[int]
+    tokens: list[str]
+    word_ids: list[int | None]
+    offsets: list[tuple[int, int]]
+    special_tokens_mask: list[int]
+    attention_mask: list[int]
+    overflowing: list[Encoding]
+    sequence_ranges: dict[int, tuple[int, int]]
+
+    def __init__(
+        self,
+        ids: list[int] | None = None,
+        type_ids: list[int] | None = None,
+        tokens: list[str] | None = None,
+        words: list[int | None] | None = None,
+        offsets: list[tuple[int, int]] | None = None,
+        special_tokens_mask: list[int] | None = None,
+        attention_mask: list[int] | None = None,
+        overflowing: list[Encoding] | None = None,
+        sequence_ranges: dict[int, tuple[int, int]] | None = None,
+    ) -> None:
+        self.ids = ids if ids is not None else []
+        self.type_ids = type_ids if type_ids is not None else []
+        self.tokens = tokens if tokens is not None else []
+        self.word_ids = words if words is not None else []
+        self.offsets = offsets if offsets is not None else []
+        self.special_tokens_mask = special_tokens_mask if special_tokens_mask is not None else []
+        self.attention_mask = attention_mask if attention_mask is not None else []
+        self.overflowing = overflowing if overflowing is not None else []
+        self.sequence_ranges = sequence_ranges if sequence_ranges is not None else {}
+
+    @staticmethod
+    def from_tokens(tokens: list[Token], type_id: int = 0) -> Encoding:
+        """One sequence from model tokens: no word ids, no special tokens (HF from_tokens)."""
+        n = len(tokens)
+        ids: list[int] = []
+        values: list[str] = []
+        offsets: list[tuple[int, int]] = []
+        for token in tokens:
+            ids.append(token.id)
+            values.append(token.value)
+            offsets.append((token.start, token.end))
+        words: list[int | None] = [None] * n
+        return Encoding(ids, [type_id] * n, values, words, offsets, [0] * n, [1] * n)
+
+    # -- HF's read-only view ------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __repr__(self) -> str:
+        return (
+            f"Encoding(num_tokens={len(self.ids)}, attributes=[ids, type_ids, tokens, offsets, "
+            "attention_mask, special_tokens_mask, overflowing])"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Encoding):
+            return NotImplemented
+        return (
+            self.ids == other.ids
+            and self.type_ids == other.type_ids
+            and self.tokens == other.tokens
+            and self.word_ids == other.word_ids
+            and self.offsets == other.offsets
+            and self.special_tokens_mask == other.special_tokens_mask
+            and self.attention_mask == other.attention_mask
+            and self.overflowing == other.overflowing
+            and self.sequence_ranges == other.sequence_ranges
+        )
+
+    @property
+    def words(self) -> list[int | None]:
+        """Deprecated alias of `word_ids` (warns, like HF)."""
+        warnings.warn(
+            "Deprecated in 0.9.4: Encoding.words is deprecated, please use Encoding.word_ids instead.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.word_ids
+
+    @property
+    def n_sequences(self) -> int:
+        return len(self.sequence_ranges) if self.sequence_ranges else 1
+
+    @property
+    def sequence_ids(self) -> list[int | None]:
+        n = len(self.ids)
+        result: list[int | None] = [None] * n
+        for seq_id in range(self.n_sequences):
+            start, end = self._sequence_range(seq_id)
+            for i in range(start, min(end, n)):
+                result[i] = seq_id
+        return result
+
+    def set_sequence_id(self, sequence_id: int) -> None:
+        """Mark every token as belonging to sequence `sequence_id`."""
+        self.sequence_ranges[sequence_id] = (0, len(self.ids))
+
+    def _sequence_range(self, sequence_id: int) -> tuple[int, int]:
+        found = self.sequence_ranges.get(sequence_id)
+        return found if found is not None else (0, len(self.ids))
+
+    def token_to_sequence(self, token_index: int) -> int | None:
+        # subtle: HF tests `token > len`, so token == len still answers 0 for one sequence.
+        if token_index < 0 or token_index > len(self.ids):
+            return None
+        if not self.sequence_ranges:
+            return 0
+        for seq_id, (start, end) in self.sequence_ranges.items():
+            if start <= token_index < end:
+                return seq_id
+        return None
+
+    def token_to_chars(self, token_index: int) -> tuple[int, int] | None:
+        if self.token_to_sequence(token_index) is None or token_index >= len(self.offsets):
+            return None
+        return self.offsets[token_index]
+
+    def token_to_word(self, token_index: int) -> int | None:
+        if self.token_to_sequence(token_index) is None or token_index >= len(self.word_ids):
+            return None
+        return self.word_ids[token_index]
+
+    def word_to_tokens(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+        """(first token, last token + 1) of word `word_index` in sequence `sequence_index`."""
+        if word_index < 0 or sequence_index < 0:
+            return None
+        range_start, range_end = self._sequence_range(sequence_index)
+        if range_start > range_end or range_end > len(self.word_ids):
+            return None
+        start = -1
+        end = -1
+        # subtle: HF stops at the first word id greater than the target (None sorts first).
+        for i in range(range_start, range_end):
+            word = self.word_ids[i]
+            if word is not None and word > word_index:
+                break
+            if word == word_index:
+                if start < 0:
+                    start = i
+                end = i + 1
+        if start < 0:
+            return None
+        return (start, end)
+
+    def word_to_chars(self, word_index: int, sequence_index: int = 0) -> tuple[int, int] | None:
+        found = self.word_to_tokens(word_index, sequence_index)
+        if found is None:
+            return None
+        start, end = found
+        return (self.offsets[start][0], self.offsets[end - 1][1])
+
+    def char_to_token(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        if char_pos < 0 or sequence_index < 0:
+            return None
+        range_start, range_end = self._sequence_range(sequence_index)
+        if range_start > range_end or range_end > len(self.offsets):
+            return None
+        for i in range(range_start, range_end):
+            start, end = self.offsets[i]
+            if start <= char_pos < end:
+                return i
+        return None
+
+    def char_to_word(self, char_pos: int, sequence_index: int = 0) -> int | None:
+        token = self.char_to_token(char_pos, sequence_index)
+        if token is None:
+            return None
+        return self.token_to_word(token)
+
+    # -- edits --------------------------------------------------------------------------------
+
+    def copy(self) -> Encoding:
+        """A deep copy (overflowing encodings included), like Rust's `clone`."""
+        overflowing: list[Encoding] = []
+        for encoding in self.overflowing:
+            overflowing.append(encoding.copy())
+        return Encoding(
+            list(self.ids),
+            list(self.type_ids),
+            list(self.tokens),
+            list(self.word_ids),
+            list(self.offsets),
+            list(self.special_tokens_mask),
+            list(self.attention_mask),
+            overflowing,
+            dict(self.sequence_ranges),
+        )
+
+    def _slice(self, start: int, stop: int) -> Encoding:
+        return Encoding(
+            self.ids[start:stop],
+            self.type_ids[start:stop],
+            self.tokens[start:stop],
+            self.word_ids[start:stop],
+            self.offsets[start:stop],
+            self.special_tokens_mask[start:stop],
+            self.attention_mask[start:stop],
+        )
+
+    def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None:
+        """Keep `max_length` tokens; the rest goes to `overflowing`, windows overlapping by `stride`.
+
+        [1, 2, 3, 4, 5].truncate(4, stride=2) -> [1, 2, 3, 4], overflowing [[3, 4, 5]]
+        """
+        if direction not in DIRECTIONS:
+            raise ValueError(f"Invalid truncation direction value : {direction}")
+        n = len(self.ids)
+        if max_length >= n:
+            return
+        if max_length <= 0:
+            moved = Encoding(
+                self.ids,
+                self.type_ids,
+                self.tokens,
+                self.word_ids,
+                self.offsets,
+                self.special_tokens_mask,
+                self.attention_mask,
+                self.overflowing,
+                self.sequence_ranges,
+            )
+            self._assign(Encoding())
+            self.overflowing.append(moved)
+            return
+        if stride >= max_length:
+            raise TruncationError(
+                f"`stride` must be strictly less than `max_len={max_length}` (note that `max_len` may be "
+                "shorter than the max length of the original model, as it subtracts the number of "
+                "special characters"
+            )
+        step = max_length - stride
+        parts: list[tuple[int, int]] = []
+        if direction == "right":
+            start = 0
+            while start < n:
+                stop = min(start + max_length, n)
+                parts.append((start, stop))
+                if stop == n:
+                    break
+                start += step
+        else:
+            last = n - 1
+            while last >= 0:
+                stop = last + 1
+                start = max(stop - max_length, 0)
+                parts.append((start, stop))
+                if start == 0:
+                    break
+                last -= step
+        first_start, first_stop = parts[0]
+        kept = self._slice(first_start, first_stop)
+        for index in range(1, len(parts)):
+            part_start, part_stop = parts[index]
+            kept.overflowing.append(self._slice(part_start, part_stop))
+        # subtle: the sequence ranges are lost, as in HF.
+        self._assign(kept)
+
+    def _assign(self, other: Encoding) -> None:
+        self.ids = other.ids
+        self.type_ids = other.type_ids
+        self.tokens = other.tokens
+        self.word_ids = other.word_ids
+        self.offsets = other.offsets
+        self.special_tokens_mask = other.special_tokens_mask
+        self.attention_mask = other.attention_mask
+        self.overflowing = other.overflowing
+        self.sequence_ranges = other.sequence_ranges
+
+    def pad(
+        self,
+        length: int,
+        direction: str = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+    ) -> None:
+        """Pad to `length` tokens (overflowing encodings too); never shortens."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"Unknown `direction`: `{direction}`. Use one of `left` or `right`")
+        for encoding in self.overflowing:
+            encoding.pad(length, direction, pad_id, pad_type_id, pad_token)
+        n = len(self.ids)
+        if n >= length:
+            return
+        count = length - n
+        words: list[int | None] = [None] * count
+        offsets: list[tuple[int, int]] = [(0, 0)] * count
+        if direction == "left":
+            self.ids = [pad_id] * count + self.ids
+            self.type_ids = [pad_type_id] * count + self.type_ids
+            self.tokens = [pad_token] * count + self.tokens
+            self.word_ids = words + self.word_ids
+            self.attention_mask = [0] * count + self.attention_mask
+            self.special_tokens_mask = [1] * count + self.special_tokens_mask
+            self.offsets = offsets + self.offsets
+            shifted: dict[int, tuple[int, int]] = {}
+            for seq_id, (start, end) in self.sequence_ranges.items():
+                shifted[seq_id] = (start + count, end + count)
+            self.sequence_ranges = shifted
+        else:
+            self.ids.extend([pad_id] * count)
+            self.type_ids.extend([pad_type_id] * count)
+            self.tokens.extend([pad_token] * count)
+            self.word_ids.extend(words)
+            self.attention_mask.extend([0] * count)
+            self.special_tokens_mask.extend([1] * count)
+            self.offsets.extend(offsets)
+
+    @staticmethod
+    def merge(encodings: list[Encoding], growing_offsets: bool = True) -> Encoding:
+        """Concatenate encodings (copies; the inputs are not changed)."""
+        result = Encoding()
+        for encoding in encodings:
+            # merge_with only reads its argument, so no copy is needed to leave it untouched.
+            result.merge_with(encoding, growing_offsets)
+        return result
+
+    def merge_with(self, pair: Encoding, growing_offsets: bool) -> None:
+        """Append `pair` in place; overflowing parts are combined two by two, as in HF."""
+        if pair is self:
+            pair = self.copy()
+        overflowings: list[Encoding] = []
+        for own in self.overflowing:
+            combined = own.copy()
+            combined.merge_with(pair, growing_offsets)
+            overflowings.append(combined)
+            for other in pair.overflowing:
+                combined = own.copy()
+                combined.merge_with(other, growing_offsets)
+                overflowings.append(combined)
+        for other in pair.overflowing:
+            combined = self.copy()
+            combined.merge_with(other, growing_offsets)
+            overflowings.append(combined)
+
+        original_len = len(self.ids)
+        for seq_id, (start, end) in pair.sequence_ranges.items():
+            self.sequence_ranges[seq_id] = (original_len + start, original_len + end)
+        self.ids.extend(pair.ids)
+        self.type_ids.extend(pair.type_ids)
+        self.tokens.extend(pair.tokens)
+        self.word_ids.extend(pair.word_ids)
+        shift = self.offsets[-1][1] if growing_offsets and self.offsets else 0
+        if shift == 0:
+            self.offsets.extend(pair.offsets)
+        else:
+            for start, end in pair.offsets:
+                self.offsets.append((start + shift, end + shift))
+        self.special_tokens_mask.extend(pair.special_tokens_mask)
+        self.attention_mask.extend(pair.attention_mask)
+        self.overflowing = overflowings
+
+
+# -- truncation -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TruncationParams:
+    """HF's TruncationParams, with the Python binding's strings ("longest_first", "right")."""
+
+    max_length: int = 512
+    stride: int = 0
+    strategy: str = "longest_first"
+    direction: str = "right"
+
+    def __post_init__(self) -> None:
+        if self.strategy not in TRUNCATION_STRATEGIES:
+            raise ValueError(
+                f"Unknown `strategy`: `{self.strategy}`. Use one of `longest_first`, `only_first`, "
+                "or `only_second`"
+            )
+        if self.direction not in DIRECTIONS:
+            raise ValueError(f"Unknown `direction`: `{self.direction}`. Use one of `left` or `right`.")
+
+    def with_max_length(self, max_length: int) -> TruncationParams:
+        return TruncationParams(max_length, self.stride, self.strategy, self.direction)
+
+    def to_python_dict(self) -> dict[str, JsonValue]:
+        """What HF's `Tokenizer.truncation` returns."""
+        return {
+            "max_length": self.max_length,
+            "stride": self.stride,
+            "strategy": self.strategy,
+            "direction": self.direction,
+        }
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The tokenizer.json `"truncation"` object."""
+        return {
+            "direction": _DIRECTION_TO_JSON[self.direction],
+            "max_length": self.max_length,
+            "strategy": _STRATEGY_TO_JSON[self.strategy],
+            "stride": self.stride,
+        }
+
+    @staticmethod
+    def from_dict(data: object) -> TruncationParams:
+        where = "truncation"
+        obj = expect_object(data, where)
+        return TruncationParams(
+            get_count(obj, "max_length", where),
+            get_count(obj, "stride", where),
+            get_choice(obj, "strategy", where, _STRATEGY_FROM_JSON),
+            # HF's default: files written before `direction` existed truncate on the right.
+            get_choice(obj, "direction", where, _DIRECTION_FROM_JSON, "Right"),
+        )
+
+
+def truncate_encodings(
+    encoding: Encoding, pair: Encoding | None, params: TruncationParams
+) -> tuple[Encoding, Encoding | None]:
+    """Truncate a sequence (and its pair) in place to `params.max_length` tokens in total (HF).
+
+    A negative `max_length` (special tokens outnumbering it) truncates nothing, as HF's wrapped
+    unsigned subtraction does.
+    """
+    max_length = params.max_length
+    stride = params.stride
+    direction = params.direction
+    if max_length < 0:
+        return encoding, pair
+    if max_length == 0:
+        encoding.truncate(0, stride, direction)
+        if pair is not None:
+            pair.truncate(0, stride, direction)
+        return encoding, pair
+    total = len(encoding.ids) + (len(pair.ids) if pair is not None else 0)
+    if total <= max_length:
+        return encoding, pair
+    to_remove = total - max_length
+    if params.strategy == "longest_first":
+        if pair is None:
+            encoding.truncate(max_length, stride, direction)
+            return encoding, pair
+        n1 = len(encoding.ids)
+        n2 = len(pair.ids)
+        swap = n1 > n2
+        if swap:
+            n1, n2 = n2, n1
+        if n1 > max_length:
+            n2 = n1
+        else:
+            n2 = max(n1, max_length - n1)
+        if n1 + n2 > max_length:
+            n1 = max_length // 2
+            n2 = n1 + max_length % 2
+        if swap:
+            n1, n2 = n2, n1
+        encoding.truncate(n1, stride, direction)
+        pair.truncate(n2, stride, direction)
+        return encoding, pair
+    if params.strategy == "only_first":
+        target = encoding
+    elif pair is not None:
+        target = pair
+    else:
+        raise TruncationError("Truncation error: Second sequence not provided")
+    target_len = len(target.ids)
+    if target_len <= to_remove:
+        raise TruncationError(
+            "Truncation error: Sequence to truncate too short to respect the provided max_length"
+        )
+    target.truncate(target_len - to_remove, stride, direction)
+    return encoding, pair
+
+
+# -- padding ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PaddingParams:
+    """HF's PaddingParams; `length=None` is the BatchLongest strategy, a number is Fixed(length)."""
+
+    direction: str = "right"
+    pad_id: int = 0
+    pad_type_id: int = 0
+    pad_token: str = "[PAD]"
+    length: int | None = None
+    pad_to_multiple_of: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.direction not in DIRECTIONS:
+            raise ValueError(f"Unknown `direction`: `{self.direction}`. Use one of `left` or `right`")
+
+    def to_python_dict(self) -> dict[str, JsonValue]:
+        """What HF's `Tokenizer.padding` returns."""
+        return {
+            "length": self.length,
+            "pad_to_multiple_of": self.pad_to_multiple_of,
+            "pad_id": self.pad_id,
+            "pad_token": self.pad_token,
+            "pad_type_id": self.pad_type_id,
+            "direction": self.direction,
+        }
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The tokenizer.json `"padding"` object."""
+        strategy: JsonValue = "BatchLongest" if self.length is None else {"Fixed": self.length}
+        return {
+            "strategy": strategy,
+            "direction": _DIRECTION_TO_JSON[self.direction],
+            "pad_to_multiple_of": self.pad_to_multiple_of,
+            "pad_id": self.pad_id,
+            "pad_type_id": self.pad_type_id,
+            "pad_token": self.pad_token,
+        }
+
+    @staticmethod
+    def from_dict(data: object) -> PaddingParams:
+        where = "padding"
+        obj = expect_object(data, where)
+        strategy = require(obj, "strategy", where)
+        length: int | None = None
+        if isinstance(strategy, dict) and len(strategy) == 1 and "Fixed" in strategy:
+            length = as_count(strategy["Fixed"], f"{where}: the 'Fixed' length")
+        elif strategy != "BatchLongest":
+            raise SchemaError(f"{where}: unknown strategy {strategy!r} (expected 'BatchLongest' or {{'Fixed': n}})")
+        multiple = obj.get("pad_to_multiple_of")
+        return PaddingParams(
+            get_choice(obj, "direction", where, _DIRECTION_FROM_JSON),
+            get_count(obj, "pad_id", where),
+            get_count(obj, "pad_type_id", where),
+            get_str(obj, "pad_token", where),
+            length,
+            as_count(multiple, f"{where}: field 'pad_to_multiple_of'") if multiple is not None else None,
+        )
+
+
+def pad_encodings(encodings: list[Encoding], params: PaddingParams) -> None:
+    """Pad every encoding in place to the fixed length or the batch's longest (HF pad_encodings)."""
+    if not encodings:
+        return
+    if params.length is not None:
+        target = params.length
+    else:
+        target = 0
+        for encoding in encodings:
+            if len(encoding.ids) > target:
+                target = len(encoding.ids)
+    multiple = params.pad_to_multiple_of
+    if multiple is not None and multiple > 0 and target % multiple > 0:
+        target += multiple - target % multiple
+    for encoding in encodings:
+        encoding.pad(target, params.direction, params.pad_id, params.pad_type_id, params.pad_token)

@@ -1,0 +1,41 @@
+"""The model stage, as HF's `tokenizers.models`: BPE, WordPiece, WordLevel and `from_dict`.
+
+The models live in their own packages; this module gathers them and reads the tokenizer.json
+"model" object. Unigram is not implemented yet.
+"""
+
+from __future__ import annotations
+
+from engine.bpe.model import BPE
+from engine.errors import SchemaError
+from engine.model import Model
+from engine.schema import expect_object, type_tag
+from engine.wordlevel.model import WordLevel
+from engine.wordpiece.model import WordPiece
+
+__all__ = ["BPE", "Model", "WordLevel", "WordPiece", "from_dict"]
+
+
+def from_dict(data: object) -> Model:
+    """A model from its tokenizer.json object: by its "type", or for legacy untagged objects,
+    the first of BPE, WordPiece, WordLevel whose required fields are present (HF's order).
+    """
+    obj = expect_object(data, "model")
+    tag = type_tag(obj, "model")
+    if tag == "BPE":
+        return BPE.from_dict(obj)
+    if tag == "WordPiece":
+        return WordPiece.from_dict(obj)
+    if tag == "WordLevel":
+        return WordLevel.from_dict(obj)
+    if tag == "Unigram":
+        raise SchemaError("model type 'Unigram' is not supported yet")
+    if tag is not None:
+        raise SchemaError(f"unknown model type {tag!r}")
+    if "vocab" in obj and "merges" in obj:
+        return BPE.from_dict(obj)
+    if all(key in obj for key in ("vocab", "unk_token", "continuing_subword_prefix", "max_input_chars_per_word")):
+        return WordPiece.from_dict(obj)
+    if "vocab" in obj and "unk_token" in obj:
+        return WordLevel.from_dict(obj)
+    raise SchemaError("model: missing field 'type' (and not a legacy BPE, WordPiece or WordLevel object)")

@@ -1,0 +1,152 @@
+"""Typed readers for the fields of serialized components (tokenizer.json objects).
+
+Each reader returns the field's value or raises `SchemaError` naming the component and field.
+No component knowledge here: the stages' `from_dict` functions decide what is required.
+"""
+
+from __future__ import annotations
+
+from engine.errors import SchemaError
+
+
+def expect_object(data: object, where: str) -> dict[str, object]:
+    """`data` as a JSON object, or SchemaError("BPE: expected an object, got list")."""
+    if not isinstance(data, dict):
+        raise SchemaError(f"{where}: expected an object, got {_kind(data)}")
+    result: dict[str, object] = {}
+    for key, value in data.items():
+        if not isinstance(key, str):
+            raise SchemaError(f"{where}: object keys must be strings, got {key!r}")
+        result[key] = value
+    return result
+
+
+def type_tag(data: dict[str, object], where: str) -> str | None:
+    """The `"type"` tag, None when absent (HF's legacy untagged objects)."""
+    tag = data.get("type")
+    if tag is None:
+        return None
+    if not isinstance(tag, str):
+        raise SchemaError(f"{where}: field 'type' must be a string, got {_kind(tag)}")
+    return tag
+
+
+def require(data: dict[str, object], key: str, where: str) -> object:
+    if key not in data:
+        raise SchemaError(f"{where}: missing field '{key}'")
+    return data[key]
+
+
+def get_str(data: dict[str, object], key: str, where: str, default: str | None = None) -> str:
+    """A required string field (or `default` when given and the field is absent)."""
+    if key not in data and default is not None:
+        return default
+    value = require(data, key, where)
+    if not isinstance(value, str):
+        raise SchemaError(f"{where}: field '{key}' must be a string, got {_kind(value)}")
+    return value
+
+
+def get_opt_str(data: dict[str, object], key: str, where: str) -> str | None:
+    """A string field that may be absent or null."""
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise SchemaError(f"{where}: field '{key}' must be a string or null, got {_kind(value)}")
+    return value
+
+
+def get_choice(
+    data: dict[str, object], key: str, where: str, choices: dict[str, str], default: str | None = None
+) -> str:
+    """A string field that must be one of `choices`' keys, mapped to its value.
+
+    {"direction": "Left"} with {"Left": "left", "Right": "right"} -> "left"
+    """
+    value = get_str(data, key, where, default)
+    found = choices.get(value)
+    if found is None:
+        expected = ", ".join(repr(choice) for choice in choices)
+        raise SchemaError(f"{where}: unknown {key} {value!r} (expected one of {expected})")
+    return found
+
+
+def get_char(data: dict[str, object], key: str, where: str, default: str | None = None) -> str:
+    """A field holding exactly one character (Rust `char`)."""
+    value = get_str(data, key, where, default)
+    if len(value) != 1:
+        raise SchemaError(f"{where}: field '{key}' must be a single character, got {value!r}")
+    return value
+
+
+def get_bool(data: dict[str, object], key: str, where: str, default: bool | None = None) -> bool:
+    """A required boolean field (or `default` when given and the field is absent or null)."""
+    value = data.get(key)
+    if value is None:
+        if default is not None:
+            return default
+        raise SchemaError(f"{where}: missing field '{key}'")
+    if not isinstance(value, bool):
+        raise SchemaError(f"{where}: field '{key}' must be true or false, got {_kind(value)}")
+    return value
+
+
+def get_count(data: dict[str, object], key: str, where: str, default: int | None = None) -> int:
+    """A required non-negative integer field (Rust usize/u32)."""
+    value = data.get(key)
+    if value is None:
+        if default is not None:
+            return default
+        raise SchemaError(f"{where}: missing field '{key}'")
+    return as_count(value, f"{where}: field '{key}'")
+
+
+def as_count(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SchemaError(f"{what} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def get_opt_float(data: dict[str, object], key: str, where: str) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SchemaError(f"{where}: field '{key}' must be a number or null, got {_kind(value)}")
+    return float(value)
+
+
+def get_list(data: dict[str, object], key: str, where: str) -> list[object]:
+    value = require(data, key, where)
+    if not isinstance(value, list):
+        raise SchemaError(f"{where}: field '{key}' must be a list, got {_kind(value)}")
+    result: list[object] = []
+    for item in value:
+        result.append(item)
+    return result
+
+
+def get_vocab(data: dict[str, object], key: str, where: str) -> dict[str, int]:
+    """A {token: id} object with non-negative integer ids."""
+    raw = expect_object(require(data, key, where), f"{where}: field '{key}'")
+    vocab: dict[str, int] = {}
+    for token, id in raw.items():
+        vocab[token] = as_count(id, f"{where}: the id of vocab token {token!r}")
+    return vocab
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__

@@ -1,0 +1,98 @@
+"""The WordLevel model: each pre-tokenized word is one token, or `unk_token` (HF).
+
+Reads and writes vocab.json and the tokenizer.json "model" object. No training here
+(see `engine.wordlevel.trainer`, which fills a model through `set_vocab`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from engine.errors import EngineError, SchemaError
+from engine.model import JsonValue, Model, Token
+from engine.schema import expect_object, get_str, get_vocab
+from engine.vocab_io import dump_vocab_json, ordered_vocab, read_vocab_json, write_text
+
+
+class WordLevel(Model):
+    """A plain word -> id lookup; unknown words become `unk_token` ("<unk>" by default)."""
+
+    unk_token: str
+    _vocab: dict[str, int]
+    _vocab_r: dict[int, str]
+
+    def __init__(self, vocab: dict[str, int] | str | None = None, unk_token: str | None = None) -> None:
+        self.unk_token = unk_token if unk_token is not None else "<unk>"
+        if isinstance(vocab, str):
+            vocab = WordLevel.read_file(vocab)
+        self._vocab = {}
+        self._vocab_r = {}
+        self.set_vocab(vocab if vocab is not None else {})
+
+    def set_vocab(self, vocab: dict[str, int]) -> None:
+        """Replace the vocabulary (what HF's WordLevelTrainer does at the end of training)."""
+        self._vocab = dict(vocab)
+        vocab_r: dict[int, str] = {}
+        for token, id in self._vocab.items():
+            vocab_r[id] = token
+        self._vocab_r = vocab_r
+
+    @classmethod
+    def from_file(cls, vocab: str, unk_token: str | None = None) -> WordLevel:
+        return WordLevel(WordLevel.read_file(vocab), unk_token)
+
+    @staticmethod
+    def read_file(vocab: str) -> dict[str, int]:
+        """A vocab.json {token: id} (non-number values skipped, as HF does)."""
+        return read_vocab_json(vocab)
+
+    # -- Model ------------------------------------------------------------------------------
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+    def get_vocab_size(self) -> int:
+        return len(self._vocab)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._vocab_r.get(id)
+
+    def tokenize(self, sequence: str) -> list[Token]:
+        """The whole piece as one token. Like HF, even "" is looked up (and may give unk)."""
+        found = self._vocab.get(sequence)
+        if found is not None:
+            return [Token(found, sequence, 0, len(sequence))]
+        unk = self._vocab.get(self.unk_token)
+        if unk is None:
+            raise EngineError("WordLevel error: Missing [UNK] token from the vocabulary")
+        return [Token(unk, self.unk_token, 0, len(sequence))]
+
+    # -- serialization ----------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "type": "WordLevel",
+            "vocab": ordered_vocab(self._vocab_r),
+            "unk_token": self.unk_token,
+        }
+
+    @staticmethod
+    def from_dict(data: object) -> WordLevel:
+        where = "WordLevel"
+        obj = expect_object(data, where)
+        tag = obj.get("type")
+        if tag is not None and tag != "WordLevel":
+            raise SchemaError(f"{where}: wrong type {tag!r}")
+        return WordLevel(get_vocab(obj, "vocab", where), get_str(obj, "unk_token", where))
+
+    def save(self, folder: str, prefix: str | None = None) -> list[str]:
+        """Write vocab.json ({token: id} in id order)."""
+        path = os.path.join(folder, f"{prefix}-vocab.json" if prefix else "vocab.json")
+        write_text(path, dump_vocab_json(self._vocab_r))
+        return [path]
+
+    def __repr__(self) -> str:
+        return f"WordLevel(vocab_size={len(self._vocab)}, unk_token={self.unk_token!r})"

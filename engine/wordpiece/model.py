@@ -1,0 +1,185 @@
+"""The WordPiece model: greedy longest-match-first over the vocabulary, a whole word -> unk (HF).
+
+Reads and writes vocab.txt and the tokenizer.json "model" object. No training here
+(HF's WordPieceTrainer trains a BPE and converts it with `WordPiece.from_bpe`).
+"""
+
+from __future__ import annotations
+
+import os
+
+from engine.bpe.model import BPE
+from engine.errors import EngineError, SchemaError
+from engine.model import JsonValue, Model, Token
+from engine.schema import expect_object, get_count, get_str, get_vocab
+from engine.vocab_io import RUST_WHITESPACE, ordered_vocab, read_text_file, split_lines, write_text
+
+
+class WordPiece(Model):
+    """BERT's WordPiece: pieces after the first carry `continuing_subword_prefix` ("##").
+
+    A word longer than `max_input_chars_per_word` characters, or one that cannot be covered
+    by vocabulary pieces, becomes a single `unk_token`.
+    """
+
+    unk_token: str
+    continuing_subword_prefix: str
+    max_input_chars_per_word: int
+    _vocab: dict[str, int]
+    _vocab_r: dict[int, str]
+    _longest: int
+
+    def __init__(
+        self,
+        vocab: dict[str, int] | str | None = None,
+        unk_token: str = "[UNK]",
+        max_input_chars_per_word: int = 100,
+        continuing_subword_prefix: str = "##",
+    ) -> None:
+        self.unk_token = unk_token
+        self.max_input_chars_per_word = max_input_chars_per_word
+        self.continuing_subword_prefix = continuing_subword_prefix
+        if isinstance(vocab, str):
+            vocab = WordPiece.read_file(vocab)
+        self._set_vocab(dict(vocab) if vocab is not None else {})
+
+    def _set_vocab(self, vocab: dict[str, int]) -> None:
+        self._vocab = vocab
+        vocab_r: dict[int, str] = {}
+        longest = 0
+        for token, id in vocab.items():
+            vocab_r[id] = token
+            if len(token) > longest:
+                longest = len(token)
+        self._vocab_r = vocab_r
+        self._longest = longest
+
+    @classmethod
+    def from_file(
+        cls,
+        vocab: str,
+        unk_token: str = "[UNK]",
+        max_input_chars_per_word: int = 100,
+        continuing_subword_prefix: str = "##",
+    ) -> WordPiece:
+        return WordPiece(
+            WordPiece.read_file(vocab), unk_token, max_input_chars_per_word, continuing_subword_prefix
+        )
+
+    @staticmethod
+    def read_file(vocab: str) -> dict[str, int]:
+        """A vocab.txt: one token per line, its id the line number (right-trimmed, as HF)."""
+        result: dict[str, int] = {}
+        lines = split_lines(read_text_file(vocab))
+        for index in range(len(lines)):
+            result[lines[index].rstrip(RUST_WHITESPACE)] = index
+        return result
+
+    @staticmethod
+    def from_bpe(bpe: BPE) -> WordPiece:
+        """HF's conversion used by WordPieceTrainer: same vocab, BPE's unk and prefix if set."""
+        wordpiece = WordPiece(bpe.get_vocab())
+        if bpe.unk_token is not None:
+            wordpiece.unk_token = bpe.unk_token
+        if bpe.continuing_subword_prefix is not None:
+            wordpiece.continuing_subword_prefix = bpe.continuing_subword_prefix
+        return wordpiece
+
+    # -- Model ------------------------------------------------------------------------------
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+    def get_vocab_size(self) -> int:
+        return len(self._vocab)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._vocab_r.get(id)
+
+    def tokenize(self, sequence: str) -> list[Token]:
+        """Longest vocabulary piece first, then the rest with the prefix.
+
+        "unaffable" with {un, ##aff, ##able} -> un (0, 2), ##aff (2, 5), ##able (5, 9)
+        """
+        n = len(sequence)
+        if n > self.max_input_chars_per_word:
+            return [self._unk(n)]
+        vocab = self._vocab
+        prefix = self.continuing_subword_prefix
+        longest = self._longest
+        tokens: list[Token] = []
+        start = 0
+        while start < n:
+            # subtle: no piece is longer than the longest vocabulary entry, so start there.
+            room = longest - (len(prefix) if start > 0 else 0)
+            end = min(n, start + room)
+            found = -1
+            piece = ""
+            while start < end:
+                piece = sequence[start:end]
+                if start > 0:
+                    piece = prefix + piece
+                id = vocab.get(piece)
+                if id is not None:
+                    found = id
+                    break
+                end -= 1
+            if found < 0:
+                return [self._unk(n)]
+            tokens.append(Token(found, piece, start, end))
+            start = end
+        return tokens
+
+    def _unk(self, length: int) -> Token:
+        id = self._vocab.get(self.unk_token)
+        if id is None:
+            raise EngineError("WordPiece error: Missing [UNK] token from the vocabulary")
+        return Token(id, self.unk_token, 0, length)
+
+    # -- serialization ----------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "type": "WordPiece",
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "max_input_chars_per_word": self.max_input_chars_per_word,
+            "vocab": ordered_vocab(self._vocab_r),
+        }
+
+    @staticmethod
+    def from_dict(data: object) -> WordPiece:
+        where = "WordPiece"
+        obj = expect_object(data, where)
+        tag = obj.get("type")
+        if tag is not None and tag != "WordPiece":
+            raise SchemaError(f"{where}: wrong type {tag!r}")
+        return WordPiece(
+            get_vocab(obj, "vocab", where),
+            get_str(obj, "unk_token", where),
+            get_count(obj, "max_input_chars_per_word", where),
+            get_str(obj, "continuing_subword_prefix", where),
+        )
+
+    def save(self, folder: str, prefix: str | None = None) -> list[str]:
+        """Write vocab.txt: one token per line, in id order."""
+        path = os.path.join(folder, f"{prefix}-vocab.txt" if prefix else "vocab.txt")
+        by_id: list[tuple[int, str]] = []
+        for token, id in self._vocab.items():
+            by_id.append((id, token))
+        by_id.sort()
+        lines: list[str] = []
+        for _, token in by_id:
+            lines.append(token + "\n")
+        write_text(path, "".join(lines))
+        return [path]
+
+    def __repr__(self) -> str:
+        return (
+            f"WordPiece(vocab_size={len(self._vocab)}, unk_token={self.unk_token!r}, "
+            f"continuing_subword_prefix={self.continuing_subword_prefix!r}, "
+            f"max_input_chars_per_word={self.max_input_chars_per_word})"
+        )
