@@ -1,0 +1,481 @@
+"""Training corpora -> word counts: files read as HF does (line by line, strict UTF-8), streamed.
+
+Bad files raise `CorpusError` naming the file (and the byte offset of a bad UTF-8 sequence).
+No training here: the counts go to a trainer. Big inputs are counted by several processes.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import stat
+import sys
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from multiprocessing.connection import Connection, wait
+from typing import Final
+
+from mypy_extensions import mypyc_attr
+
+from engine.errors import CorpusError, EngineError, TrainingCancelled
+from engine.normalizers import Normalizer
+from engine.pre_tokenizers import PreTokenizer
+from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, ProgressSink, TrainProgress
+from engine.trainer_options import report_every
+
+# Files are read in blocks of this size; progress is reported after each block.
+BLOCK_SIZE: Final = 1 << 19
+# Below this many bytes in total, starting other processes costs more than it saves.
+PARALLEL_MIN_BYTES: Final = 4 << 20
+# Never more processes than this (each holds its own word counts).
+MAX_PROCESSES: Final = 8
+ITERATOR_PATH: Final = "<iterator>"
+
+
+@mypyc_attr(allow_interpreted_subclasses=True)
+class WordSplitter(ABC):
+    """Turns one line (with its '\\n') into the words HF's trainer would count for it.
+
+    Must be a pure function of the line: equal lines are split once and counted together.
+    """
+
+    @abstractmethod
+    def words(self, line: str) -> list[str]: ...
+
+
+class PipelineWords(WordSplitter):
+    """HF's pipeline for training words: normalize the line, then pre-tokenize it.
+
+    No pre-tokenizer: the normalized line is one word. Empty words are never counted.
+    """
+
+    normalizer: Normalizer | None
+    pre_tokenizer: PreTokenizer | None
+
+    def __init__(self, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None) -> None:
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+
+    def words(self, line: str) -> list[str]:
+        text = line if self.normalizer is None else self.normalizer.normalize_str(line)
+        if self.pre_tokenizer is None:
+            return [text] if text else []
+        found = self.pre_tokenizer.split_words(text)
+        if "" in found:
+            return [word for word in found if word]
+        return found
+
+
+def count_words(
+    files: list[str], splitter: WordSplitter, sink: ProgressSink, processes: int = 0
+) -> dict[str, int]:
+    """word -> count over every line of every file, as HF's `train(files)` feeds its trainer.
+
+    Raises CorpusError for a missing, unreadable or non-UTF-8 file, for a directory, and when
+    all the inputs together hold no word; TrainingCancelled when `sink` asks to stop.
+    `processes`: 0 chooses (several on Linux for big inputs), 1 counts in this process only,
+    more asks for that many (fewer where forking is unsafe: other threads running, not Linux).
+    """
+    if not files:
+        raise CorpusError("<no files>", "no training files given")
+    sizes = [_checked_size(path) for path in files]
+    total = sum(sizes)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        processes = _process_count(total, processes)
+        if processes > 1:
+            counts = _count_in_processes(files, sizes, processes, splitter, sink)
+        else:
+            counts = {}
+            progress = _SinkProgress(sink, total)
+            progress.start()
+            for i in range(len(files)):
+                _count_slice(files[i], 0, sizes[i], splitter, counts, progress)
+            progress.finish()
+    finally:
+        if enabled:
+            gc.enable()
+    if not counts:
+        raise CorpusError(", ".join(files), _no_words_reason(total))
+    return counts
+
+
+def count_words_from_iterator(
+    texts: Iterable[str], splitter: WordSplitter, sink: ProgressSink, length: int | None = None
+) -> dict[str, int]:
+    """word -> count over texts, each split whole (HF's `train_from_iterator`: no line splitting).
+
+    `length` (the number of texts, when known) only feeds progress.
+    """
+    total = length if length is not None and length > 0 else 0
+    every = report_every(total) if total > 0 else 1000
+    counts: dict[str, int] = {}
+    done = 0
+    _report(sink, TrainProgress(STAGE_COUNT_WORDS, 0, total, "sequences"))
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for text in texts:
+            for word in splitter.words(text):
+                counts[word] = counts.get(word, 0) + 1
+            done += 1
+            if done % every == 0:
+                _report(sink, TrainProgress(STAGE_COUNT_WORDS, done, max(total, done), "sequences"))
+    finally:
+        if enabled:
+            gc.enable()
+    _report(sink, TrainProgress(STAGE_COUNT_WORDS, done, done, "sequences"))
+    if not counts:
+        raise CorpusError(ITERATOR_PATH, "no words to train on: every text is empty or has no words")
+    return counts
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+def _checked_size(path: str) -> int:
+    """The size of a training file, or CorpusError saying why it cannot be read."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise CorpusError(path, "file not found") from None
+    except OSError as error:
+        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise CorpusError(path, "is a directory, not a text file")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as error:
+        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
+    return info.st_size
+
+
+def _no_words_reason(total: int) -> str:
+    if total == 0:
+        return "no words to train on: every input file is empty"
+    return "no words to train on: the input files hold no words after normalization and pre-tokenization"
+
+
+def _count_slice(
+    path: str, start: int, end: int, splitter: WordSplitter, counts: dict[str, int], progress: _ByteProgress
+) -> None:
+    """Count the words of the lines in bytes [start, end) of `path` (start is a line start).
+
+    Streams in blocks; a line longer than a block is gathered whole (HF reads whole lines too).
+    """
+    try:
+        stream = open(path, "rb")
+    except OSError as error:
+        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
+    with stream:
+        try:
+            stream.seek(start)
+            offset = start  # absolute offset of the first pending byte
+            pending: list[bytes] = []
+            remaining = end - start
+            while remaining > 0:
+                block = stream.read(min(BLOCK_SIZE, remaining))
+                if not block:
+                    break
+                remaining -= len(block)
+                cut = block.rfind(b"\n") + 1
+                if cut == 0:
+                    pending.append(block)
+                else:
+                    if pending:
+                        pending.append(block[:cut])
+                        data = b"".join(pending)
+                    else:
+                        data = block[:cut] if cut < len(block) else block
+                    _count_lines(path, data, offset, True, splitter, counts)
+                    offset += len(data)
+                    pending = [block[cut:]] if cut < len(block) else []
+                progress.advance(len(block))
+        except OSError as error:
+            raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
+        if pending:
+            last = b"".join(pending)
+            if last:
+                _count_lines(path, last, offset, False, splitter, counts)
+
+
+def _count_lines(
+    path: str, data: bytes, offset: int, ends_with_newline: bool, splitter: WordSplitter, counts: dict[str, int]
+) -> None:
+    """Count the words of the lines in `data` (which starts at byte `offset` of `path`).
+
+    Equal lines are split once: `{"a b\\n": 2}` -> words("a b\\n") counted twice.
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CorpusError(path, f"is not valid UTF-8 ({error.reason})", offset + error.start) from None
+    lines = text.split("\n")
+    # subtle: only '\n' ends a line (a '\r' before it stays in the line, a lone '\r' is no break).
+    whole = len(lines) - 1
+    seen: dict[str, int] = {}
+    for i in range(whole):
+        line = lines[i]
+        seen[line] = seen.get(line, 0) + 1
+    for line, times in seen.items():
+        for word in splitter.words(line + "\n"):
+            counts[word] = counts.get(word, 0) + times
+    if not ends_with_newline and lines[whole]:
+        for word in splitter.words(lines[whole]):
+            counts[word] = counts.get(word, 0) + 1
+
+
+# -- progress ------------------------------------------------------------------------------
+
+
+class _ByteProgress(ABC):
+    """Where `_count_slice` says how many bytes it has read."""
+
+    @abstractmethod
+    def advance(self, count: int) -> None: ...
+
+
+class _SinkProgress(_ByteProgress):
+    """Reports read bytes to the sink; also collects child processes' progress messages."""
+
+    sink: ProgressSink
+    total: int
+    done: int
+    children: list[Connection]
+    results: list[dict[str, int] | None]
+    errors: list[CorpusError | None]
+    pending: int
+
+    def __init__(self, sink: ProgressSink, total: int) -> None:
+        self.sink = sink
+        self.total = total
+        self.done = 0
+        self.children = []
+        self.results = []
+        self.errors = []
+        self.pending = 0
+
+    def start(self) -> None:
+        _report(self.sink, TrainProgress(STAGE_READ, 0, self.total, "bytes"))
+
+    def advance(self, count: int) -> None:
+        self.done += count
+        if self.children:
+            self.poll(0.0)
+        self.send()
+
+    def send(self) -> None:
+        done = min(self.done, self.total)
+        _report(self.sink, TrainProgress(STAGE_READ, done, self.total, "bytes"))
+
+    def finish(self) -> None:
+        self.done = self.total
+        self.send()
+
+    def poll(self, timeout: float) -> None:
+        """Read every message the children have sent (waiting up to `timeout` for the first)."""
+        open_ones = [self.children[i] for i in range(len(self.children)) if self.results[i] is None and self.errors[i] is None]
+        if not open_ones:
+            return
+        for ready in wait(open_ones, timeout):
+            if not isinstance(ready, Connection):
+                continue
+            index = self.children.index(ready)
+            try:
+                message = ready.recv()
+            except EOFError:
+                raise EngineError("a word-counting process ended without its result") from None
+            self._take(index, message)
+
+    def _take(self, index: int, message: object) -> None:
+        if not isinstance(message, tuple) or not message:
+            raise EngineError("a word-counting process sent an unexpected message")
+        kind = message[0]
+        if kind == "progress":
+            amount = message[1]
+            if isinstance(amount, int):
+                self.done += amount
+        elif kind == "done":
+            counts = message[1]
+            if not isinstance(counts, dict):
+                raise EngineError("a word-counting process sent an unexpected result")
+            self.results[index] = counts
+            self.pending -= 1
+        elif kind == "error":
+            path, reason, offset = message[1], message[2], message[3]
+            if not isinstance(path, str) or not isinstance(reason, str) or not isinstance(offset, int):
+                raise EngineError("a word-counting process sent an unexpected error")
+            self.errors[index] = CorpusError(path, reason, offset)
+            self.pending -= 1
+        else:
+            raise EngineError(f"a word-counting process failed: {message[1] if len(message) > 1 else kind}")
+
+
+class _PipeProgress(_ByteProgress):
+    """A child process's progress: read bytes go to the parent through the pipe."""
+
+    connection: Connection
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+
+    def advance(self, count: int) -> None:
+        self.connection.send(("progress", count))
+
+
+def _report(sink: ProgressSink, event: TrainProgress) -> None:
+    if not sink.report(event):
+        raise TrainingCancelled(f"cancelled during '{event.stage}'")
+
+
+# -- several processes ---------------------------------------------------------------------
+
+
+def _process_count(total: int, requested: int) -> int:
+    """How many processes to count with: `requested` (0: as many as pay for `total` bytes, on
+    this machine's cores), but only 1 where forking is unsafe or unavailable."""
+    if requested == 1 or not sys.platform.startswith("linux"):
+        return 1
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    # subtle: forking a process that runs other threads can deadlock the child (a lock held by
+    # another thread stays locked forever); the GUI trains in a single-threaded child process.
+    if threading.active_count() > 1:
+        return 1
+    if requested > 1:
+        return min(requested, MAX_PROCESSES)
+    if total < PARALLEL_MIN_BYTES:
+        return 1
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, MAX_PROCESSES, total // (PARALLEL_MIN_BYTES // 2)))
+
+
+class _Slice:
+    """Bytes [start, end) of one file, cut at line starts."""
+
+    path: str
+    start: int
+    end: int
+
+    def __init__(self, path: str, start: int, end: int) -> None:
+        self.path = path
+        self.start = start
+        self.end = end
+
+
+def _line_start_after(path: str, offset: int, size: int) -> int:
+    """The first line start at or after `offset` (the file size if no line starts there)."""
+    if offset <= 0:
+        return 0
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(offset - 1)
+            position = offset - 1
+            while position < size:
+                chunk = stream.read(1 << 16)
+                if not chunk:
+                    break
+                found = chunk.find(b"\n")
+                if found >= 0:
+                    return min(position + found + 1, size)
+                position += len(chunk)
+    except OSError as error:
+        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
+    return size
+
+
+def _split_work(files: list[str], sizes: list[int], parts: int) -> list[list[_Slice]]:
+    """Cut the files, read one after another, into `parts` runs of about equal bytes."""
+    total = sum(sizes)
+    work: list[list[_Slice]] = [[] for _ in range(parts)]
+    part = 0
+    used = 0  # bytes given to parts before `part`, plus to `part` so far
+    for i in range(len(files)):
+        path = files[i]
+        size = sizes[i]
+        start = 0
+        while start < size:
+            goal = total * (part + 1) // parts  # where `part` should end, in the whole stream
+            file_base = used - start
+            if part == parts - 1 or file_base + size <= goal:
+                work[part].append(_Slice(path, start, size))
+                used += size - start
+                start = size
+            else:
+                cut = _line_start_after(path, goal - file_base, size)
+                if cut > start:
+                    work[part].append(_Slice(path, start, cut))
+                    used += cut - start
+                start = cut
+                part += 1
+    return [slices for slices in work if slices]
+
+
+def _child_main(connection: Connection, slices: list[_Slice], splitter: WordSplitter) -> None:
+    """A child process: count its slices and send the counts (or the error) to the parent."""
+    gc.disable()
+    try:
+        counts: dict[str, int] = {}
+        progress = _PipeProgress(connection)
+        for piece in slices:
+            _count_slice(piece.path, piece.start, piece.end, splitter, counts, progress)
+        connection.send(("done", counts))
+    except CorpusError as error:
+        connection.send(("error", error.path, error.reason, error.byte_offset))
+    except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
+        connection.send(("failed", f"{type(error).__name__}: {error}"))
+    finally:
+        connection.close()
+
+
+def _count_in_processes(
+    files: list[str], sizes: list[int], processes: int, splitter: WordSplitter, sink: ProgressSink
+) -> dict[str, int]:
+    """This process counts the first run of slices while forked children count the others."""
+    work = _split_work(files, sizes, processes)
+    progress = _SinkProgress(sink, sum(sizes))
+    progress.start()
+    context = multiprocessing.get_context("fork")
+    children: list[multiprocessing.process.BaseProcess] = []
+    try:
+        for slices in work[1:]:
+            receiver, sender = context.Pipe(duplex=False)
+            child = context.Process(target=_child_main, args=(sender, slices, splitter), daemon=True)
+            child.start()
+            sender.close()
+            children.append(child)
+            progress.children.append(receiver)
+            progress.results.append(None)
+            progress.errors.append(None)
+            progress.pending += 1
+        counts: dict[str, int] = {}
+        for piece in work[0]:
+            _count_slice(piece.path, piece.start, piece.end, splitter, counts, progress)
+        while progress.pending > 0:
+            progress.poll(0.2)
+            progress.send()
+        for error in progress.errors:
+            if error is not None:
+                raise error
+        for result in progress.results:
+            if result is not None:
+                if len(result) > len(counts):
+                    result, counts = counts, result
+                for word, count in result.items():
+                    counts[word] = counts.get(word, 0) + count
+        progress.finish()
+        return counts
+    finally:
+        for receiver in progress.children:
+            receiver.close()
+        for process in children:
+            if process.is_alive():
+                process.terminate()
+            process.join()
