@@ -1,9 +1,26 @@
 """Tokenizer engine: HuggingFace-`tokenizers`-compatible pipeline, trainers and file formats.
 
 Typed Python compiled with mypyc. No GUI, no Qt: `workbench` imports `engine`, never the reverse.
+`from engine import Tokenizer, models, ...` works where `from tokenizers import ...` did.
 """
 
 from __future__ import annotations
+
+from engine import decoders, models, normalizers, pre_tokenizers, processors, trainers
+from engine.added_vocabulary import AddedToken
+from engine.encoding import Encoding
+from engine.errors import (
+    CorpusError,
+    EngineError,
+    SchemaError,
+    TokenizerFileError,
+    TrainerMismatchError,
+    TrainingCancelled,
+)
+from engine.normalized import NormalizedString
+from engine.pattern import Regex
+from engine.pretokenized import PreTokenizedString
+from engine.tokenizer import Tokenizer, TrainReport
 
 __version__ = "0.1.0"
 
@@ -16,3 +33,27 @@ def _is_compiled() -> bool:
 
 
 COMPILED: bool = _is_compiled()
+
+__all__ = [
+    "COMPILED",
+    "AddedToken",
+    "CorpusError",
+    "Encoding",
+    "EngineError",
+    "NormalizedString",
+    "PreTokenizedString",
+    "Regex",
+    "SchemaError",
+    "Tokenizer",
+    "TokenizerFileError",
+    "TrainReport",
+    "TrainerMismatchError",
+    "TrainingCancelled",
+    "__version__",
+    "decoders",
+    "models",
+    "normalizers",
+    "pre_tokenizers",
+    "processors",
+    "trainers",
+]

@@ -6,7 +6,14 @@ after, for `normalized=True` tokens), exactly as HF's `AddedVocabulary` does.
 
 from __future__ import annotations
 
-from engine.model import JsonValue
+from collections.abc import Sequence
+from typing import Final
+
+import regex
+
+from engine.model import NO_ID, JsonValue, Model, Token
+from engine.normalizers import Normalizer
+from engine.pretokenized import PreTokenizedString, Split
 
 
 class AddedToken:
@@ -16,8 +23,9 @@ class AddedToken:
     single_word: bool
     lstrip: bool
     rstrip: bool
-    normalized: bool
     special: bool
+    # None = not given: follows `special` (HF's PyAddedToken resolves it when the token is used)
+    _normalized: bool | None
 
     def __init__(
         self,
@@ -32,9 +40,21 @@ class AddedToken:
         self.single_word = single_word
         self.lstrip = lstrip
         self.rstrip = rstrip
-        # HF: a special token defaults to normalized=False, a plain added token to True.
-        self.normalized = (not special) if normalized is None else normalized
+        self._normalized = normalized
         self.special = special
+
+    @property
+    def normalized(self) -> bool:
+        """Whether the token matches the normalized text; by default only non-special tokens do."""
+        return (not self.special) if self._normalized is None else self._normalized
+
+    @normalized.setter
+    def normalized(self, value: bool) -> None:
+        self._normalized = value
+
+    def as_special(self) -> AddedToken:
+        """A copy marked special; a `normalized` left unset follows, as HF's does."""
+        return AddedToken(self.content, self.single_word, self.lstrip, self.rstrip, self._normalized, True)
 
     def to_dict(self, id: int) -> dict[str, JsonValue]:
         return {
@@ -65,3 +85,262 @@ class AddedToken:
             f'AddedToken("{self.content}", rstrip={self.rstrip}, lstrip={self.lstrip}, '
             f"single_word={self.single_word}, normalized={self.normalized}, special={self.special})"
         )
+
+
+def as_added_tokens(tokens: Sequence[object], special: bool) -> list[AddedToken]:
+    """HF's conversion of `add_tokens` / `add_special_tokens` / trainer `special_tokens` arguments.
+
+    A str becomes `AddedToken(s, special=special)`; an AddedToken given as special is marked
+    special (HF flips the flag on the caller's object; we copy instead).
+    """
+    result: list[AddedToken] = []
+    for token in tokens:
+        if isinstance(token, str):
+            result.append(AddedToken(token, special=special))
+        elif isinstance(token, AddedToken):
+            result.append(token.as_special() if special and not token.special else token)
+        else:
+            raise TypeError("Input must be a List[Union[str, AddedToken]]")
+    return result
+
+
+def _leftmost_longest_pattern(contents: list[str]) -> regex.Pattern[str] | None:
+    """One regex that finds added tokens leftmost-longest, like HF's Aho-Corasick automaton.
+
+    ["a", "ab"] -> r"ab|a": at the leftmost position a match can start, the longest wins.
+    """
+    if not contents:
+        return None
+    # subtle: regex alternation tries branches in order, so longer contents must come first;
+    # equal lengths are sorted to keep the pattern deterministic.
+    ordered = sorted(contents, key=_length_then_text, reverse=True)
+    return regex.compile("|".join(regex.escape(c) for c in ordered))
+
+
+def _length_then_text(content: str) -> tuple[int, str]:
+    return (len(content), content)
+
+
+# subtle: these are used with pos/endpos arguments; `^` would never match at a `pos` > 0, so the
+# "starts with" patterns are unanchored and used with .match(text, pos); `$` does match at endpos.
+_STARTS_WITH_WORD: Final = regex.compile(r"\w")
+_ENDS_WITH_WORD: Final = regex.compile(r"\w$")
+_LEADING_SPACES: Final = regex.compile(r"\s*")
+_TRAILING_SPACES: Final = regex.compile(r"\s*$")
+
+
+class AddedVocabulary:
+    """The tokens added on top of a model, and how to cut them out of raw text before the model.
+
+    Ids: an added token already in the model keeps the model's id; a new one gets the next id
+    after the model vocabulary (or after the largest added id). Matching is leftmost-longest,
+    first on the raw text for `normalized=False` tokens, then on the normalized remainder.
+    """
+
+    added_tokens_map: dict[str, int]
+    added_tokens_map_r: dict[int, AddedToken]
+    special_tokens_set: set[str]
+    normalized_cache: dict[int, str]
+    encode_special_tokens: bool
+    _raw_pattern: regex.Pattern[str] | None
+    _raw_ids: dict[str, int]
+    _normalized_pattern: regex.Pattern[str] | None
+    _normalized_ids: dict[str, int]
+
+    def __init__(self) -> None:
+        self.added_tokens_map = {}
+        self.added_tokens_map_r = {}
+        self.special_tokens_set = set()
+        self.normalized_cache = {}
+        self.encode_special_tokens = False
+        self._raw_pattern = None
+        self._raw_ids = {}
+        self._normalized_pattern = None
+        self._normalized_ids = {}
+
+    def __len__(self) -> int:
+        return len(self.added_tokens_map)
+
+    def is_empty(self) -> bool:
+        return not self.added_tokens_map
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self.added_tokens_map)
+
+    def get_added_tokens_decoder(self) -> dict[int, AddedToken]:
+        return dict(self.added_tokens_map_r)
+
+    def token_to_id(self, token: str, model: Model) -> int | None:
+        found = self.added_tokens_map.get(token)
+        if found is not None:
+            return found
+        return model.token_to_id(token)
+
+    def simple_id_to_token(self, id: int) -> str | None:
+        """The string the decoder sees for an added id: its normalized form when it has one."""
+        token = self.added_tokens_map_r.get(id)
+        if token is None:
+            return None
+        cached = self.normalized_cache.get(id)
+        return cached if cached is not None else token.content
+
+    def is_special_token(self, token: str) -> bool:
+        return token in self.special_tokens_set
+
+    def add_tokens(
+        self, tokens: list[AddedToken], model: Model, normalizer: Normalizer | None
+    ) -> int:
+        """Add tokens, returning how many were new or changed (HF's count)."""
+        ignored = 0
+        next_id = self._next_id(model)
+        for token in tokens:
+            if not token.content:
+                ignored += 1
+                continue
+            existing = self.added_tokens_map.get(token.content)
+            if existing is not None and _same_options(self.added_tokens_map_r.get(existing), token):
+                ignored += 1
+                continue
+            new_id = self.token_to_id(token.content, model)
+            if new_id is None:
+                new_id = next_id
+                next_id += 1
+            if token.normalized and normalizer is not None:
+                normed = normalizer.normalize_str(token.content)
+                if normed != token.content:
+                    self.normalized_cache[new_id] = normed
+            self.added_tokens_map[token.content] = new_id
+            if token.special:
+                self.special_tokens_set.add(token.content)
+            self.added_tokens_map_r[new_id] = token
+        self._refresh_patterns()
+        return len(tokens) - ignored
+
+    def refresh_normalized_tokens(self, normalizer: Normalizer | None) -> None:
+        """Re-normalize `normalized=True` tokens after the tokenizer's normalizer changed."""
+        self.normalized_cache = {}
+        if normalizer is not None:
+            for id, token in self.added_tokens_map_r.items():
+                if token.normalized:
+                    normed = normalizer.normalize_str(token.content)
+                    if normed != token.content:
+                        self.normalized_cache[id] = normed
+        self._refresh_patterns()
+
+    def _next_id(self, model: Model) -> int:
+        model_size = model.get_vocab_size()
+        if not self.added_tokens_map_r:
+            return model_size
+        largest = max(self.added_tokens_map_r)
+        if largest >= model_size or model_size == 0:
+            return largest + 1
+        return model_size
+
+    def _refresh_patterns(self) -> None:
+        raw: dict[str, int] = {}
+        normalized: dict[str, int] = {}
+        # subtle: iterate in id order so that two tokens with the same pattern resolve the same
+        # way on every run (HF leaves this to hash order).
+        for id in sorted(self.added_tokens_map_r):
+            token = self.added_tokens_map_r[id]
+            if token.normalized:
+                cached = self.normalized_cache.get(id)
+                normalized[cached if cached is not None else token.content] = id
+            else:
+                raw[token.content] = id
+        self._raw_ids = raw
+        self._raw_pattern = _leftmost_longest_pattern(list(raw))
+        self._normalized_ids = normalized
+        self._normalized_pattern = _leftmost_longest_pattern(list(normalized))
+
+    def find_matches(self, sentence: str, normalized: bool) -> list[tuple[int, int, int]]:
+        """Cut `sentence` into (id or NO_ID, start, end) spans covering all of it.
+
+        "a [MASK] b" with [MASK]=4 and lstrip -> [(-1, 0, 1), (4, 1, 8), (-1, 8, 10)]
+        """
+        if not sentence:
+            return [(NO_ID, 0, 0)]
+        pattern = self._normalized_pattern if normalized else self._raw_pattern
+        if pattern is None:
+            return [(NO_ID, 0, len(sentence))]
+        ids = self._normalized_ids if normalized else self._raw_ids
+        splits: list[tuple[int, int, int]] = []
+        start_offset = 0
+        for match in pattern.finditer(sentence):
+            start = match.start()
+            stop = match.end()
+            id = ids[match.group()]
+            token = self.added_tokens_map_r[id]
+            if self.encode_special_tokens and token.content in self.special_tokens_set:
+                continue
+            if token.single_word:
+                start_space = start == 0 or _ENDS_WITH_WORD.search(sentence, 0, start) is None
+                stop_space = (
+                    stop == len(sentence)
+                    or _STARTS_WITH_WORD.match(sentence, stop) is None
+                )
+                if not (start_space and stop_space):
+                    continue
+            if token.lstrip:
+                trailing = _TRAILING_SPACES.search(sentence, 0, start)
+                new_start = trailing.start() if trailing is not None else start
+                start = max(new_start, start_offset)
+            if token.rstrip:
+                leading = _LEADING_SPACES.match(sentence, stop)
+                if leading is not None:
+                    stop = leading.end()
+            if start_offset < start:
+                splits.append((NO_ID, start_offset, start))
+            splits.append((id, start, stop))
+            start_offset = stop
+        if start_offset != len(sentence):
+            splits.append((NO_ID, start_offset, len(sentence)))
+        return splits
+
+    def extract_and_normalize(
+        self, normalizer: Normalizer | None, sequence: str
+    ) -> PreTokenizedString:
+        """Cut added tokens out of `sequence` and normalize what is left, as HF does.
+
+        1. `normalized=False` tokens are found in the raw text; 2. every other piece is
+        normalized, then `normalized=True` tokens are found in it. Found tokens become splits
+        that already carry their one token, so no later stage touches them.
+        """
+        pretokenized = PreTokenizedString(sequence)
+        self._split_out(pretokenized, None, False)
+        self._split_out(pretokenized, normalizer, True)
+        return pretokenized
+
+    def _split_out(
+        self, pretokenized: PreTokenizedString, normalizer: Normalizer | None, normalized: bool
+    ) -> None:
+        new_splits: list[Split] = []
+        for split in pretokenized.splits:
+            if split.tokens is not None:
+                new_splits.append(split)
+                continue
+            piece = split.normalized
+            if normalizer is not None:
+                normalizer.normalize(piece)
+            for id, start, end in self.find_matches(piece.get(), normalized):
+                sliced = piece.slice_normalized(start, end)
+                if sliced is None or sliced.is_empty():
+                    continue
+                if id == NO_ID:
+                    new_splits.append(Split(sliced, None))
+                else:
+                    value = sliced.get()
+                    new_splits.append(Split(sliced, [Token(id, value, 0, len(value))]))
+        pretokenized.splits = new_splits
+
+
+def _same_options(known: AddedToken | None, token: AddedToken) -> bool:
+    return (
+        known is not None
+        and known.content == token.content
+        and known.single_word == token.single_word
+        and known.lstrip == token.lstrip
+        and known.rstrip == token.rstrip
+        and known.normalized == token.normalized
+        and known.special == token.special
+    )

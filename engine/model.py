@@ -9,6 +9,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Final
 
+from mypy_extensions import mypyc_attr
+
 # The tokenizer.json value of a model field, and of a serialized component in general.
 JsonValue = object
 
@@ -54,6 +56,7 @@ class Token:
         return f"Token(id={self.id}, value={self.value!r}, offsets=({self.start}, {self.end}))"
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Model(ABC):
     """A vocabulary and an algorithm that splits a piece of text into tokens of that vocabulary."""
 

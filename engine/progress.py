@@ -12,6 +12,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Final, TextIO
 
+from mypy_extensions import mypyc_attr
+
 # Stage names, as HF's progress bars and JSON lines call them.
 STAGE_READ: Final = "Pre-processing files"
 STAGE_TOKENIZE_WORDS: Final = "Tokenize words"
@@ -35,6 +37,7 @@ class TrainProgress:
         return self.current / self.total if self.total > 0 else 0.0
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ProgressSink(ABC):
     """Receives progress records. `report` returns False to ask the job to stop."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from engine.added_vocabulary import AddedToken
+from engine.added_vocabulary import AddedToken, as_added_tokens
 from engine.errors import SchemaError, TrainingCancelled
 from engine.model import JsonValue
 from engine.progress import ProgressSink, TrainProgress
@@ -41,29 +41,7 @@ def optional_non_negative(name: str, value: object) -> int | None:
 
 def as_special_tokens(tokens: Sequence[object]) -> list[AddedToken]:
     """HF: a str becomes a special AddedToken; a given AddedToken is marked special."""
-    result: list[AddedToken] = []
-    for token in tokens:
-        if isinstance(token, str):
-            result.append(AddedToken(token, special=True))
-        elif isinstance(token, AddedToken):
-            if token.special:
-                result.append(token)
-            else:
-                # subtle: HF flips `special` on the caller's object; we copy instead. Its resolved
-                # `normalized` is kept (HF would re-derive it if it was never set explicitly).
-                result.append(
-                    AddedToken(
-                        token.content,
-                        single_word=token.single_word,
-                        lstrip=token.lstrip,
-                        rstrip=token.rstrip,
-                        normalized=token.normalized,
-                        special=True,
-                    )
-                )
-        else:
-            raise TypeError("special_tokens must be a List[Union[str, AddedToken]]")
-    return result
+    return as_added_tokens(tokens, True)
 
 
 def first_chars(alphabet: Sequence[object]) -> list[str]:

@@ -7,19 +7,10 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPORA = ROOT.parent / "shared" / "corpora"
+from support import CORPORA
 
 # Qt tests never need a display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-
-def corpus_path(name: str) -> Path:
-    """The path of a shared corpus file, or skip the test with the reason."""
-    path = CORPORA / name
-    if not path.is_file():
-        pytest.skip(f"shared corpus {name} not found at {CORPORA}")
-    return path
 
 
 @pytest.fixture

@@ -1,0 +1,153 @@
+"""HF `tokenizer.json` (format version 1.0): parse it into pipeline parts, and print it back.
+
+The schema is the one `tokenizers` 0.23 writes (reference §1.11). Components parse themselves
+(`from_dict` in each stage module); this module handles the envelope and names the file in errors.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Final
+
+from engine import decoders, models, normalizers, pre_tokenizers, processors
+from engine.added_vocabulary import AddedToken
+from engine.decoders import Decoder
+from engine.encoding import PaddingParams, TruncationParams
+from engine.errors import SchemaError, TokenizerFileError
+from engine.model import JsonValue, Model
+from engine.normalizers import Normalizer
+from engine.pre_tokenizers import PreTokenizer
+from engine.processors import PostProcessor
+
+FORMAT_VERSION: Final = "1.0"
+
+
+class TokenizerParts:
+    """Everything a tokenizer.json holds, as engine objects, before a Tokenizer is built."""
+
+    model: Model
+    normalizer: Normalizer | None
+    pre_tokenizer: PreTokenizer | None
+    post_processor: PostProcessor | None
+    decoder: Decoder | None
+    added_tokens: list[tuple[int, AddedToken]]
+    truncation: TruncationParams | None
+    padding: PaddingParams | None
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.normalizer = None
+        self.pre_tokenizer = None
+        self.post_processor = None
+        self.decoder = None
+        self.added_tokens = []
+        self.truncation = None
+        self.padding = None
+
+
+def dumps(data: dict[str, JsonValue], pretty: bool) -> str:
+    """JSON text as HF writes it: UTF-8 characters as is; 2-space indent when pretty, compact otherwise."""
+    if pretty:
+        return json.dumps(data, ensure_ascii=False, indent=2)
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
+def parse(text: str, source: str) -> TokenizerParts:
+    """Parse tokenizer.json text; `source` names the file (or "<string>") in every error."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        hint = " (the file looks truncated)" if error.pos >= len(text.rstrip()) else ""
+        raise TokenizerFileError(
+            source, f"is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}{hint}"
+        ) from None
+    if not isinstance(data, dict):
+        raise TokenizerFileError(source, f"is not a tokenizer.json: the top level is a JSON {_kind(data)}, not an object")
+    if "model" not in data:
+        found = ", ".join(sorted(str(k) for k in data)[:6])
+        raise TokenizerFileError(
+            source,
+            "is not a tokenizer.json: it has no \"model\" object"
+            + (f" (its keys: {found})" if found else " (it is empty)"),
+        )
+    version = data.get("version", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise TokenizerFileError(
+            source,
+            f"tokenizer.json format version {version!r} is not supported (this engine reads version {FORMAT_VERSION})",
+        )
+    section = "model"
+    try:
+        parts = TokenizerParts(models.from_dict(data["model"]))
+        section = "normalizer"
+        raw = data.get(section)
+        parts.normalizer = normalizers.from_dict(raw) if raw is not None else None
+        section = "pre_tokenizer"
+        raw = data.get(section)
+        parts.pre_tokenizer = pre_tokenizers.from_dict(raw) if raw is not None else None
+        section = "post_processor"
+        raw = data.get(section)
+        parts.post_processor = processors.from_dict(raw) if raw is not None else None
+        section = "decoder"
+        raw = data.get(section)
+        parts.decoder = decoders.from_dict(raw) if raw is not None else None
+        section = "truncation"
+        raw = data.get(section)
+        parts.truncation = TruncationParams.from_dict(raw) if raw is not None else None
+        section = "padding"
+        raw = data.get(section)
+        parts.padding = PaddingParams.from_dict(raw) if raw is not None else None
+        section = "added_tokens"
+        parts.added_tokens = _added_tokens(data.get(section, []))
+    except SchemaError as error:
+        raise TokenizerFileError(source, f"{section}: {error}") from None
+    return parts
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return "null"
+
+
+def _added_tokens(raw: object) -> list[tuple[int, AddedToken]]:
+    if not isinstance(raw, list):
+        raise SchemaError(f"expected a list of tokens, found a JSON {_kind(raw)}")
+    tokens: list[tuple[int, AddedToken]] = []
+    for index, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise SchemaError(f"entry {index} is a JSON {_kind(item)}, not an object")
+        id = item.get("id")
+        content = item.get("content")
+        if not isinstance(id, int) or isinstance(id, bool) or id < 0:
+            raise SchemaError(f"entry {index}: \"id\" must be a non-negative integer")
+        if not isinstance(content, str):
+            raise SchemaError(f"entry {index}: \"content\" must be a string")
+        flags: dict[str, bool] = {}
+        special = item.get("special", False)
+        for name in ("single_word", "lstrip", "rstrip", "normalized", "special"):
+            # HF's AddedToken default: a special token is not normalized, a plain one is.
+            value = item.get(name, (special is not True) if name == "normalized" else False)
+            if not isinstance(value, bool):
+                raise SchemaError(f"entry {index} ({content!r}): \"{name}\" must be true or false")
+            flags[name] = value
+        tokens.append(
+            (
+                id,
+                AddedToken(
+                    content,
+                    single_word=flags["single_word"],
+                    lstrip=flags["lstrip"],
+                    rstrip=flags["rstrip"],
+                    normalized=flags["normalized"],
+                    special=flags["special"],
+                ),
+            )
+        )
+    return tokens

@@ -1,0 +1,449 @@
+"""The `Tokenizer`: normalizer -> pre-tokenizer -> model -> post-processor, plus decode, train and save.
+
+Same API and semantics as HF `tokenizers.Tokenizer` (0.23), offsets in characters of the original
+input. The components do the work; this module wires them together and owns no algorithm.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from engine import corpus
+from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
+from engine.corpus import PipelineWords, WordSplitter
+from engine.decoders import Decoder
+from engine.encoding import (
+    Encoding,
+    PaddingParams,
+    TruncationError,
+    TruncationParams,
+    pad_encodings,
+    truncate_encodings,
+)
+from engine.errors import EngineError
+from engine.formats import tokenizer_json
+from engine.formats.files import read_text, write_text_atomically
+from engine.model import JsonValue, Model
+from engine.normalizers import Normalizer
+from engine.pre_tokenizers import PreTokenizer
+from engine.pretokenized import PreTokenizedString
+from engine.processors import PostProcessor, default_process
+from engine.progress import ProgressSink, SilentProgress, TextProgress
+from engine.trainer import Trainer
+from engine.trainers import default_trainer
+
+
+@dataclass(frozen=True)
+class TrainReport:
+    """What a `train` call read and made (HF returns None; scripts may ignore this)."""
+
+    files: int
+    total_words: int
+    unique_words: int
+    seconds: float
+
+
+class Tokenizer:
+    """A tokenization pipeline. Only the model is required."""
+
+    _model: Model
+    _normalizer: Normalizer | None
+    _pre_tokenizer: PreTokenizer | None
+    _post_processor: PostProcessor | None
+    _decoder: Decoder | None
+    _added: AddedVocabulary
+    _truncation: TruncationParams | None
+    _padding: PaddingParams | None
+
+    def __init__(self, model: Model) -> None:
+        self._model = model
+        self._normalizer = None
+        self._pre_tokenizer = None
+        self._post_processor = None
+        self._decoder = None
+        self._added = AddedVocabulary()
+        self._truncation = None
+        self._padding = None
+
+    # -- pipeline parts ---------------------------------------------------------------------
+
+    @property
+    def model(self) -> Model:
+        return self._model
+
+    @model.setter
+    def model(self, model: Model) -> None:
+        self._model = model
+
+    @property
+    def normalizer(self) -> Normalizer | None:
+        return self._normalizer
+
+    @normalizer.setter
+    def normalizer(self, normalizer: Normalizer | None) -> None:
+        self._normalizer = normalizer
+        # subtle: normalized added tokens are matched in their normalized form, which changed.
+        self._added.refresh_normalized_tokens(normalizer)
+
+    @property
+    def pre_tokenizer(self) -> PreTokenizer | None:
+        return self._pre_tokenizer
+
+    @pre_tokenizer.setter
+    def pre_tokenizer(self, pre_tokenizer: PreTokenizer | None) -> None:
+        self._pre_tokenizer = pre_tokenizer
+
+    @property
+    def post_processor(self) -> PostProcessor | None:
+        return self._post_processor
+
+    @post_processor.setter
+    def post_processor(self, post_processor: PostProcessor | None) -> None:
+        self._post_processor = post_processor
+
+    @property
+    def decoder(self) -> Decoder | None:
+        return self._decoder
+
+    @decoder.setter
+    def decoder(self, decoder: Decoder | None) -> None:
+        self._decoder = decoder
+
+    @property
+    def encode_special_tokens(self) -> bool:
+        return self._added.encode_special_tokens
+
+    @encode_special_tokens.setter
+    def encode_special_tokens(self, value: bool) -> None:
+        self._added.encode_special_tokens = value
+
+    # -- vocabulary -------------------------------------------------------------------------
+
+    def get_vocab(self, with_added_tokens: bool = True) -> dict[str, int]:
+        vocab = self._model.get_vocab()
+        if with_added_tokens:
+            vocab.update(self._added.added_tokens_map)
+        return vocab
+
+    def get_vocab_size(self, with_added_tokens: bool = True) -> int:
+        size = self._model.get_vocab_size()
+        if with_added_tokens:
+            for token in self._added.added_tokens_map:
+                if self._model.token_to_id(token) is None:
+                    size += 1
+        return size
+
+    def get_added_tokens_decoder(self) -> dict[int, AddedToken]:
+        return self._added.get_added_tokens_decoder()
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._added.token_to_id(token, self._model)
+
+    def id_to_token(self, id: int) -> str | None:
+        found = self._added.simple_id_to_token(id)
+        return found if found is not None else self._model.id_to_token(id)
+
+    def add_tokens(self, tokens: list[str | AddedToken]) -> int:
+        """Add plain tokens (strings become `AddedToken(s, special=False)`); returns how many were added."""
+        return self._added.add_tokens(as_added_tokens(tokens, False), self._model, self._normalizer)
+
+    def add_special_tokens(self, tokens: list[str | AddedToken]) -> int:
+        """Add special tokens (strings become `AddedToken(s, special=True)`), skipped by decode."""
+        return self._added.add_tokens(as_added_tokens(tokens, True), self._model, self._normalizer)
+
+    # -- truncation and padding -------------------------------------------------------------
+
+    def enable_truncation(
+        self, max_length: int, stride: int = 0, strategy: str = "longest_first", direction: str = "right"
+    ) -> None:
+        params = TruncationParams(max_length=max_length, stride=stride, strategy=strategy, direction=direction)
+        added = self.num_special_tokens_to_add(False)
+        effective = max_length - added
+        if effective < stride:
+            raise TruncationError(
+                f"tokenizer stride set to {stride}, which is greater than or equal to its effective max "
+                f"length of {effective} (= {max_length} original max length - {added} added special tokens)"
+            )
+        self._truncation = params
+
+    def no_truncation(self) -> None:
+        self._truncation = None
+
+    @property
+    def truncation(self) -> dict[str, JsonValue] | None:
+        return self._truncation.to_python_dict() if self._truncation is not None else None
+
+    def enable_padding(
+        self,
+        direction: str = "right",
+        pad_id: int = 0,
+        pad_type_id: int = 0,
+        pad_token: str = "[PAD]",
+        length: int | None = None,
+        pad_to_multiple_of: int | None = None,
+    ) -> None:
+        self._padding = PaddingParams(
+            direction=direction,
+            pad_id=pad_id,
+            pad_type_id=pad_type_id,
+            pad_token=pad_token,
+            length=length,
+            pad_to_multiple_of=pad_to_multiple_of,
+        )
+
+    def no_padding(self) -> None:
+        self._padding = None
+
+    @property
+    def padding(self) -> dict[str, JsonValue] | None:
+        return self._padding.to_python_dict() if self._padding is not None else None
+
+    def num_special_tokens_to_add(self, is_pair: bool) -> int:
+        if self._post_processor is None:
+            return 0
+        return self._post_processor.num_special_tokens_to_add(is_pair)
+
+    # -- encode -----------------------------------------------------------------------------
+
+    def encode(
+        self,
+        sequence: str | list[str],
+        pair: str | list[str] | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> Encoding:
+        """Encode one sequence (or a pair); offsets are character offsets into each input."""
+        encoding = self._encode_input(sequence, 0, is_pretokenized)
+        pair_encoding = self._encode_input(pair, 1, is_pretokenized) if pair is not None else None
+        return self.post_process(encoding, pair_encoding, add_special_tokens)
+
+    def encode_batch(
+        self,
+        input: list[str | tuple[str, str] | list[str]],
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> list[Encoding]:
+        """Encode many inputs; each is a sequence or a (sequence, pair) tuple. Batch padding applies."""
+        encodings: list[Encoding] = []
+        for item in input:
+            if isinstance(item, tuple):
+                first = self._encode_input(item[0], 0, is_pretokenized)
+                second = self._encode_input(item[1], 1, is_pretokenized)
+                encodings.append(self._process(first, second, add_special_tokens, False))
+            else:
+                encodings.append(self._process(self._encode_input(item, 0, is_pretokenized), None, add_special_tokens, False))
+        if self._padding is not None:
+            pad_encodings(encodings, self._padding)
+        return encodings
+
+    def post_process(
+        self, encoding: Encoding, pair: Encoding | None = None, add_special_tokens: bool = True
+    ) -> Encoding:
+        """Truncate, add special tokens, pad: HF's post-processing of already encoded sequences."""
+        return self._process(encoding, pair, add_special_tokens, True)
+
+    def _process(
+        self, encoding: Encoding, pair: Encoding | None, add_special_tokens: bool, pad: bool
+    ) -> Encoding:
+        if self._truncation is not None:
+            params = self._truncation
+            added = self.num_special_tokens_to_add(pair is not None)
+            if add_special_tokens and added > 0:
+                params = params.with_max_length(params.max_length - added)
+            encoding, pair = truncate_encodings(encoding, pair, params)
+        if self._post_processor is not None:
+            final = self._post_processor.process_owned(encoding, pair, add_special_tokens)
+        else:
+            final = default_process(encoding, pair, add_special_tokens)
+        if pad and self._padding is not None:
+            pad_encodings([final], self._padding)
+        return final
+
+    def _encode_input(self, sequence: str | list[str], type_id: int, is_pretokenized: bool) -> Encoding:
+        if is_pretokenized:
+            if isinstance(sequence, str):
+                raise TypeError("with is_pretokenized=True, each input must be a list of strings")
+            words = [self._encode_piece(word, type_id, index) for index, word in enumerate(sequence)]
+            return Encoding.merge(words, False)
+        if not isinstance(sequence, str):
+            raise TypeError("with is_pretokenized=False, each input must be a string")
+        return self._encode_piece(sequence, type_id, -1)
+
+    def _encode_piece(self, text: str, type_id: int, word_index: int) -> Encoding:
+        """normalize + pre-tokenize + model for one text; `word_index` >= 0 forces the word id."""
+        pretokenized = self._added.extract_and_normalize(self._normalizer, text)
+        if self._pre_tokenizer is not None:
+            self._pre_tokenizer.pre_tokenize(pretokenized)
+        pretokenized.tokenize(self._model)
+        return _into_encoding(pretokenized, word_index, type_id)
+
+    # -- decode -----------------------------------------------------------------------------
+
+    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
+        tokens: list[str] = []
+        for id in ids:
+            token = self.id_to_token(id)
+            if token is None:
+                continue
+            if skip_special_tokens and self._added.is_special_token(token):
+                continue
+            tokens.append(token)
+        if self._decoder is not None:
+            return self._decoder.decode(tokens)
+        return " ".join(tokens)
+
+    def decode_batch(self, sequences: list[list[int]], skip_special_tokens: bool = True) -> list[str]:
+        return [self.decode(ids, skip_special_tokens) for ids in sequences]
+
+    # -- train ------------------------------------------------------------------------------
+
+    def train(
+        self, files: list[str], trainer: Trainer | None = None, progress: ProgressSink | None = None
+    ) -> TrainReport:
+        """Train the model on text files, read line by line; `progress` receives stage reports.
+
+        Raises CorpusError for an unusable file and TrainingCancelled when `progress` asks to
+        stop; in both cases the tokenizer is left as it was.
+        """
+        started = time.monotonic()
+        chosen = trainer if trainer is not None else default_trainer(self._model)
+        sink = _sink_for(chosen, progress)
+        counts = corpus.count_words(list(files), self._word_splitter(), sink)
+        return self._train_on_counts(counts, chosen, sink, len(files), started)
+
+    def train_from_iterator(
+        self,
+        iterator: Iterable[str] | Iterable[list[str]],
+        trainer: Trainer | None = None,
+        length: int | None = None,
+        progress: ProgressSink | None = None,
+    ) -> TrainReport:
+        """Train on texts from any iterable (or iterable of batches of texts); `length` feeds progress."""
+        started = time.monotonic()
+        chosen = trainer if trainer is not None else default_trainer(self._model)
+        sink = _sink_for(chosen, progress)
+        counts = corpus.count_words_from_iterator(_flatten(iterator), self._word_splitter(), sink, length)
+        return self._train_on_counts(counts, chosen, sink, 0, started)
+
+    def _train_on_counts(
+        self, counts: dict[str, int], trainer: Trainer, sink: ProgressSink, files: int, started: float
+    ) -> TrainReport:
+        special = trainer.train(counts, self._model, sink)
+        self._added.add_tokens(special, self._model, self._normalizer)
+        total = 0
+        for count in counts.values():
+            total += count
+        return TrainReport(files, total, len(counts), time.monotonic() - started)
+
+    def _word_splitter(self) -> WordSplitter:
+        if self._added.is_empty():
+            return PipelineWords(self._normalizer, self._pre_tokenizer)
+        return _AddedTokenAwareWords(self)
+
+    def _training_words(self, line: str) -> list[str]:
+        """The words HF's trainer counts for one line when added tokens must be cut out first."""
+        pretokenized = self._added.extract_and_normalize(self._normalizer, line)
+        if self._pre_tokenizer is not None:
+            self._pre_tokenizer.pre_tokenize(pretokenized)
+        return [piece for piece, _, _ in pretokenized.get_splits("original", "char")]
+
+    # -- files ------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The tokenizer.json object, keys in HF's order."""
+        added: list[JsonValue] = [
+            token.to_dict(id) for id, token in sorted(self._added.added_tokens_map_r.items())
+        ]
+        return {
+            "version": tokenizer_json.FORMAT_VERSION,
+            "truncation": self._truncation.to_dict() if self._truncation is not None else None,
+            "padding": self._padding.to_dict() if self._padding is not None else None,
+            "added_tokens": added,
+            "normalizer": self._normalizer.to_dict() if self._normalizer is not None else None,
+            "pre_tokenizer": self._pre_tokenizer.to_dict() if self._pre_tokenizer is not None else None,
+            "post_processor": self._post_processor.to_dict() if self._post_processor is not None else None,
+            "decoder": self._decoder.to_dict() if self._decoder is not None else None,
+            "model": self._model.to_dict(),
+        }
+
+    def to_str(self, pretty: bool = False) -> str:
+        return tokenizer_json.dumps(self.to_dict(), pretty)
+
+    def save(self, path: str, pretty: bool = True) -> None:
+        """Write tokenizer.json atomically: a failure never leaves a half-written file at `path`."""
+        write_text_atomically(path, self.to_str(pretty))
+
+    @staticmethod
+    def from_str(json: str) -> Tokenizer:
+        return Tokenizer._from_parts(tokenizer_json.parse(json, "<string>"))
+
+    @staticmethod
+    def from_file(path: str) -> Tokenizer:
+        return Tokenizer._from_parts(tokenizer_json.parse(read_text(path, "tokenizer.json"), path))
+
+    @staticmethod
+    def from_buffer(buffer: bytes) -> Tokenizer:
+        try:
+            text = buffer.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise EngineError(f"<buffer>: is not UTF-8 text (invalid byte at {error.start})") from None
+        return Tokenizer._from_parts(tokenizer_json.parse(text, "<buffer>"))
+
+    @staticmethod
+    def _from_parts(parts: tokenizer_json.TokenizerParts) -> Tokenizer:
+        tokenizer = Tokenizer(parts.model)
+        tokenizer._normalizer = parts.normalizer
+        tokenizer._pre_tokenizer = parts.pre_tokenizer
+        tokenizer._post_processor = parts.post_processor
+        tokenizer._decoder = parts.decoder
+        tokenizer._truncation = parts.truncation
+        tokenizer._padding = parts.padding
+        # HF re-adds the saved tokens in file order; an id mismatch only warns there, and the
+        # model's own id wins here too.
+        tokenizer._added.add_tokens([token for _, token in parts.added_tokens], parts.model, parts.normalizer)
+        return tokenizer
+
+    def __repr__(self) -> str:
+        return f"Tokenizer(vocabulary_size={self.get_vocab_size()}, model={type(self._model).__name__})"
+
+
+class _AddedTokenAwareWords(WordSplitter):
+    """Training words through the full pipeline, used only when added tokens must be cut out."""
+
+    _tokenizer: Tokenizer
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self._tokenizer = tokenizer
+
+    def words(self, line: str) -> list[str]:
+        return self._tokenizer._training_words(line)
+
+
+def _into_encoding(pretokenized: PreTokenizedString, word_index: int, type_id: int) -> Encoding:
+    """Tokens of every split, with offsets mapped back to the original text (HF into_encoding)."""
+    ids, tokens, offsets, words = pretokenized.token_lists(word_index if word_index >= 0 else None)
+    n = len(ids)
+    return Encoding(
+        ids=ids,
+        type_ids=[type_id] * n,
+        tokens=tokens,
+        words=list[int | None](words),
+        offsets=offsets,
+        special_tokens_mask=[0] * n,
+        attention_mask=[1] * n,
+    )
+
+def _sink_for(trainer: Trainer, progress: ProgressSink | None) -> ProgressSink:
+    if progress is not None:
+        return progress
+    return TextProgress() if trainer.show_progress else SilentProgress()
+
+
+def _flatten(iterator: Iterable[str] | Iterable[list[str]]) -> Iterable[str]:
+    for item in iterator:
+        if isinstance(item, str):
+            yield item
+        else:
+            yield from item
