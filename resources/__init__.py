@@ -1,0 +1,1 @@
+"""Data files the application ships with: the sample corpus of the default project."""

@@ -1,0 +1,46 @@
+"""The suite tests what ships: the compiled engine, installed, and an engine without GUI imports."""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import engine
+from support import ROOT
+
+ALLOWED_THIRD_PARTY = {"engine", "mypy_extensions", "regex"}
+
+
+@pytest.mark.skipif(os.environ.get("ENGINE_PURE") == "1", reason="ENGINE_PURE=1: testing the pure-Python build")
+def test_engine_is_the_compiled_build() -> None:
+    assert engine.COMPILED, f"engine imported from {engine.__file__} is not compiled; run `pip install .`"
+
+
+@pytest.mark.skipif(os.environ.get("ENGINE_PURE") == "1", reason="ENGINE_PURE=1 may use an editable install")
+def test_engine_is_imported_from_the_installed_package_not_the_source_tree() -> None:
+    assert Path(engine.__file__).resolve().parent != (ROOT / "engine").resolve()
+
+
+def _imported_top_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module is not None:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((ROOT / "engine").rglob("*.py")),
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_engine_imports_only_stdlib_mypy_extensions_and_regex(path: Path) -> None:
+    foreign = _imported_top_modules(path) - set(sys.stdlib_module_names) - ALLOWED_THIRD_PARTY - {"__future__"}
+    assert not foreign, f"{path.name} imports {sorted(foreign)}: engine/ must not depend on them"

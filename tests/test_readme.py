@@ -1,0 +1,35 @@
+"""README's two set-up commands stay true: CI runs exactly the README's test command."""
+
+from __future__ import annotations
+
+import re
+
+from support import ROOT
+
+
+def _readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    setup = text.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    return [block.strip() for block in re.findall(r"```sh\n(.*?)```", setup, flags=re.S)]
+
+
+def test_readme_has_exactly_two_setup_commands() -> None:
+    commands = _readme_commands()
+    assert len(commands) == 2, commands
+    assert all("\n" not in c for c in commands), "each set-up command is one line"
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    test_command = _readme_commands()[1]
+    ci_lines = [
+        line.strip()
+        for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+        if line.strip() and not line.startswith("#") and not line.startswith("set ") and not line.startswith("cd ")
+    ]
+    assert ci_lines == [test_command]
+
+
+def test_readme_main_command_trains_on_the_shipped_sample() -> None:
+    main_command = _readme_commands()[0]
+    sample = re.search(r"resources/\S+", main_command)
+    assert sample is not None and (ROOT / sample.group()).is_file(), main_command

@@ -1,0 +1,234 @@
+"""The `tokenizer-workbench` command: train/encode/inspect work, and bad input gets one clear line."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import engine
+from support import ROOT
+
+SAMPLE = ROOT / "resources" / "sample" / "shakespeare.txt"
+
+
+def run_cli(*args: str, stdin: str | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    # -P: do not put the working directory on sys.path, so the installed build runs, not the source tree
+    return subprocess.run(
+        [sys.executable, "-P", "-m", "workbench.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        cwd=cwd,
+    )
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("tokenizer-workbench: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+TRAIN_STDERR: dict[str, str] = {}
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One small tokenizer per preset, trained once for the module (stderr kept in TRAIN_STDERR)."""
+    folder = tmp_path_factory.mktemp("cli")
+    paths: dict[str, Path] = {}
+    for preset, size in (("bpe", 600), ("gpt2", 600), ("wordlevel", 500)):
+        out = folder / f"{preset}.json"
+        result = run_cli("train", "--preset", preset, "--vocab-size", str(size), "-o", str(out), str(SAMPLE))
+        assert result.returncode == 0, result.stderr
+        paths[preset] = out
+        TRAIN_STDERR[preset] = result.stderr
+    return paths
+
+
+def test_console_script_is_installed() -> None:
+    try:
+        distribution = importlib.metadata.distribution("tokenizer-workbench")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("running from a source tree that is not installed")
+    if not str(distribution.locate_file("")).startswith(sys.prefix):
+        pytest.skip("running from a source tree; its build metadata is not an installation")
+    scripts = {ep.name: ep.value for ep in distribution.entry_points if ep.group == "console_scripts"}
+    assert scripts == {"tokenizer-workbench": "workbench.cli:main"}
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "tokenizer-workbench"), "--version"], capture_output=True, text=True
+    )
+    assert result.returncode == 0 and engine.__version__ in result.stdout
+
+
+def test_version_says_whether_the_engine_is_compiled() -> None:
+    result = run_cli("--version")
+    assert result.returncode == 0
+    assert engine.__version__ in result.stdout
+    expected = "compiled with mypyc" if engine.COMPILED else "pure Python"
+    assert expected in result.stdout
+
+
+def test_no_command_explains_what_to_do() -> None:
+    result = run_cli()
+    assert result.returncode == 2
+    assert "train" in result.stderr and "encode" in result.stderr and "inspect" in result.stderr
+
+
+@pytest.mark.parametrize("preset", ["bpe", "gpt2", "wordlevel"])
+def test_train_writes_a_tokenizer_hf_loads_with_identical_encodings(trained: dict[str, Path], preset: str) -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    path = trained[preset]
+    ours = engine.Tokenizer.from_file(str(path))
+    theirs = tokenizers.Tokenizer.from_file(str(path))
+    for text in ["First Citizen:", "Before we proceed any further, hear me speak.", "Zounds! naïve café ☃"]:
+        a, b = ours.encode(text), theirs.encode(text)
+        assert (a.ids, a.tokens, a.offsets) == (b.ids, b.tokens, b.offsets)
+    assert ours.get_vocab_size() <= {"bpe": 600, "gpt2": 600, "wordlevel": 500}[preset]
+
+
+def test_train_reports_stages_and_a_summary(trained: dict[str, Path]) -> None:
+    assert trained["bpe"].is_file()
+    stderr = TRAIN_STDERR["bpe"]
+    assert "Compute merges" in stderr
+    summary = stderr.strip().splitlines()[-1]
+    assert summary.startswith("Trained bpe tokenizer: vocab 600")
+    assert "merges" in summary and str(trained["bpe"]) in summary
+
+
+def test_gpt2_preset_is_byte_level_with_full_alphabet(trained: dict[str, Path]) -> None:
+    data = json.loads(trained["gpt2"].read_text(encoding="utf-8"))
+    assert data["pre_tokenizer"]["type"] == "ByteLevel"
+    assert data["decoder"]["type"] == "ByteLevel"
+    assert data["post_processor"]["type"] == "ByteLevel"
+    vocab = data["model"]["vocab"]
+    assert vocab["<|endoftext|>"] == 0
+    assert len([t for t in vocab if len(t) == 1]) == 256
+
+
+def test_special_tokens_option_keeps_unk_first(tmp_path: Path) -> None:
+    out = tmp_path / "t.json"
+    result = run_cli(
+        "train", "--preset", "bpe", "--vocab-size", "300", "--special-tokens", "[CLS],[SEP]", "-q", "-o", str(out), str(SAMPLE)
+    )
+    assert result.returncode == 0, result.stderr
+    vocab = json.loads(out.read_text(encoding="utf-8"))["model"]["vocab"]
+    assert [vocab["[UNK]"], vocab["[CLS]"], vocab["[SEP]"]] == [0, 1, 2]
+
+
+def test_encode_text_and_stdin(trained: dict[str, Path]) -> None:
+    tokenizer = engine.Tokenizer.from_file(str(trained["bpe"]))
+    result = run_cli("encode", "-t", str(trained["bpe"]), "--text", "Hear me speak.")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == tokenizer.encode("Hear me speak.").tokens
+
+    result = run_cli("encode", "-t", str(trained["gpt2"]), "--json", stdin="Hear me\nspeak, speak.\n")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    gpt2 = engine.Tokenizer.from_file(str(trained["gpt2"]))
+    for row, text in zip(rows, ["Hear me", "speak, speak."], strict=True):
+        encoding = gpt2.encode(text)
+        assert row == {"ids": encoding.ids, "tokens": encoding.tokens, "offsets": [list(o) for o in encoding.offsets]}
+
+
+def test_inspect_summarizes_pipeline_vocab_and_merges(trained: dict[str, Path]) -> None:
+    result = run_cli("inspect", str(trained["gpt2"]), "--merges", "3")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "pre-tokenizer:   ByteLevel(" in out
+    assert "decoder:         ByteLevel" in out
+    assert "vocab size:      600" in out
+    assert "special tokens:  <|endoftext|>=0" in out
+    data = json.loads(trained["gpt2"].read_text(encoding="utf-8"))
+    first = data["model"]["merges"][0]
+    assert f"first merges:    {first[0]} + {first[1]}" in out
+
+
+def test_inspect_reads_the_real_bert_tokenizer(corpora: Path) -> None:
+    result = run_cli("inspect", str(corpora / "bert_uncased_tokenizer.json"))
+    assert result.returncode == 0, result.stderr
+    assert "model:           WordPiece(" in result.stdout
+    assert "vocab size:      30,522" in result.stdout
+    assert "[CLS]=101" in result.stdout
+
+
+# -- bad input: one line naming the file and the problem, nothing overwritten -------------------
+
+
+def test_missing_training_file(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.txt"
+    result = run_cli("train", "--preset", "bpe", "--vocab-size", "100", "-o", str(tmp_path / "t.json"), str(missing))
+    assert_one_line_error(result, str(missing))
+    assert not (tmp_path / "t.json").exists()
+
+
+def test_directory_as_training_file(tmp_path: Path) -> None:
+    result = run_cli("train", "--preset", "bpe", "--vocab-size", "100", "-o", str(tmp_path / "t.json"), str(tmp_path))
+    assert_one_line_error(result, str(tmp_path), "directory")
+
+
+def test_non_utf8_training_file_reports_the_byte_offset(tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("héllo\n".encode("utf-8") * 3 + "caf\xe9\n".encode("latin-1"))
+    out = tmp_path / "t.json"
+    out.write_text("precious", encoding="utf-8")
+    result = run_cli("train", "--preset", "bpe", "--vocab-size", "100", "-o", str(out), str(bad))
+    assert_one_line_error(result, str(bad), "byte 24")
+    assert out.read_text(encoding="utf-8") == "precious"
+
+
+def test_empty_training_file(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    result = run_cli("train", "--preset", "bpe", "--vocab-size", "100", "-o", str(tmp_path / "t.json"), str(empty))
+    assert_one_line_error(result, str(empty))
+
+
+def test_output_that_is_a_directory(tmp_path: Path) -> None:
+    result = run_cli("train", "--preset", "bpe", "--vocab-size", "100", "-o", str(tmp_path), str(SAMPLE))
+    assert_one_line_error(result, str(tmp_path), "directory")
+
+
+def test_output_that_is_an_input_is_refused(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("some text to keep\n", encoding="utf-8")
+    result = run_cli("train", "--preset", "bpe", "--vocab-size", "100", "-o", str(corpus), str(corpus))
+    assert_one_line_error(result, str(corpus), "training file")
+    assert corpus.read_text(encoding="utf-8") == "some text to keep\n"
+
+
+def test_bad_vocab_size() -> None:
+    result = run_cli("train", "--preset", "bpe", "--vocab-size", "0", "-o", "x.json", str(SAMPLE))
+    assert_one_line_error(result, "--vocab-size")
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ('{"version": "1.0", "model": {"type": "BPE", "vocab": {"a": 0}', "truncated"),
+        ('{"name": "left-pad", "version": "1.3.0"}', 'no "model"'),
+        ('{"version": "2.0", "model": {"type": "BPE", "vocab": {}, "merges": []}}', "version '2.0'"),
+        ('{"version": "1.0", "model": {"type": "Transformer"}}', "model"),
+        ("[1, 2, 3]", "array"),
+    ],
+)
+def test_broken_or_foreign_tokenizer_json(tmp_path: Path, content: str, fragment: str) -> None:
+    path = tmp_path / "tokenizer.json"
+    path.write_text(content, encoding="utf-8")
+    for args in (("encode", "-t", str(path), "--text", "x"), ("inspect", str(path))):
+        result = run_cli(*args)
+        assert_one_line_error(result, str(path), fragment)
+
+
+def test_missing_tokenizer_json(tmp_path: Path) -> None:
+    result = run_cli("inspect", str(tmp_path / "none.json"))
+    assert_one_line_error(result, "none.json", "no such file")
