@@ -7,7 +7,8 @@ leaves a half-written file where a good one was. No format knowledge here.
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
+import stat
 
 from engine.errors import TokenizerFileError
 
@@ -19,12 +20,16 @@ def write_text_atomically(path: str, text: str) -> None:
         raise TokenizerFileError(path, "is a directory, not a file")
     if not os.path.isdir(folder):
         raise TokenizerFileError(path, f"folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=folder)
+    # subtle: not tempfile.mkstemp, whose files are 0600; "x" mode creates with the user's umask,
+    # and a replaced file keeps its own mode.
+    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{secrets.token_hex(4)}.part")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+        if os.path.exists(path):
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
         os.replace(tmp, path)
     except BaseException:
         try:

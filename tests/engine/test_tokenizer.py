@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -220,6 +222,22 @@ def test_failed_save_keeps_the_existing_file(tmp_path: Path) -> None:
         trained_bpe().save(str(tmp_path / "missing-folder" / "tok.json"))
     assert path.read_text(encoding="utf-8") == "previous"
     assert [p.name for p in tmp_path.iterdir()] == ["tok.json"], "no temporary file left behind"
+
+
+def test_saved_files_get_ordinary_permissions_and_keep_existing_ones(tmp_path: Path) -> None:
+    fresh = tmp_path / "fresh.json"
+    umask = os.umask(0o022)
+    try:
+        trained_bpe().save(str(fresh))
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o644
+    existing = tmp_path / "existing.json"
+    existing.write_text("old", encoding="utf-8")
+    existing.chmod(0o640)
+    trained_bpe().save(str(existing))
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o640
+    assert json.loads(existing.read_text(encoding="utf-8"))["version"] == "1.0"
 
 
 def test_engine_is_a_drop_in_for_the_tokenizers_namespace() -> None:
