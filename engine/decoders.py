@@ -13,10 +13,10 @@ from typing import Final
 import regex
 
 from engine.byte_level import decode_tokens
-from engine.errors import EngineError, SchemaError
+from engine.errors import SchemaError
 from engine.model import JsonValue
-from engine.pattern import Regex, find_matches_compiled
-from engine.schema import expect_object, get_bool, get_char, get_count, get_list, get_str, require, type_tag
+from engine.pattern import Regex, find_matches_compiled, pattern_from_dict, pattern_to_dict
+from engine.schema import expect_object, get_bool, get_char, get_count, get_list, get_str, type_tag
 
 PREPEND_SCHEMES: Final = ("first", "never", "always")
 
@@ -332,12 +332,7 @@ class Replace(Decoder):
         return result
 
     def to_dict(self) -> dict[str, JsonValue]:
-        pattern: dict[str, JsonValue]
-        if isinstance(self.pattern, Regex):
-            pattern = {"Regex": self.pattern.pattern}
-        else:
-            pattern = {"String": self.pattern}
-        return {"type": "Replace", "pattern": pattern, "content": self.content}
+        return {"type": "Replace", "pattern": pattern_to_dict(self.pattern), "content": self.content}
 
 
 # -- CTC --------------------------------------------------------------------------------------
@@ -443,16 +438,7 @@ def from_dict(data: object) -> Decoder:
     if tag == "Strip":
         return Strip(get_char(obj, "content", tag), get_count(obj, "start", tag), get_count(obj, "stop", tag))
     if tag == "Replace":
-        pattern = expect_object(require(obj, "pattern", tag), f"{tag}: field 'pattern'")
-        content = get_str(obj, "content", tag)
-        if len(pattern) == 1 and "String" in pattern:
-            return Replace(get_str(pattern, "String", tag), content)
-        if len(pattern) == 1 and "Regex" in pattern:
-            try:
-                return Replace(Regex(get_str(pattern, "Regex", tag)), content)
-            except EngineError as error:
-                raise SchemaError(f"{tag}: {error}") from None
-        raise SchemaError(f"{tag}: field 'pattern' must be {{\"String\": ...}} or {{\"Regex\": ...}}")
+        return Replace(pattern_from_dict(obj, tag), get_str(obj, "content", tag))
     if tag == "CTC":
         return CTC(
             get_str(obj, "pad_token", tag),

@@ -83,3 +83,22 @@ class Model(ABC):
     @abstractmethod
     def save(self, folder: str, prefix: str | None = None) -> list[str]:
         """Write the model's own files (vocab.json/merges.txt, vocab.txt...) and return their paths."""
+
+
+class VocabModel(Model):
+    """A model whose vocabulary is a plain token -> id map (BPE, WordPiece, WordLevel)."""
+
+    _vocab: dict[str, int]
+    _vocab_r: dict[int, str]
+
+    def get_vocab(self) -> dict[str, int]:
+        return dict(self._vocab)
+
+    def get_vocab_size(self) -> int:
+        return len(self._vocab)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self._vocab.get(token)
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._vocab_r.get(id)

@@ -15,7 +15,7 @@ from mypy_extensions import mypyc_attr
 from engine import byte_level
 from engine import unicode_chars as uc
 from engine import unicode_tables as tables
-from engine.errors import EngineError, SchemaError
+from engine.errors import SchemaError
 from engine.model import JsonValue
 from engine.normalized import (
     LEADING_SPACES_RE,
@@ -23,7 +23,8 @@ from engine.normalized import (
     WHITESPACE_CLASS,
     NormalizedString,
 )
-from engine.pattern import Regex, find_matches_compiled
+from engine.pattern import Regex, find_matches_compiled, pattern_from_dict, pattern_to_dict
+from engine.schema import get_bool, get_str, require
 
 ONE_OF: Final = "[" + uc.slot(0) + "]"
 COMBINING_MARK_RE: Final = uc.DualPattern(ONE_OF, [("\\p{M}", tables.COMBINING_MARK)], ascii=True)
@@ -230,12 +231,7 @@ class Replace(Normalizer):
         return "".join(parts)
 
     def to_dict(self) -> dict[str, JsonValue]:
-        pattern: dict[str, JsonValue]
-        if isinstance(self.pattern, Regex):
-            pattern = {"Regex": self.pattern.pattern}
-        else:
-            pattern = {"String": self.pattern}
-        return {"type": "Replace", "pattern": pattern, "content": self.content}
+        return {"type": "Replace", "pattern": pattern_to_dict(self.pattern), "content": self.content}
 
 
 class Prepend(Normalizer):
@@ -421,46 +417,6 @@ class Sequence(Normalizer):
 # -- tokenizer.json ------------------------------------------------------------------------------
 
 
-def field(data: dict[str, object], owner: str, key: str) -> object:
-    """`data[key]`, or a SchemaError naming the component and the missing field."""
-    if key not in data:
-        raise SchemaError(f"{owner}: missing field '{key}'")
-    return data[key]
-
-
-def bool_field(data: dict[str, object], owner: str, key: str, default: bool | None = None) -> bool:
-    """A boolean field; `default` (when given) stands in for a missing one."""
-    if key not in data and default is not None:
-        return default
-    value = field(data, owner, key)
-    if not isinstance(value, bool):
-        raise SchemaError(f"{owner}: field '{key}' must be true or false, not {value!r}")
-    return value
-
-
-def str_field(data: dict[str, object], owner: str, key: str) -> str:
-    value = field(data, owner, key)
-    if not isinstance(value, str):
-        raise SchemaError(f"{owner}: field '{key}' must be a string, not {value!r}")
-    return value
-
-
-def pattern_field(data: dict[str, object], owner: str) -> str | Regex:
-    """`{"String": s}` -> s; `{"Regex": r}` -> Regex(r) (a bad regex is a SchemaError)."""
-    value = field(data, owner, "pattern")
-    if not isinstance(value, dict) or len(value) != 1:
-        raise SchemaError(f"{owner}: 'pattern' must be {{\"String\": ...}} or {{\"Regex\": ...}}")
-    kind, text = next(iter(value.items()))
-    if not isinstance(text, str) or kind not in ("String", "Regex"):
-        raise SchemaError(f"{owner}: 'pattern' must be {{\"String\": ...}} or {{\"Regex\": ...}}")
-    if kind == "String":
-        return text
-    try:
-        return Regex(text)
-    except EngineError as error:
-        raise SchemaError(f"{owner}: {error}") from None
-
-
 def _legacy_type(data: dict[str, object]) -> str:
     # HF falls back to untagged matching, in this order; these shapes load without a "type".
     if "clean_text" in data and "handle_chinese_chars" in data and "lowercase" in data:
@@ -503,26 +459,26 @@ def from_dict(data: object) -> Normalizer:
         return ByteLevel()
     if kind == "Strip":
         return Strip(
-            bool_field(data, kind, "strip_left"), bool_field(data, kind, "strip_right")
+            get_bool(data, "strip_left", kind), get_bool(data, "strip_right", kind)
         )
     if kind == "Prepend":
-        return Prepend(str_field(data, kind, "prepend"))
+        return Prepend(get_str(data, "prepend", kind))
     if kind == "Replace":
-        pattern = pattern_field(data, kind)
-        return Replace(pattern, str_field(data, kind, "content"))
+        pattern = pattern_from_dict(data, kind)
+        return Replace(pattern, get_str(data, "content", kind))
     if kind == "BertNormalizer" or kind == "Bert":
         owner = "BertNormalizer"
         strip_accents = data.get("strip_accents")
         if strip_accents is not None and not isinstance(strip_accents, bool):
             raise SchemaError(f"{owner}: field 'strip_accents' must be true, false or null")
         return BertNormalizer(
-            bool_field(data, owner, "clean_text"),
-            bool_field(data, owner, "handle_chinese_chars"),
+            get_bool(data, "clean_text", owner),
+            get_bool(data, "handle_chinese_chars", owner),
             strip_accents,
-            bool_field(data, owner, "lowercase"),
+            get_bool(data, "lowercase", owner),
         )
     if kind == "Sequence":
-        items = field(data, kind, "normalizers")
+        items = require(data, "normalizers", kind)
         if not isinstance(items, list):
             raise SchemaError("Sequence: field 'normalizers' must be a list")
         return Sequence([from_dict(item) for item in items])

@@ -12,7 +12,9 @@ import regex
 
 from engine import unicode_chars as uc
 from engine import unicode_tables as tables
-from engine.errors import EngineError
+from engine.errors import EngineError, SchemaError
+from engine.model import JsonValue
+from engine.schema import require
 
 # SplitDelimiterBehavior, as the Python API spells it (tokenizer.json uses the CamelCase names below).
 REMOVED: Final = "removed"
@@ -285,3 +287,29 @@ def split_spans(matches: list[tuple[int, int, bool]], behavior: str) -> list[tup
     else:
         check_behavior(behavior)
     return out
+
+
+def pattern_to_dict(pattern: str | Regex) -> dict[str, JsonValue]:
+    """tokenizer.json form of a Replace/Split pattern: `{"String": s}` or `{"Regex": r}`."""
+    if isinstance(pattern, Regex):
+        return {"Regex": pattern.pattern}
+    return {"String": pattern}
+
+
+def pattern_from_dict(data: dict[str, object], owner: str) -> str | Regex:
+    """The `pattern` field of `data`: `{"String": s}` -> s; `{"Regex": r}` -> Regex(r).
+
+    A malformed field or a regex that does not compile is a SchemaError naming `owner`.
+    """
+    value = require(data, "pattern", owner)
+    if not isinstance(value, dict) or len(value) != 1:
+        raise SchemaError(f"{owner}: 'pattern' must be {{\"String\": ...}} or {{\"Regex\": ...}}")
+    kind, text = next(iter(value.items()))
+    if not isinstance(text, str) or kind not in ("String", "Regex"):
+        raise SchemaError(f"{owner}: 'pattern' must be {{\"String\": ...}} or {{\"Regex\": ...}}")
+    if kind == "String":
+        return text
+    try:
+        return Regex(text)
+    except EngineError as error:
+        raise SchemaError(f"{owner}: {error}") from None

@@ -27,10 +27,13 @@ from engine.pattern import (
     check_behavior,
     cover,
     find_matches_compiled,
+    pattern_from_dict,
+    pattern_to_dict,
     split_spans,
 )
-from engine.normalizers import bool_field, byte_level_transform, field, pattern_field, str_field
+from engine.normalizers import byte_level_transform
 from engine.pretokenized import PieceSplitter, PreTokenizedString
+from engine.schema import get_bool, get_char, require
 from engine.unicode_chars import DualPattern, slot
 
 # (builtin `regex` class body, measured HF table) pairs for DualPattern templates.
@@ -304,14 +307,9 @@ class Split(PreTokenizer):
         return _texts(sequence, split_spans(self._matches(sequence), self.behavior))
 
     def to_dict(self) -> dict[str, JsonValue]:
-        pattern: dict[str, JsonValue]
-        if isinstance(self.pattern, Regex):
-            pattern = {"Regex": self.pattern.pattern}
-        else:
-            pattern = {"String": self.pattern}
         return {
             "type": "Split",
-            "pattern": pattern,
+            "pattern": pattern_to_dict(self.pattern),
             "behavior": BEHAVIOR_JSON[self.behavior],
             "invert": self.invert,
         }
@@ -567,7 +565,7 @@ class Sequence(PreTokenizer):
 def _behavior_field(data: dict[str, object], owner: str, default: str | None = None) -> str:
     if "behavior" not in data and default is not None:
         return default
-    value = field(data, owner, "behavior")
+    value = require(data, "behavior", owner)
     if not isinstance(value, str) or value not in BEHAVIOR_FROM_JSON:
         raise SchemaError(
             f"{owner}: unknown behavior {value!r}, expected one of "
@@ -576,16 +574,9 @@ def _behavior_field(data: dict[str, object], owner: str, default: str | None = N
     return BEHAVIOR_FROM_JSON[value]
 
 
-def _char_field(data: dict[str, object], owner: str, key: str) -> str:
-    value = str_field(data, owner, key)
-    if len(value) != 1:
-        raise SchemaError(f"{owner}: field '{key}' must be a single char, not {value!r}")
-    return value
-
-
 def _metaspace(data: dict[str, object]) -> Metaspace:
     owner = "Metaspace"
-    replacement = _char_field(data, owner, "replacement")
+    replacement = get_char(data, "replacement", owner)
     scheme = data.get("prepend_scheme", "always")
     if not isinstance(scheme, str) or scheme not in PREPEND_SCHEMES:
         raise SchemaError(
@@ -624,9 +615,9 @@ def from_dict(data: object) -> PreTokenizer:
     if kind == "Punctuation":
         return Punctuation(_behavior_field(data, kind, ISOLATED))
     if kind == "Digits":
-        return Digits(bool_field(data, kind, "individual_digits"))
+        return Digits(get_bool(data, "individual_digits", kind))
     if kind == "CharDelimiterSplit":
-        return CharDelimiterSplit(_char_field(data, kind, "delimiter"))
+        return CharDelimiterSplit(get_char(data, "delimiter", kind))
     if kind == "Delimiter":
         raise SchemaError(
             "pre-tokenizer type 'Delimiter' is not readable (HF 0.23 rejects it too); "
@@ -639,18 +630,18 @@ def from_dict(data: object) -> PreTokenizer:
         return FixedLength(length)
     if kind == "ByteLevel":
         return ByteLevel(
-            bool_field(data, kind, "add_prefix_space"),
-            bool_field(data, kind, "trim_offsets"),
-            bool_field(data, kind, "use_regex", True),
+            get_bool(data, "add_prefix_space", kind),
+            get_bool(data, "trim_offsets", kind),
+            get_bool(data, "use_regex", kind, True),
         )
     if kind == "Metaspace":
         return _metaspace(data)
     if kind == "Split":
-        pattern = pattern_field(data, kind)
+        pattern = pattern_from_dict(data, kind)
         behavior = _behavior_field(data, kind)
-        return Split(pattern, behavior, bool_field(data, kind, "invert"))
+        return Split(pattern, behavior, get_bool(data, "invert", kind))
     if kind == "Sequence":
-        items = field(data, kind, "pretokenizers")
+        items = require(data, "pretokenizers", kind)
         if not isinstance(items, list):
             raise SchemaError("Sequence: field 'pretokenizers' must be a list")
         return Sequence([from_dict(item) for item in items])

@@ -81,12 +81,12 @@ def get_char(data: dict[str, object], key: str, where: str, default: str | None 
 
 
 def get_bool(data: dict[str, object], key: str, where: str, default: bool | None = None) -> bool:
-    """A required boolean field (or `default` when given and the field is absent or null)."""
-    value = data.get(key)
-    if value is None:
+    """A required boolean field (or `default` when given and the field is absent; null is an error, as in HF)."""
+    if key not in data:
         if default is not None:
             return default
         raise SchemaError(f"{where}: missing field '{key}'")
+    value = data[key]
     if not isinstance(value, bool):
         raise SchemaError(f"{where}: field '{key}' must be true or false, got {_kind(value)}")
     return value

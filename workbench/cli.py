@@ -17,7 +17,7 @@ from typing import TextIO
 import engine
 from engine import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from engine.errors import EngineError
-from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
+from engine.progress import ProgressSink, TrainProgress
 
 PROG = "tokenizer-workbench"
 EXIT_ERROR = 1

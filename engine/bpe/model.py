@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from typing import Final
 
-from engine.errors import EngineError, SchemaError, TokenizerFileError
-from engine.model import JsonValue, Model, Token
+from engine.errors import EngineError, SchemaError
+from engine.model import JsonValue, Token, VocabModel
 from engine.bpe.word import bytes_to_chars, merge_all, utf8_len
 from engine.schema import expect_object, get_bool, get_opt_float, get_opt_str, get_vocab, require
 from engine.vocab_io import dump_vocab_json, ordered_vocab, parse_merges, read_merges_txt, read_vocab_json, write_text
@@ -21,7 +21,7 @@ DEFAULT_CACHE_CAPACITY: Final = 10_000
 MERGES_HEADER: Final = "#version: 0.2"
 
 
-class BPE(Model):
+class BPE(VocabModel):
     """Byte-pair encoding with HF's options: unk_token, fuse_unk, byte_fallback, dropout,
     ignore_merges, continuing_subword_prefix and end_of_word_suffix.
 
@@ -29,8 +29,6 @@ class BPE(Model):
     character. Results of deterministic tokenization are cached per word.
     """
 
-    _vocab: dict[str, int]
-    _vocab_r: dict[int, str]
     # The merges as given, in rank order (duplicates kept, as HF's trainer may emit them).
     _merge_list: list[tuple[str, str]]
     # Built from _merge_list on first use: packed pair (a * _stride + b) -> rank, rank -> new id.
@@ -273,18 +271,6 @@ class BPE(Model):
         return result
 
     # -- Model ------------------------------------------------------------------------------
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
-
-    def get_vocab_size(self) -> int:
-        return len(self._vocab)
-
-    def token_to_id(self, token: str) -> int | None:
-        return self._vocab.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        return self._vocab_r.get(id)
 
     def tokenize(self, sequence: str) -> list[Token]:
         if not sequence:

@@ -9,17 +9,15 @@ from __future__ import annotations
 import os
 
 from engine.errors import EngineError, SchemaError
-from engine.model import JsonValue, Model, Token
+from engine.model import JsonValue, Token, VocabModel
 from engine.schema import expect_object, get_str, get_vocab
 from engine.vocab_io import dump_vocab_json, ordered_vocab, read_vocab_json, write_text
 
 
-class WordLevel(Model):
+class WordLevel(VocabModel):
     """A plain word -> id lookup; unknown words become `unk_token` ("<unk>" by default)."""
 
     unk_token: str
-    _vocab: dict[str, int]
-    _vocab_r: dict[int, str]
 
     def __init__(self, vocab: dict[str, int] | str | None = None, unk_token: str | None = None) -> None:
         self.unk_token = unk_token if unk_token is not None else "<unk>"
@@ -47,18 +45,6 @@ class WordLevel(Model):
         return read_vocab_json(vocab)
 
     # -- Model ------------------------------------------------------------------------------
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
-
-    def get_vocab_size(self) -> int:
-        return len(self._vocab)
-
-    def token_to_id(self, token: str) -> int | None:
-        return self._vocab.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        return self._vocab_r.get(id)
 
     def tokenize(self, sequence: str) -> list[Token]:
         """The whole piece as one token. Like HF, even "" is looked up (and may give unk)."""

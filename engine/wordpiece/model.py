@@ -10,12 +10,12 @@ import os
 
 from engine.bpe.model import BPE
 from engine.errors import EngineError, SchemaError
-from engine.model import JsonValue, Model, Token
+from engine.model import JsonValue, Token, VocabModel
 from engine.schema import expect_object, get_count, get_str, get_vocab
 from engine.vocab_io import RUST_WHITESPACE, ordered_vocab, read_text_file, split_lines, write_text
 
 
-class WordPiece(Model):
+class WordPiece(VocabModel):
     """BERT's WordPiece: pieces after the first carry `continuing_subword_prefix` ("##").
 
     A word longer than `max_input_chars_per_word` characters, or one that cannot be covered
@@ -25,8 +25,6 @@ class WordPiece(Model):
     unk_token: str
     continuing_subword_prefix: str
     max_input_chars_per_word: int
-    _vocab: dict[str, int]
-    _vocab_r: dict[int, str]
     _longest: int
 
     def __init__(
@@ -86,18 +84,6 @@ class WordPiece(Model):
         return wordpiece
 
     # -- Model ------------------------------------------------------------------------------
-
-    def get_vocab(self) -> dict[str, int]:
-        return dict(self._vocab)
-
-    def get_vocab_size(self) -> int:
-        return len(self._vocab)
-
-    def token_to_id(self, token: str) -> int | None:
-        return self._vocab.get(token)
-
-    def id_to_token(self, id: int) -> str | None:
-        return self._vocab_r.get(id)
 
     def tokenize(self, sequence: str) -> list[Token]:
         """Longest vocabulary piece first, then the rest with the prefix.
