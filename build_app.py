@@ -1,17 +1,101 @@
-"""Build the standalone desktop bundle (PyInstaller, one folder) with the compiled engine inside.
+"""How the application is built: the mypyc-compiled engine, and the standalone desktop bundle.
 
-Until the packaging issue this bundles the command line only (the window does not exist yet):
-`python build_app.py` -> dist/tokenizer-workbench/. It needs PyInstaller (`pip install pyinstaller`)
-in the environment where `pip install .` built the compiled engine.
+1. `pip install .` runs `CompileEngine`, a hatchling build hook (pyproject.toml points at this
+   file): it compiles every engine module except the package `__init__`s with mypyc into one
+   shared library group (`engine__mypyc`), out of tree, and puts the extension modules in the
+   wheel. `ENGINE_PURE=1 pip install .` skips it and installs the pure-Python engine; an editable
+   install (`pip install -e .`) is always pure, so edits take effect at once.
+2. `python build_app.py` makes the PyInstaller one-folder bundle (dist/tokenizer-workbench/) of
+   the command line (the window does not exist yet) with the compiled engine inside; it needs
+   PyInstaller and a compiled install of the engine in the same environment.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
+
+try:  # present only inside the build environment that pip prepares
+    from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+except ImportError:  # running as the bundling script
+    BuildHookInterface = object  # type: ignore[assignment,misc]
+
+
+def engine_sources(root: Path) -> list[str]:
+    """The engine modules mypyc compiles, relative to `root`: all but the package __init__s.
+
+    The __init__s stay Python so that `engine.COMPILED` can look at a compiled module.
+    """
+    return sorted(
+        path.relative_to(root).as_posix()
+        for path in (root / "engine").rglob("*.py")
+        if path.name != "__init__.py"
+    )
+
+
+def pure_build_requested() -> bool:
+    return os.environ.get("ENGINE_PURE", "").lower() in ("1", "true", "yes")
+
+
+class CompileEngine(BuildHookInterface):  # type: ignore[misc]
+    """Hatchling hook: compile engine/ with mypyc into the wheel, without touching the source tree."""
+
+    PLUGIN_NAME = "compile-engine"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel" or version == "editable" or pure_build_requested():
+            return
+        from mypyc.build import mypycify
+        from setuptools import Distribution
+
+        root = Path(self.root)
+        with tempfile.TemporaryDirectory(prefix="engine-mypyc-") as scratch:
+            work = Path(scratch)
+            previous = os.getcwd()
+            # subtle: mypy resolves the module names of the sources relative to the working directory.
+            os.chdir(root)
+            try:
+                extensions = mypycify(
+                    ["--config-file", str(root / "pyproject.toml"), *engine_sources(root)],
+                    group_name="engine",
+                    opt_level=os.environ.get("ENGINE_OPT_LEVEL", "3"),
+                    target_dir=str(work / "c"),
+                )
+                distribution = Distribution({"name": "engine", "ext_modules": extensions})
+                build_ext = distribution.get_command_obj("build_ext")
+                build_ext.build_lib = str(work / "lib")  # type: ignore[attr-defined]
+                build_ext.build_temp = str(work / "tmp")  # type: ignore[attr-defined]
+                build_ext.inplace = False  # type: ignore[attr-defined]
+                distribution.run_command("build_ext")
+            finally:
+                os.chdir(previous)
+            built = work / "lib"
+            outputs = sorted(p for p in built.rglob("*") if p.suffix in (".so", ".pyd"))
+            if not outputs:
+                raise RuntimeError(f"mypyc produced no extension modules in {built}")
+            # hatchling copies force-included files when it writes the wheel, after this hook,
+            # so they must outlive the scratch folder; `finalize` removes them.
+            keep = Path(tempfile.mkdtemp(prefix="engine-ext-"))
+            self._kept = keep
+            for output in outputs:
+                target = keep / output.relative_to(built)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(output.read_bytes())
+                build_data["force_include"][str(target)] = output.relative_to(built).as_posix()
+        build_data["infer_tag"] = True
+        build_data["pure_python"] = False
+
+    def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
+        kept = getattr(self, "_kept", None)
+        if kept is not None:
+            shutil.rmtree(kept, ignore_errors=True)
 
 
 def main() -> int:

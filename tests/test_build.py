@@ -44,3 +44,19 @@ def _imported_top_modules(path: Path) -> set[str]:
 def test_engine_imports_only_stdlib_mypy_extensions_and_regex(path: Path) -> None:
     foreign = _imported_top_modules(path) - set(sys.stdlib_module_names) - ALLOWED_THIRD_PARTY - {"__future__"}
     assert not foreign, f"{path.name} imports {sorted(foreign)}: engine/ must not depend on them"
+
+
+TOP_LEVEL = {
+    "engine", "workbench", "resources", "tests", "pyproject.toml", "build_app.py",
+    "benchmarks", "README.md", ".ci", ".gitignore",
+}
+
+
+def test_top_level_layout_is_the_product_cards() -> None:
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    top = {line.split("/", 1)[0] for line in tracked.splitlines() if line}
+    assert top <= TOP_LEVEL, f"unexpected top-level entries: {sorted(top - TOP_LEVEL)}"
