@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from tqdm import tqdm
+
 import engine
 from engine import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 from engine.errors import EngineError
@@ -44,33 +46,29 @@ class TqdmProgress(ProgressSink):
     """One tqdm bar per training stage on stderr: stage, done/total, rate and time left."""
 
     def __init__(self, stream: TextIO) -> None:
-        from tqdm import tqdm
-
-        self._tqdm = tqdm
         self._stream = stream
-        self._bar: object | None = None
+        self._bar: tqdm[object] | None = None
         self._stage = ""
 
     def report(self, event: TrainProgress) -> bool:
-        from tqdm import tqdm
-
         if event.stage != self._stage:
             self.close()
             self._stage = event.stage
-            unit = event.unit or "it"
+            is_bytes = event.unit in ("B", "bytes")
             self._bar = tqdm(
                 total=event.total,
-                desc=f"{event.stage:<20}",
-                unit=unit,
-                unit_scale=unit in ("B", "bytes"),
-                unit_divisor=1024 if unit in ("B", "bytes") else 1000,
+                desc=f"{event.stage}:",
+                unit="B" if is_bytes else (event.unit or "it"),
+                unit_scale=is_bytes,
+                unit_divisor=1024 if is_bytes else 1000,
+                bar_format="{desc:<22}{percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}<{remaining}, {rate_fmt}{postfix}]",
                 file=self._stream,
                 dynamic_ncols=True,
                 leave=True,
                 mininterval=0.2,
             )
         bar = self._bar
-        assert isinstance(bar, tqdm)
+        assert bar is not None
         if event.total != bar.total:
             bar.total = event.total
         bar.update(event.current - bar.n)
@@ -79,9 +77,7 @@ class TqdmProgress(ProgressSink):
         return True
 
     def close(self) -> None:
-        from tqdm import tqdm
-
-        if isinstance(self._bar, tqdm):
+        if self._bar is not None:
             self._bar.close()
         self._bar = None
 
