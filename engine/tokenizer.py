@@ -271,11 +271,16 @@ class Tokenizer:
             raise TypeError("with is_pretokenized=False, each input must be a string")
         return self._encode_piece(sequence, type_id, -1)
 
-    def _encode_piece(self, text: str, type_id: int, word_index: int) -> Encoding:
-        """normalize + pre-tokenize + model for one text; `word_index` >= 0 forces the word id."""
+    def _pre_tokenized(self, text: str) -> PreTokenizedString:
+        """`text` with added tokens cut out, the rest normalized and pre-tokenized (HF's order)."""
         pretokenized = self._added.extract_and_normalize(self._normalizer, text)
         if self._pre_tokenizer is not None:
             self._pre_tokenizer.pre_tokenize(pretokenized)
+        return pretokenized
+
+    def _encode_piece(self, text: str, type_id: int, word_index: int) -> Encoding:
+        """normalize + pre-tokenize + model for one text; `word_index` >= 0 forces the word id."""
+        pretokenized = self._pre_tokenized(text)
         pretokenized.tokenize(self._model)
         return _into_encoding(pretokenized, word_index, type_id)
 
@@ -344,10 +349,7 @@ class Tokenizer:
 
     def _training_words(self, line: str) -> list[str]:
         """The words HF's trainer counts for one line when added tokens must be cut out first."""
-        pretokenized = self._added.extract_and_normalize(self._normalizer, line)
-        if self._pre_tokenizer is not None:
-            self._pre_tokenizer.pre_tokenize(pretokenized)
-        return [piece for piece, _, _ in pretokenized.get_splits("original", "char")]
+        return [split.normalized.get() for split in self._pre_tokenized(line).splits]
 
     # -- files ------------------------------------------------------------------------------
 

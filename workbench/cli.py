@@ -206,12 +206,8 @@ def _human_bytes(n: int) -> str:
 # encode and inspect
 
 
-def _load(path: str) -> Tokenizer:
-    return Tokenizer.from_file(path)
-
-
 def cmd_encode(args: argparse.Namespace) -> int:
-    tokenizer = _load(args.tokenizer)
+    tokenizer = Tokenizer.from_file(args.tokenizer)
     lines: Sequence[str]
     if args.text is not None:
         lines = [args.text]
@@ -263,7 +259,7 @@ def _summarize(data: object) -> str:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    tokenizer = _load(args.tokenizer)
+    tokenizer = Tokenizer.from_file(args.tokenizer)
     model = tokenizer.model
     out = sys.stdout
     model_data = model.to_dict()
