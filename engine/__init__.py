@@ -20,7 +20,8 @@ from engine.errors import (
 from engine.normalized import NormalizedString
 from engine.pattern import Regex
 from engine.pretokenized import PreTokenizedString
-from engine.tokenizer import Tokenizer, TrainReport
+from engine.tokenizer import Tokenizer
+from engine.trainers.records import TrainReport
 
 __version__ = "0.1.0"
 

@@ -11,7 +11,8 @@ from typing import Final
 
 import regex
 
-from engine.model import NO_ID, JsonValue, Model, Token
+from engine.schema import JsonValue, expect_object, get_bool, get_str
+from engine.models.base import NO_ID, Model, Token
 from engine.normalizers import Normalizer
 from engine.pretokenized import PreTokenizedString, Split
 
@@ -56,16 +57,36 @@ class AddedToken:
         """A copy marked special; a `normalized` left unset follows, as HF's does."""
         return AddedToken(self.content, self.single_word, self.lstrip, self.rstrip, self._normalized, True)
 
-    def to_dict(self, id: int) -> dict[str, JsonValue]:
-        return {
-            "id": id,
-            "content": self.content,
-            "single_word": self.single_word,
-            "lstrip": self.lstrip,
-            "rstrip": self.rstrip,
-            "normalized": self.normalized,
-            "special": self.special,
-        }
+    def to_dict(self, id: int | None = None) -> dict[str, JsonValue]:
+        """HF's JSON object for the token: with its `id` as in tokenizer.json's "added_tokens",
+        without it as in a trainer's special tokens. `normalized` is always written resolved."""
+        data: dict[str, JsonValue] = {} if id is None else {"id": id}
+        data["content"] = self.content
+        data["single_word"] = self.single_word
+        data["lstrip"] = self.lstrip
+        data["rstrip"] = self.rstrip
+        data["normalized"] = self.normalized
+        data["special"] = self.special
+        return data
+
+    @staticmethod
+    def from_dict(data: object) -> AddedToken:
+        """The token of a `to_dict()` object (an "id" field is ignored: the caller reads it).
+
+        HF writes every field; a file that leaves one out gets the constructor's default: False,
+        and for `normalized`, "not special" (`{"content": "<s>", "special": true}` is not normalized).
+        """
+        obj = expect_object(data, "added token")
+        content = get_str(obj, "content", "added token")
+        where = f"added token {content!r}"
+        return AddedToken(
+            content,
+            single_word=get_bool(obj, "single_word", where, False),
+            lstrip=get_bool(obj, "lstrip", where, False),
+            rstrip=get_bool(obj, "rstrip", where, False),
+            normalized=get_bool(obj, "normalized", where) if "normalized" in obj else None,
+            special=get_bool(obj, "special", where, False),
+        )
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):

@@ -1,12 +1,15 @@
-"""GPT-2's reversible map between the 256 byte values and 256 printable chars, and its helpers.
+"""GPT-2's byte-level convention, shared by the ByteLevel normalizer, pre-tokenizer, post-processor
+and decoder: the reversible map between the 256 byte values and 256 printable chars, and the
+three options (`add_prefix_space`, `trim_offsets`, `use_regex`) their tokenizer.json objects carry.
 
-`bytes_to_chars("é ")` -> `"Ã©Ġ"` (each UTF-8 byte becomes one char); `chars_to_bytes` goes back.
-Shared by the ByteLevel pre-tokenizer/normalizer and the ByteLevel decoder; no splitting here.
+`to_chars("é ")` -> `"Ã©Ġ"` (each UTF-8 byte becomes one char); `to_bytes` goes back. No splitting here.
 """
 
 from __future__ import annotations
 
 from typing import Final
+
+from engine.schema import JsonValue, get_bool
 
 
 def _bytes_to_unicode() -> list[str]:
@@ -30,15 +33,18 @@ BYTES_TO_UNICODE: Final[list[str]] = _bytes_to_unicode()
 UNICODE_TO_BYTES: Final[dict[str, int]] = {c: b for b, c in enumerate(BYTES_TO_UNICODE)}
 # For str.translate on UTF-8 bytes decoded as Latin-1 (code point i == byte i).
 LATIN1_TO_CHARS: Final[dict[int, str]] = {b: c for b, c in enumerate(BYTES_TO_UNICODE)}
+# The char of the space byte, "Ġ": it starts every word after a space.
+SPACE: Final = BYTES_TO_UNICODE[0x20]
 
 
-def bytes_to_chars(text: str) -> str:
+def to_chars(text: str) -> str:
     """The byte-level form of `text`: one map char per UTF-8 byte (`"é"` -> `"Ã©"`)."""
     return text.encode("utf-8").decode("latin-1").translate(LATIN1_TO_CHARS)
 
 
-def chars_to_bytes(text: str) -> bytes | None:
-    """The bytes a byte-level string stands for, or None if a char is not in the map."""
+def to_bytes(text: str) -> bytes | None:
+    """The bytes a byte-level string stands for (`"Ã©"` -> `b"\\xc3\\xa9"`), or None if a char
+    is not in the map."""
     out = bytearray()
     for c in text:
         b = UNICODE_TO_BYTES.get(c)
@@ -53,6 +59,29 @@ def decode_tokens(tokens: list[str]) -> str:
     outside the map contributes its own UTF-8 bytes), then decode lossily (bad bytes -> U+FFFD)."""
     out = bytearray()
     for token in tokens:
-        raw = chars_to_bytes(token)
+        raw = to_bytes(token)
         out += raw if raw is not None else token.encode("utf-8")
     return out.decode("utf-8", errors="replace")
+
+
+# -- the options every ByteLevel component serializes ----------------------------------------
+
+
+def options_to_dict(add_prefix_space: bool, trim_offsets: bool, use_regex: bool) -> dict[str, JsonValue]:
+    """The tokenizer.json object of any ByteLevel component, keys in HF's order."""
+    return {
+        "type": "ByteLevel",
+        "add_prefix_space": add_prefix_space,
+        "trim_offsets": trim_offsets,
+        "use_regex": use_regex,
+    }
+
+
+def options_from_dict(data: dict[str, object]) -> tuple[bool, bool, bool]:
+    """(add_prefix_space, trim_offsets, use_regex) of a ByteLevel object; HF requires the first
+    two and defaults `use_regex` to true (files older than 0.14 lack it)."""
+    return (
+        get_bool(data, "add_prefix_space", "ByteLevel"),
+        get_bool(data, "trim_offsets", "ByteLevel"),
+        get_bool(data, "use_regex", "ByteLevel", True),
+    )

@@ -19,11 +19,10 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from engine.errors import CorpusError, EngineError, TrainingCancelled
+from engine.errors import CorpusError, EngineError
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer
-from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, ProgressSink, TrainProgress
-from engine.trainer_options import report_every
+from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, ProgressSink, report, report_every
 
 # Files are read in blocks of this size; progress is reported after each block.
 BLOCK_SIZE: Final = 1 << 19
@@ -75,8 +74,10 @@ def count_words(
 
     Raises CorpusError for a missing, unreadable or non-UTF-8 file, for a directory, and when
     all the inputs together hold no word; TrainingCancelled when `sink` asks to stop.
-    `processes`: 0 chooses (several on Linux for big inputs), 1 counts in this process only,
-    more asks for that many (fewer where forking is unsafe: other threads running, not Linux).
+    `processes`: 1 counts in this process only; more asks for that many forked processes (on
+    Linux; the caller knows whether forking is safe: a process running native threads, such as
+    a Qt application, must not fork); 0 chooses: several for big inputs, one when this process
+    runs other Python threads.
     """
     if not files:
         raise CorpusError("<no files>", "no training files given")
@@ -114,7 +115,7 @@ def count_words_from_iterator(
     every = report_every(total) if total > 0 else 1000
     counts: dict[str, int] = {}
     done = 0
-    _report(sink, TrainProgress(STAGE_COUNT_WORDS, 0, total, "sequences"))
+    report(sink, STAGE_COUNT_WORDS, 0, total, "sequences")
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -123,11 +124,11 @@ def count_words_from_iterator(
                 counts[word] = counts.get(word, 0) + 1
             done += 1
             if done % every == 0:
-                _report(sink, TrainProgress(STAGE_COUNT_WORDS, done, max(total, done), "sequences"))
+                report(sink, STAGE_COUNT_WORDS, done, max(total, done), "sequences")
     finally:
         if enabled:
             gc.enable()
-    _report(sink, TrainProgress(STAGE_COUNT_WORDS, done, done, "sequences"))
+    report(sink, STAGE_COUNT_WORDS, done, done, "sequences")
     if not counts:
         raise CorpusError(ITERATOR_PATH, "no words to train on: every text is empty or has no words")
     return counts
@@ -260,7 +261,7 @@ class _SinkProgress(_ByteProgress):
         self.pending = 0
 
     def start(self) -> None:
-        _report(self.sink, TrainProgress(STAGE_READ, 0, self.total, "bytes"))
+        report(self.sink, STAGE_READ, 0, self.total, "bytes")
 
     def advance(self, count: int) -> None:
         self.done += count
@@ -270,7 +271,7 @@ class _SinkProgress(_ByteProgress):
 
     def send(self) -> None:
         done = min(self.done, self.total)
-        _report(self.sink, TrainProgress(STAGE_READ, done, self.total, "bytes"))
+        report(self.sink, STAGE_READ, done, self.total, "bytes")
 
     def finish(self) -> None:
         self.done = self.total
@@ -327,27 +328,23 @@ class _PipeProgress(_ByteProgress):
         self.connection.send(("progress", count))
 
 
-def _report(sink: ProgressSink, event: TrainProgress) -> None:
-    if not sink.report(event):
-        raise TrainingCancelled(f"cancelled during '{event.stage}'")
-
-
 # -- several processes ---------------------------------------------------------------------
 
 
 def _process_count(total: int, requested: int) -> int:
     """How many processes to count with: `requested` (0: as many as pay for `total` bytes, on
-    this machine's cores), but only 1 where forking is unsafe or unavailable."""
+    this machine's cores), but only 1 where forking is unavailable."""
     if requested == 1 or not sys.platform.startswith("linux"):
         return 1
     if "fork" not in multiprocessing.get_all_start_methods():
         return 1
-    # subtle: forking a process that runs other threads can deadlock the child (a lock held by
-    # another thread stays locked forever); the GUI trains in a single-threaded child process.
-    if threading.active_count() > 1:
-        return 1
     if requested > 1:
         return min(requested, MAX_PROCESSES)
+    # subtle: forking a process that runs other threads can deadlock the child (a lock held by
+    # another thread stays locked forever). This sees Python threads only, not native ones
+    # (Qt's): the window counts in a child process of its own and passes `processes` itself.
+    if threading.active_count() > 1:
+        return 1
     if total < PARALLEL_MIN_BYTES:
         return 1
     try:

@@ -6,20 +6,15 @@ Each works on token strings only; the Tokenizer maps ids to tokens and drops spe
 
 from __future__ import annotations
 
+import collections.abc
 import json
 from abc import ABC, abstractmethod
-from typing import Final
 
-import regex
 
-from engine.byte_level import decode_tokens
+from engine import byte_level, metaspace
 from engine.errors import SchemaError
-from engine.model import JsonValue
-from engine.pattern import Regex, find_matches_compiled, pattern_from_dict, pattern_to_dict
-from engine.schema import expect_object, get_bool, get_char, get_count, get_list, get_str, type_tag
-
-PREPEND_SCHEMES: Final = ("first", "never", "always")
-
+from engine.schema import JsonValue, expect_object, get_bool, get_char, get_count, get_list, get_str, type_tag
+from engine.pattern import Regex, Replacement
 
 class Decoder(ABC):
     """Turns a list of token strings back into text."""
@@ -59,15 +54,10 @@ class ByteLevel(Decoder):
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         # subtle: HF keeps a token holding any char outside the map as its own UTF-8 bytes.
-        return [decode_tokens(tokens)]
+        return [byte_level.decode_tokens(tokens)]
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {
-            "type": "ByteLevel",
-            "add_prefix_space": self.add_prefix_space,
-            "trim_offsets": self.trim_offsets,
-            "use_regex": self.use_regex,
-        }
+        return byte_level.options_to_dict(self.add_prefix_space, self.trim_offsets, self.use_regex)
 
 
 # -- WordPiece --------------------------------------------------------------------------------
@@ -130,7 +120,9 @@ class Metaspace(Decoder):
     _prepend_scheme: str
     split: bool
 
-    def __init__(self, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True) -> None:
+    def __init__(
+        self, replacement: str = metaspace.REPLACEMENT, prepend_scheme: str = metaspace.ALWAYS, split: bool = True
+    ) -> None:
         self.replacement = replacement
         self.prepend_scheme = prepend_scheme
         self.split = split
@@ -141,9 +133,7 @@ class Metaspace(Decoder):
 
     @replacement.setter
     def replacement(self, replacement: str) -> None:
-        if len(replacement) != 1:
-            raise ValueError(f"replacement must be a single character, got {replacement!r}")
-        self._replacement = replacement
+        self._replacement = metaspace.check_replacement(replacement)
 
     @property
     def prepend_scheme(self) -> str:
@@ -151,30 +141,21 @@ class Metaspace(Decoder):
 
     @prepend_scheme.setter
     def prepend_scheme(self, prepend_scheme: str) -> None:
-        if prepend_scheme not in PREPEND_SCHEMES:
-            raise ValueError(
-                f"{prepend_scheme} is an unknown variant, should be one of ['first', 'never', 'always']"
-            )
-        self._prepend_scheme = prepend_scheme
+        self._prepend_scheme = metaspace.check_prepend_scheme(prepend_scheme)
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
         replacement = self._replacement
         result: list[str] = []
         for index in range(len(tokens)):
             token = tokens[index]
-            if index == 0 and self._prepend_scheme != "never":
+            if index == 0 and self._prepend_scheme != metaspace.NEVER:
                 result.append(token.replace(replacement, ""))
             else:
                 result.append(token.replace(replacement, " "))
         return result
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {
-            "type": "Metaspace",
-            "replacement": self._replacement,
-            "prepend_scheme": self._prepend_scheme,
-            "split": self.split,
-        }
+        return metaspace.options_to_dict(self._replacement, self._prepend_scheme, self.split)
 
 
 # -- BPEDecoder -------------------------------------------------------------------------------
@@ -311,28 +292,19 @@ class Strip(Decoder):
 class Replace(Decoder):
     """Replaces every match of `pattern` (a literal string or a `Regex`) by `content` in each token."""
 
-    pattern: str | Regex
-    content: str
-    matcher: Regex
+    replacement: Replacement
 
     def __init__(self, pattern: str | Regex, content: str) -> None:
-        self.pattern = pattern
-        self.content = content
-        # subtle: as in HF, a string pattern is an escaped regex (so "" matches between chars).
-        self.matcher = pattern if isinstance(pattern, Regex) else Regex(regex.escape(pattern))
+        self.replacement = Replacement(pattern, content)
 
     def decode_chain(self, tokens: list[str]) -> list[str]:
-        content = self.content
         result: list[str] = []
         for token in tokens:
-            pieces: list[str] = []
-            for start, end, is_match in find_matches_compiled(self.matcher.for_text(token), token):
-                pieces.append(content if is_match else token[start:end])
-            result.append("".join(pieces))
+            result.append(self.replacement.apply(token))
         return result
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {"type": "Replace", "pattern": pattern_to_dict(self.pattern), "content": self.content}
+        return self.replacement.to_dict()
 
 
 # -- CTC --------------------------------------------------------------------------------------
@@ -381,7 +353,7 @@ class Sequence(Decoder):
 
     decoders: list[Decoder]
 
-    def __init__(self, decoders: list[Decoder]) -> None:
+    def __init__(self, decoders: collections.abc.Sequence[Decoder]) -> None:
         checked: list[Decoder] = []
         for decoder in decoders:
             if not isinstance(decoder, Decoder):
@@ -420,15 +392,13 @@ def from_dict(data: object) -> Decoder:
     if tag is None:
         tag = _legacy_tag(obj)
     if tag == "ByteLevel":
-        return ByteLevel(
-            get_bool(obj, "add_prefix_space", tag),
-            get_bool(obj, "trim_offsets", tag),
-            get_bool(obj, "use_regex", tag, True),
-        )
+        add_prefix_space, trim_offsets, use_regex = byte_level.options_from_dict(obj)
+        return ByteLevel(add_prefix_space, trim_offsets, use_regex)
     if tag == "WordPiece":
         return WordPiece(get_str(obj, "prefix", tag), get_bool(obj, "cleanup", tag))
     if tag == "Metaspace":
-        return _metaspace_from_dict(obj)
+        replacement, scheme, split = metaspace.options_from_dict(obj)
+        return Metaspace(replacement, scheme, split)
     if tag == "BPEDecoder":
         return BPEDecoder(get_str(obj, "suffix", tag))
     if tag == "ByteFallback":
@@ -438,7 +408,8 @@ def from_dict(data: object) -> Decoder:
     if tag == "Strip":
         return Strip(get_char(obj, "content", tag), get_count(obj, "start", tag), get_count(obj, "stop", tag))
     if tag == "Replace":
-        return Replace(pattern_from_dict(obj, tag), get_str(obj, "content", tag))
+        rule = Replacement.from_dict(obj)
+        return Replace(rule.pattern, rule.content)
     if tag == "CTC":
         return CTC(
             get_str(obj, "pad_token", tag),
@@ -466,18 +437,3 @@ def _legacy_tag(obj: dict[str, object]) -> str:
     if "content" in obj and "start" in obj and "stop" in obj:
         return "Strip"
     raise SchemaError("decoder: missing field 'type'")
-
-
-def _metaspace_from_dict(obj: dict[str, object]) -> Metaspace:
-    where = "Metaspace"
-    replacement = get_char(obj, "replacement", where)
-    scheme = get_str(obj, "prepend_scheme", where, "always")
-    if scheme not in PREPEND_SCHEMES:
-        raise SchemaError(f"{where}: unknown prepend_scheme {scheme!r} (expected 'first', 'never' or 'always')")
-    add_prefix_space = obj.get("add_prefix_space")
-    if add_prefix_space is False:
-        if scheme != "never":
-            raise SchemaError(f"{where}: add_prefix_space does not match declared prepend_scheme")
-    elif add_prefix_space is not None and not isinstance(add_prefix_space, bool):
-        raise SchemaError(f"{where}: field 'add_prefix_space' must be true or false")
-    return Metaspace(replacement, scheme, get_bool(obj, "split", where, True))

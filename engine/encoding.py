@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from engine.errors import EngineError, SchemaError
-from engine.model import JsonValue, Token
-from engine.schema import as_count, expect_object, get_choice, get_count, get_str, require
+from engine.schema import JsonValue, as_count, expect_object, get_choice, get_count, get_str, require
+from engine.models.base import Token
 
 TRUNCATION_STRATEGIES: Final = ("longest_first", "only_first", "only_second")
 DIRECTIONS: Final = ("left", "right")

@@ -6,25 +6,25 @@ Each edits a `NormalizedString` in place (keeping alignments) and has a string-o
 
 from __future__ import annotations
 
+import collections.abc
 from abc import ABC, abstractmethod
 from typing import Final
 
 import regex
 from mypy_extensions import mypyc_attr
 
-from engine import byte_level
+from engine import byte_level, metaspace
 from engine import unicode_chars as uc
 from engine import unicode_tables as tables
 from engine.errors import SchemaError
-from engine.model import JsonValue
+from engine.schema import JsonValue, get_bool, get_str, require
 from engine.normalized import (
     LEADING_SPACES_RE,
     TRAILING_SPACES_RE,
     WHITESPACE_CLASS,
     NormalizedString,
 )
-from engine.pattern import Regex, find_matches_compiled, pattern_from_dict, pattern_to_dict
-from engine.schema import get_bool, get_str, require
+from engine.pattern import Regex, Replacement
 
 ONE_OF: Final = "[" + uc.slot(0) + "]"
 COMBINING_MARK_RE: Final = uc.DualPattern(ONE_OF, [("\\p{M}", tables.COMBINING_MARK)], ascii=True)
@@ -208,30 +208,19 @@ class Strip(Normalizer):
 class Replace(Normalizer):
     """Replace every match of `pattern` (a literal string or a `Regex`) by `content`."""
 
-    pattern: str | Regex
-    content: str
-    matcher: Regex
+    replacement: Replacement
 
     def __init__(self, pattern: str | Regex, content: str) -> None:
-        self.pattern = pattern
-        self.content = content
-        # subtle: a string pattern is an escaped regex here, so "" matches between every char.
-        self.matcher = pattern if isinstance(pattern, Regex) else Regex(regex.escape(pattern))
+        self.replacement = Replacement(pattern, content)
 
     def normalize(self, normalized: NormalizedString) -> None:
-        text = normalized.normalized
-        matches = find_matches_compiled(self.matcher.for_text(text), text)
-        normalized.replace_matches(matches, self.content)
+        normalized.replace_matches(self.replacement.matches(normalized.normalized), self.replacement.content)
 
     def normalize_str(self, sequence: str) -> str:
-        parts: list[str] = []
-        matches = find_matches_compiled(self.matcher.for_text(sequence), sequence)
-        for start, end, is_match in matches:
-            parts.append(self.content if is_match else sequence[start:end])
-        return "".join(parts)
+        return self.replacement.apply(sequence)
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {"type": "Replace", "pattern": pattern_to_dict(self.pattern), "content": self.content}
+        return self.replacement.to_dict()
 
 
 class Prepend(Normalizer):
@@ -239,7 +228,7 @@ class Prepend(Normalizer):
 
     prepend: str
 
-    def __init__(self, prepend: str = "\u2581") -> None:
+    def __init__(self, prepend: str = metaspace.REPLACEMENT) -> None:
         self.prepend = prepend
 
     def normalize(self, normalized: NormalizedString) -> None:
@@ -359,7 +348,7 @@ class ByteLevel(Normalizer):
         byte_level_transform(normalized)
 
     def normalize_str(self, sequence: str) -> str:
-        return byte_level.bytes_to_chars(sequence)
+        return byte_level.to_chars(sequence)
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "ByteLevel"}
@@ -371,12 +360,12 @@ def byte_level_transform(normalized: NormalizedString) -> None:
     if not text:
         return
     if text.isascii():
-        normalized.map_chars(byte_level.bytes_to_chars(text))
+        normalized.map_chars(byte_level.to_chars(text))
         return
     dest: list[str] = []
     changes: list[int] = []
     for c in text:
-        mapped = byte_level.bytes_to_chars(c)
+        mapped = byte_level.to_chars(c)
         for i in range(len(mapped)):
             dest.append(mapped[i])
             changes.append(1 if i > 0 else 0)
@@ -388,7 +377,7 @@ class Sequence(Normalizer):
 
     normalizers: list[Normalizer]
 
-    def __init__(self, normalizers: list[Normalizer]) -> None:
+    def __init__(self, normalizers: collections.abc.Sequence[Normalizer]) -> None:
         self.normalizers = list(normalizers)
 
     def __len__(self) -> int:
@@ -464,8 +453,8 @@ def from_dict(data: object) -> Normalizer:
     if kind == "Prepend":
         return Prepend(get_str(data, "prepend", kind))
     if kind == "Replace":
-        pattern = pattern_from_dict(data, kind)
-        return Replace(pattern, get_str(data, "content", kind))
+        rule = Replacement.from_dict(data)
+        return Replace(rule.pattern, rule.content)
     if kind == "BertNormalizer" or kind == "Bert":
         owner = "BertNormalizer"
         strip_accents = data.get("strip_accents")

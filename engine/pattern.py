@@ -13,8 +13,7 @@ import regex
 from engine import unicode_chars as uc
 from engine import unicode_tables as tables
 from engine.errors import EngineError, SchemaError
-from engine.model import JsonValue
-from engine.schema import require
+from engine.schema import JsonValue, get_str, require
 
 # SplitDelimiterBehavior, as the Python API spells it (tokenizer.json uses the CamelCase names below).
 REMOVED: Final = "removed"
@@ -163,6 +162,49 @@ class Regex:
 
     def __repr__(self) -> str:
         return f"Regex({self.pattern!r})"
+
+
+def as_regex(pattern: str | Regex) -> Regex:
+    """HF's pattern argument as a Regex: a `Regex` as is, a literal string escaped.
+
+    subtle: as in HF, a literal is an escaped regex, so "" matches between every char.
+    """
+    return pattern if isinstance(pattern, Regex) else Regex(regex.escape(pattern))
+
+
+class Replacement:
+    """Every match of `pattern` (a literal string or a `Regex`) replaced by `content`: the part
+    HF's Replace normalizer and Replace decoder share, JSON form included.
+
+    `Replacement(" ", "_").apply("a b") == "a_b"`.
+    """
+
+    pattern: str | Regex
+    content: str
+    matcher: Regex
+
+    def __init__(self, pattern: str | Regex, content: str) -> None:
+        self.pattern = pattern
+        self.content = content
+        self.matcher = as_regex(pattern)
+
+    def matches(self, text: str) -> list[tuple[int, int, bool]]:
+        """The (start, end, is_match) cover of `text`."""
+        return find_matches_compiled(self.matcher.for_text(text), text)
+
+    def apply(self, text: str) -> str:
+        parts: list[str] = []
+        for start, end, is_match in self.matches(text):
+            parts.append(self.content if is_match else text[start:end])
+        return "".join(parts)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The tokenizer.json object of a Replace normalizer or decoder."""
+        return {"type": "Replace", "pattern": pattern_to_dict(self.pattern), "content": self.content}
+
+    @staticmethod
+    def from_dict(data: dict[str, object]) -> Replacement:
+        return Replacement(pattern_from_dict(data, "Replace"), get_str(data, "content", "Replace"))
 
 
 def find_matches_compiled(compiled: regex.Pattern[str], text: str) -> list[tuple[int, int, bool]]:

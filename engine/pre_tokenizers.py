@@ -6,24 +6,26 @@ giving the same pieces (the hot path of counting training words). No model or no
 
 from __future__ import annotations
 
-from abc import abstractmethod
+import collections.abc
 import re
+from abc import abstractmethod
 from bisect import bisect_right
 from typing import Final
 
 import regex
 from mypy_extensions import mypyc_attr
 
-from engine import byte_level
+from engine import byte_level, metaspace
 from engine import unicode_tables as tables
 from engine.errors import EngineError, SchemaError
-from engine.model import JsonValue
+from engine.schema import JsonValue, get_bool, get_char, require
 from engine.normalized import NormalizedString
 from engine.pattern import (
     BEHAVIOR_FROM_JSON,
     BEHAVIOR_JSON,
     ISOLATED,
     Regex,
+    as_regex,
     check_behavior,
     cover,
     find_matches_compiled,
@@ -33,7 +35,6 @@ from engine.pattern import (
 )
 from engine.normalizers import byte_level_transform
 from engine.pretokenized import PieceSplitter, PreTokenizedString
-from engine.schema import get_bool, get_char, require
 from engine.unicode_chars import DualPattern, slot
 
 # (builtin `regex` class body, measured HF table) pairs for DualPattern templates.
@@ -66,11 +67,10 @@ GPT2_RE: Final = DualPattern(
 BL_SPACES: Final = "".join([byte_level.BYTES_TO_UNICODE[b] for b in (9, 10, 11, 12, 13, 32)])
 GPT2_MAPPED_ASCII_RE: Final = re.compile(
     "'(?:[stmd]|re|ve|ll)"
-    f"|\u0120?[A-Za-z]+|\u0120?[0-9]+|\u0120?[^{BL_SPACES}A-Za-z0-9]+"
+    f"|{byte_level.SPACE}?[A-Za-z]+|{byte_level.SPACE}?[0-9]+|{byte_level.SPACE}?[^{BL_SPACES}A-Za-z0-9]+"
     f"|[{BL_SPACES}]+(?![^{BL_SPACES}])|[{BL_SPACES}]+"
 )
 
-PREPEND_SCHEMES: Final = ("first", "never", "always")
 ANY_SCRIPT: Final = -1
 
 
@@ -288,8 +288,7 @@ class Split(PreTokenizer):
         self.pattern = pattern
         self.behavior = check_behavior(behavior)
         self.invert = invert
-        # subtle: a string pattern is an escaped regex here, so "" matches between every char.
-        self.matcher = pattern if isinstance(pattern, Regex) else Regex(regex.escape(pattern))
+        self.matcher = as_regex(pattern)
 
     def _matches(self, text: str) -> list[tuple[int, int, bool]]:
         matches = find_matches_compiled(self.matcher.for_text(text), text)
@@ -433,7 +432,7 @@ class ByteLevel(PreTokenizer):
         if self.add_prefix_space and text and not text.startswith(" "):
             text = " " + text
         if not self.use_regex:
-            return [byte_level.bytes_to_chars(text)] if text else []
+            return [byte_level.to_chars(text)] if text else []
         table = byte_level.LATIN1_TO_CHARS
         if text.isascii():
             # subtle: an ASCII line maps char for char, so map it first and split the mapped text.
@@ -444,12 +443,7 @@ class ByteLevel(PreTokenizer):
         return words
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {
-            "type": "ByteLevel",
-            "add_prefix_space": self.add_prefix_space,
-            "trim_offsets": self.trim_offsets,
-            "use_regex": self.use_regex,
-        }
+        return byte_level.options_to_dict(self.add_prefix_space, self.trim_offsets, self.use_regex)
 
 
 class Metaspace(PreTokenizer):
@@ -462,16 +456,10 @@ class Metaspace(PreTokenizer):
     pieces_re: regex.Pattern[str]
 
     def __init__(
-        self, replacement: str = "\u2581", prepend_scheme: str = "always", split: bool = True
+        self, replacement: str = metaspace.REPLACEMENT, prepend_scheme: str = metaspace.ALWAYS, split: bool = True
     ) -> None:
-        if len(replacement) != 1:
-            raise ValueError("Metaspace: replacement must be exactly one char")
-        if prepend_scheme not in PREPEND_SCHEMES:
-            raise ValueError(
-                f"{prepend_scheme} is an unknown variant, should be one of ['first', 'never', 'always']"
-            )
-        self.replacement = replacement
-        self.prepend_scheme = prepend_scheme
+        self.replacement = metaspace.check_replacement(replacement)
+        self.prepend_scheme = metaspace.check_prepend_scheme(prepend_scheme)
         self.split = split
         rep = regex.escape(replacement)
         self.pieces_re = regex.compile(f"{rep}[^{rep}]*|[^{rep}]+")
@@ -481,8 +469,8 @@ class Metaspace(PreTokenizer):
         if " " in piece.normalized:
             piece.replace_matches(find_matches_compiled(SPACE_RE, piece.normalized), rep)
         if not piece.normalized.startswith(rep):
-            if self.prepend_scheme == "always" or (
-                self.prepend_scheme == "first" and piece.original_shift == 0
+            if self.prepend_scheme == metaspace.ALWAYS or (
+                self.prepend_scheme == metaspace.FIRST and piece.original_shift == 0
             ):
                 piece.prepend(rep)
         if not self.split:
@@ -493,19 +481,14 @@ class Metaspace(PreTokenizer):
         rep = self.replacement
         text = sequence.replace(" ", rep)
         # A fresh input is one split starting at offset 0, so "first" prepends like "always".
-        if text and self.prepend_scheme != "never" and not text.startswith(rep):
+        if text and self.prepend_scheme != metaspace.NEVER and not text.startswith(rep):
             text = rep + text
         if not self.split:
             return [text] if text else []
         return self.pieces_re.findall(text)
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {
-            "type": "Metaspace",
-            "replacement": self.replacement,
-            "prepend_scheme": self.prepend_scheme,
-            "split": self.split,
-        }
+        return metaspace.options_to_dict(self.replacement, self.prepend_scheme, self.split)
 
 
 SPACE_RE: Final = regex.compile(" ")
@@ -516,7 +499,7 @@ class Sequence(PreTokenizer):
 
     pre_tokenizers: list[PreTokenizer]
 
-    def __init__(self, pre_tokenizers: list[PreTokenizer]) -> None:
+    def __init__(self, pre_tokenizers: collections.abc.Sequence[PreTokenizer]) -> None:
         self.pre_tokenizers = list(pre_tokenizers)
 
     def __len__(self) -> int:
@@ -538,7 +521,7 @@ class Sequence(PreTokenizer):
     def _offset_free(self) -> bool:
         # Only Metaspace(prepend_scheme="first") looks at where a piece starts in the input.
         for pretokenizer in self.pre_tokenizers:
-            if isinstance(pretokenizer, Metaspace) and pretokenizer.prepend_scheme == "first":
+            if isinstance(pretokenizer, Metaspace) and pretokenizer.prepend_scheme == metaspace.FIRST:
                 return False
             if isinstance(pretokenizer, Sequence) and not pretokenizer._offset_free():
                 return False
@@ -572,27 +555,6 @@ def _behavior_field(data: dict[str, object], owner: str, default: str | None = N
             + ", ".join(BEHAVIOR_FROM_JSON)
         )
     return BEHAVIOR_FROM_JSON[value]
-
-
-def _metaspace(data: dict[str, object]) -> Metaspace:
-    owner = "Metaspace"
-    replacement = get_char(data, "replacement", owner)
-    scheme = data.get("prepend_scheme", "always")
-    if not isinstance(scheme, str) or scheme not in PREPEND_SCHEMES:
-        raise SchemaError(
-            f"{owner}: unknown prepend_scheme {scheme!r}, expected one of first, never, always"
-        )
-    legacy = data.get("add_prefix_space")
-    if legacy is not None and not isinstance(legacy, bool):
-        raise SchemaError(f"{owner}: field 'add_prefix_space' must be true or false")
-    if legacy is False:
-        # HF 0.23: a legacy add_prefix_space=false only loads with prepend_scheme "never".
-        if scheme != "never":
-            raise SchemaError(f"{owner}: add_prefix_space does not match declared prepend_scheme")
-    split = data.get("split")
-    if split is not None and not isinstance(split, bool):
-        raise SchemaError(f"{owner}: field 'split' must be true or false")
-    return Metaspace(replacement, scheme, split if split is not None else True)
 
 
 def from_dict(data: object) -> PreTokenizer:
@@ -629,13 +591,11 @@ def from_dict(data: object) -> PreTokenizer:
             raise SchemaError("FixedLength: field 'length' must be a non-negative integer")
         return FixedLength(length)
     if kind == "ByteLevel":
-        return ByteLevel(
-            get_bool(data, "add_prefix_space", kind),
-            get_bool(data, "trim_offsets", kind),
-            get_bool(data, "use_regex", kind, True),
-        )
+        add_prefix_space, trim_offsets, use_regex = byte_level.options_from_dict(data)
+        return ByteLevel(add_prefix_space, trim_offsets, use_regex)
     if kind == "Metaspace":
-        return _metaspace(data)
+        replacement, scheme, split = metaspace.options_from_dict(data)
+        return Metaspace(replacement, scheme, split)
     if kind == "Split":
         pattern = pattern_from_dict(data, kind)
         behavior = _behavior_field(data, kind)

@@ -12,7 +12,7 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from engine.errors import EngineError
-from engine.model import Model, Token
+from engine.models.base import Model, Token
 from engine.normalized import NormalizedString
 from engine.normalizers import Normalizer
 

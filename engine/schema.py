@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from engine.errors import SchemaError
 
+# The value of a field of a serialized component (a tokenizer.json object, a project file entry).
+JsonValue = object
+
 
 def expect_object(data: object, where: str) -> dict[str, object]:
     """`data` as a JSON object, or SchemaError("BPE: expected an object, got list")."""
@@ -108,6 +111,25 @@ def as_count(value: object, what: str) -> int:
     return value
 
 
+def get_opt_count(data: dict[str, object], key: str, where: str) -> int | None:
+    """A non-negative integer field that may be absent or null."""
+    value = data.get(key)
+    if value is None:
+        return None
+    return as_count(value, f"{where}: field '{key}'")
+
+
+def as_float(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SchemaError(f"{what} must be a number, got {_kind(value)}")
+    return float(value)
+
+
+def get_float(data: dict[str, object], key: str, where: str) -> float:
+    """A required number field."""
+    return as_float(require(data, key, where), f"{where}: field '{key}'")
+
+
 def get_opt_float(data: dict[str, object], key: str, where: str) -> float | None:
     value = data.get(key)
     if value is None:
@@ -124,6 +146,34 @@ def get_list(data: dict[str, object], key: str, where: str) -> list[object]:
     result: list[object] = []
     for item in value:
         result.append(item)
+    return result
+
+
+def get_strings(data: dict[str, object], key: str, where: str, default: list[str] | None = None) -> list[str]:
+    """A list of strings (or `default` when given and the field is absent)."""
+    if key not in data and default is not None:
+        return list(default)
+    result: list[str] = []
+    for item in get_list(data, key, where):
+        if not isinstance(item, str):
+            raise SchemaError(f"{where}: field '{key}' must hold strings, got {_kind(item)}")
+        result.append(item)
+    return result
+
+
+def get_counts(data: dict[str, object], key: str, where: str) -> list[int]:
+    """A list of non-negative integers."""
+    result: list[int] = []
+    for item in get_list(data, key, where):
+        result.append(as_count(item, f"{where}: an item of '{key}'"))
+    return result
+
+
+def get_floats(data: dict[str, object], key: str, where: str) -> list[float]:
+    """A list of numbers."""
+    result: list[float] = []
+    for item in get_list(data, key, where):
+        result.append(as_float(item, f"{where}: an item of '{key}'"))
     return result
 
 

@@ -7,8 +7,7 @@ input. The components do the work; this module wires them together and owns no a
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
 
 from engine import corpus
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
@@ -25,24 +24,16 @@ from engine.encoding import (
 from engine.errors import EngineError
 from engine.formats import tokenizer_json
 from engine.formats.files import read_text, write_text_atomically
-from engine.model import JsonValue, Model
+from engine.models.base import Model
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer
 from engine.pretokenized import PreTokenizedString
 from engine.processors import PostProcessor, default_process
 from engine.progress import ProgressSink, SilentProgress, TextProgress
-from engine.trainer import Trainer
+from engine.schema import JsonValue
 from engine.trainers import default_trainer
-
-
-@dataclass(frozen=True)
-class TrainReport:
-    """What a `train` call read and made (HF returns None; scripts may ignore this)."""
-
-    files: int
-    total_words: int
-    unique_words: int
-    seconds: float
+from engine.trainers.base import Trainer, TrainingRun
+from engine.trainers.records import TrainHistory, TrainReport
 
 
 class Tokenizer:
@@ -145,11 +136,11 @@ class Tokenizer:
         found = self._added.simple_id_to_token(id)
         return found if found is not None else self._model.id_to_token(id)
 
-    def add_tokens(self, tokens: list[str | AddedToken]) -> int:
+    def add_tokens(self, tokens: Sequence[str | AddedToken]) -> int:
         """Add plain tokens (strings become `AddedToken(s, special=False)`); returns how many were added."""
         return self._added.add_tokens(as_added_tokens(tokens, False), self._model, self._normalizer)
 
-    def add_special_tokens(self, tokens: list[str | AddedToken]) -> int:
+    def add_special_tokens(self, tokens: Sequence[str | AddedToken]) -> int:
         """Add special tokens (strings become `AddedToken(s, special=True)`), skipped by decode."""
         return self._added.add_tokens(as_added_tokens(tokens, True), self._model, self._normalizer)
 
@@ -221,7 +212,7 @@ class Tokenizer:
 
     def encode_batch(
         self,
-        input: list[str | tuple[str, str] | list[str]],
+        input: Sequence[str | tuple[str, str] | list[str]],
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
     ) -> list[Encoding]:
@@ -286,7 +277,7 @@ class Tokenizer:
 
     # -- decode -----------------------------------------------------------------------------
 
-    def decode(self, ids: list[int], skip_special_tokens: bool = True) -> str:
+    def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         tokens: list[str] = []
         for id in ids:
             token = self.id_to_token(id)
@@ -299,23 +290,29 @@ class Tokenizer:
             return self._decoder.decode(tokens)
         return " ".join(tokens)
 
-    def decode_batch(self, sequences: list[list[int]], skip_special_tokens: bool = True) -> list[str]:
+    def decode_batch(self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True) -> list[str]:
         return [self.decode(ids, skip_special_tokens) for ids in sequences]
 
     # -- train ------------------------------------------------------------------------------
+    # files -> `count_words` -> word counts -> `train_from_counts` -> a trained model; `train`
+    # does both. A run stepped by hand (`trainer.start(counts)`) is applied with `apply_training`.
 
     def train(
-        self, files: list[str], trainer: Trainer | None = None, progress: ProgressSink | None = None
+        self,
+        files: Sequence[str],
+        trainer: Trainer | None = None,
+        progress: ProgressSink | None = None,
+        processes: int = 0,
     ) -> TrainReport:
         """Train the model on text files, read line by line; `progress` receives stage reports.
 
         Raises CorpusError for an unusable file and TrainingCancelled when `progress` asks to
-        stop; in both cases the tokenizer is left as it was.
+        stop; in both cases the tokenizer is left as it was. `processes` is `count_words`'s.
         """
         started = time.monotonic()
         chosen = trainer if trainer is not None else default_trainer(self._model)
         sink = _sink_for(chosen, progress)
-        counts = corpus.count_words(list(files), self._word_splitter(), sink)
+        counts = self.count_words(files, sink, processes)
         return self._train_on_counts(counts, chosen, sink, len(files), started)
 
     def train_from_iterator(
@@ -329,18 +326,56 @@ class Tokenizer:
         started = time.monotonic()
         chosen = trainer if trainer is not None else default_trainer(self._model)
         sink = _sink_for(chosen, progress)
-        counts = corpus.count_words_from_iterator(_flatten(iterator), self._word_splitter(), sink, length)
+        counts = self.count_words_from_iterator(iterator, length, sink)
         return self._train_on_counts(counts, chosen, sink, 0, started)
+
+    def count_words(
+        self, files: Sequence[str], progress: ProgressSink | None = None, processes: int = 0
+    ) -> dict[str, int]:
+        """word -> count over every line of the files, split by this tokenizer's added tokens,
+        normalizer and pre-tokenizer exactly as `train` splits them.
+
+        `processes`: 1 counts here only, N forks N counting processes (Linux; never from a
+        process that runs native threads), 0 chooses by input size. Raises CorpusError.
+        """
+        sink = progress if progress is not None else SilentProgress()
+        return corpus.count_words(list(files), self._word_splitter(), sink, processes)
+
+    def count_words_from_iterator(
+        self,
+        iterator: Iterable[str] | Iterable[list[str]],
+        length: int | None = None,
+        progress: ProgressSink | None = None,
+    ) -> dict[str, int]:
+        """`count_words` over texts (or batches of texts), each split whole, as `train_from_iterator`."""
+        sink = progress if progress is not None else SilentProgress()
+        return corpus.count_words_from_iterator(_flatten(iterator), self._word_splitter(), sink, length)
+
+    def train_from_counts(
+        self, word_counts: dict[str, int], trainer: Trainer | None = None, progress: ProgressSink | None = None
+    ) -> TrainReport:
+        """Train the model on word counts (from `count_words`, or a counts table); the report
+        carries the run's history. TrainingCancelled leaves the tokenizer as it was."""
+        started = time.monotonic()
+        chosen = trainer if trainer is not None else default_trainer(self._model)
+        return self._train_on_counts(word_counts, chosen, _sink_for(chosen, progress), 0, started)
+
+    def apply_training(self, trainer: Trainer, run: TrainingRun) -> TrainHistory:
+        """Fill the model with what `run` (started by `trainer`, stepped by hand) has made so
+        far, add the trainer's special tokens, and return the run's history."""
+        special = trainer.apply(run, self._model)
+        self._added.add_tokens(special, self._model, self._normalizer)
+        return run.history
 
     def _train_on_counts(
         self, counts: dict[str, int], trainer: Trainer, sink: ProgressSink, files: int, started: float
     ) -> TrainReport:
-        special = trainer.train(counts, self._model, sink)
+        special, history = trainer.train_and_record(counts, self._model, sink)
         self._added.add_tokens(special, self._model, self._normalizer)
         total = 0
         for count in counts.values():
             total += count
-        return TrainReport(files, total, len(counts), time.monotonic() - started)
+        return TrainReport(files, total, len(counts), time.monotonic() - started, history)
 
     def _word_splitter(self) -> WordSplitter:
         if self._added.is_empty():
@@ -406,6 +441,11 @@ class Tokenizer:
         # model's own id wins here too.
         tokenizer._added.add_tokens([token for _, token in parts.added_tokens], parts.model, parts.normalizer)
         return tokenizer
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies go through the tokenizer.json form, as HF's Tokenizer does
+        (multiprocessing, data loaders and the window's training process rely on it)."""
+        return (Tokenizer.from_str, (self.to_str(),))
 
     def __repr__(self) -> str:
         return f"Tokenizer(vocabulary_size={self.get_vocab_size()}, model={type(self._model).__name__})"

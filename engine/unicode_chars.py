@@ -49,6 +49,8 @@ def char_set(spec: str) -> frozenset[str]:
 
 
 UNKNOWN: Final = char_set(tables.NORM_UNKNOWN)
+# Rust's char::is_whitespace (Unicode White_Space), for str.strip: Python's isspace() also takes \x1c-\x1f.
+WHITESPACE_CHARS: Final = "".join(sorted(char_set(tables.WHITESPACE)))
 
 
 class _Caches:

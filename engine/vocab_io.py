@@ -1,21 +1,16 @@
 """Vocabulary files shared by the models: vocab.json, vocab.txt and merges.txt text.
 
-HF's conventions (id-ordered compact JSON, Rust line splitting); no model logic here.
+HF's conventions (id-ordered compact JSON, Rust line splitting); no model logic here. Files are
+read and written through `engine.formats.files` (clear errors, atomic writes).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Final
 
 from engine.errors import TokenizerFileError
-from engine.model import JsonValue
-
-# Rust's char::is_whitespace (Unicode White_Space); Python's str.isspace() also takes \x1c-\x1f.
-RUST_WHITESPACE: Final = (
-    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
-    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
-)
+from engine.formats.files import read_text
+from engine.schema import JsonValue
 
 
 def ordered_vocab(vocab_r: dict[int, str]) -> dict[str, JsonValue]:
@@ -29,18 +24,6 @@ def ordered_vocab(vocab_r: dict[int, str]) -> dict[str, JsonValue]:
 def dump_vocab_json(vocab_r: dict[int, str]) -> str:
     """Compact JSON like serde_json's: no spaces, non-ASCII kept as is."""
     return json.dumps(ordered_vocab(vocab_r), ensure_ascii=False, separators=(",", ":"))
-
-
-def read_text_file(path: str) -> str:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        raise TokenizerFileError(path, f"cannot read the file: {error.strerror or error}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise TokenizerFileError(path, f"not UTF-8 text (invalid byte at offset {error.start})") from None
 
 
 def split_lines(text: str) -> list[str]:
@@ -57,7 +40,7 @@ def split_lines(text: str) -> list[str]:
 
 def read_vocab_json(path: str) -> dict[str, int]:
     """A vocab.json: {token: id}; non-number values are skipped, as HF does."""
-    text = read_text_file(path)
+    text = read_text(path, "vocab.json")
     try:
         data = json.loads(text)
     except ValueError as error:
@@ -72,14 +55,6 @@ def read_vocab_json(path: str) -> dict[str, int]:
             raise TokenizerFileError(path, f"Bad vocabulary json file: id {id!r} of {token!r} is not a non-negative integer")
         vocab[str(token)] = id
     return vocab
-
-
-def write_text(path: str, text: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-    except OSError as error:
-        raise TokenizerFileError(path, f"cannot write the file: {error.strerror or error}") from None
 
 
 def parse_merges(lines: list[str]) -> list[tuple[str, str]]:
@@ -99,6 +74,6 @@ def parse_merges(lines: list[str]) -> list[tuple[str, str]]:
 
 def read_merges_txt(path: str) -> list[tuple[str, str]]:
     try:
-        return parse_merges(split_lines(read_text_file(path)))
+        return parse_merges(split_lines(read_text(path, "merges.txt")))
     except ValueError as error:
         raise TokenizerFileError(path, str(error)) from None

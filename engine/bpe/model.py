@@ -10,10 +10,11 @@ import os
 from typing import Final
 
 from engine.errors import EngineError, SchemaError
-from engine.model import JsonValue, Token, VocabModel
-from engine.bpe.word import bytes_to_chars, merge_all, utf8_len
-from engine.schema import expect_object, get_bool, get_opt_float, get_opt_str, get_vocab, require
-from engine.vocab_io import dump_vocab_json, ordered_vocab, parse_merges, read_merges_txt, read_vocab_json, write_text
+from engine.schema import JsonValue, expect_object, get_bool, get_opt_float, get_opt_str, get_vocab, require
+from engine.models.base import Token, VocabModel
+from engine.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
+from engine.formats.files import write_text_atomically
+from engine.vocab_io import dump_vocab_json, ordered_vocab, parse_merges, read_merges_txt, read_vocab_json
 
 # HF's BPE word cache: words this long (or longer) are never cached.
 MAX_CACHED_LENGTH: Final = 256
@@ -340,7 +341,7 @@ class BPE(VocabModel):
             pos += length
             packed.append(pos)
         if in_bytes:
-            bytes_to_chars(packed, word)
+            char_offsets_from_bytes(packed, word)
         return packed
 
     def _symbols(self, word: str, ids: list[int], lens: list[int], in_bytes: bool) -> bool:
@@ -467,8 +468,8 @@ class BPE(VocabModel):
         lines: list[str] = [MERGES_HEADER + "\n"]
         for a, b in self.merges:
             lines.append(f"{a} {b}\n")
-        write_text(vocab_path, dump_vocab_json(self._vocab_r))
-        write_text(merges_path, "".join(lines))
+        write_text_atomically(vocab_path, dump_vocab_json(self._vocab_r))
+        write_text_atomically(merges_path, "".join(lines))
         return [vocab_path, merges_path]
 
     def __repr__(self) -> str:

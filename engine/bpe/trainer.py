@@ -1,32 +1,35 @@
 """BPE training options: `BpeTrainer`, HF's `tokenizers.trainers.BpeTrainer`, as a `Trainer`.
 
 `start(word_counts)` gives a `BpeTrainingRun` to step or run (`engine.bpe.training_run`);
-`train` runs one to the end and fills a BPE model. Counting words is `engine.corpus`'s job.
+`apply` fills a BPE model with what a run made. Counting words is `engine.corpus`'s job.
 """
 
 from __future__ import annotations
 
-import gc
+from collections.abc import Sequence
 
 from engine.added_vocabulary import AddedToken
 from engine.bpe.model import BPE
-from engine.bpe.training_records import MergeHistory, MergeStep, PairCandidate
 from engine.bpe.training_run import BpeTrainingRun
 from engine.bpe.training_words import MAX_IDS
-from engine.errors import TrainerMismatchError
-from engine.model import JsonValue, Model
-from engine.progress import ProgressSink
-from engine.trainer import Trainer
-from engine.trainer_options import (
-    TrainerFields,
-    as_special_tokens,
-    first_chars,
+from engine.models.base import Model
+from engine.schema import JsonValue, get_bool, get_count, get_opt_count, get_opt_str, get_strings
+from engine.trainers.base import (
+    DEFAULT_VOCAB_SIZE,
+    Trainer,
+    TrainingRun,
+    initial_alphabet_argument,
+    model_mismatch,
     non_negative,
     optional_non_negative,
-    special_tokens_to_json,
+    run_mismatch,
+    settings_object,
+    special_tokens_argument,
+    special_tokens_from_dict,
+    special_tokens_to_dict,
 )
 
-__all__ = ["BpeTrainer", "BpeTrainingRun", "MergeHistory", "MergeStep", "PairCandidate"]
+__all__ = ["BpeTrainer", "BpeTrainingRun"]
 
 
 class BpeTrainer(Trainer):
@@ -45,12 +48,12 @@ class BpeTrainer(Trainer):
 
     def __init__(
         self,
-        vocab_size: int = 30000,
+        vocab_size: int = DEFAULT_VOCAB_SIZE,
         min_frequency: int = 0,
         show_progress: bool = True,
-        special_tokens: list[str | AddedToken] | None = None,
+        special_tokens: Sequence[str | AddedToken] | None = None,
         limit_alphabet: int | None = None,
-        initial_alphabet: list[str] | None = None,
+        initial_alphabet: Sequence[str] | None = None,
         continuing_subword_prefix: str | None = None,
         end_of_word_suffix: str | None = None,
         max_token_length: int | None = None,
@@ -61,9 +64,9 @@ class BpeTrainer(Trainer):
             raise ValueError(f"vocab_size above {MAX_IDS:,} is not supported")
         self.min_frequency = non_negative("min_frequency", min_frequency)
         self.show_progress = show_progress
-        self.special_tokens = as_special_tokens(special_tokens if special_tokens is not None else [])
+        self.special_tokens = special_tokens_argument(special_tokens)
         self.limit_alphabet = optional_non_negative("limit_alphabet", limit_alphabet)
-        self.initial_alphabet = first_chars(initial_alphabet if initial_alphabet is not None else [])
+        self.initial_alphabet = initial_alphabet_argument(initial_alphabet)
         self.continuing_subword_prefix = continuing_subword_prefix
         self.end_of_word_suffix = end_of_word_suffix
         self.max_token_length = optional_non_negative("max_token_length", max_token_length)
@@ -83,28 +86,17 @@ class BpeTrainer(Trainer):
             max_token_length=self.max_token_length,
         )
 
-    def train(self, word_counts: dict[str, int], model: Model, sink: ProgressSink) -> list[AddedToken]:
+    def check_model(self, model: Model) -> None:
         if not isinstance(model, BPE):
-            raise TrainerMismatchError(f"BpeTrainer can only train a BPE model, not {type(model).__name__}")
-        # subtle: the cyclic GC stays off until the run's millions of objects are released:
-        # turned on earlier, its first pass would walk all of them for nothing.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            run = self.start(word_counts)
-            run.run(sink)
-            special = self.apply(run, model)
-            run.release()
-        finally:
-            if enabled:
-                gc.enable()
-        return special
+            raise model_mismatch("BpeTrainer", "BPE", model)
 
-    def apply(self, run: BpeTrainingRun, model: Model) -> list[AddedToken]:
+    def apply(self, run: TrainingRun, model: Model) -> list[AddedToken]:
         """Fill `model` with what `run` has merged so far (a stepped run may stop anywhere) and
         return the special tokens the tokenizer must add, as `train` does at its end."""
         if not isinstance(model, BPE):
-            raise TrainerMismatchError(f"BpeTrainer can only train a BPE model, not {type(model).__name__}")
+            raise model_mismatch("BpeTrainer", "BPE", model)
+        if not isinstance(run, BpeTrainingRun):
+            raise run_mismatch("BpeTrainer", run)
         # HF sets these two options on the model; its own options (unk_token, dropout...) stay.
         model.continuing_subword_prefix = self.continuing_subword_prefix
         model.end_of_word_suffix = self.end_of_word_suffix
@@ -117,7 +109,7 @@ class BpeTrainer(Trainer):
             "vocab_size": self.vocab_size,
             "min_frequency": self.min_frequency,
             "show_progress": self.show_progress,
-            "special_tokens": special_tokens_to_json(self.special_tokens),
+            "special_tokens": special_tokens_to_dict(self.special_tokens),
             "limit_alphabet": self.limit_alphabet,
             "initial_alphabet": list[JsonValue](self.initial_alphabet),
             "continuing_subword_prefix": self.continuing_subword_prefix,
@@ -127,17 +119,18 @@ class BpeTrainer(Trainer):
 
     @staticmethod
     def from_dict(data: object) -> BpeTrainer:
-        fields = TrainerFields(data, "BpeTrainer")
+        kind = "BpeTrainer"
+        obj = settings_object(data, kind)
         return BpeTrainer(
-            vocab_size=fields.integer("vocab_size", 30000),
-            min_frequency=fields.integer("min_frequency", 0),
-            show_progress=fields.boolean("show_progress", True),
-            special_tokens=fields.special_tokens(),
-            limit_alphabet=fields.optional_integer("limit_alphabet"),
-            initial_alphabet=fields.strings("initial_alphabet"),
-            continuing_subword_prefix=fields.optional_string("continuing_subword_prefix"),
-            end_of_word_suffix=fields.optional_string("end_of_word_suffix"),
-            max_token_length=fields.optional_integer("max_token_length"),
+            vocab_size=get_count(obj, "vocab_size", kind, DEFAULT_VOCAB_SIZE),
+            min_frequency=get_count(obj, "min_frequency", kind, 0),
+            show_progress=get_bool(obj, "show_progress", kind, True),
+            special_tokens=special_tokens_from_dict(obj, kind),
+            limit_alphabet=get_opt_count(obj, "limit_alphabet", kind),
+            initial_alphabet=get_strings(obj, "initial_alphabet", kind, []),
+            continuing_subword_prefix=get_opt_str(obj, "continuing_subword_prefix", kind),
+            end_of_word_suffix=get_opt_str(obj, "end_of_word_suffix", kind),
+            max_token_length=get_opt_count(obj, "max_token_length", kind),
         )
 
     def __repr__(self) -> str:

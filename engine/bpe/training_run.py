@@ -8,19 +8,27 @@ from __future__ import annotations
 
 import gc
 import heapq
+import time
 from typing import Final
 
-from engine.bpe.training_records import MergeHistory, MergeStep, PairCandidate
 from engine.bpe.training_words import TrainingWord, Vocabulary, initial_vocabulary, training_words
-from engine.progress import STAGE_COMPUTE_MERGES, STAGE_COUNT_PAIRS, ProgressSink, SilentProgress
-from engine.trainer_options import report, report_every
+from engine.progress import (
+    STAGE_COMPUTE_MERGES,
+    STAGE_COUNT_PAIRS,
+    ProgressSink,
+    SilentProgress,
+    report,
+    report_every,
+)
+from engine.trainers.base import DEFAULT_VOCAB_SIZE, TrainingRun
+from engine.trainers.records import MergeStep, PairCandidate, TrainHistory
 
 # HF keeps a queue entry's count as u64 and casts the i32 pair count to it (`count as u64`).
 _U64: Final = 1 << 64
 
 
-class BpeTrainingRun:
-    """One BPE training, advanced one merge at a time (`step`) or to the end (`run`).
+class BpeTrainingRun(TrainingRun):
+    """One BPE training, advanced one merge at a time (`step`) or to the end (`run_to_end`).
 
     Layout (DESIGN.md "engine: speed"): a word is a `str` whose characters are symbol ids, so
     finding a pair is `str.find` and merging it `str.replace`; a pair is one int
@@ -72,11 +80,15 @@ class BpeTrainingRun:
     _hist_counts: list[int]
     _hist_words: list[int]
     _hist_sizes: list[int]
+    _hist_seconds: list[float]
+    _started: float
+    # the most frequent words, for `segmentations` (sorted once, on first use)
+    _frequent: list[TrainingWord]
 
     def __init__(
         self,
         word_counts: dict[str, int],
-        vocab_size: int = 30000,
+        vocab_size: int = DEFAULT_VOCAB_SIZE,
         min_frequency: int = 0,
         special_tokens: list[str] | None = None,
         limit_alphabet: int | None = None,
@@ -123,6 +135,9 @@ class BpeTrainingRun:
         self._hist_counts = []
         self._hist_words = []
         self._hist_sizes = []
+        self._hist_seconds = []
+        self._started = time.perf_counter()
+        self._frequent = []
 
     # -- what the run has made so far ----------------------------------------------------
 
@@ -156,8 +171,11 @@ class BpeTrainingRun:
         return result
 
     @property
-    def history(self) -> MergeHistory:
-        return MergeHistory(list(self._hist_counts), list(self._hist_words), list(self._hist_sizes))
+    def history(self) -> TrainHistory:
+        merges: list[MergeStep] = []
+        for index in range(len(self._merge_new)):
+            merges.append(self._merge_step(index))
+        return TrainHistory("BPE", merges=merges)
 
     @property
     def merge_count(self) -> int:
@@ -188,6 +206,7 @@ class BpeTrainingRun:
         self._extra_pos = {}
         self._left_pos = []
         self._right_pos = []
+        self._frequent = []
 
     # -- driving ---------------------------------------------------------------------------
 
@@ -205,10 +224,12 @@ class BpeTrainingRun:
                 gc.enable()
         if not merged:
             return None
-        return self._last_step()
+        return self._merge_step(len(self._merge_new) - 1)
 
-    def run(self, sink: ProgressSink) -> None:
+    def run_to_end(self, sink: ProgressSink | None = None) -> None:
         """Merge to the end, reporting about every 1% of merges; raises TrainingCancelled."""
+        if sink is None:
+            sink = SilentProgress()
         self._prepare(sink)
         expected = self._vocab_size - self._initial_size
         if expected < 1:
@@ -259,11 +280,28 @@ class BpeTrainingRun:
             result.append(PairCandidate(tokens[pair >> self._shift], tokens[pair & self._id_mask], -neg_count))
         return result
 
+    def segmentations(self, k: int) -> list[tuple[list[str], int]]:
+        """The `k` most frequent words (of two characters or more) as their current tokens.
+
+        {"hug": 10, "pug": 5} after merging (u, g) -> [(["h", "ug"], 10), (["p", "ug"], 5)]
+        """
+        self._prepare(SilentProgress())
+        if len(self._frequent) < min(k, len(self._words)):
+            ranked = [(-self._words[i].count, i) for i in range(len(self._words))]
+            ranked.sort()
+            self._frequent = [self._words[i] for _, i in ranked[: max(k, 256)]]
+        tokens = self._vocab.id_to_token
+        result: list[tuple[list[str], int]] = []
+        for word in self._frequent[: max(k, 0)]:
+            result.append(([tokens[ord(symbol)] for symbol in word.symbols], word.count))
+        return result
+
     # -- preparation: HF's steps 1-4 ------------------------------------------------------
 
     def _prepare(self, sink: ProgressSink) -> None:
         if self._prepared:
             return
+        self._started = time.perf_counter()
         enabled = gc.isenabled()
         gc.disable()
         try:
@@ -418,6 +456,7 @@ class BpeTrainingRun:
             self._hist_counts.append(count)
             self._hist_words.append(touched)
             self._hist_sizes.append(len(self._vocab))
+            self._hist_seconds.append(time.perf_counter() - self._started)
             return True
 
     def _merge_words(self, a: int, b: int, new_id: int, positions: list[TrainingWord]) -> int:
@@ -545,8 +584,7 @@ class BpeTrainingRun:
             if count > 0:
                 self._push(count, pair, gained_pos[i])
 
-    def _last_step(self) -> MergeStep:
-        index = len(self._merge_new) - 1
+    def _merge_step(self, index: int) -> MergeStep:
         tokens = self._vocab.id_to_token
         new_id = self._merge_new[index]
         return MergeStep(
@@ -558,6 +596,7 @@ class BpeTrainingRun:
             count=self._hist_counts[index],
             vocab_size=self._hist_sizes[index],
             words_touched=self._hist_words[index],
+            seconds=self._hist_seconds[index],
         )
 
 

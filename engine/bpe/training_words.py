@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine.progress import STAGE_TOKENIZE_WORDS, ProgressSink
-from engine.trainer_options import report, report_every
+from engine.progress import STAGE_TOKENIZE_WORDS, ProgressSink, report, report_every
 
 # HF: an initial-alphabet char counts as usize::MAX, so a limit drops it last.
 ALWAYS_KEPT: Final = (1 << 64) - 1

@@ -14,7 +14,8 @@ from engine.added_vocabulary import AddedToken
 from engine.decoders import Decoder
 from engine.encoding import PaddingParams, TruncationParams
 from engine.errors import SchemaError, TokenizerFileError
-from engine.model import JsonValue, Model
+from engine.schema import JsonValue
+from engine.models.base import Model
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer
 from engine.processors import PostProcessor
@@ -124,30 +125,10 @@ def _added_tokens(raw: object) -> list[tuple[int, AddedToken]]:
         if not isinstance(item, dict):
             raise SchemaError(f"entry {index} is a JSON {_kind(item)}, not an object")
         id = item.get("id")
-        content = item.get("content")
         if not isinstance(id, int) or isinstance(id, bool) or id < 0:
             raise SchemaError(f"entry {index}: \"id\" must be a non-negative integer")
-        if not isinstance(content, str):
-            raise SchemaError(f"entry {index}: \"content\" must be a string")
-        flags: dict[str, bool] = {}
-        special = item.get("special", False)
-        for name in ("single_word", "lstrip", "rstrip", "normalized", "special"):
-            # HF's AddedToken default: a special token is not normalized, a plain one is.
-            value = item.get(name, (special is not True) if name == "normalized" else False)
-            if not isinstance(value, bool):
-                raise SchemaError(f"entry {index} ({content!r}): \"{name}\" must be true or false")
-            flags[name] = value
-        tokens.append(
-            (
-                id,
-                AddedToken(
-                    content,
-                    single_word=flags["single_word"],
-                    lstrip=flags["lstrip"],
-                    rstrip=flags["rstrip"],
-                    normalized=flags["normalized"],
-                    special=flags["special"],
-                ),
-            )
-        )
+        try:
+            tokens.append((id, AddedToken.from_dict(item)))
+        except SchemaError as error:
+            raise SchemaError(f"entry {index}: {error}") from None
     return tokens

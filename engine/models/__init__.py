@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from engine.bpe.model import BPE
 from engine.errors import SchemaError
-from engine.model import Model
+from engine.models.base import Model
 from engine.schema import expect_object, type_tag
 from engine.wordlevel.model import WordLevel
 from engine.wordpiece.model import WordPiece

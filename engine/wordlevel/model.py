@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 
 from engine.errors import EngineError, SchemaError
-from engine.model import JsonValue, Token, VocabModel
-from engine.schema import expect_object, get_str, get_vocab
-from engine.vocab_io import dump_vocab_json, ordered_vocab, read_vocab_json, write_text
+from engine.schema import JsonValue, expect_object, get_str, get_vocab
+from engine.models.base import Token, VocabModel
+from engine.formats.files import write_text_atomically
+from engine.vocab_io import dump_vocab_json, ordered_vocab, read_vocab_json
 
 
 class WordLevel(VocabModel):
@@ -77,7 +78,7 @@ class WordLevel(VocabModel):
     def save(self, folder: str, prefix: str | None = None) -> list[str]:
         """Write vocab.json ({token: id} in id order)."""
         path = os.path.join(folder, f"{prefix}-vocab.json" if prefix else "vocab.json")
-        write_text(path, dump_vocab_json(self._vocab_r))
+        write_text_atomically(path, dump_vocab_json(self._vocab_r))
         return [path]
 
     def __repr__(self) -> str:

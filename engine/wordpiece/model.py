@@ -10,9 +10,11 @@ import os
 
 from engine.bpe.model import BPE
 from engine.errors import EngineError, SchemaError
-from engine.model import JsonValue, Token, VocabModel
-from engine.schema import expect_object, get_count, get_str, get_vocab
-from engine.vocab_io import RUST_WHITESPACE, ordered_vocab, read_text_file, split_lines, write_text
+from engine.schema import JsonValue, expect_object, get_count, get_str, get_vocab
+from engine.models.base import Token, VocabModel
+from engine.formats.files import read_text, write_text_atomically
+from engine.unicode_chars import WHITESPACE_CHARS
+from engine.vocab_io import ordered_vocab, split_lines
 
 
 class WordPiece(VocabModel):
@@ -68,9 +70,9 @@ class WordPiece(VocabModel):
     def read_file(vocab: str) -> dict[str, int]:
         """A vocab.txt: one token per line, its id the line number (right-trimmed, as HF)."""
         result: dict[str, int] = {}
-        lines = split_lines(read_text_file(vocab))
+        lines = split_lines(read_text(vocab, "vocab.txt"))
         for index in range(len(lines)):
-            result[lines[index].rstrip(RUST_WHITESPACE)] = index
+            result[lines[index].rstrip(WHITESPACE_CHARS)] = index
         return result
 
     @staticmethod
@@ -160,7 +162,7 @@ class WordPiece(VocabModel):
         lines: list[str] = []
         for _, token in by_id:
             lines.append(token + "\n")
-        write_text(path, "".join(lines))
+        write_text_atomically(path, "".join(lines))
         return [path]
 
     def __repr__(self) -> str:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine.bpe.model import BPE
 from engine.errors import EngineError, SchemaError, TokenizerFileError
-from engine.model import Token
+from engine.models.base import Token
 
 # minbpe's "aaabdaaabac": merges (a, a) -> Z, (a, b) -> Y, (Z, Y) -> X
 VOCAB = {"a": 0, "b": 1, "c": 2, "d": 3, "aa": 4, "ab": 5, "aaab": 6}

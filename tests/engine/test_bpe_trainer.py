@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from engine.added_vocabulary import AddedToken
 from engine.bpe.model import BPE
-from engine.bpe.trainer import BpeTrainer, BpeTrainingRun, MergeHistory, MergeStep
+from engine.bpe.trainer import BpeTrainer, BpeTrainingRun
 from engine.errors import SchemaError, TrainerMismatchError, TrainingCancelled
 from engine.progress import (
     STAGE_COMPUTE_MERGES,
@@ -27,6 +27,7 @@ from engine.progress import (
     SilentProgress,
     TrainProgress,
 )
+from engine.trainers.records import MergeStep, TrainHistory
 from engine.wordlevel.model import WordLevel
 
 
@@ -46,7 +47,7 @@ class Recorder(ProgressSink):
 
 def trained(word_counts: dict[str, int], **options: object) -> BpeTrainingRun:
     run = BpeTrainer(**options).start(word_counts)  # type: ignore[arg-type]
-    run.run(SilentProgress())
+    run.run_to_end(SilentProgress())
     return run
 
 
@@ -140,7 +141,7 @@ def test_run_continues_a_stepped_run() -> None:
     run = BpeTrainer(vocab_size=50).start(TEXT_WORDS)
     for _ in range(5):
         run.step()
-    run.run(SilentProgress())
+    run.run_to_end(SilentProgress())
     assert run.merges == trained(TEXT_WORDS, vocab_size=50).merges
 
 
@@ -173,7 +174,7 @@ def test_progress_reports_each_stage_and_ends_complete() -> None:
     sink = Recorder()
     words = {f"w{i}x{i % 7}": 1 + i % 5 for i in range(3000)}
     run = BpeTrainer(vocab_size=400).start(words)
-    run.run(sink)
+    run.run_to_end(sink)
     stages = [e.stage for e in sink.events]
     first = [stages.index(s) for s in (STAGE_TOKENIZE_WORDS, STAGE_COUNT_PAIRS, STAGE_COMPUTE_MERGES)]
     assert first == sorted(first)
@@ -190,7 +191,7 @@ def test_a_sink_returning_false_cancels(stage: str) -> None:
     words = {f"w{i}x{i % 7}": 1 + i % 5 for i in range(3000)}
     run = BpeTrainer(vocab_size=400).start(words)
     with pytest.raises(TrainingCancelled):
-        run.run(Recorder(stage, 2))
+        run.run_to_end(Recorder(stage, 2))
 
 
 def test_cancelled_train_leaves_the_model_untouched() -> None:
@@ -273,7 +274,7 @@ def test_initial_alphabet_adds_unseen_chars_keeping_the_first_char() -> None:
     assert trainer.initial_alphabet == ["a", "y", "z"]
     run = trainer.start({"ab": 2})
     assert run.vocab == {"a": 0, "b": 1, "y": 2, "z": 3}
-    run.run(SilentProgress())
+    run.run_to_end(SilentProgress())
     assert run.merges == [("a", "b")]
 
 
@@ -334,12 +335,15 @@ def test_a_big_alphabet_counts_its_first_pairs_like_a_small_one() -> None:
 def test_history_round_trips_and_rejects_bad_data() -> None:
     history = trained(TEXT_WORDS, vocab_size=40).history
     assert len(history) == len(history.counts) > 0
-    again = MergeHistory.from_dict(history.to_dict())
+    again = TrainHistory.from_dict(history.to_dict())
+    assert again == history
     assert again.counts == history.counts and again.words_touched == history.words_touched
+    columns = history.to_dict()["merges"]
+    assert isinstance(columns, dict)
     with pytest.raises(SchemaError):
-        MergeHistory.from_dict({"counts": [1], "words_touched": [], "vocab_sizes": [3]})
+        TrainHistory.from_dict({"algorithm": "BPE", "merges": {**columns, "count": columns["count"][1:]}})
     with pytest.raises(SchemaError):
-        MergeHistory.from_dict({"counts": ["x"], "words_touched": [1], "vocab_sizes": [3]})
+        TrainHistory.from_dict({"algorithm": "BPE", "merges": {**columns, "count": ["x"] * len(history)}})
 
 
 def test_trainer_settings_round_trip() -> None:

@@ -15,7 +15,7 @@ from engine.encoding import (
     truncate_encodings,
 )
 from engine.errors import SchemaError
-from engine.model import Token
+from engine.models.base import Token
 
 
 def make(ids: list[int], words: list[int | None] | None = None, offsets: list[tuple[int, int]] | None = None) -> Encoding:

@@ -11,7 +11,7 @@ from engine import byte_level
 from engine import normalizers as N
 from engine import pre_tokenizers as P
 from engine.errors import EngineError, SchemaError
-from engine.model import Model, Token
+from engine.models.base import Model, Token
 from engine.normalized import NormalizedString
 from engine.pattern import Regex
 from engine.pretokenized import PreTokenizedString, Split, TokenSplitter
@@ -100,7 +100,7 @@ def test_split_words_property(text: str) -> None:
             if isinstance(pre_tokenizer, PURE):
                 assert text[start:end] == word
             elif isinstance(pre_tokenizer, P.ByteLevel) and not pre_tokenizer.add_prefix_space:
-                assert byte_level.bytes_to_chars(text[start:end]) == word
+                assert byte_level.to_chars(text[start:end]) == word
 
 
 def test_documented_examples() -> None:
@@ -170,9 +170,9 @@ def test_byte_level_alphabet_and_map() -> None:
     alphabet = P.ByteLevel.alphabet()
     assert len(alphabet) == len(set(alphabet)) == 256
     assert byte_level.BYTES_TO_UNICODE[32] == "Ġ" and byte_level.BYTES_TO_UNICODE[10] == "Ċ"
-    assert byte_level.bytes_to_chars("é ") == "Ã©Ġ"
-    assert byte_level.chars_to_bytes("Ã©Ġ") == "é ".encode()
-    assert byte_level.chars_to_bytes("€") is None
+    assert byte_level.to_chars("é ") == "Ã©Ġ"
+    assert byte_level.to_bytes("Ã©Ġ") == "é ".encode()
+    assert byte_level.to_bytes("€") is None
     # a token with a char outside the map contributes its own UTF-8; bad bytes become U+FFFD
     assert byte_level.decode_tokens(["Ġh", "Ã©", "€x", "Ã"]) == " hé€x\ufffd"
     assert P.ByteLevel().pre_tokenize_str("é!") == [("ĠÃ©", (0, 1)), ("!", (1, 2))]

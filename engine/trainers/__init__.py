@@ -1,29 +1,45 @@
-"""The trainers, as HF's `tokenizers.trainers`: BpeTrainer and WordLevelTrainer, plus `from_dict`.
+"""The trainer stage, as HF's `tokenizers.trainers`: BpeTrainer and WordLevelTrainer, their runs,
+the records a run reports, and `from_dict`.
 
-Each trainer lives with its model (`engine.bpe.trainer`, `engine.wordlevel.trainer`); this module
-only gathers them. WordPieceTrainer and UnigramTrainer are not implemented yet.
+The contract is `base` (`Trainer`, `TrainingRun`), the records `records`; each trainer lives
+with its model (`engine.bpe.trainer`, `engine.wordlevel.trainer`) and this module gathers them.
+WordPieceTrainer and UnigramTrainer are not implemented yet.
 """
 
 from __future__ import annotations
 
 from engine.bpe.model import BPE
-from engine.bpe.trainer import BpeTrainer, BpeTrainingRun, MergeHistory, MergeStep, PairCandidate
+from engine.bpe.trainer import BpeTrainer, BpeTrainingRun
 from engine.errors import SchemaError, TrainerMismatchError
-from engine.model import Model
-from engine.trainer import Trainer
+from engine.models.base import Model
+from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer, TrainingRun
+from engine.trainers.records import (
+    MergeStep,
+    PairCandidate,
+    RoundStep,
+    TrainHistory,
+    TrainReport,
+    step_from_dict,
+)
 from engine.wordlevel.model import WordLevel
-from engine.wordlevel.trainer import WordLevelTrainer
+from engine.wordlevel.trainer import WordLevelTrainer, WordLevelTrainingRun
 
 __all__ = [
+    "DEFAULT_VOCAB_SIZE",
     "BpeTrainer",
     "BpeTrainingRun",
-    "MergeHistory",
     "MergeStep",
     "PairCandidate",
+    "RoundStep",
+    "TrainHistory",
+    "TrainReport",
     "Trainer",
+    "TrainingRun",
     "WordLevelTrainer",
+    "WordLevelTrainingRun",
     "default_trainer",
     "from_dict",
+    "step_from_dict",
 ]
 
 

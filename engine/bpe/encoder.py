@@ -1,7 +1,7 @@
-"""One word's symbols during BPE encoding: HF's `Word.merge_all`, and byte/char offset helpers.
+"""BPE encoding of one word: HF's `Word.merge_all` on the word's symbols, and byte/char offset helpers.
 
 Works on plain int lists (symbol ids and lengths) for speed; building the symbols from text
-and the vocabulary is `engine.bpe.model`'s job.
+and the vocabulary is `engine.bpe.model`'s job, learning merges `engine.bpe.trainer`'s.
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def utf8_len(code: int) -> int:
     return 4
 
 
-def bytes_to_chars(packed: list[int], word: str) -> None:
+def char_offsets_from_bytes(packed: list[int], word: str) -> None:
     """Turn the packed byte offsets into char offsets in place, as HF's pipeline does.
 
     A token spanning bytes [s, e) covers the chars holding byte s through byte e-1, so each

@@ -1,22 +1,17 @@
 """The post-processing stage's contract: `PostProcessor`, and HF's steps shared by processors.
 
-The default path of a tokenizer without post-processor, merging, offset trimming. The concrete
-processors live in `engine.processors` (and `engine.template`); truncation in `engine.encoding`.
+The default path of a tokenizer without post-processor, merging, framing a sequence with special
+tokens. The processors are the package's other modules; truncation is in `engine.encoding`.
 """
 
 from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from typing import Final
 
 from engine.encoding import Encoding
-from engine.model import JsonValue
-from engine.vocab_io import RUST_WHITESPACE
-
-# The GPT-2 byte-level character of the space byte ("Ġ"), trimmed like whitespace.
-_BYTE_LEVEL_SPACE: Final = "\u0120"
-_TRIMMED_CHARS: Final = RUST_WHITESPACE + _BYTE_LEVEL_SPACE
+from engine.errors import SchemaError
+from engine.schema import JsonValue, as_count, require
 
 
 class PostProcessor(ABC):
@@ -79,35 +74,60 @@ def default_process(encoding: Encoding, pair: Encoding | None, add_special_token
     return final
 
 
-# -- offset trimming (ByteLevel, RobertaProcessing) -------------------------------------------
+def surround(
+    encoding: Encoding,
+    before: tuple[str, int] | None,
+    after: tuple[str, int],
+    type_ids: list[int],
+    sequence_id: int,
+    overflowing: list[Encoding],
+) -> Encoding:
+    """`encoding` between special tokens, its sequence range excluding them (Bert/Roberta).
 
-
-def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> None:
-    """Drop leading/trailing spaces ("Ġ" or whitespace) of each token from its offsets (HF process_offsets).
-
-    With `add_prefix_space`, one leading space of a first token is kept: the pre-tokenizer added it.
+    [a b] with before ([CLS], 1) and after ([SEP], 2) -> [[CLS] a b [SEP]], range (1, 3).
     """
-    tokens = encoding.tokens
-    offsets = encoding.offsets
-    for index in range(len(offsets)):
-        token = tokens[index]
-        leading = len(token) - len(token.lstrip(_TRIMMED_CHARS))
-        trailing = len(token) - len(token.rstrip(_TRIMMED_CHARS))
-        if leading == 0 and trailing == 0:
-            continue
-        start, end = offsets[index]
-        if leading > 0:
-            is_first = index == 0 or start == 0
-            if is_first and add_prefix_space and leading == 1:
-                leading = 0
-            start = min(start + leading, end)
-        if trailing > 0 and end >= trailing:
-            end = max(end - trailing, start)
-        offsets[index] = (start, end)
+    n = len(encoding.ids)
+    ids: list[int] = []
+    tokens: list[str] = []
+    words: list[int | None] = []
+    offsets: list[tuple[int, int]] = []
+    mask: list[int] = []
+    if before is not None:
+        ids.append(before[1])
+        tokens.append(before[0])
+        words.append(None)
+        offsets.append((0, 0))
+        mask.append(1)
+    ids.extend(encoding.ids)
+    tokens.extend(encoding.tokens)
+    words.extend(encoding.word_ids)
+    offsets.extend(encoding.offsets)
+    mask.extend([0] * n)
+    ids.append(after[1])
+    tokens.append(after[0])
+    words.append(None)
+    offsets.append((0, 0))
+    mask.append(1)
+    total = len(ids)
+    start = 1 if before is not None else 0
+    return Encoding(
+        ids, type_ids, tokens, words, offsets, mask, [1] * total, overflowing, {sequence_id: (start, total - 1)}
+    )
 
 
-def trim_all(encodings: list[Encoding], add_prefix_space: bool) -> None:
-    for encoding in encodings:
-        trim_offsets(encoding, add_prefix_space)
-        for overflowing in encoding.overflowing:
-            trim_offsets(overflowing, add_prefix_space)
+def token_pair(value: object, name: str) -> tuple[str, int]:
+    """A `(token, id)` argument, as Bert/Roberta take `sep` and `cls`, or a TypeError."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        token = value[0]
+        id = value[1]
+        if isinstance(token, str) and isinstance(id, int) and not isinstance(id, bool) and id >= 0:
+            return (token, id)
+    raise TypeError(f"`{name}` must be a (token, id) pair, got {value!r}")
+
+
+def token_pair_from_dict(obj: dict[str, object], key: str, where: str) -> tuple[str, int]:
+    """A `[token, id]` field of a tokenizer.json object."""
+    value = require(obj, key, where)
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str):
+        return (value[0], as_count(value[1], f"{where}: the id in '{key}'"))
+    raise SchemaError(f"{where}: field '{key}' must be a [token, id] pair, got {value!r}")

@@ -1,7 +1,7 @@
 """`TemplateProcessing`: special tokens placed by templates such as "[CLS] $A [SEP] $B:1 [SEP]:1".
 
 Parses HF's string and list syntax and the tokenizer.json form (HF's processors/template.rs).
-The other post-processors live in `engine.processors`.
+The other post-processors are the other modules of `engine.processors`.
 """
 
 from __future__ import annotations
@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 from engine.encoding import Encoding
 from engine.errors import EngineError, SchemaError
-from engine.model import JsonValue
-from engine.post_processor import PostProcessor
-from engine.schema import as_count, expect_object, get_list, require
+from engine.schema import JsonValue, as_count, expect_object, get_list, require
+from engine.processors.base import PostProcessor
 
 
 @dataclass(frozen=True)

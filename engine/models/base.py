@@ -1,7 +1,7 @@
 """The model stage's contract: `Model` turns one pre-tokenized piece into `Token`s, and back.
 
-Concrete models live in their own packages (`engine.bpe`, `engine.wordpiece`, `engine.wordlevel`);
-this module only holds what they share. No training here (see `engine.trainer`).
+Concrete models live in their algorithm packages (`engine.bpe`, `engine.wordpiece`,
+`engine.wordlevel`); this module only holds what they share. No training here (`engine.trainers`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-# The tokenizer.json value of a model field, and of a serialized component in general.
-JsonValue = object
+from engine.schema import JsonValue
 
 NO_ID: Final = -1
 

@@ -1,0 +1,197 @@
+"""The trainer stage's contract: a `Trainer` starts a `TrainingRun` over word counts; the run is
+stepped (one merge or one round at a time) or run to the end, then applied to a `Model`.
+
+One contract for every algorithm, so batch training, live progress, cancel and the window's step
+mode are the same code. Counting words is `engine.corpus`'s job; the algorithms live in their
+packages (`engine.bpe.trainer`, `engine.wordlevel.trainer`). Nothing here touches files.
+"""
+
+from __future__ import annotations
+
+import gc
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Final
+
+from engine.added_vocabulary import AddedToken, as_added_tokens
+from engine.errors import SchemaError, TrainerMismatchError
+from engine.models.base import Model
+from engine.progress import ProgressSink
+from engine.schema import JsonValue, expect_object, get_list
+from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
+
+# HF's default `vocab_size` for every trainer.
+DEFAULT_VOCAB_SIZE: Final = 30000
+
+
+class TrainingRun(ABC):
+    """One training over word counts, advanced one step at a time or to the end.
+
+    A step is one merge (BPE) or one round that reshapes the whole vocabulary (WordLevel's
+    selection; Unigram's EM and pruning rounds). Nothing is computed until the run is stepped,
+    run, or asked for candidates. A run that stops early (cancel, or stepping by hand) still
+    holds a valid vocabulary: `Trainer.apply` fills a model with what it has made so far.
+    """
+
+    @abstractmethod
+    def step(self) -> MergeStep | RoundStep | None:
+        """Make the next step and describe it, or return None when training is over."""
+
+    @abstractmethod
+    def run_to_end(self, sink: ProgressSink | None = None) -> None:
+        """Step until done, reporting to `sink` about every 1% of the work; raises
+        TrainingCancelled when the sink asks to stop (the run keeps what it made)."""
+
+    @abstractmethod
+    def top_candidates(self, k: int) -> list[PairCandidate]:
+        """The `k` pairs competing for the next step, best first (empty when no pairs compete)."""
+
+    @abstractmethod
+    def segmentations(self, k: int) -> list[tuple[list[str], int]]:
+        """The `k` most frequent words as the pieces they are made of now, with their counts:
+        the view every tokenizer tutorial draws by hand."""
+
+    @property
+    @abstractmethod
+    def done(self) -> bool:
+        """True when `step()` would make nothing more."""
+
+    @property
+    @abstractmethod
+    def history(self) -> TrainHistory:
+        """Every step made so far."""
+
+    @property
+    @abstractmethod
+    def vocab(self) -> dict[str, int]:
+        """The vocabulary made so far: token -> id."""
+
+    def release(self) -> None:
+        """Drop the working data (the run is over); the vocabulary and history stay."""
+
+
+class Trainer(ABC):
+    """Options for one training algorithm, and the runs that apply them.
+
+    `start(word_counts)` gives a run; `apply(run, model)` fills `model` with what the run made
+    (its vocabulary and merges), keeping the model's own options such as `unk_token` or
+    `dropout`, like HF's `Trainer::train(&mut model)`, and returns the special tokens the
+    tokenizer must add. `TrainerMismatchError` for a model or run of another kind.
+    """
+
+    vocab_size: int
+    special_tokens: list[AddedToken]
+    show_progress: bool
+
+    @abstractmethod
+    def start(self, word_counts: dict[str, int]) -> TrainingRun:
+        """A run over these word counts; nothing is computed until it is stepped or run."""
+
+    @abstractmethod
+    def apply(self, run: TrainingRun, model: Model) -> list[AddedToken]:
+        """Fill `model` with what `run` has made so far; return the special tokens to add."""
+
+    @abstractmethod
+    def check_model(self, model: Model) -> None:
+        """Raise TrainerMismatchError unless this trainer can train `model`."""
+
+    @abstractmethod
+    def to_dict(self) -> dict[str, JsonValue]:
+        """The trainer's settings, as a project file keeps them (tokenizer.json does not)."""
+
+    def train(self, word_counts: dict[str, int], model: Model, sink: ProgressSink) -> list[AddedToken]:
+        """Run to the end and fill `model` (HF's `Trainer::train`); returns the special tokens.
+
+        Raises TrainingCancelled when the sink asks to stop; then `model` is untouched.
+        """
+        special, _ = self.train_and_record(word_counts, model, sink)
+        return special
+
+    def train_and_record(
+        self, word_counts: dict[str, int], model: Model, sink: ProgressSink
+    ) -> tuple[list[AddedToken], TrainHistory]:
+        """`train`, also returning the run's history."""
+        self.check_model(model)
+        # subtle: the cyclic GC stays off until the run's millions of objects are released:
+        # turned on earlier, its first pass would walk all of them for nothing.
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            run = self.start(word_counts)
+            run.run_to_end(sink)
+            special = self.apply(run, model)
+            history = run.history
+            run.release()
+        finally:
+            if enabled:
+                gc.enable()
+        return special, history
+
+
+# -- argument and settings checks shared by the trainers ----------------------------------------
+
+
+def model_mismatch(trainer: str, model_kind: str, model: Model) -> TrainerMismatchError:
+    """The error for a trainer given a model of another kind."""
+    return TrainerMismatchError(f"{trainer} can only train a {model_kind} model, not {type(model).__name__}")
+
+
+def run_mismatch(trainer: str, run: TrainingRun) -> TrainerMismatchError:
+    """The error for a trainer asked to apply another trainer's run."""
+    return TrainerMismatchError(f"{trainer} cannot apply a {type(run).__name__}")
+
+
+def non_negative(name: str, value: object) -> int:
+    """An integer option that must be >= 0, or a ValueError naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{name} must be a non-negative integer, not {value!r}")
+    return value
+
+
+def optional_non_negative(name: str, value: object) -> int | None:
+    return None if value is None else non_negative(name, value)
+
+
+def special_tokens_argument(tokens: Sequence[str | AddedToken] | None) -> list[AddedToken]:
+    """HF: a str becomes a special AddedToken; a given AddedToken is marked special."""
+    return as_added_tokens(tokens if tokens is not None else [], True)
+
+
+def initial_alphabet_argument(alphabet: Sequence[str] | None) -> list[str]:
+    """HF keeps the first char of each string (skipping empty ones) as a set; sorted here.
+
+    `["ab", "c", ""]` -> `["a", "c"]`.
+    """
+    chars: set[str] = set()
+    for item in alphabet if alphabet is not None else []:
+        if not isinstance(item, str):
+            raise TypeError("initial_alphabet must be a List[str]")
+        if item:
+            chars.add(item[0])
+    return sorted(chars)
+
+
+def special_tokens_to_dict(tokens: list[AddedToken]) -> list[JsonValue]:
+    result: list[JsonValue] = []
+    for token in tokens:
+        result.append(token.to_dict())
+    return result
+
+
+def settings_object(data: object, kind: str) -> dict[str, object]:
+    """A trainer's `to_dict()` object, checked to be of this `kind` (a missing "type" is fine)."""
+    obj = expect_object(data, kind)
+    found = obj.get("type", kind)
+    if found != kind:
+        raise SchemaError(f"{kind}: unexpected type {found!r}")
+    return obj
+
+
+def special_tokens_from_dict(obj: dict[str, object], kind: str) -> list[str | AddedToken]:
+    """The "special_tokens" of a trainer's settings: strings or AddedToken objects."""
+    if "special_tokens" not in obj:
+        return []
+    result: list[str | AddedToken] = []
+    for item in get_list(obj, "special_tokens", kind):
+        result.append(item if isinstance(item, str) else AddedToken.from_dict(item))
+    return result
