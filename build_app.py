@@ -1,13 +1,14 @@
-"""How the application is built: the mypyc-compiled engine, and the standalone desktop bundle.
+"""How the application is built. Two separate jobs share this file (the product card names it);
+each is one part below, and neither uses the other's code.
 
-1. `pip install .` runs `CompileEngine`, a hatchling build hook (pyproject.toml points at this
-   file): it compiles every engine module except the package `__init__`s with mypyc into one
-   shared library group (`engine__mypyc`), out of tree, and puts the extension modules in the
-   wheel. `ENGINE_PURE=1 pip install .` skips it and installs the pure-Python engine; an editable
-   install (`pip install -e .`) is always pure, so edits take effect at once.
-2. `python build_app.py` makes the PyInstaller one-folder bundle (dist/tokenizer-workbench/) of
-   the command line (the window does not exist yet) with the compiled engine inside; it needs
-   PyInstaller and a compiled install of the engine in the same environment.
+Part 1, the wheel build hook: `pip install .` runs `CompileEngine` (pyproject.toml points
+   hatchling at this file). It compiles every engine module except the package `__init__`s with
+   mypyc into one shared library group (`engine__mypyc`), out of tree, and puts the extension
+   modules in the wheel. `ENGINE_PURE=1 pip install .` skips it and installs the pure-Python
+   engine; an editable install (`pip install -e .`) is always pure, so edits take effect at once.
+Part 2, the desktop bundle: `python build_app.py` makes the PyInstaller one-folder bundle
+   (dist/tokenizer-workbench/) with the compiled engine and the shipped resources inside; it
+   needs PyInstaller and a compiled install of the engine in the same environment.
 """
 
 from __future__ import annotations
@@ -21,6 +22,11 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+
+
+# =============================================================================================
+# Part 1: the wheel build hook (pip install .)
+# =============================================================================================
 
 try:  # present only inside the build environment that pip prepares
     from hatchling.builders.hooks.plugin.interface import BuildHookInterface
@@ -98,6 +104,11 @@ class CompileEngine(BuildHookInterface):  # type: ignore[misc]
             shutil.rmtree(kept, ignore_errors=True)
 
 
+# =============================================================================================
+# Part 2: the desktop bundle (python build_app.py)
+# =============================================================================================
+
+
 def main() -> int:
     if importlib.util.find_spec("PyInstaller") is None:
         print("build_app.py: PyInstaller is not installed; run: pip install pyinstaller", file=sys.stderr)
@@ -118,7 +129,8 @@ def main() -> int:
             # mypyc puts every compiled engine module in one shared library that nothing imports by name
             "--hidden-import=engine__mypyc",
             "--collect-submodules=engine",
-            "--collect-data=workbench.resources",
+            # resources/ goes where workbench.shipped looks for it in an installed application
+            f"--add-data={HERE / 'resources'}{os.pathsep}workbench/resources",
         ]
     )
     return 0

@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from tqdm import tqdm
 
@@ -47,7 +47,7 @@ class TqdmProgress(ProgressSink):
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
-        self._bar: tqdm[object] | None = None
+        self._bar: tqdm[NoReturn] | None = None
         self._stage = ""
 
     def report(self, event: TrainProgress) -> bool:

@@ -1,1 +1,0 @@
-"""Data files the application ships with: the sample corpus of the default project."""
