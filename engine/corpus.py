@@ -6,14 +6,16 @@ No training here: the counts go to a trainer. Big inputs are counted by several 
 
 from __future__ import annotations
 
+import codecs
 import gc
+import hashlib
 import multiprocessing
 import os
 import stat
 import sys
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Final
 
@@ -67,10 +69,57 @@ class PipelineWords(WordSplitter):
         return found
 
 
+class FileSlice:
+    """Bytes [start, end) of a training file; both ends are line starts (or the file's ends).
+
+    Reading a corpus always goes through slices: a whole file is `FileSlice(path, 0, size)`.
+    `line_start_after` finds a cut that keeps lines whole.
+    """
+
+    path: str
+    start: int
+    end: int
+
+    def __init__(self, path: str, start: int, end: int) -> None:
+        if start < 0 or end < start:
+            raise ValueError(f"{path}: bad slice [{start}, {end})")
+        self.path = path
+        self.start = start
+        self.end = end
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, FileSlice):
+            return NotImplemented
+        return (self.path, self.start, self.end) == (other.path, other.start, other.end)
+
+    def __repr__(self) -> str:
+        return f"FileSlice({self.path!r}, {self.start}, {self.end})"
+
+
+def as_slices(files: Sequence[str | FileSlice]) -> list[FileSlice]:
+    """Each input as a checked slice: a path becomes its whole file; CorpusError for a file that
+    cannot be read and for a slice past the end of its file."""
+    slices: list[FileSlice] = []
+    for item in files:
+        if isinstance(item, FileSlice):
+            size = _checked_size(item.path)
+            if item.end > size:
+                raise CorpusError(item.path, f"has {size:,} bytes, fewer than the slice's end at {item.end:,}")
+            slices.append(item)
+        else:
+            slices.append(FileSlice(item, 0, _checked_size(item)))
+    return slices
+
+
 def count_words(
-    files: list[str], splitter: WordSplitter, sink: ProgressSink, processes: int = 0
+    files: Sequence[str | FileSlice], splitter: WordSplitter, sink: ProgressSink, processes: int = 0
 ) -> dict[str, int]:
-    """word -> count over every line of every file, as HF's `train(files)` feeds its trainer.
+    """word -> count over every line of every file (or slice of one), as HF's `train(files)`
+    feeds its trainer.
 
     Raises CorpusError for a missing, unreadable or non-UTF-8 file, for a directory, and when
     all the inputs together hold no word; TrainingCancelled when `sink` asks to stop.
@@ -81,26 +130,28 @@ def count_words(
     """
     if not files:
         raise CorpusError("<no files>", "no training files given")
-    sizes = [_checked_size(path) for path in files]
-    total = sum(sizes)
+    slices = as_slices(files)
+    total = 0
+    for piece in slices:
+        total += piece.size
     enabled = gc.isenabled()
     gc.disable()
     try:
         processes = _process_count(total, processes)
         if processes > 1:
-            counts = _count_in_processes(files, sizes, processes, splitter, sink)
+            counts = _count_in_processes(slices, processes, splitter, sink)
         else:
             counts = {}
             progress = _SinkProgress(sink, total)
             progress.start()
-            for i in range(len(files)):
-                _count_slice(files[i], 0, sizes[i], splitter, counts, progress)
+            for piece in slices:
+                _count_slice(piece.path, piece.start, piece.end, splitter, counts, progress)
             progress.finish()
     finally:
         if enabled:
             gc.enable()
     if not counts:
-        raise CorpusError(", ".join(files), _no_words_reason(total))
+        raise CorpusError(", ".join(piece.path for piece in slices), _no_words_reason(total))
     return counts
 
 
@@ -132,6 +183,73 @@ def count_words_from_iterator(
     if not counts:
         raise CorpusError(ITERATOR_PATH, "no words to train on: every text is empty or has no words")
     return counts
+
+
+class FileCheck:
+    """What `check_file` found: size, lines, SHA-256, and the first problem ("" when none)."""
+
+    path: str
+    size: int
+    lines: int
+    sha256: str
+    problem: str
+
+    def __init__(self, path: str, size: int, lines: int, sha256: str, problem: str) -> None:
+        self.path = path
+        self.size = size
+        self.lines = lines
+        self.sha256 = sha256
+        self.problem = problem
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+    def __repr__(self) -> str:
+        return f"FileCheck({self.path!r}, size={self.size}, lines={self.lines}, problem={self.problem!r})"
+
+
+def check_file(path: str) -> FileCheck:
+    """Read a would-be training file once, in blocks: its size, line count (a last line without
+    "\n" counts), SHA-256, and whether it is UTF-8 text (the problem names the first bad byte).
+
+    A file that cannot be read at all raises CorpusError, as training would.
+    """
+    size = _checked_size(path)
+    digest = hashlib.sha256()
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    lines = 0
+    offset = 0
+    problem = ""
+    last = b""
+    try:
+        with open(path, "rb") as stream:
+            while True:
+                block = stream.read(BLOCK_SIZE)
+                if not block:
+                    break
+                digest.update(block)
+                lines += block.count(b"\n")
+                last = block[-1:]
+                if not problem:
+                    pending = len(decoder.getstate()[0])
+                    try:
+                        decoder.decode(block)
+                    except UnicodeDecodeError as error:
+                        problem = f"is not valid UTF-8 ({error.reason}) at byte {offset - pending + error.start}"
+                offset += len(block)
+    except OSError as error:
+        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
+    if not problem:
+        try:
+            decoder.decode(b"", True)
+        except UnicodeDecodeError as error:
+            problem = f"is not valid UTF-8 ({error.reason}) at byte {offset - len(decoder.getstate()[0]) + error.start}"
+    if size > 0 and last != b"\n":
+        lines += 1
+    if not problem and size == 0:
+        problem = "is empty"
+    return FileCheck(path, size, lines, digest.hexdigest(), problem)
 
 
 # -- reading -------------------------------------------------------------------------------
@@ -354,21 +472,9 @@ def _process_count(total: int, requested: int) -> int:
     return max(1, min(cpus, MAX_PROCESSES, total // (PARALLEL_MIN_BYTES // 2)))
 
 
-class _Slice:
-    """Bytes [start, end) of one file, cut at line starts."""
-
-    path: str
-    start: int
-    end: int
-
-    def __init__(self, path: str, start: int, end: int) -> None:
-        self.path = path
-        self.start = start
-        self.end = end
-
-
-def _line_start_after(path: str, offset: int, size: int) -> int:
-    """The first line start at or after `offset` (the file size if no line starts there)."""
+def line_start_after(path: str, offset: int, size: int) -> int:
+    """The first line start at or after `offset` in a file of `size` bytes (`size` if no line
+    starts there): a cut that keeps lines whole. CorpusError if the file cannot be read."""
     if offset <= 0:
         return 0
     try:
@@ -388,34 +494,35 @@ def _line_start_after(path: str, offset: int, size: int) -> int:
     return size
 
 
-def _split_work(files: list[str], sizes: list[int], parts: int) -> list[list[_Slice]]:
-    """Cut the files, read one after another, into `parts` runs of about equal bytes."""
-    total = sum(sizes)
-    work: list[list[_Slice]] = [[] for _ in range(parts)]
+def _split_work(slices: list[FileSlice], parts: int) -> list[list[FileSlice]]:
+    """Cut the slices, read one after another, into `parts` runs of about equal bytes."""
+    total = 0
+    for piece in slices:
+        total += piece.size
+    work: list[list[FileSlice]] = [[] for _ in range(parts)]
     part = 0
     used = 0  # bytes given to parts before `part`, plus to `part` so far
-    for i in range(len(files)):
-        path = files[i]
-        size = sizes[i]
-        start = 0
-        while start < size:
+    for piece in slices:
+        path = piece.path
+        start = piece.start
+        end = piece.end
+        while start < end:
             goal = total * (part + 1) // parts  # where `part` should end, in the whole stream
-            file_base = used - start
-            if part == parts - 1 or file_base + size <= goal:
-                work[part].append(_Slice(path, start, size))
-                used += size - start
-                start = size
+            if part == parts - 1 or used + (end - start) <= goal:
+                work[part].append(FileSlice(path, start, end))
+                used += end - start
+                start = end
             else:
-                cut = _line_start_after(path, goal - file_base, size)
+                cut = line_start_after(path, start + (goal - used), end)
                 if cut > start:
-                    work[part].append(_Slice(path, start, cut))
+                    work[part].append(FileSlice(path, start, cut))
                     used += cut - start
                 start = cut
                 part += 1
-    return [slices for slices in work if slices]
+    return [chunk for chunk in work if chunk]
 
 
-def _child_main(connection: Connection, slices: list[_Slice], splitter: WordSplitter) -> None:
+def _child_main(connection: Connection, slices: list[FileSlice], splitter: WordSplitter) -> None:
     """A child process: count its slices and send the counts (or the error) to the parent."""
     gc.disable()
     try:
@@ -433,11 +540,14 @@ def _child_main(connection: Connection, slices: list[_Slice], splitter: WordSpli
 
 
 def _count_in_processes(
-    files: list[str], sizes: list[int], processes: int, splitter: WordSplitter, sink: ProgressSink
+    slices: list[FileSlice], processes: int, splitter: WordSplitter, sink: ProgressSink
 ) -> dict[str, int]:
     """This process counts the first run of slices while forked children count the others."""
-    work = _split_work(files, sizes, processes)
-    progress = _SinkProgress(sink, sum(sizes))
+    work = _split_work(slices, processes)
+    total = 0
+    for piece in slices:
+        total += piece.size
+    progress = _SinkProgress(sink, total)
     progress.start()
     context = multiprocessing.get_context("fork")
     children: list[multiprocessing.process.BaseProcess] = []

@@ -29,11 +29,8 @@ class CorpusError(EngineError):
         self.byte_offset = byte_offset
 
 
-class TokenizerFileError(EngineError):
-    """A tokenizer file (tokenizer.json, vocab.txt, ...) cannot be read or written.
-
-    Truncated or foreign JSON, an unknown component type, a newer `version`, a missing field.
-    """
+class FileError(EngineError):
+    """A file the user pointed at cannot be read or written: "<path>: <reason>"."""
 
     path: str
     reason: str
@@ -42,6 +39,13 @@ class TokenizerFileError(EngineError):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
+
+
+class TokenizerFileError(FileError):
+    """A tokenizer file (tokenizer.json, vocab.txt, ...) cannot be read or written.
+
+    Truncated or foreign JSON, an unknown component type, a newer `version`, a missing field.
+    """
 
 
 class TrainerMismatchError(EngineError):
@@ -58,3 +62,8 @@ class SchemaError(EngineError):
     Raised by the stages' `from_dict` functions, which do not know the file; the file readers
     in `engine.formats` turn it into a `TokenizerFileError` that names the file.
     """
+
+
+class ProjectFileError(FileError):
+    """A project file (*.tokproj) cannot be read or written: not JSON, not a project, a newer
+    format version, a damaged entry."""

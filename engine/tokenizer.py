@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from engine import corpus
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
-from engine.corpus import PipelineWords, WordSplitter
+from engine.corpus import FileSlice, PipelineWords, WordSplitter
 from engine.decoders import Decoder
 from engine.encoding import (
     Encoding,
@@ -299,7 +299,7 @@ class Tokenizer:
 
     def train(
         self,
-        files: Sequence[str],
+        files: Sequence[str | FileSlice],
         trainer: Trainer | None = None,
         progress: ProgressSink | None = None,
         processes: int = 0,
@@ -330,16 +330,16 @@ class Tokenizer:
         return self._train_on_counts(counts, chosen, sink, 0, started)
 
     def count_words(
-        self, files: Sequence[str], progress: ProgressSink | None = None, processes: int = 0
+        self, files: Sequence[str | FileSlice], progress: ProgressSink | None = None, processes: int = 0
     ) -> dict[str, int]:
-        """word -> count over every line of the files, split by this tokenizer's added tokens,
-        normalizer and pre-tokenizer exactly as `train` splits them.
+        """word -> count over every line of the files (or `FileSlice`s of them), split by this
+        tokenizer's added tokens, normalizer and pre-tokenizer exactly as `train` splits them.
 
         `processes`: 1 counts here only, N forks N counting processes (Linux; never from a
         process that runs native threads), 0 chooses by input size. Raises CorpusError.
         """
         sink = progress if progress is not None else SilentProgress()
-        return corpus.count_words(list(files), self._word_splitter(), sink, processes)
+        return corpus.count_words(files, self._word_splitter(), sink, processes)
 
     def count_words_from_iterator(
         self,

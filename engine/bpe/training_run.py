@@ -21,7 +21,7 @@ from engine.progress import (
     report_every,
 )
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, TrainingRun
-from engine.trainers.records import MergeStep, PairCandidate, TrainHistory
+from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
 
 # HF keeps a queue entry's count as u64 and casts the i32 pair count to it (`count as u64`).
 _U64: Final = 1 << 64
@@ -176,6 +176,12 @@ class BpeTrainingRun(TrainingRun):
         for index in range(len(self._merge_new)):
             merges.append(self._merge_step(index))
         return TrainHistory("BPE", merges=merges)
+
+    def steps_since(self, start: int) -> list[MergeStep | RoundStep]:
+        steps: list[MergeStep | RoundStep] = []
+        for index in range(max(start, 0), len(self._merge_new)):
+            steps.append(self._merge_step(index))
+        return steps
 
     @property
     def merge_count(self) -> int:

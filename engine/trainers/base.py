@@ -51,6 +51,11 @@ class TrainingRun(ABC):
         """The `k` most frequent words as the pieces they are made of now, with their counts:
         the view every tokenizer tutorial draws by hand."""
 
+    @abstractmethod
+    def steps_since(self, start: int) -> list[MergeStep | RoundStep]:
+        """The steps made after the first `start` ones, in order (`history` has them all):
+        what a live view asks for between two progress reports."""
+
     @property
     @abstractmethod
     def done(self) -> bool:

@@ -27,7 +27,7 @@ from engine.trainers.base import (
     special_tokens_from_dict,
     special_tokens_to_dict,
 )
-from engine.trainers.records import PairCandidate, RoundStep, TrainHistory
+from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
 from engine.wordlevel.model import WordLevel
 
 # The phase name of WordLevel's one round.
@@ -84,6 +84,11 @@ class WordLevelTrainingRun(TrainingRun):
         for neg_count, word in ranked[: max(k, 0)]:
             result.append(([word] if word in self._vocab else [], -neg_count))
         return result
+
+    def steps_since(self, start: int) -> list[MergeStep | RoundStep]:
+        steps: list[MergeStep | RoundStep] = []
+        steps.extend(self._rounds[max(start, 0) :])
+        return steps
 
     @property
     def done(self) -> bool:

@@ -282,3 +282,49 @@ def test_counts_match_a_plain_recount(corpora: Path) -> None:
     text = name.read_text(encoding="utf-8")
     expected = Counter(word for line in text.split("\n") for word in RegexWords.pattern.findall(line))
     assert count_words([str(name)], RegexWords(), SilentProgress()) == dict(expected)
+
+
+# -- slices and file checks ----------------------------------------------------------------------
+
+
+def test_slices_count_exactly_their_lines(tmp_path: Path) -> None:
+    from engine.corpus import FileSlice, line_start_after
+
+    path = tmp_path / "c.txt"
+    lines = [f"word{i} common\n" for i in range(2000)]
+    path.write_text("".join(lines), encoding="utf-8")
+    size = path.stat().st_size
+    cut = line_start_after(str(path), size // 2, size)
+    assert path.read_bytes()[cut - 1 : cut] == b"\n"
+    head = count_words([FileSlice(str(path), 0, cut)], RegexWords(), SilentProgress(), processes=1)
+    tail = count_words([FileSlice(str(path), cut, size)], RegexWords(), SilentProgress(), processes=1)
+    whole = count_words([str(path)], RegexWords(), SilentProgress(), processes=1)
+    assert Counter(head) + Counter(tail) == Counter(whole)
+    assert count_words([FileSlice(str(path), 0, cut), str(path)], RegexWords(), SilentProgress(), processes=2) == dict(
+        Counter(head) + Counter(whole)
+    )
+    with pytest.raises(CorpusError, match="fewer than the slice's end"):
+        count_words([FileSlice(str(path), 0, size + 10)], RegexWords(), SilentProgress())
+
+
+def test_check_file_reports_size_lines_checksum_and_the_first_bad_byte(tmp_path: Path) -> None:
+    import hashlib
+
+    from engine.corpus import check_file
+
+    good = tmp_path / "good.txt"
+    good.write_text("one\ntwo\nthree", encoding="utf-8")
+    check = check_file(str(good))
+    assert (check.size, check.lines, check.ok) == (13, 3, True)
+    assert check.sha256 == hashlib.sha256(good.read_bytes()).hexdigest()
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ab\ncaf\xc3\xa9\n\xe9x\n")
+    assert check_file(str(bad)).problem == "is not valid UTF-8 (invalid continuation byte) at byte 9"
+    cut = tmp_path / "cut.txt"
+    cut.write_bytes(b"x" * (1 << 19) + "é".encode()[:1])  # a sequence cut by the end of the file
+    assert "at byte 524288" in check_file(str(cut)).problem
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    assert check_file(str(empty)).problem == "is empty"
+    with pytest.raises(CorpusError, match="not found"):
+        check_file(str(tmp_path / "nope.txt"))

@@ -1,0 +1,111 @@
+"""engine.vocabulary: tokens made readable, their bytes and kinds, merge trees, and token
+frequencies and example words from word counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Tokenizer, decoders, models, pre_tokenizers, trainers
+from engine.vocabulary import (
+    MergeNode,
+    TokenStyle,
+    VocabularyTable,
+    byte_fallback_value,
+    merge_tree,
+    readable,
+    token_bytes,
+    token_examples,
+    token_frequencies,
+    visible_text,
+)
+
+BYTE_LEVEL = TokenStyle(byte_level=True)
+
+
+@pytest.mark.parametrize(
+    ("token", "style", "shown"),
+    [
+        ("Ġhello", BYTE_LEVEL, "·hello"),
+        ("ĊĊ", BYTE_LEVEL, "↵↵"),
+        ("ĉx", BYTE_LEVEL, "→x"),
+        ("Ã©", BYTE_LEVEL, "é"),
+        ("ðŁ", BYTE_LEVEL, "\\xf0\\x9f"),  # half an emoji: its bytes, escaped
+        ("<0x0A>", TokenStyle(), "↵"),
+        ("<0x41>", TokenStyle(), "A"),
+        ("▁the", TokenStyle(metaspace="▁"), "·the"),
+        ("##ing", TokenStyle(prefix="##"), "…ing"),
+        ("##", TokenStyle(prefix="##"), "##"),
+        ("low</w>", TokenStyle(suffix="</w>"), "low·"),
+        ("a b", TokenStyle(), "a·b"),
+        ("\x0c", TokenStyle(), "␌"),
+    ],
+)
+def test_readable(token: str, style: TokenStyle, shown: str) -> None:
+    assert readable(token, style) == shown
+
+
+def test_without_glyphs_spaces_stay_and_controls_are_escaped() -> None:
+    assert readable("Ġhello", BYTE_LEVEL, glyphs=False) == " hello"
+    assert visible_text("a\tb\n", glyphs=False) == "a\\tb\\n"
+
+
+def test_token_bytes_and_byte_tokens() -> None:
+    assert token_bytes("Ã©", BYTE_LEVEL) == "é".encode()
+    assert token_bytes("<0xFF>", TokenStyle()) == b"\xff"
+    assert token_bytes("##a", TokenStyle(prefix="##")) == b"##a"
+    assert byte_fallback_value("<0x0a>") == 10 and byte_fallback_value("<0xZZ>") == -1 and byte_fallback_value("0x0A") == -1
+
+
+def trained_bpe() -> tuple[Tokenizer, dict[str, int]]:
+    tokenizer = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    lines = ["low lower lowest", "new newer newest", "low low low"]
+    counts = tokenizer.count_words_from_iterator(lines)
+    tokenizer.train_from_counts(counts, trainers.BpeTrainer(vocab_size=40, special_tokens=["[UNK]"], show_progress=False))
+    return tokenizer, counts
+
+
+def test_the_merge_tree_of_a_token() -> None:
+    tokenizer, counts = trained_bpe()
+    report = tokenizer.train_from_counts(counts, trainers.BpeTrainer(vocab_size=40, special_tokens=["[UNK]"], show_progress=False))
+    tree = merge_tree(tokenizer.model, "lowest", report.history)
+    def spell(node: MergeNode) -> str:
+        if node.left is None or node.right is None:
+            return node.token
+        return f"({spell(node.left)} {spell(node.right)})"
+    assert spell(tree).replace("(", "").replace(")", "").replace(" ", "") == "lowest"
+    assert tree.rank >= 0 and tree.count == 1 and tree.depth() >= 2
+    assert merge_tree(tokenizer.model, "l", report.history).left is None
+    assert merge_tree(models.WordLevel({"a": 0}, unk_token="a"), "a").rank == -1
+
+
+def test_frequencies_and_examples_come_from_the_word_counts() -> None:
+    tokenizer, counts = trained_bpe()
+    frequencies = token_frequencies(tokenizer, counts)
+    low = tokenizer.token_to_id("low")
+    assert low is not None
+    assert frequencies[low] == sum(count for word, count in counts.items() if [t.value for t in tokenizer.model.tokenize(word)].count("low"))
+    total_tokens = sum(len(tokenizer.model.tokenize(word)) * count for word, count in counts.items())
+    assert sum(frequencies) == total_tokens
+    examples = token_examples(tokenizer, counts, per_token=2)
+    assert examples[low][0] == ("low", 4)
+
+
+def test_the_table_describes_every_token() -> None:
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.train_from_iterator(
+        ["hello world", "hello there"],
+        trainers.BpeTrainer(vocab_size=270, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False),
+    )
+    tokenizer.add_special_tokens(["<|endoftext|>"])
+    table = VocabularyTable.of(tokenizer)
+    assert len(table) == tokenizer.get_vocab_size()
+    assert table.ids == sorted(table.ids)
+    row = table.tokens.index("Ġworld")
+    assert (table.shown[row], table.char_lengths[row], table.byte_lengths[row], table.kinds[row]) == ("·world", 6, 6, "normal")
+    assert table.merge_ranks[row] >= 0 and table.frequencies[row] == -1
+    special = table.tokens.index("<|endoftext|>")
+    assert table.kinds[special] == "special" and table.merge_ranks[special] == -1
+    assert table.kinds.count("byte") == 256
