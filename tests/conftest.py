@@ -1,8 +1,13 @@
-"""Shared fixtures: where the shared corpora are, and a guard that tests run the built engine."""
+"""Shared fixtures: where the shared corpora are, a private settings folder for every test, and a
+guard that fails any test leaving a child process or a thread running."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,9 +17,51 @@ from support import CORPORA
 # Qt tests never need a display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
+# How long a test's leftovers get to finish on their own before the test fails.
+LEFTOVER_GRACE_S = 10.0
+
 
 @pytest.fixture
 def corpora() -> Path:
     if not CORPORA.is_dir():
         pytest.skip(f"shared corpora folder not found at {CORPORA}")
     return CORPORA
+
+
+@pytest.fixture(autouse=True)
+def private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Settings, recent projects and recovery files go to a temporary folder, never the real one."""
+    home = tmp_path_factory.mktemp("workbench-home")
+    monkeypatch.setenv("TOKENIZER_WORKBENCH_HOME", str(home))
+    return home
+
+
+@pytest.fixture(autouse=True)
+def no_leftovers() -> Iterator[None]:
+    """Fail a test that leaves a child process, a Python thread or a Qt pool thread running."""
+    threads_before = set(threading.enumerate())
+    yield
+    deadline = time.monotonic() + LEFTOVER_GRACE_S
+    while True:
+        children = multiprocessing.active_children()
+        threads = [t for t in threading.enumerate() if t not in threads_before and t.is_alive()]
+        pool_busy = _qt_pool_busy()
+        if not children and not threads and not pool_busy:
+            return
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    for child in children:
+        child.kill()
+        child.join()
+    pytest.fail(f"the test left running: processes {children}, threads {threads}, Qt pool busy {pool_busy}")
+
+
+def _qt_pool_busy() -> bool:
+    import sys
+
+    if "PySide6.QtCore" not in sys.modules:
+        return False
+    from PySide6.QtCore import QThreadPool
+
+    return QThreadPool.globalInstance().activeThreadCount() > 0

@@ -29,7 +29,13 @@ def test_ci_runs_the_readme_test_command() -> None:
     assert ci_lines == [test_command]
 
 
-def test_readme_main_command_trains_on_the_shipped_sample() -> None:
+def test_readme_main_command_opens_the_window() -> None:
+    # With no command, tokenizer-workbench opens the window (on the sample project the first time).
     main_command = _readme_commands()[0]
-    sample = re.search(r"resources/\S+", main_command)
-    assert sample is not None and (ROOT / sample.group()).is_file(), main_command
+    assert main_command.endswith(".venv/bin/tokenizer-workbench"), main_command
+
+
+def test_the_readme_shows_the_screenshots_the_command_writes() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in ("train.png", "train-step-by-step.png", "vocabulary.png"):
+        assert f"docs/screenshots/{name}" in text and (ROOT / "docs" / "screenshots" / name).is_file()

@@ -17,7 +17,9 @@ from typing import NoReturn, TextIO
 from tqdm import tqdm
 
 import engine
-from engine import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+from workbench import presets
+from workbench.formatting import human_size
+from engine import Tokenizer, models
 from engine.errors import EngineError
 from engine.progress import ProgressSink, TrainProgress
 
@@ -25,13 +27,9 @@ PROG = "tokenizer-workbench"
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 
-PRESETS = {
-    "bpe": "Whitespace pre-tokenizer + BPE with [UNK]",
-    "gpt2": "GPT-2 style byte-level BPE: ByteLevel pre-tokenizer, decoder and post-processor, 256-byte alphabet",
-    "wordlevel": "Whitespace pre-tokenizer + WordLevel with [UNK]",
-}
-DEFAULT_SPECIAL_TOKENS = {"bpe": ["[UNK]"], "gpt2": ["<|endoftext|>"], "wordlevel": ["[UNK]"]}
-UNK = "[UNK]"
+# The presets `train` offers: those the engine can train.
+TRAINABLE = [item.key for item in presets.PRESETS if item.available]
+COMMANDS = ("train", "encode", "inspect", "screenshots")
 
 
 class CliError(Exception):
@@ -105,45 +103,11 @@ class StageLines(ProgressSink):
         pass
 
 
-def build_preset(preset: str, vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, trainers.Trainer]:
-    """The tokenizer and trainer a preset stands for (the same objects a script would build)."""
-    if preset == "bpe":
-        tokenizer = Tokenizer(models.BPE(unk_token=UNK))
-        tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-        trainer: trainers.Trainer = trainers.BpeTrainer(
-            vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=special, show_progress=True
-        )
-    elif preset == "gpt2":
-        tokenizer = Tokenizer(models.BPE())
-        tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-        tokenizer.decoder = decoders.ByteLevel()
-        tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
-        trainer = trainers.BpeTrainer(
-            vocab_size=vocab_size,
-            min_frequency=min_frequency,
-            special_tokens=special,
-            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-            show_progress=True,
-        )
-    elif preset == "wordlevel":
-        tokenizer = Tokenizer(models.WordLevel(unk_token=UNK))
-        tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
-        trainer = trainers.WordLevelTrainer(
-            vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=special, show_progress=True
-        )
-    else:  # argparse restricts the choices; this guards programmatic callers
-        raise CliError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
-    return tokenizer, trainer
-
-
-def _special_tokens(preset: str, given: str | None) -> list[str]:
+def _special_tokens(given: str | None) -> list[str] | None:
+    """`--special-tokens A,B` as a list (None: the preset's own)."""
     if given is None:
-        return list(DEFAULT_SPECIAL_TOKENS[preset])
-    tokens = [t.strip() for t in given.split(",") if t.strip()]
-    if preset in ("bpe", "wordlevel") and UNK not in tokens:
-        # subtle: the model's unk_token must be in the vocabulary, or unknown characters vanish.
-        tokens.insert(0, UNK)
-    return tokens
+        return None
+    return [t.strip() for t in given.split(",") if t.strip()]
 
 
 def _check_output(output: Path, inputs: list[Path]) -> None:
@@ -165,8 +129,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     files = [Path(f) for f in args.files]
     output = Path(args.output)
     _check_output(output, files)
-    special = _special_tokens(args.preset, args.special_tokens)
-    tokenizer, trainer = build_preset(args.preset, args.vocab_size, args.min_frequency, special)
+    tokenizer, trainer = presets.build(
+        args.preset, args.vocab_size, args.min_frequency, _special_tokens(args.special_tokens)
+    )
 
     progress: TqdmProgress | StageLines | None = None
     if not args.quiet:
@@ -186,20 +151,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     merges_text = f", {merges:,} merges" if isinstance(model, models.BPE) else ""
     print(
         f"Trained {args.preset} tokenizer: vocab {tokenizer.get_vocab_size():,}{merges_text}, "
-        f"from {len(files)} file{'s' if len(files) != 1 else ''} ({_human_bytes(total_bytes)}, "
+        f"from {len(files)} file{'s' if len(files) != 1 else ''} ({human_size(total_bytes)}, "
         f"{report.unique_words:,} unique words) in {elapsed:.1f} s -> {output}",
         file=sys.stderr,
     )
     return 0
-
-
-def _human_bytes(n: int) -> str:
-    size = float(n)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{n} B"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -305,8 +261,10 @@ def _version() -> str:
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="Train, inspect and compare subword tokenizers. "
-        "With no command, opens the workbench window.",
+        usage=f"{PROG} [FILE] | {PROG} COMMAND ...",
+        description="Train, inspect and compare subword tokenizers. With no command, opens the "
+        "workbench window: on FILE when given (a .tokproj project, or a tokenizer.json to inspect), "
+        "else on the last project (the sample project the first time).",
     )
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -315,9 +273,9 @@ def make_parser() -> argparse.ArgumentParser:
         "train",
         help="train a tokenizer on text files and save it as tokenizer.json",
         description="Train a tokenizer on UTF-8 text files and write it as a HuggingFace tokenizer.json. "
-        + "; ".join(f"--preset {k}: {v}" for k, v in PRESETS.items()),
+        + "; ".join(f"--preset {item.key}: {item.description}" for item in presets.PRESETS if item.available),
     )
-    train.add_argument("--preset", choices=sorted(PRESETS), required=True, help="what kind of tokenizer to train")
+    train.add_argument("--preset", choices=TRAINABLE, required=True, help="what kind of tokenizer to train")
     train.add_argument("--vocab-size", type=int, required=True, metavar="N", help="target vocabulary size, special tokens included")
     train.add_argument("--min-frequency", type=int, default=0, metavar="K", help="ignore pairs (words, for wordlevel) seen fewer than K times")
     train.add_argument("--special-tokens", metavar="A,B", help="comma-separated special tokens, placed first in the vocabulary")
@@ -344,19 +302,42 @@ def make_parser() -> argparse.ArgumentParser:
     inspect.add_argument("tokenizer", metavar="tokenizer.json")
     inspect.add_argument("--merges", type=int, default=10, metavar="N", help="how many first/last merges to show")
     inspect.set_defaults(func=cmd_inspect)
+
+    screenshots = sub.add_parser(
+        "screenshots",
+        help="write a PNG of every tab of the window, trained on the sample project",
+        description="Open the sample project offscreen, train its tokenizer through the real training "
+        "process, fill every tab and write one PNG per tab to DIR.",
+    )
+    screenshots.add_argument("folder", metavar="DIR", help="where to write the PNG files")
+    screenshots.set_defaults(func=cmd_screenshots)
     return parser
 
 
+def cmd_screenshots(args: argparse.Namespace) -> int:
+    from workbench.screenshots import ScreenshotError, write_screenshots
+
+    try:
+        paths = write_screenshots(Path(args.folder))
+    except ScreenshotError as error:
+        raise CliError(str(error)) from None
+    for path in paths:
+        print(path)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words or (words[0] not in COMMANDS and not words[0].startswith("-")):
+        # No command: the window, on FILE (a project or a tokenizer file) when one is given.
+        if len(words) > 1:
+            print(f"{PROG}: error: give one file to open, or a command ({', '.join(COMMANDS)})", file=sys.stderr)
+            return EXIT_USAGE
+        from workbench.app import run_window
+
+        return run_window(words[0] if words else None)
     parser = make_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        print(
-            f"{PROG}: the workbench window is not built yet; use a command: train, encode, inspect "
-            f"(see '{PROG} --help').",
-            file=sys.stderr,
-        )
-        return EXIT_USAGE
+    args = parser.parse_args(words)
     try:
         return int(args.func(args))
     except (EngineError, CliError) as error:

@@ -78,10 +78,34 @@ def test_version_says_whether_the_engine_is_compiled() -> None:
     assert expected in result.stdout
 
 
-def test_no_command_explains_what_to_do() -> None:
-    result = run_cli()
+def test_more_than_one_file_to_open_is_a_usage_error() -> None:
+    result = run_cli("a.tokproj", "b.tokproj")
     assert result.returncode == 2
-    assert "train" in result.stderr and "encode" in result.stderr and "inspect" in result.stderr
+    assert "one file" in result.stderr and "train" in result.stderr
+
+
+def test_help_explains_the_window_and_the_commands() -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0
+    assert "[FILE]" in result.stdout and "sample project" in result.stdout
+    for command in ("train", "encode", "inspect", "screenshots"):
+        assert command in result.stdout
+
+
+def test_python_dash_m_workbench_is_the_same_command() -> None:
+    result = subprocess.run([sys.executable, "-P", "-m", "workbench", "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and engine.__version__ in result.stdout
+
+
+def test_screenshots_writes_one_png_per_tab(tmp_path: Path, private_home: Path) -> None:
+    result = run_cli("screenshots", str(tmp_path / "shots"))
+    assert result.returncode == 0, result.stderr
+    names = sorted(p.name for p in (tmp_path / "shots").iterdir())
+    assert names == ["train-step-by-step.png", "train.png", "vocabulary.png"]
+    for name in names:
+        data = (tmp_path / "shots" / name).read_bytes()
+        assert data.startswith(b"\x89PNG") and len(data) > 50_000
+    assert not list(private_home.rglob("settings.json"))  # the user's settings are left alone
 
 
 @pytest.mark.parametrize("preset", ["bpe", "gpt2", "wordlevel"])

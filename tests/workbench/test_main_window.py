@@ -1,0 +1,255 @@
+"""The main window: what opens at start, menus, title, projects saved and reopened, autosave and
+recovery, closing with unsaved changes, bad files. Dialogs are answered by ScriptedPrompts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+import engine
+from engine.project import Project
+from workbench.main_window import RECOVERY_FILE, MainWindow
+from workbench.prompts import ScriptedPrompts
+from workbench.settings import Settings, state_dir
+
+from window_support import SAMPLE, train_and_wait
+
+
+def menu_titles(window: MainWindow) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for action in window.menuBar().actions():
+        menu = action.menu()
+        if menu is not None:
+            found[action.text().replace("&", "")] = [a.text().replace("&", "") for a in menu.actions() if a.text()]
+    return found
+
+
+def test_first_start_opens_the_sample_project_ready_to_train(qtbot: QtBot, window: MainWindow) -> None:
+    window.open_at_start(None)
+    document = window.document
+    assert document.is_template and not document.dirty
+    assert window.windowTitle() == "Tokenizer Workbench — Sample: Shakespeare"
+    assert [item.name for item in document.project.corpus] == ["shakespeare.txt"]
+    assert document.project.corpus[0].exists()
+    assert [entry.name for entry in document.project.tokenizers] == ["BPE 8k"]
+    assert window.train_tab.train_button.isEnabled(), window.train_tab.blocked_reason()
+
+
+def test_menus_have_what_users_expect(window: MainWindow) -> None:
+    menus = menu_titles(window)
+    assert menus["File"][:8] == ["New Project", "Open…", "Open Recent", "Save", "Save As…", "Import Tokenizer…", "Export", "Quit"]
+    assert menus["Edit"] == ["Copy", "Find"]
+    assert menus["View"] == ["Show Whitespace Glyphs", "Font Size", "Theme"]
+    assert menus["Help"] == ["About Tokenizer Workbench"]
+
+
+def test_about_names_the_versions_and_whether_the_engine_is_compiled(window: MainWindow) -> None:
+    text = window.about_text()
+    assert engine.__version__ in text and "Qt " in text and "PySide6" in text
+    assert ("compiled with mypyc" in text) == engine.COMPILED
+
+
+def test_the_title_marks_unsaved_changes(window: MainWindow) -> None:
+    window.open_sample()
+    assert not window.windowTitle().endswith("*")
+    window.document.add_preset("gpt2")
+    assert window.windowTitle().endswith("*")
+
+
+def test_the_sample_is_never_written_in_place(window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path) -> None:
+    window.open_sample()
+    sample_file = window.document.path
+    assert sample_file is not None
+    before = Path(sample_file).read_bytes()
+    target = tmp_path / "mine.tokproj"
+    prompts.answers["save_project"] = str(target)
+    window.document.add_preset("wordlevel")
+    assert window.save()
+    assert Path(sample_file).read_bytes() == before
+    assert target.is_file() and window.document.path == str(target) and not window.document.is_template
+    assert window.windowTitle() == "Tokenizer Workbench — mine"
+
+
+def test_a_saved_project_reopens_to_the_same_state_with_its_history(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
+) -> None:
+    window.new_project()
+    window.document.add_checked_files([engine.corpus.check_file(str(small_corpus))])
+    entry = window.document.add_preset("bpe", vocab_size=600)
+    train_and_wait(qtbot, window)
+    assert entry.is_trained and entry.report is not None
+    steps, evaluations = window.train_tab.plots.point_counts()
+    assert steps == len(entry.report.history) > 0 and evaluations > 0
+    path = tmp_path / "project.tokproj"
+    prompts.answers["save_project"] = str(path)
+    assert window.save_as()
+
+    again = MainWindow(Settings(), ScriptedPrompts())
+    qtbot.addWidget(again)
+    assert again.open_file(str(path))
+    reopened = again.document.active
+    assert reopened is not None and reopened.is_trained and reopened.report is not None
+    assert reopened.report.history == entry.report.history
+    assert reopened.trained == entry.trained and reopened.frequencies == entry.frequencies
+    assert again.train_tab.plots.point_counts() == (steps, evaluations)
+    assert again.vocab_tab.model.rowCount() == again.document.view().tokenizer.get_vocab_size()  # type: ignore[union-attr]
+    assert [c.path for c in again.document.project.corpus] == [str(small_corpus)]
+    again.shutdown()
+
+
+def test_saving_is_atomic_and_a_failed_save_keeps_the_old_file(window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path) -> None:
+    window.open_sample()
+    path = tmp_path / "p.tokproj"
+    prompts.answers["save_project"] = str(path)
+    assert window.save()
+    good = path.read_bytes()
+    prompts.answers["save_project"] = str(tmp_path / "missing-folder" / "p.tokproj")
+    window.document.add_preset("gpt2")
+    assert not window.save_as()
+    assert "was not saved" in prompts.questions("warn")[-1]
+    assert path.read_bytes() == good
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+def test_a_bad_project_file_is_reported_and_the_open_project_kept(window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path) -> None:
+    window.open_sample()
+    for name, text, fragment in (
+        ("truncated.tokproj", '{"format": "tokenizer-workbench project", "format_version": 1, "corpus": [', "truncated"),
+        ("other.tokproj", '{"hello": 1}', "not a Tokenizer Workbench project"),
+        ("newer.tokproj", '{"format": "tokenizer-workbench project", "format_version": 99}', "newer"),
+    ):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        assert not window.open_file(str(path))
+        message = prompts.questions("warn")[-1]
+        assert str(path) in message and fragment in message
+        assert window.document.title == "Sample: Shakespeare"
+
+
+def test_a_tokenizer_file_opens_for_inspection(window: MainWindow, tmp_path: Path, prompts: ScriptedPrompts) -> None:
+    tokenizer = engine.Tokenizer(engine.models.WordLevel({"a": 0, "b": 1, "[UNK]": 2}, unk_token="[UNK]"))
+    tokenizer.add_special_tokens(["<s>"])
+    path = tmp_path / "tokenizer.json"
+    tokenizer.save(str(path))
+    assert window.open_file(str(path))
+    entry = window.document.active
+    assert entry is not None and entry.preset == "imported" and entry.is_trained
+    assert window.tabs.currentWidget() is window.vocab_tab
+    assert window.vocab_tab.model.rowCount() == 4
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}", encoding="utf-8")
+    assert not window.open_file(str(bad))
+    assert str(bad) in prompts.questions("warn")[-1]
+    assert window.document.active is entry
+
+
+def test_closing_with_unsaved_changes_asks(qtbot: QtBot) -> None:
+    prompts = ScriptedPrompts(save_changes=["cancel", "discard"])
+    window = MainWindow(Settings(), prompts)
+    qtbot.addWidget(window)
+    window.show()
+    window.open_sample()
+    window.document.add_preset("gpt2")
+    assert not window.close()
+    assert window.isVisible()
+    assert window.close()
+    assert prompts.questions("save_changes") == ["Sample: Shakespeare", "Sample: Shakespeare"]
+
+
+def test_autosave_and_recovery_after_a_crash(qtbot: QtBot, window: MainWindow) -> None:
+    window.open_sample()
+    window.document.add_preset("wordlevel")
+    window.autosave()
+    assert (state_dir() / RECOVERY_FILE).is_file()
+    # a new start, as after a crash: the recovery is offered and accepted
+    prompts = ScriptedPrompts(confirm=True)
+    again = MainWindow(Settings(), prompts)
+    qtbot.addWidget(again)
+    again.open_at_start(None)
+    assert "did not close properly" in prompts.questions("confirm")[0]
+    assert again.document.dirty
+    assert [entry.preset for entry in again.document.project.tokenizers] == ["bpe", "wordlevel"]
+    assert not (state_dir() / RECOVERY_FILE).exists()
+    again.shutdown()
+
+
+def test_a_clean_close_leaves_no_recovery_file(window: MainWindow) -> None:
+    window.open_sample()
+    window.document.add_preset("wordlevel")
+    window.autosave()
+    window.close()
+    assert not (state_dir() / RECOVERY_FILE).exists()
+
+
+def test_a_moved_corpus_file_is_reported_and_can_be_located(
+    window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
+) -> None:
+    project = Project("moved")
+    window.document.replace(project, None)
+    window.document.add_checked_files([engine.corpus.check_file(str(small_corpus))])
+    window.document.add_preset("bpe", vocab_size=500)
+    path = tmp_path / "moved.tokproj"
+    window.document.project.save(str(path))
+    moved = tmp_path / "elsewhere.txt"
+    small_corpus.rename(moved)
+    assert window.open_file(str(path))
+    assert "Not found: small.txt" in window.project_panel.corpus_status.text()
+    assert "Corpus files not found" in window.train_tab.blocked_reason()
+    prompts.answers["locate"] = str(moved)
+    window.project_panel.locate(0)
+    assert window.document.project.corpus[0].path == str(moved)
+    assert "Corpus files not found" not in window.train_tab.blocked_reason()
+
+
+def test_settings_and_recent_projects_live_in_the_private_home(window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path, private_home: Path) -> None:
+    window.open_sample()
+    prompts.answers["save_project"] = str(tmp_path / "r.tokproj")
+    window.save()
+    stored = json.loads((private_home / "config" / "settings.json").read_text(encoding="utf-8"))
+    assert stored["recent_projects"] == [str(tmp_path / "r.tokproj")]
+    assert Settings.load().recent_projects == [str(tmp_path / "r.tokproj")]
+
+
+def test_a_damaged_settings_file_is_set_aside(private_home: Path) -> None:
+    folder = private_home / "config"
+    folder.mkdir(parents=True)
+    (folder / "settings.json").write_text("{not json", encoding="utf-8")
+    assert Settings.load() == Settings()
+    assert (folder / "settings.json.bad").is_file()
+
+
+def test_the_next_start_reopens_the_last_project(qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path) -> None:
+    window.open_sample()
+    prompts.answers["save_project"] = str(tmp_path / "last.tokproj")
+    window.save()
+    again = MainWindow(Settings.load(), ScriptedPrompts())
+    qtbot.addWidget(again)
+    again.open_at_start(None)
+    assert again.document.path == str(tmp_path / "last.tokproj")
+
+
+@pytest.mark.parametrize("theme", ["dark", "light", "system"])
+def test_view_settings_apply_and_persist(window: MainWindow, theme: str) -> None:
+    window.set_theme(theme)
+    window.change_font_size(+2)
+    assert Settings.load().theme == theme and Settings.load().font_size > 0
+    window.change_font_size(0)
+    assert Settings.load().font_size == 0
+
+
+def test_export_writes_tokenizer_json_that_loads(qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path) -> None:
+    window.new_project()
+    window.document.add_checked_files([engine.corpus.check_file(str(small_corpus))])
+    window.document.add_preset("gpt2", vocab_size=400)
+    train_and_wait(qtbot, window)
+    target = tmp_path / "out.json"
+    prompts.answers["export_file"] = str(target)
+    window.export_tokenizer_json()
+    loaded = engine.Tokenizer.from_file(str(target))
+    view = window.document.view()
+    assert view is not None
+    assert loaded.encode("To be, or not").ids == view.tokenizer.encode("To be, or not").ids
+    assert SAMPLE.is_file()

@@ -1,0 +1,176 @@
+"""The Train tab: the pipeline form (validated by the engine), training from the window, cancel,
+presets that cannot be trained yet, and step mode, which is the same trainer as a full training."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from engine import Tokenizer
+from engine.corpus import check_file
+from workbench import presets
+from workbench.main_window import MainWindow
+from window_support import TRAINING_TIMEOUT_MS, train_and_wait
+
+
+def project_with(window: MainWindow, corpus: Path, key: str = "bpe", vocab_size: int = 600) -> None:
+    window.new_project()
+    window.document.add_checked_files([check_file(str(corpus))])
+    window.document.add_preset(key, vocab_size=vocab_size)
+
+
+def test_training_from_the_window_stores_the_result_everywhere(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, small_corpus, "gpt2", 500)
+    window.train_tab.held_out.setValue(0.0)
+    train_and_wait(qtbot, window)
+    entry = window.document.active
+    assert entry is not None and entry.is_trained and entry.report is not None
+    expected, trainer = presets.build("gpt2", 500)
+    expected.train([str(small_corpus)], trainer, processes=1)
+    assert entry.trained == json.loads(expected.to_str())
+    # every other view follows: the vocabulary, the status bar, the tokenizer list
+    model = window.vocab_tab.model
+    assert model.rowCount() == expected.get_vocab_size()
+    assert sorted(model.table.ids) == sorted(expected.get_vocab().values())
+    assert "vocabulary 500" in window._size_label.text()
+    assert "trained" in window.project_panel.tokenizer_list.item(0).text()
+    assert window.document.dirty
+
+
+def test_cancel_from_the_window_leaves_the_project_unchanged(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    project_with(window, corpora / "shakespeare.txt", "bpe", 30_000)
+    before = window.document.project.to_json("/")
+    tab = window.train_tab
+    with qtbot.waitSignal(tab.runner.progressed, timeout=TRAINING_TIMEOUT_MS):
+        tab.train_button.click()
+    assert tab.cancel_button.isEnabled() and not tab.train_button.isEnabled()
+    with qtbot.waitSignal(tab.runner.cancelled, timeout=30_000):
+        tab.cancel_button.click()
+    qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
+    assert window.document.project.to_json("/") == before
+    assert "cancelled" in tab.message.text() and "unchanged" in tab.message.text()
+    assert tab.train_button.isEnabled()
+
+
+def test_train_is_disabled_with_the_reason(window: MainWindow, small_corpus: Path) -> None:
+    window.new_project()
+    tab = window.train_tab
+    assert not tab.train_button.isEnabled() and "preset" in tab.train_button.toolTip()
+    window.document.add_preset("bpe")
+    assert not tab.train_button.isEnabled() and "Add corpus files" in tab.train_button.toolTip()
+    window.document.add_checked_files([check_file(str(small_corpus))])
+    assert tab.train_button.isEnabled()
+
+
+def test_invalid_settings_are_explained_next_to_the_field(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, small_corpus)
+    form = window.train_tab.form
+    form.pre_tokenizer.combo.setCurrentText("Split")
+    form.pre_tokenizer.options.setText('{"pattern": {"Regex": "("}, "behavior": "Removed", "invert": false}')
+    form.pre_tokenizer.options.editingFinished.emit()
+    assert form.configuration() is None
+    assert not form.pre_tokenizer.error.isHidden() and "regex" in form.pre_tokenizer.error.text()
+    assert not window.train_tab.train_button.isEnabled()
+    form.pre_tokenizer.options.setText("not json")
+    form.pre_tokenizer.options.editingFinished.emit()
+    assert "not valid JSON" in form.pre_tokenizer.error.text()
+    form.pre_tokenizer.combo.setCurrentText("Whitespace")
+    assert form.configuration() is not None and form.pre_tokenizer.error.isHidden()
+    form.trainer.special_tokens.setText("[UNK]")
+    form.trainer.vocab_size.setValue(50)
+    form.trainer.vocab_size.editingFinished.emit()
+    assert window.document.active is not None and window.document.active.trainer is not None
+    assert window.document.active.trainer["vocab_size"] == 50  # untrained: applied at once
+
+
+def test_the_form_round_trips_every_preset(window: MainWindow) -> None:
+    window.new_project()
+    for item in presets.PRESETS:
+        if not item.available:
+            continue
+        entry = window.document.add_preset(item.key, vocab_size=1234)
+        form = window.train_tab.form
+        configuration = form.configuration()
+        assert configuration is not None, item.key
+        pipeline, trainer = configuration
+        assert Tokenizer.from_str(json.dumps(pipeline)).to_dict() == Tokenizer.from_str(json.dumps(entry.pipeline)).to_dict()
+        assert trainer["vocab_size"] == 1234 and trainer["type"] == entry.trainer["type"]  # type: ignore[index]
+
+
+def test_normalizers_are_ticked_and_ordered(window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, small_corpus)
+    form = window.train_tab.form
+    items = form.normalizers.list
+    rows = {items.item(row).text(): row for row in range(items.count())}
+    items.item(rows["Lowercase"]).setCheckState(Qt.CheckState.Checked)
+    items.item(rows["NFD"]).setCheckState(Qt.CheckState.Checked)
+    configuration = form.configuration()
+    assert configuration is not None
+    normalizer = configuration[0]["normalizer"]
+    assert normalizer == {"type": "Sequence", "normalizers": [{"type": "NFD"}, {"type": "Lowercase"}]}
+
+
+def test_a_trained_tokenizer_keeps_its_result_until_changed_settings_are_trained(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, small_corpus, "bpe", 400)
+    train_and_wait(qtbot, window)
+    entry = window.document.active
+    assert entry is not None
+    trained = entry.trained
+    tab = window.train_tab
+    tab.form.trainer.vocab_size.setValue(450)
+    tab.form.trainer.vocab_size.editingFinished.emit()
+    assert entry.trained == trained
+    assert tab.pending.isVisibleTo(tab) and not tab.revert_button.isHidden()
+    tab.revert_button.click()
+    assert tab.form.trainer.vocab_size.value() == 400 and tab.pending.isHidden()
+
+
+def test_presets_the_engine_cannot_train_are_shown_disabled_with_the_reason(window: MainWindow) -> None:
+    actions = {action.text(): action for action in window.project_panel.preset_menu.actions()}
+    for item in presets.PRESETS:
+        title = item.title if item.available else f"{item.title} — not yet available"
+        assert actions[title].isEnabled() == item.available
+        if not item.available:
+            assert "not in the engine yet" in actions[title].toolTip()
+
+
+def test_step_mode_merges_equal_a_full_trainings(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, small_corpus, "bpe", 500)
+    tab = window.train_tab
+    tab.held_out.setValue(0.0)
+    panel = tab.step_panel
+    panel.set_files([str(small_corpus)])
+    panel.source.setCurrentIndex(1)
+    panel.start()
+    candidates = panel.candidates.item(0, 0).text(), panel.candidates.item(0, 1).text()
+    panel.advance(1)
+    first = panel.merges.merges.steps[0]
+    assert (first.left, first.right) == candidates
+    panel.advance(10)
+    panel.run_to_end()
+    qtbot.waitUntil(lambda: not panel.is_stepping(), timeout=60_000)
+    stepped = list(panel.merges.merges.steps)
+    assert panel.plots.point_counts() == (len(stepped), panel.plots.point_counts()[1])
+    assert panel.plots.point_counts()[1] >= 3  # the compression of the text, measured as it went
+    train_and_wait(qtbot, window)
+    entry = window.document.active
+    assert entry is not None and entry.report is not None
+    assert [(s.left, s.right, s.count) for s in stepped] == [(s.left, s.right, s.count) for s in entry.report.history.merges]
+
+
+def test_step_mode_keeps_its_result_in_the_project(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, small_corpus, "bpe", 500)
+    panel = window.train_tab.step_panel
+    panel.text.setPlainText("low lower lowest\nnew newer newest\n")
+    panel.start()
+    panel.advance(5)
+    assert "5 merges" in panel.status.text()
+    assert panel.words.rowCount() > 0 and panel.words.item(0, 0).text().startswith("[")
+    panel.keep()
+    entry = window.document.active
+    assert entry is not None and entry.is_trained and entry.report is not None
+    assert len(entry.report.history) == 5
+    assert window.vocab_tab.model.rowCount() == Tokenizer.from_str(json.dumps(entry.trained)).get_vocab_size()

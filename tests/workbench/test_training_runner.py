@@ -1,0 +1,113 @@
+"""The training process: trains through the real child process exactly as the engine does in
+process, streams progress and steps, cancels, and reports a killed or failing child."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from engine import Tokenizer
+from engine.corpus import FileSlice
+from engine.progress import TrainProgress
+from engine.trainers.records import MergeStep
+from workbench import presets
+from workbench.runner import TrainingRunner
+from workbench.training import TrainingJob, TrainingResult, held_out_split
+from window_support import TRAINING_TIMEOUT_MS
+
+
+def job_for(path: Path, key: str = "bpe", vocab_size: int = 700, held_out: float = 0.0) -> TrainingJob:
+    tokenizer, trainer = presets.build(key, vocab_size)
+    return TrainingJob(tokenizer.to_str(), trainer.to_dict(), [str(path)], held_out, 1)
+
+
+def test_the_child_trains_exactly_like_the_engine_in_process(qtbot: QtBot, small_corpus: Path) -> None:
+    runner = TrainingRunner()
+    progress: list[TrainProgress] = []
+    steps: list[MergeStep] = []
+    runner.progressed.connect(progress.append)
+    runner.stepped.connect(steps.extend)
+    with qtbot.waitSignal(runner.finished, timeout=TRAINING_TIMEOUT_MS) as blocker:
+        runner.start(job_for(small_corpus, "gpt2"))
+    qtbot.waitUntil(runner.is_idle, timeout=20_000)
+    result = blocker.args[0]
+    assert isinstance(result, TrainingResult)
+    expected, trainer = presets.build("gpt2", 700)
+    report = expected.train([str(small_corpus)], trainer, processes=1)
+    assert json.loads(result.tokenizer_json) == json.loads(expected.to_str())
+    assert result.report.history == report.history
+    assert steps == report.history.merges  # every step streamed, in order
+    stages = [event.stage for event in progress]
+    assert stages[0] == "Pre-processing files" and "Compute merges" in stages
+    final = [event for event in progress if event.stage == "Compute merges"][-1]
+    assert final.current == final.total == len(report.history)
+    assert sum(result.frequencies) == report.total_words or sum(result.frequencies) >= report.total_words
+
+
+def test_the_held_out_text_is_not_trained_on_and_is_measured(qtbot: QtBot, small_corpus: Path) -> None:
+    runner = TrainingRunner()
+    evaluations: list[tuple[int, float]] = []
+    runner.evaluated.connect(lambda done, value: evaluations.append((done, value)))
+    with qtbot.waitSignal(runner.finished, timeout=TRAINING_TIMEOUT_MS) as blocker:
+        runner.start(job_for(small_corpus, held_out=0.05))
+    qtbot.waitUntil(runner.is_idle, timeout=20_000)
+    result = blocker.args[0]
+    assert isinstance(result, TrainingResult)
+    slices, held_out = held_out_split([str(small_corpus)], 0.05)
+    assert result.held_out_bytes == len(held_out.encode("utf-8")) > 0
+    assert slices == [FileSlice(str(small_corpus), 0, small_corpus.stat().st_size - result.held_out_bytes)]
+    tokenizer, trainer = presets.build("bpe", 700)
+    report = tokenizer.train(slices, trainer, processes=1)
+    assert result.report.history == report.history
+    assert evaluations == result.evaluations and len(evaluations) >= 2
+    assert evaluations[-1][1] > evaluations[0][1]  # merges compress the held-out text
+    assert evaluations[-1][0] == len(report.history)
+
+
+def test_cancel_stops_the_child_and_sends_cancelled(qtbot: QtBot, corpora: Path) -> None:
+    runner = TrainingRunner()
+    with qtbot.waitSignal(runner.progressed, timeout=TRAINING_TIMEOUT_MS):
+        runner.start(job_for(corpora / "shakespeare.txt", vocab_size=30_000))
+    with qtbot.waitSignal(runner.cancelled, timeout=30_000):
+        runner.cancel()
+    qtbot.waitUntil(runner.is_idle, timeout=20_000)
+    assert not runner.is_running()
+
+
+def test_a_killed_child_is_reported(qtbot: QtBot, corpora: Path) -> None:
+    runner = TrainingRunner()
+    with qtbot.waitSignal(runner.progressed, timeout=TRAINING_TIMEOUT_MS):
+        runner.start(job_for(corpora / "shakespeare.txt", vocab_size=30_000))
+    pid = runner.pid
+    assert pid is not None
+    with qtbot.waitSignal(runner.failed, timeout=30_000) as blocker:
+        os.kill(pid, signal.SIGKILL)
+    qtbot.waitUntil(runner.is_idle, timeout=20_000)
+    message = str(blocker.args[0])
+    assert "stopped unexpectedly" in message and "-9" in message
+
+
+def test_a_bad_corpus_file_fails_with_its_name(qtbot: QtBot, tmp_path: Path) -> None:
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    runner = TrainingRunner()
+    with qtbot.waitSignal(runner.failed, timeout=TRAINING_TIMEOUT_MS) as blocker:
+        runner.start(job_for(bad))
+    qtbot.waitUntil(runner.is_idle, timeout=20_000)
+    assert str(bad) in str(blocker.args[0]) and "UTF-8" in str(blocker.args[0])
+
+
+def test_a_new_job_cancels_the_running_one(qtbot: QtBot, corpora: Path, small_corpus: Path) -> None:
+    runner = TrainingRunner()
+    with qtbot.waitSignal(runner.progressed, timeout=TRAINING_TIMEOUT_MS):
+        runner.start(job_for(corpora / "shakespeare.txt", vocab_size=30_000))
+    with qtbot.waitSignal(runner.finished, timeout=TRAINING_TIMEOUT_MS) as blocker:
+        runner.start(job_for(small_corpus, vocab_size=300))
+    qtbot.waitUntil(runner.is_idle, timeout=20_000)
+    result = blocker.args[0]
+    assert isinstance(result, TrainingResult)
+    assert Tokenizer.from_str(result.tokenizer_json).get_vocab_size() == 300

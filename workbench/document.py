@@ -1,0 +1,319 @@
+"""`ProjectDocument`: the open project, where it is saved, whether it changed, and the engine
+objects the views draw (built once per tokenizer and cached).
+
+Every change to the project goes through here, so that the title's `*`, the autosave and the
+views follow it: views listen to `changed` (lists of files and tokenizers), `active_changed`
+(the tokenizer every tab shows) and `dirty_changed`. No widgets here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from PySide6.QtCore import QObject, Signal
+
+from engine import Tokenizer, trainers
+from engine.corpus import FileCheck
+from engine.errors import EngineError
+from engine.project import CorpusFile, Project, TokenizerEntry
+from engine.schema import JsonValue
+from engine.trainers.base import Trainer
+from engine.vocabulary import TokenStyle, VocabularyTable
+from workbench import presets
+from workbench.training import TrainingResult
+
+DEFAULT_VOCAB_SIZE = 8000
+
+
+class ActiveView:
+    """What the tabs draw for the active tokenizer, built once: the engine tokenizer (trained, or
+    the untrained pipeline; built on first use) and, when trained, its vocabulary table and
+    token style (handed over by a finished training, or built from the tokenizer)."""
+
+    def __init__(
+        self, entry: TokenizerEntry, table: VocabularyTable | None = None, style: TokenStyle | None = None
+    ) -> None:
+        self.entry = entry
+        self._tokenizer: Tokenizer | None = None
+        self._table = table
+        self._style = style
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        if self._tokenizer is None:
+            self._tokenizer = self.entry.tokenizer()
+        return self._tokenizer
+
+    def table(self, glyphs: bool) -> VocabularyTable | None:
+        """The vocabulary table (None for an untrained tokenizer)."""
+        if self._table is None and self.entry.is_trained:
+            self._table = VocabularyTable.of(self.tokenizer, self.entry.frequencies or None, glyphs)
+        return self._table
+
+    @property
+    def style(self) -> TokenStyle:
+        if self._style is None:
+            self._style = TokenStyle.of(self.tokenizer)
+        return self._style
+
+    @property
+    def vocab_size(self) -> int:
+        table = self._table
+        return len(table) if table is not None else self.tokenizer.get_vocab_size()
+
+
+class ProjectDocument(QObject):
+    """The open project and its state. `path` is None until it is saved; `is_template` marks a
+    project opened from the shipped sample, which is never written in place."""
+
+    changed = Signal()
+    active_changed = Signal()
+    dirty_changed = Signal(bool)
+    path_changed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.project = Project()
+        self.path: str | None = None
+        self.is_template = False
+        self._dirty = False
+        self._view: ActiveView | None = None
+        self.glyphs = True
+
+    # -- state -------------------------------------------------------------------------------
+
+    @property
+    def dirty(self) -> bool:
+        return self._dirty
+
+    @property
+    def title(self) -> str:
+        """The project's name as the title bar shows it."""
+        if self.path is not None and not self.is_template:
+            return os.path.splitext(os.path.basename(self.path))[0]
+        return self.project.name
+
+    def mark_dirty(self) -> None:
+        if not self._dirty:
+            self._dirty = True
+            self.dirty_changed.emit(True)
+
+    def mark_saved(self, path: str) -> None:
+        self.path = os.path.abspath(path)
+        self.is_template = False
+        self._dirty = False
+        self.dirty_changed.emit(False)
+        self.path_changed.emit()
+
+    def replace(self, project: Project, path: str | None, is_template: bool = False, dirty: bool = False) -> None:
+        """Show another project (a new, opened or recovered one)."""
+        self.project = project
+        self.path = os.path.abspath(path) if path is not None else None
+        self.is_template = is_template
+        self._dirty = dirty
+        self._view = None
+        if self.project.active < 0 and self.project.tokenizers:
+            self.project.active = 0
+        self.changed.emit()
+        self.active_changed.emit()
+        self.dirty_changed.emit(dirty)
+        self.path_changed.emit()
+
+    # -- the active tokenizer ------------------------------------------------------------------
+
+    @property
+    def active(self) -> TokenizerEntry | None:
+        return self.project.active_entry
+
+    def set_active(self, index: int) -> None:
+        if index != self.project.active and -1 <= index < len(self.project.tokenizers):
+            self.project.active = index
+            self._view = None
+            self.active_changed.emit()
+            self.mark_dirty()
+
+    def view(self) -> ActiveView | None:
+        """The engine objects of the active tokenizer (None when there is none, or it is broken)."""
+        entry = self.active
+        if entry is None:
+            return None
+        if self._view is None or self._view.entry is not entry:
+            view = ActiveView(entry)
+            try:
+                view.table(self.glyphs)
+                view.style
+            except EngineError:
+                return None
+            self._view = view
+        return self._view
+
+    def set_glyphs(self, glyphs: bool) -> None:
+        """Show whitespace as glyphs (·, →, ↵) or as spaces and escapes in the views."""
+        if glyphs != self.glyphs:
+            self.glyphs = glyphs
+            if self._view is not None:
+                self._view = ActiveView(self._view.entry, None, self._view._style)
+            self.active_changed.emit()
+
+    # -- corpus ------------------------------------------------------------------------------
+
+    def corpus_paths(self) -> list[str]:
+        return [item.path for item in self.project.corpus]
+
+    def add_checked_files(self, checks: list[FileCheck]) -> None:
+        """Add files that `engine.corpus.check_file` looked at (a file already there is updated)."""
+        known = {item.path: item for item in self.project.corpus}
+        for check in checks:
+            path = os.path.abspath(check.path)
+            item = known.get(path)
+            if item is None:
+                item = CorpusFile(path)
+                self.project.corpus.append(item)
+                known[path] = item
+            item.size = check.size
+            item.lines = check.lines
+            item.sha256 = check.sha256
+            item.problem = check.problem
+        self.changed.emit()
+        self.mark_dirty()
+
+    def remove_files(self, rows: list[int]) -> None:
+        for row in sorted(set(rows), reverse=True):
+            if 0 <= row < len(self.project.corpus):
+                del self.project.corpus[row]
+        self.changed.emit()
+        self.mark_dirty()
+
+    def relocate_file(self, row: int, check: FileCheck) -> None:
+        """A missing corpus file found elsewhere by the user."""
+        item = self.project.corpus[row]
+        item.path = os.path.abspath(check.path)
+        item.size, item.lines, item.sha256, item.problem = check.size, check.lines, check.sha256, check.problem
+        self.changed.emit()
+        self.mark_dirty()
+
+    # -- tokenizers --------------------------------------------------------------------------
+
+    def add_preset(self, key: str, vocab_size: int = DEFAULT_VOCAB_SIZE) -> TokenizerEntry:
+        """A new, untrained tokenizer from a preset, made the active one."""
+        chosen = presets.preset(key)
+        tokenizer, trainer = presets.build(key, vocab_size)
+        entry = TokenizerEntry(
+            self.project.unique_name(f"{chosen.title} {_short_size(vocab_size)}"),
+            key,
+            pipeline_json(tokenizer),
+            trainer.to_dict(),
+        )
+        return self._append(entry)
+
+    def import_tokenizer(self, path: str) -> TokenizerEntry:
+        """A tokenizer read from a file; raises EngineError (naming the file) when it cannot be read."""
+        tokenizer = Tokenizer.from_file(path)
+        try:
+            # Retraining the imported pipeline keeps its size and its special tokens.
+            default = trainers.default_trainer(tokenizer.model)
+            default.vocab_size = tokenizer.get_vocab_size()
+            default.special_tokens = [t for _, t in sorted(tokenizer.get_added_tokens_decoder().items()) if t.special]
+            trainer: dict[str, JsonValue] | None = default.to_dict()
+        except EngineError:
+            trainer = None  # a model the engine cannot train yet: kept for inspection
+        entry = TokenizerEntry(
+            self.project.unique_name(os.path.basename(path)),
+            "imported",
+            untrained_json(tokenizer),
+            trainer,
+            source=os.path.abspath(path),
+        )
+        entry.trained_json = tokenizer.to_str()
+        return self._append(entry)
+
+    def _append(self, entry: TokenizerEntry) -> TokenizerEntry:
+        self.project.tokenizers.append(entry)
+        self.project.active = len(self.project.tokenizers) - 1
+        self._view = None
+        self.changed.emit()
+        self.active_changed.emit()
+        self.mark_dirty()
+        return entry
+
+    def remove_tokenizer(self, index: int) -> None:
+        if not 0 <= index < len(self.project.tokenizers):
+            return
+        del self.project.tokenizers[index]
+        active = self.project.active
+        if active >= len(self.project.tokenizers) or active > index:
+            active -= 1
+        self.project.active = max(active, 0) if self.project.tokenizers else -1
+        self._view = None
+        self.changed.emit()
+        self.active_changed.emit()
+        self.mark_dirty()
+
+    def rename_tokenizer(self, index: int, name: str) -> None:
+        name = name.strip()
+        if name and 0 <= index < len(self.project.tokenizers) and self.project.tokenizers[index].name != name:
+            self.project.tokenizers[index].name = self.project.unique_name(name)
+            self.changed.emit()
+            self.mark_dirty()
+
+    def set_configuration(self, pipeline: dict[str, JsonValue], trainer: dict[str, JsonValue]) -> None:
+        """New settings for the active tokenizer; a result trained with other settings is dropped."""
+        entry = self.active
+        if entry is None or (entry.pipeline == pipeline and entry.trainer == trainer):
+            return
+        entry.pipeline = pipeline
+        entry.trainer = trainer
+        if entry.is_trained:
+            entry.forget_result()
+            entry.source = ""
+        self._view = None
+        self.changed.emit()
+        self.active_changed.emit()
+        self.mark_dirty()
+
+    def store_result(self, entry: TokenizerEntry, result: TrainingResult) -> None:
+        """A finished training's result, kept in the project with its history. The vocabulary
+        table the training process built is used as it is (building it here would stall the
+        window at the end of a big training)."""
+        entry.trained_json = result.tokenizer_json
+        entry.report = result.report
+        entry.frequencies = result.frequencies
+        entry.examples = result.examples
+        entry.evaluations = result.evaluations
+        if entry is self.active:
+            self._view = ActiveView(entry, result.table, result.style) if result.table is not None else None
+        self.changed.emit()
+        self.active_changed.emit()
+        self.mark_dirty()
+
+    def trainer_of(self, entry: TokenizerEntry) -> Trainer | None:
+        if entry.trainer is None:
+            return None
+        try:
+            return trainers.from_dict(entry.trainer)
+        except EngineError:
+            return None
+
+
+def pipeline_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:
+    """A tokenizer's tokenizer.json object (for an untrained pipeline, its model is empty)."""
+    data: dict[str, JsonValue] = json.loads(tokenizer.to_str())
+    return data
+
+
+def untrained_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:
+    """The pipeline of a trained tokenizer with its vocabulary emptied: what retraining starts from."""
+    data = pipeline_json(tokenizer)
+    model = data.get("model")
+    if isinstance(model, dict):
+        if "vocab" in model:
+            model["vocab"] = [] if model.get("type") == "Unigram" else {}
+        if "merges" in model:
+            model["merges"] = []
+    data["added_tokens"] = []
+    return data
+
+
+def _short_size(size: int) -> str:
+    return f"{size // 1000}k" if size >= 1000 and size % 1000 == 0 else str(size)

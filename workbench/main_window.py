@@ -1,0 +1,470 @@
+"""`MainWindow`: menus, the project dock, the tabs, the status bar, and the project's life cycle
+(new, open, save, autosave and recovery, close).
+
+Widgets draw the project; every change goes through `ProjectDocument`. Dialogs go through an
+injected `Prompts`, so tests drive the window without ever blocking on one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from typing import Final
+
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import Qt, QTimer, qVersion
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QDockWidget,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QTabWidget,
+)
+
+import engine
+from engine.errors import EngineError, ProjectFileError
+from engine.project import SUFFIX, Project
+from workbench import shipped
+from workbench.app import APP_TITLE, apply_appearance
+from workbench.document import ProjectDocument
+from workbench.file_checks import FileChecker
+from workbench.project_panel import ProjectPanel
+from workbench.prompts import TOKENIZER_FILTER, Prompts
+from workbench.settings import Settings, state_dir
+from workbench.train_tab import TrainTab
+from workbench.vocab_tab import VocabTab
+
+SAMPLE_PROJECT: Final = ("sample", "sample.tokproj")
+AUTOSAVE_INTERVAL_MS: Final = 60_000
+RECOVERY_FILE: Final = "recovery.tokproj"
+RECOVERY_NOTE: Final = "recovery.json"
+
+
+class MainWindow(QMainWindow):
+    """The workbench window."""
+
+    def __init__(self, settings: Settings, prompts: Prompts | None = None) -> None:
+        super().__init__()
+        self.settings = settings
+        self.prompts = prompts if prompts is not None else Prompts(self)
+        self.document = ProjectDocument(self)
+        self.file_checker = FileChecker(self)
+
+        self.project_panel = ProjectPanel(self.document, self.prompts, self.file_checker)
+        dock = QDockWidget("Project", self)
+        dock.setObjectName("project-dock")
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        dock.setWidget(self.project_panel)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+
+        self.train_tab = TrainTab(self.document, self.settings, self.prompts)
+        self.vocab_tab = VocabTab(self.document, self.settings, self.prompts)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.train_tab, "Train")
+        self.tabs.addTab(self.vocab_tab, "Vocabulary")
+        self.setCentralWidget(self.tabs)
+
+        self._tokenizer_label = QLabel()
+        self._size_label = QLabel()
+        self._state_label = QLabel("idle")
+        for label in (self._tokenizer_label, self._size_label, self._state_label):
+            label.setContentsMargins(6, 0, 6, 0)
+            self.statusBar().addPermanentWidget(label)
+
+        self._recent_menu = QMenu("Open &Recent", self)
+        self._build_menus()
+
+        self.document.dirty_changed.connect(self._on_document_dirty_changed)
+        self.document.path_changed.connect(self._update_title)
+        self.document.active_changed.connect(self._on_document_active_changed)
+        self.document.changed.connect(self._on_document_active_changed)
+        self.train_tab.state_changed.connect(self._on_train_tab_state_changed)
+        self.train_tab.trained.connect(self._on_train_tab_trained)
+
+        self._autosave = QTimer(self)
+        self._autosave.setInterval(AUTOSAVE_INTERVAL_MS)
+        self._autosave.timeout.connect(self.autosave)
+        self._autosave.start()
+
+        self.resize(1400, 900)
+        self._update_title()
+        self._on_document_active_changed()
+
+    # -- menus -------------------------------------------------------------------------------
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar().addMenu("&File")
+        self._action(menu, "&New Project", self.new_project, QKeySequence.StandardKey.New)
+        self._action(menu, "&Open…", self.choose_and_open, QKeySequence.StandardKey.Open)
+        menu.addMenu(self._recent_menu)
+        self._recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        menu.addSeparator()
+        self._action(menu, "&Save", self.save, QKeySequence.StandardKey.Save)
+        self._action(menu, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
+        menu.addSeparator()
+        self._action(menu, "&Import Tokenizer…", self.project_panel.import_tokenizer, "Ctrl+I")
+        export = menu.addMenu("&Export")
+        self._export_json = self._action(export, "Tokenizer (tokenizer.json)…", self.export_tokenizer_json, "Ctrl+E")
+        note = export.addAction("Other formats come with the formats issue")
+        note.setEnabled(False)
+        menu.addSeparator()
+        self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        menu = self.menuBar().addMenu("&Edit")
+        self._action(menu, "&Copy", self.copy_selection, QKeySequence.StandardKey.Copy)
+        self._action(menu, "&Find", self.find_token, QKeySequence.StandardKey.Find)
+
+        menu = self.menuBar().addMenu("&View")
+        glyphs = self._action(menu, "Show &Whitespace Glyphs", self._on_glyphs_toggled, "Ctrl+Shift+W")
+        glyphs.setCheckable(True)
+        glyphs.setChecked(self.settings.show_whitespace)
+        self.whitespace_action = glyphs
+        size = menu.addMenu("&Font Size")
+        self._action(size, "&Bigger", lambda: self.change_font_size(1), QKeySequence.StandardKey.ZoomIn)
+        self._action(size, "&Smaller", lambda: self.change_font_size(-1), QKeySequence.StandardKey.ZoomOut)
+        self._action(size, "&Reset", lambda: self.change_font_size(0), "Ctrl+0")
+        theme = menu.addMenu("&Theme")
+        group = QActionGroup(self)
+        for key, title in (("system", "Follow the &System"), ("light", "&Light"), ("dark", "&Dark")):
+            action = theme.addAction(title)
+            action.setCheckable(True)
+            action.setChecked(self.settings.theme == key)
+            action.triggered.connect(lambda checked=False, key=key: self.set_theme(key))
+            group.addAction(action)
+
+        menu = self.menuBar().addMenu("&Help")
+        self._action(menu, "&About Tokenizer Workbench", self.show_about)
+
+    def _action(self, menu: QMenu, title: str, slot: object, shortcut: object = None) -> QAction:
+        action = menu.addAction(title)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))  # type: ignore[call-overload]
+        action.triggered.connect(slot)
+        return action
+
+    def _fill_recent_menu(self) -> None:
+        self._recent_menu.clear()
+        if not self.settings.recent_projects:
+            self._recent_menu.addAction("No recent projects").setEnabled(False)
+            return
+        for path in self.settings.recent_projects:
+            action = self._recent_menu.addAction(path)
+            if os.path.isfile(path):
+                action.triggered.connect(lambda checked=False, path=path: self.open_file(path))
+            else:
+                action.setText(f"{path} (missing)")
+                action.setEnabled(False)
+        self._recent_menu.addSeparator()
+        self._recent_menu.addAction("Clear the List").triggered.connect(self._clear_recent)
+
+    def _clear_recent(self) -> None:
+        self.settings.recent_projects = []
+        self.settings.save()
+
+    # -- opening -----------------------------------------------------------------------------
+
+    def open_at_start(self, path: str | None) -> None:
+        """What opens with the window: a recovered project, `path`, the last project, or the sample."""
+        if self.offer_recovery():
+            return
+        if path is not None:
+            if self.open_file(path):
+                return
+        for recent in self.settings.recent_projects:
+            if os.path.isfile(recent) and self.open_file(recent, quiet=True):
+                return
+        self.open_sample()
+
+    def open_sample(self) -> None:
+        """The sample project shipped in resources/, opened as a template (Save asks where)."""
+        path = str(shipped.resource(*SAMPLE_PROJECT))
+        try:
+            project = Project.load(path)
+        except ProjectFileError as error:
+            self.prompts.warn("The sample project cannot be opened", str(error))
+            return
+        self.document.replace(project, path, is_template=True)
+
+    def choose_and_open(self) -> None:
+        if not self.ask_to_keep_changes():
+            return
+        path = self.prompts.open_project(self._folder())
+        if path:
+            self.open_file(path)
+
+    def open_file(self, path: str, quiet: bool = False) -> bool:
+        """Open a project, or a tokenizer file for inspection; False (and a message unless
+        `quiet`) when it cannot be read: the open project is then kept."""
+        if path.endswith(SUFFIX):
+            try:
+                project = Project.load(path)
+            except ProjectFileError as error:
+                if not quiet:
+                    self.prompts.warn("The project cannot be opened", str(error))
+                return False
+            self.document.replace(project, path)
+            self.settings.add_recent(path)
+            self.settings.save()
+            self.report_missing_files()
+            return True
+        inspection = Project(f"Inspect {os.path.basename(path)}")
+        previous = (self.document.project, self.document.path, self.document.is_template, self.document.dirty)
+        self.document.replace(inspection, None, dirty=False)
+        try:
+            self.document.import_tokenizer(path)
+        except EngineError as error:
+            self.document.replace(previous[0], previous[1], previous[2], previous[3])
+            if not quiet:
+                self.prompts.warn("The file cannot be opened", f"{error}\n\nOpen a .tokproj project or a tokenizer.json file.")
+            return False
+        self.tabs.setCurrentWidget(self.vocab_tab)
+        return True
+
+    def report_missing_files(self) -> None:
+        """Say which corpus files moved, and let the user point at their new place."""
+        missing = self.document.project.missing_files()
+        if missing:
+            self.project_panel.show_missing(missing)
+
+    def new_project(self) -> None:
+        if not self.ask_to_keep_changes():
+            return
+        self.document.replace(Project("Untitled"), None)
+
+    # -- saving ------------------------------------------------------------------------------
+
+    def save(self) -> bool:
+        if self.document.path is None or self.document.is_template:
+            return self.save_as()
+        return self._write(self.document.path)
+
+    def save_as(self) -> bool:
+        suggested = self.document.path if self.document.path and not self.document.is_template else ""
+        if not suggested:
+            suggested = os.path.join(self._folder(), self.document.title + SUFFIX)
+        path = self.prompts.save_project(suggested)
+        if not path:
+            return False
+        return self._write(path)
+
+    def _write(self, path: str) -> bool:
+        try:
+            self.document.project.save(path)
+        except (EngineError, OSError) as error:
+            self.prompts.warn("The project was not saved", f"{error}\n\nNothing was written at {path}.")
+            return False
+        self.document.mark_saved(path)
+        self.settings.add_recent(path)
+        self.settings.save()
+        self.remove_recovery()
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def ask_to_keep_changes(self) -> bool:
+        """Before the project is replaced or the window closes: False when the user cancels."""
+        if not self.document.dirty:
+            return True
+        answer = self.prompts.save_changes(self.document.title)
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    # -- autosave and recovery ---------------------------------------------------------------
+
+    def autosave(self) -> None:
+        """Write the unsaved project to the recovery file (nothing when it has no changes)."""
+        if not self.document.dirty:
+            return
+        folder = state_dir()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            self.document.project.save(str(folder / RECOVERY_FILE))
+            note = {"path": self.document.path if not self.document.is_template else None, "saved_at": time.time()}
+            (folder / RECOVERY_NOTE).write_text(json.dumps(note), encoding="utf-8")
+        except (EngineError, OSError) as error:
+            self.statusBar().showMessage(f"Autosave failed: {error}", 10000)
+
+    def remove_recovery(self) -> None:
+        for name in (RECOVERY_FILE, RECOVERY_NOTE):
+            try:
+                (state_dir() / name).unlink()
+            except OSError:
+                pass
+
+    def offer_recovery(self) -> bool:
+        """After a crash: offer the autosaved project back. True when it was restored."""
+        folder = state_dir()
+        recovery = folder / RECOVERY_FILE
+        if not recovery.is_file():
+            return False
+        original: str | None = None
+        saved_at = ""
+        try:
+            note = json.loads((folder / RECOVERY_NOTE).read_text(encoding="utf-8"))
+            original = note.get("path") if isinstance(note.get("path"), str) else None
+            saved_at = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(note.get("saved_at", 0))))
+        except (OSError, ValueError, TypeError):
+            pass
+        try:
+            project = Project.load(str(recovery))
+        except ProjectFileError:
+            self.remove_recovery()
+            return False
+        where = f" (from {original})" if original else ""
+        if not self.prompts.confirm(
+            "Restore unsaved work?",
+            f"Tokenizer Workbench did not close properly. Restore the unsaved project “{project.name}”{where}, "
+            f"autosaved {saved_at}?\n\nNo: discard it.",
+        ):
+            self.remove_recovery()
+            return False
+        self.document.replace(project, original, dirty=True)
+        self.remove_recovery()
+        return True
+
+    # -- export ------------------------------------------------------------------------------
+
+    def export_tokenizer_json(self) -> None:
+        view = self.document.view()
+        if view is None or not view.entry.is_trained:
+            self.prompts.warn("Nothing to export", "Train the tokenizer (or import one) before exporting it.")
+            return
+        suggested = os.path.join(self._folder(), f"{view.entry.name}.json".replace(os.sep, "-"))
+        path = self.prompts.export_file(suggested, TOKENIZER_FILTER)
+        if not path:
+            return
+        try:
+            view.tokenizer.save(path)
+        except (EngineError, OSError) as error:
+            self.prompts.warn("The tokenizer was not exported", f"{error}\n\nNothing was written at {path}.")
+            return
+        self.statusBar().showMessage(f"Exported {path} (tokenizer.json keeps the whole pipeline)", 8000)
+
+    # -- edit, view, help ----------------------------------------------------------------------
+
+    def copy_selection(self) -> None:
+        """Copy what is selected in the focused view: table rows as tab-separated lines."""
+        widget = QApplication.focusWidget()
+        if isinstance(widget, (QLineEdit, QPlainTextEdit)):
+            widget.copy()
+            return
+        if isinstance(widget, QAbstractItemView):
+            text = selected_text(widget)
+            if text:
+                QGuiApplication.clipboard().setText(text)
+
+    def find_token(self) -> None:
+        self.tabs.setCurrentWidget(self.vocab_tab)
+        self.vocab_tab.focus_filter()
+
+    def _on_glyphs_toggled(self, checked: bool) -> None:
+        self.settings.show_whitespace = bool(checked)
+        self.settings.save()
+        self.vocab_tab.set_whitespace_glyphs(self.settings.show_whitespace)
+        self.train_tab.set_whitespace_glyphs(self.settings.show_whitespace)
+
+    def change_font_size(self, delta: int) -> None:
+        app = QApplication.instance()
+        if not isinstance(app, QApplication):
+            return
+        if delta == 0:
+            self.settings.font_size = 0
+        else:
+            current = self.settings.font_size or round(app.font().pointSizeF())
+            self.settings.font_size = max(6, min(32, current + delta))
+        self.settings.save()
+        apply_appearance(self.settings)
+
+    def set_theme(self, theme: str) -> None:
+        self.settings.theme = theme
+        self.settings.save()
+        apply_appearance(self.settings)
+
+    def about_text(self) -> str:
+        build = "compiled with mypyc" if engine.COMPILED else "pure Python (not compiled)"
+        return (
+            f"<h3>{APP_TITLE} {engine.__version__}</h3>"
+            "<p>Train, inspect and compare subword tokenizers.</p>"
+            f"<p>Engine {engine.__version__}: {build}<br>"
+            f"Qt {qVersion()} (PySide6 {pyside_version})<br>"
+            f"Python {platform.python_version()} on {platform.system()}</p>"
+        )
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, f"About {APP_TITLE}", self.about_text())
+
+    # -- state shown around the tabs -----------------------------------------------------------
+
+    def _update_title(self) -> None:
+        star = "*" if self.document.dirty else ""
+        self.setWindowTitle(f"{APP_TITLE} — {self.document.title}{star}")
+
+    def _on_document_dirty_changed(self, dirty: bool) -> None:
+        self._update_title()
+
+    def _on_document_active_changed(self) -> None:
+        entry = self.document.active
+        view = self.document.view()
+        if entry is None:
+            self._tokenizer_label.setText("no tokenizer")
+            self._size_label.setText("")
+        else:
+            self._tokenizer_label.setText(entry.name)
+            if view is not None and entry.is_trained:
+                self._size_label.setText(f"vocabulary {view.vocab_size:,}")
+            else:
+                self._size_label.setText("not trained")
+        self._export_json.setEnabled(entry is not None and entry.is_trained)
+
+    def _on_train_tab_state_changed(self, state: str) -> None:
+        self._state_label.setText(state)
+
+    def _on_train_tab_trained(self) -> None:
+        self.tabs.setTabText(1, "Vocabulary")
+
+    def _folder(self) -> str:
+        if self.document.path and not self.document.is_template:
+            return os.path.dirname(self.document.path)
+        return os.path.expanduser("~")
+
+    # -- closing -----------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if self.train_tab.is_training() and not self.prompts.confirm(
+            "Training is running", "Stop the training and close? The project keeps its last result."
+        ):
+            event.ignore()
+            return
+        if not self.ask_to_keep_changes():
+            event.ignore()
+            return
+        self.shutdown()
+        event.accept()
+
+    def shutdown(self) -> None:
+        """Stop every job and remove the recovery file: the window is closing cleanly."""
+        self._autosave.stop()
+        self.train_tab.shutdown()
+        self.remove_recovery()
+
+
+def selected_text(view: QAbstractItemView) -> str:
+    """The selected cells of `view` as tab-separated rows, in row order."""
+    model = view.model()
+    rows: dict[int, dict[int, str]] = {}
+    for index in view.selectedIndexes():
+        rows.setdefault(index.row(), {})[index.column()] = str(model.data(index) or "")
+    lines: list[str] = []
+    for row in sorted(rows):
+        cells = rows[row]
+        lines.append("\t".join(cells[column] for column in sorted(cells)))
+    return "\n".join(lines)

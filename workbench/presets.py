@@ -1,0 +1,149 @@
+"""The tokenizer presets the command line and the window start from: a pipeline and a trainer
+for each well-known kind of tokenizer, built from engine components as a script would.
+
+A preset the engine cannot train yet says why (`reason`) instead of being hidden or faked.
+No Qt here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
+
+UNK = "[UNK]"
+NOT_YET_WORDPIECE = "WordPiece training is not in the engine yet (it comes with the WordPiece and Unigram training issue)"
+NOT_YET_UNIGRAM = "the Unigram model and trainer are not in the engine yet (they come with the WordPiece and Unigram training issue)"
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A kind of tokenizer: `key` (as `--preset` takes it), a title and a one-line description
+    for people, the special tokens it starts with, and `reason` when it cannot be trained yet."""
+
+    key: str
+    title: str
+    description: str
+    special_tokens: tuple[str, ...]
+    reason: str = ""
+
+    @property
+    def available(self) -> bool:
+        return not self.reason
+
+
+PRESETS: tuple[Preset, ...] = (
+    Preset("bpe", "BPE", "Whitespace pre-tokenizer and BPE with [UNK]", (UNK,)),
+    Preset(
+        "gpt2",
+        "GPT-2 byte-level BPE",
+        "ByteLevel pre-tokenizer, decoder and post-processor; every byte in the alphabet, so nothing is unknown",
+        ("<|endoftext|>",),
+    ),
+    Preset(
+        "sentencepiece-bpe",
+        "SentencePiece-style BPE",
+        "NFKC, Metaspace (▁ for spaces) and BPE with <unk>, as HF's SentencePieceBPETokenizer",
+        ("<unk>",),
+    ),
+    Preset(
+        "bert",
+        "BERT WordPiece",
+        "BERT normalizer and pre-tokenizer, WordPiece with ## continuations, [CLS]/[SEP] template",
+        ("[PAD]", UNK, "[CLS]", "[SEP]", "[MASK]"),
+        NOT_YET_WORDPIECE,
+    ),
+    Preset(
+        "sentencepiece-unigram",
+        "SentencePiece-style Unigram",
+        "NFKC, Metaspace and a Unigram model trained by EM and pruning",
+        ("<unk>",),
+        NOT_YET_UNIGRAM,
+    ),
+    Preset("wordlevel", "WordLevel", "Whitespace pre-tokenizer; every word one token, [UNK] for the rest", (UNK,)),
+)
+
+
+def preset(key: str) -> Preset:
+    for item in PRESETS:
+        if item.key == key:
+            return item
+    raise KeyError(f"unknown preset {key!r}; choose one of {', '.join(p.key for p in PRESETS)}")
+
+
+def build(
+    key: str,
+    vocab_size: int = DEFAULT_VOCAB_SIZE,
+    min_frequency: int = 0,
+    special_tokens: Sequence[str] | None = None,
+) -> tuple[Tokenizer, Trainer]:
+    """The untrained tokenizer and the trainer preset `key` stands for.
+
+    `special_tokens` replaces the preset's own; the model's unknown token is kept among them
+    (without it, unknown characters would vanish). Raises KeyError for an unknown preset and
+    ValueError for one the engine cannot train yet.
+    """
+    chosen = preset(key)
+    if not chosen.available:
+        raise ValueError(f"preset {key!r} cannot be trained yet: {chosen.reason}")
+    special = list(special_tokens) if special_tokens is not None else list(chosen.special_tokens)
+    builder = _BUILDERS[key]
+    return builder(vocab_size, min_frequency, special)
+
+
+def _with_unk(special: list[str], unk: str) -> list[str]:
+    return special if unk in special else [unk, *special]
+
+
+def _bpe(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
+    tokenizer = Tokenizer(models.BPE(unk_token=UNK))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=_with_unk(special, UNK)
+    )
+    return tokenizer, trainer
+
+
+def _gpt2(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.post_processor = processors.ByteLevel(trim_offsets=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=min_frequency,
+        special_tokens=special,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    return tokenizer, trainer
+
+
+def _sentencepiece_bpe(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
+    unk = "<unk>"
+    tokenizer = Tokenizer(models.BPE(unk_token=unk))
+    tokenizer.normalizer = normalizers.NFKC()
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+    tokenizer.decoder = decoders.Metaspace()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=_with_unk(special, unk)
+    )
+    return tokenizer, trainer
+
+
+def _wordlevel(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
+    tokenizer = Tokenizer(models.WordLevel(unk_token=UNK))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.WordLevelTrainer(
+        vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=_with_unk(special, UNK)
+    )
+    return tokenizer, trainer
+
+
+_BUILDERS: dict[str, Callable[[int, int, list[str]], tuple[Tokenizer, Trainer]]] = {
+    "bpe": _bpe,
+    "gpt2": _gpt2,
+    "sentencepiece-bpe": _sentencepiece_bpe,
+    "wordlevel": _wordlevel,
+}

@@ -1,0 +1,141 @@
+"""Every question the window asks the user, in one injectable object.
+
+The window never opens a dialog directly: it asks its `Prompts`. The real one shows Qt dialogs;
+the tests give the window one that answers from a script, so no test ever waits on a dialog.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
+
+PROJECT_FILTER = "Tokenizer Workbench projects (*.tokproj)"
+TOKENIZER_FILTER = "Tokenizer files (*.json);;All files (*)"
+
+
+class Prompts:
+    """Qt dialogs, parented to `parent`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        self.parent = parent
+
+    def save_changes(self, name: str) -> str:
+        """"save", "discard" or "cancel" for unsaved changes to project `name`."""
+        answer = QMessageBox.question(
+            self.parent,
+            "Unsaved changes",
+            f"Save the changes to “{name}” first?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Save,
+        )
+        if answer == QMessageBox.StandardButton.Save:
+            return "save"
+        if answer == QMessageBox.StandardButton.Discard:
+            return "discard"
+        return "cancel"
+
+    def confirm(self, title: str, text: str) -> bool:
+        answer = QMessageBox.question(self.parent, title, text)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def warn(self, title: str, text: str) -> None:
+        QMessageBox.warning(self.parent, title, text)
+
+    def inform(self, title: str, text: str) -> None:
+        QMessageBox.information(self.parent, title, text)
+
+    def open_project(self, folder: str = "") -> str | None:
+        path, _ = QFileDialog.getOpenFileName(
+            self.parent, "Open project or tokenizer", folder, f"{PROJECT_FILTER};;{TOKENIZER_FILTER}"
+        )
+        return path or None
+
+    def save_project(self, suggested: str) -> str | None:
+        path, _ = QFileDialog.getSaveFileName(self.parent, "Save project", suggested, PROJECT_FILTER)
+        if path and not path.endswith(".tokproj"):
+            path += ".tokproj"
+        return path or None
+
+    def corpus_files(self, folder: str = "") -> list[str]:
+        paths, _ = QFileDialog.getOpenFileNames(self.parent, "Add corpus files", folder, "Text files (*.txt *.text *.md);;All files (*)")
+        return list(paths)
+
+    def corpus_folder(self, folder: str = "") -> str | None:
+        path = QFileDialog.getExistingDirectory(self.parent, "Add a folder of corpus files", folder)
+        return path or None
+
+    def tokenizer_file(self, folder: str = "") -> str | None:
+        path, _ = QFileDialog.getOpenFileName(self.parent, "Import tokenizer", folder, TOKENIZER_FILTER)
+        return path or None
+
+    def export_file(self, suggested: str, file_filter: str) -> str | None:
+        path, _ = QFileDialog.getSaveFileName(self.parent, "Export", suggested, file_filter)
+        return path or None
+
+    def locate(self, name: str, folder: str = "") -> str | None:
+        path, _ = QFileDialog.getOpenFileName(self.parent, f"Where is {name}?", folder, "All files (*)")
+        return path or None
+
+    def text(self, title: str, label: str, value: str) -> str | None:
+        text, ok = QInputDialog.getText(self.parent, title, label, text=value)
+        return text if ok else None
+
+
+class ScriptedPrompts(Prompts):
+    """Answers from a script instead of dialogs, and remembers what was asked: for tests and the
+    offscreen screenshots. Unscripted questions get a safe answer (cancel, no, nothing chosen)."""
+
+    def __init__(self, **answers: object) -> None:
+        super().__init__(None)
+        self.answers: dict[str, object] = dict(answers)
+        self.asked: list[tuple[str, str]] = []
+
+    def _answer(self, kind: str, detail: str, default: object) -> object:
+        self.asked.append((kind, detail))
+        queued = self.answers.get(kind, default)
+        if isinstance(queued, list) and kind not in ("corpus_files",):
+            return queued.pop(0) if queued else default
+        return queued
+
+    def save_changes(self, name: str) -> str:
+        return str(self._answer("save_changes", name, "cancel"))
+
+    def confirm(self, title: str, text: str) -> bool:
+        return bool(self._answer("confirm", f"{title}: {text}", False))
+
+    def warn(self, title: str, text: str) -> None:
+        self._answer("warn", f"{title}: {text}", None)
+
+    def inform(self, title: str, text: str) -> None:
+        self._answer("inform", f"{title}: {text}", None)
+
+    def open_project(self, folder: str = "") -> str | None:
+        return _path(self._answer("open_project", folder, None))
+
+    def save_project(self, suggested: str) -> str | None:
+        return _path(self._answer("save_project", suggested, None))
+
+    def corpus_files(self, folder: str = "") -> list[str]:
+        found = self._answer("corpus_files", folder, [])
+        return [str(item) for item in found] if isinstance(found, list) else []
+
+    def corpus_folder(self, folder: str = "") -> str | None:
+        return _path(self._answer("corpus_folder", folder, None))
+
+    def tokenizer_file(self, folder: str = "") -> str | None:
+        return _path(self._answer("tokenizer_file", folder, None))
+
+    def export_file(self, suggested: str, file_filter: str) -> str | None:
+        return _path(self._answer("export_file", suggested, None))
+
+    def locate(self, name: str, folder: str = "") -> str | None:
+        return _path(self._answer("locate", name, None))
+
+    def text(self, title: str, label: str, value: str) -> str | None:
+        return _path(self._answer("text", title, None))
+
+    def questions(self, kind: str) -> list[str]:
+        return [detail for asked, detail in self.asked if asked == kind]
+
+
+def _path(value: object) -> str | None:
+    return None if value is None else str(value)

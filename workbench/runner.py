@@ -1,0 +1,234 @@
+"""`TrainingRunner`: runs one `TrainingJob` in a child process and turns its messages into Qt
+signals carrying engine records.
+
+One job at a time: starting a new one cancels the old one first. The pipe is read on a timer,
+a few milliseconds at a time, so a burst of messages never blocks the event loop. A child that
+dies without its final message (killed, crashed, out of memory) is reported as a failure.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from multiprocessing.synchronize import Event
+from typing import Final
+
+from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
+
+from engine.errors import SchemaError
+from engine.progress import TrainProgress
+from engine.trainers.records import MergeStep, RoundStep, step_from_dict
+from workbench.training import TrainingJob, TrainingResult, child_main
+
+# How often the pipe is read, and how long one read may take (ms).
+POLL_INTERVAL_MS: Final = 25
+READ_BUDGET_S: Final = 0.008
+# How long a cancelled child gets to stop on its own before it is terminated (s).
+CANCEL_GRACE_S: Final = 3.0
+# How long a child that sent its last message gets to exit before it is terminated (s).
+EXIT_GRACE_S: Final = 10.0
+
+
+class TrainingRunner(QObject):
+    """Starts, watches and cancels the training process.
+
+    Signals: `started()`; `progressed(TrainProgress)`; `stepped(list of MergeStep/RoundStep)`;
+    `evaluated(steps_done, chars_per_token)`; then exactly one of `finished(TrainingResult)`,
+    `cancelled()`, `failed(message)`.
+    """
+
+    started = Signal()
+    progressed = Signal(object)
+    stepped = Signal(list)
+    evaluated = Signal(int, float)
+    finished = Signal(object)
+    cancelled = Signal()
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._context = multiprocessing.get_context("spawn")
+        self._process: BaseProcess | None = None
+        self._connection: Connection | None = None
+        self._cancel: Event | None = None
+        self._cancel_requested_at = 0.0
+        self._steps: list[MergeStep | RoundStep] = []
+        # Children that sent their last message, still exiting: (process, when it was done).
+        self._exiting: list[tuple[BaseProcess, float]] = []
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+
+    def is_running(self) -> bool:
+        return self._process is not None
+
+    def is_idle(self) -> bool:
+        """No job running and every finished child has exited."""
+        self._reap()
+        return self._process is None and not self._exiting
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def start(self, job: TrainingJob) -> None:
+        """Start `job` in a new process (cancelling, and waiting for, any job still running)."""
+        if self._process is not None:
+            self.shutdown()
+        receiver, sender = self._context.Pipe(duplex=False)
+        self._cancel = self._context.Event()
+        # subtle: not a daemon, since a daemonic process may not start the counting processes; a
+        # child whose window is gone fails its next send and exits.
+        process = self._context.Process(
+            target=child_main, args=(job.to_dict(), sender, self._cancel), name="tokenizer-training", daemon=False
+        )
+        process.start()
+        sender.close()
+        self._process = process
+        self._connection = receiver
+        self._cancel_requested_at = 0.0
+        self._steps = []
+        self._timer.start()
+        self.started.emit()
+
+    def wait(self, timeout_s: float) -> str:
+        """Run the event loop until the job ends; "finished", "cancelled", "failed: <why>", or
+        "timed out". For scripts (the screenshots, the benchmarks), never for the window."""
+        loop = QEventLoop()
+        outcome: list[str] = []
+
+        def ended(what: str) -> None:
+            outcome.append(what)
+            loop.quit()
+
+        connections = [
+            self.finished.connect(lambda result: ended("finished")),
+            self.cancelled.connect(lambda: ended("cancelled")),
+            self.failed.connect(lambda message: ended(f"failed: {message}")),
+        ]
+        QTimer.singleShot(int(timeout_s * 1000), loop.quit)
+        if self.is_running():
+            loop.exec()
+        for signal, connection in zip((self.finished, self.cancelled, self.failed), connections):
+            signal.disconnect(connection)
+        return outcome[0] if outcome else ("timed out" if self.is_running() else "not running")
+
+    def cancel(self) -> None:
+        """Ask the child to stop; it is terminated if it has not stopped within a few seconds."""
+        if self._cancel is not None and self._process is not None and not self._cancel_requested_at:
+            self._cancel.set()
+            self._cancel_requested_at = time.monotonic()
+
+    def shutdown(self, wait_seconds: float = CANCEL_GRACE_S) -> None:
+        """Cancel and wait until every child is gone (closing the window); emits nothing."""
+        process = self._process
+        if process is not None and self._cancel is not None:
+            self._cancel.set()
+        self._forget()
+        if process is not None:
+            self._exiting.append((process, time.monotonic()))
+        for child, _ in self._exiting:
+            child.join(wait_seconds)
+            if child.is_alive():
+                child.terminate()
+                child.join(2.0)
+            if child.is_alive():
+                child.kill()
+                child.join()
+        self._exiting = []
+        self._timer.stop()
+
+    # -- reading the pipe --------------------------------------------------------------------
+
+    def _on_timer_timeout(self) -> None:
+        self._reap()
+        connection = self._connection
+        process = self._process
+        if connection is None or process is None:
+            if not self._exiting:
+                self._timer.stop()
+            return
+        deadline = time.monotonic() + READ_BUDGET_S
+        ended = False
+        try:
+            while time.monotonic() < deadline and connection.poll():
+                message = connection.recv()
+                if self._take(message):
+                    return
+        except (EOFError, OSError):
+            ended = True  # the child closed its end without a last message
+        if ended and not process.is_alive():
+            code = process.exitcode
+            self._finish()
+            self.failed.emit(
+                f"the training process stopped unexpectedly (exit code {code}); the project is unchanged"
+            )
+            return
+        if self._cancel_requested_at and time.monotonic() - self._cancel_requested_at > CANCEL_GRACE_S:
+            process.terminate()
+            self._finish()
+            self.cancelled.emit()
+
+    def _take(self, message: object) -> bool:
+        """Handle one message; True when it was the last one of the job."""
+        if not isinstance(message, tuple) or not message:
+            return False
+        kind = message[0]
+        try:
+            if kind == "progress":
+                self.progressed.emit(TrainProgress.from_dict(message[1]))
+            elif kind == "steps":
+                steps = [step_from_dict(item) for item in message[1]]
+                self._steps.extend(steps)
+                self.stepped.emit(steps)
+            elif kind == "evaluation":
+                self.evaluated.emit(int(message[1]), float(message[2]))
+            elif kind == "done":
+                result = TrainingResult.from_wire(message[1], self._steps)
+                self._finish()
+                self.finished.emit(result)
+                return True
+            elif kind == "cancelled":
+                self._finish()
+                self.cancelled.emit()
+                return True
+            elif kind == "failed":
+                self._finish()
+                self.failed.emit(str(message[1]))
+                return True
+        except (SchemaError, ValueError, TypeError, IndexError, KeyError) as error:
+            self._finish()
+            self.failed.emit(f"the training process sent a message the window cannot read ({error})")
+            return True
+        return False
+
+    def _finish(self) -> None:
+        """The job is over: stop reading, and let the child exit on its own (watched by `_reap`,
+        never waited for on this thread: a big process can take a moment to free its memory)."""
+        process = self._process
+        self._forget()
+        if process is not None:
+            self._exiting.append((process, time.monotonic()))
+            self._timer.start()
+
+    def _reap(self) -> None:
+        still: list[tuple[BaseProcess, float]] = []
+        for process, since in self._exiting:
+            if process.is_alive():
+                if time.monotonic() - since > EXIT_GRACE_S:
+                    process.terminate()
+                still.append((process, since))
+            else:
+                process.join(0)
+        self._exiting = still
+
+    def _forget(self) -> None:
+        self._timer.stop()
+        if self._connection is not None:
+            self._connection.close()
+        self._process = None
+        self._connection = None
+        self._cancel = None
+        self._cancel_requested_at = 0.0

@@ -1,0 +1,133 @@
+"""`tokenizer-workbench screenshots DIR`: the window on the sample project, offscreen, trained
+through the real training process, every tab in a meaningful state, one PNG per tab.
+
+It uses a throw-away settings folder, so the user's settings and recent projects stay as they
+were. The README's screenshots (docs/screenshots/) are made with it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Final
+
+# The window is drawn offscreen unless a display was asked for.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QEventLoop  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from workbench.app import application, apply_appearance  # noqa: E402
+from workbench.prompts import ScriptedPrompts  # noqa: E402
+from workbench.settings import HOME_VARIABLE, Settings  # noqa: E402
+
+SIZE: Final = (1600, 1000)
+TRAINING_TIMEOUT_S: Final = 600
+
+
+class ScreenshotError(RuntimeError):
+    """The sample could not be trained or drawn."""
+
+
+def write_screenshots(folder: Path) -> list[Path]:
+    """Write train.png, train-step-by-step.png and vocabulary.png into `folder`; return them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
+        previous = os.environ.get(HOME_VARIABLE)
+        os.environ[HOME_VARIABLE] = home
+        try:
+            return _write(folder)
+        finally:
+            if previous is None:
+                os.environ.pop(HOME_VARIABLE, None)
+            else:
+                os.environ[HOME_VARIABLE] = previous
+
+
+def _write(folder: Path) -> list[Path]:
+    from workbench.main_window import MainWindow
+
+    application()
+    settings = Settings(theme="light")
+    apply_appearance(settings)
+    window = MainWindow(settings, ScriptedPrompts(save_changes="discard"))
+    window.resize(*SIZE)
+    window.show()
+    window.open_sample()
+    paths: list[Path] = []
+    try:
+        _train(window)
+        window.tabs.setCurrentWidget(window.train_tab)
+        window.train_tab.modes.setCurrentIndex(0)
+        paths.append(_grab(window, folder / "train.png"))
+
+        window.train_tab.modes.setCurrentIndex(1)
+        panel = window.train_tab.step_panel
+        panel.start()
+        panel.advance(12)
+        paths.append(_grab(window, folder / "train-step-by-step.png"))
+        panel.reset()
+        window.train_tab.modes.setCurrentIndex(0)
+
+        window.tabs.setCurrentWidget(window.vocab_tab)
+        _select_a_built_token(window)
+        paths.append(_grab(window, folder / "vocabulary.png"))
+    finally:
+        window.shutdown()
+        window.document.mark_saved(window.document.path or str(folder / "sample.tokproj"))
+        window.close()
+    return paths
+
+
+def _train(window: object) -> None:
+    from workbench.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    tab = window.train_tab
+    tab.start_training()
+    if not tab.runner.is_running():
+        raise ScreenshotError(f"training did not start: {tab.message.text()}")
+    outcome = tab.runner.wait(TRAINING_TIMEOUT_S)
+    if outcome != "finished":
+        raise ScreenshotError(f"the sample training did not finish: {outcome}")
+    _settle(0.6)
+
+
+def _select_a_built_token(window: object) -> None:
+    """Select a frequent token built by several merges, so its merge tree has depth."""
+    from workbench.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    table = window.vocab_tab.model.table
+    best = -1
+    best_key = (-1, -1)
+    for i in range(len(table)):
+        if table.merge_ranks[i] >= 0 and table.char_lengths[i] >= 6:
+            key = (min(table.frequencies[i], 10_000_000), table.char_lengths[i])
+            if key > best_key:
+                best, best_key = i, key
+    if best >= 0:
+        window.vocab_tab.mode.setCurrentText("contains")
+        window.vocab_tab.filter.setText(table.tokens[best][:3])
+        window.vocab_tab.select_token(table.ids[best])
+    _settle(0.3)
+
+
+def _grab(window: object, path: Path) -> Path:
+    from workbench.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    _settle(0.4)
+    if not window.grab().save(str(path)):
+        raise ScreenshotError(f"{path}: could not write the PNG")
+    return path
+
+
+def _settle(seconds: float) -> None:
+    """Let the window redraw (plots redraw on a timer)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        time.sleep(0.02)

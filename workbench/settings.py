@@ -1,0 +1,103 @@
+"""The window's settings and the recent-projects list: a small typed, versioned record saved as
+JSON in the per-user config folder (`platformdirs`), and where autosaved recovery files go.
+
+`TOKENIZER_WORKBENCH_HOME` points both folders somewhere else (the tests use a temporary
+folder and never touch the real ones). A damaged settings file is set aside, never fatal.
+No Qt here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Final
+
+import platformdirs
+
+from engine.formats.files import write_text_atomically
+
+APP_NAME: Final = "tokenizer-workbench"
+HOME_VARIABLE: Final = "TOKENIZER_WORKBENCH_HOME"
+SETTINGS_VERSION: Final = 1
+MAX_RECENT: Final = 10
+THEMES: Final = ("system", "light", "dark")
+
+
+def config_dir() -> Path:
+    """Where settings.json lives."""
+    home = os.environ.get(HOME_VARIABLE)
+    if home:
+        return Path(home) / "config"
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def state_dir() -> Path:
+    """Where autosaved recovery files live."""
+    home = os.environ.get(HOME_VARIABLE)
+    if home:
+        return Path(home) / "state"
+    return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
+
+
+@dataclass
+class Settings:
+    """What the window remembers between runs."""
+
+    version: int = SETTINGS_VERSION
+    recent_projects: list[str] = field(default_factory=list)
+    theme: str = "system"
+    font_size: int = 0  # 0: the platform's size
+    show_whitespace: bool = True
+    # The number of processes the window counts words with (0: as many as the machine's cores, up to 4).
+    counting_processes: int = 0
+
+    def add_recent(self, path: str) -> None:
+        path = os.path.abspath(path)
+        self.recent_projects = [path] + [p for p in self.recent_projects if p != path]
+        del self.recent_projects[MAX_RECENT:]
+
+    def remove_recent(self, path: str) -> None:
+        self.recent_projects = [p for p in self.recent_projects if p != os.path.abspath(path)]
+
+    def save(self) -> None:
+        folder = config_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        write_text_atomically(str(folder / "settings.json"), json.dumps(asdict(self), indent=1))
+
+    @staticmethod
+    def load() -> Settings:
+        """The saved settings; defaults when there are none. A file that cannot be read is
+        renamed to settings.json.bad (so the user can look at it) and defaults are used."""
+        path = config_dir() / "settings.json"
+        if not path.is_file():
+            return Settings()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return Settings._from_dict(data)
+        except (OSError, ValueError, TypeError):
+            try:
+                path.replace(path.with_suffix(".json.bad"))
+            except OSError:
+                pass
+            return Settings()
+
+    @staticmethod
+    def _from_dict(data: object) -> Settings:
+        if not isinstance(data, dict):
+            raise ValueError("settings: expected an object")
+        settings = Settings()
+        known = {f.name for f in fields(Settings)}
+        for key, value in data.items():
+            if key not in known:
+                continue
+            default = getattr(settings, key)
+            if isinstance(default, bool) != isinstance(value, bool) or not isinstance(value, type(default)):
+                raise ValueError(f"settings: {key} has the wrong type")
+            setattr(settings, key, value)
+        if settings.theme not in THEMES:
+            settings.theme = "system"
+        settings.recent_projects = [p for p in settings.recent_projects if isinstance(p, str)][:MAX_RECENT]
+        settings.version = SETTINGS_VERSION
+        return settings

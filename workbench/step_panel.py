@@ -1,0 +1,365 @@
+"""`StepPanel`: train step by step on a small text, in this process, and watch each merge win.
+
+It is the same trainer as a full training, driven through the engine's run: `run.step()` makes
+one merge, `run.top_candidates(k)` shows the pairs competing for the next, and
+`run.segmentations(k)` the most frequent words as their current tokens: the view every
+tokenizer tutorial draws by hand. "Run to end" steps in short slices so the window stays live.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from typing import Final
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine import Tokenizer, trainers
+from engine.errors import EngineError
+from engine.schema import JsonValue
+from engine.trainers.base import Trainer, TrainingRun
+from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainReport
+from engine.vocabulary import TokenStyle, readable, token_examples, token_frequencies
+from workbench.training import TrainingResult, characters_per_token
+from workbench.training_views import Heading, MergesTable, TrainingPlots
+
+# Step mode is for small corpora: a file above this size is not offered.
+MAX_STEP_BYTES: Final = 5 * 1024 * 1024
+CANDIDATES: Final = 12
+WORDS: Final = 40
+# "Run to end" works in slices of this many seconds between two redraws.
+SLICE_SECONDS: Final = 0.02
+# The compression plot measures at most this much of the training text, at most this often (s).
+EVALUATION_BYTES: Final = 64 * 1024
+EVALUATION_INTERVAL: Final = 0.25
+TYPED_TEXT: Final = "typed text"
+DEFAULT_TEXT: Final = (
+    "the cat sat on the mat\n"
+    "the dog sat on the log\n"
+    "the cat and the dog ate the food\n"
+    "a hat on a cat that sat\n"
+)
+
+
+class StepPanel(QWidget):
+    """Step mode. `kept(TrainingResult, pipeline, trainer)` when the user keeps the result."""
+
+    kept = Signal(object, dict, dict)
+    state_changed = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.source = QComboBox()
+        self.text = QPlainTextEdit(DEFAULT_TEXT)
+        self.text.setPlaceholderText("Type or paste a few sentences to train on")
+        self.text.setMaximumHeight(120)
+        self.start_button = QPushButton("Start")
+        self.step_button = QPushButton("Step")
+        self.ten_button = QPushButton("×10")
+        self.hundred_button = QPushButton("×100")
+        self.end_button = QPushButton("Run to End")
+        self.reset_button = QPushButton("Reset")
+        self.keep_button = QPushButton("Keep as Result")
+        self.keep_button.setToolTip("Store this vocabulary and its history in the project, as a full training would")
+        self.status = QLabel("Press Start: the words of the text are counted with the pipeline on the left.")
+        self.status.setWordWrap(True)
+
+        self.candidates = QTableWidget(0, 3)
+        self.candidates.setHorizontalHeaderLabels(["Left", "Right", "Count"])
+        self.words = QTableWidget(0, 2)
+        self.words.setHorizontalHeaderLabels(["Word, as tokens", "Count"])
+        for table in (self.candidates, self.words):
+            table.verticalHeader().hide()
+            table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+            table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+            table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.merges = MergesTable()
+        self.plots = TrainingPlots(by_time=False)
+        self.plots.set_compression_title("Compression of the text")
+
+        buttons = QHBoxLayout()
+        for button in (self.start_button, self.step_button, self.ten_button, self.hundred_button, self.end_button, self.reset_button, self.keep_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        source_row = QHBoxLayout()
+        source_row.addWidget(QLabel("Train on"))
+        source_row.addWidget(self.source, 1)
+
+        tables = QSplitter()
+        tables.addWidget(Heading("Pairs competing for the next merge", self.candidates))
+        tables.addWidget(Heading("Most frequent words", self.words))
+        tables.addWidget(Heading("Merges so far", self.merges))
+        layout = QVBoxLayout(self)
+        layout.addLayout(source_row)
+        layout.addWidget(self.text)
+        layout.addLayout(buttons)
+        layout.addWidget(self.status)
+        body = QSplitter()
+        body.setOrientation(Qt.Orientation.Vertical)
+        body.addWidget(tables)
+        body.addWidget(self.plots)
+        body.setStretchFactor(0, 3)
+        body.setStretchFactor(1, 2)
+        layout.addWidget(body, 1)
+
+        self.start_button.clicked.connect(self.start)
+        self.step_button.clicked.connect(lambda: self.advance(1))
+        self.ten_button.clicked.connect(lambda: self.advance(10))
+        self.hundred_button.clicked.connect(lambda: self.advance(100))
+        self.end_button.clicked.connect(self.run_to_end)
+        self.reset_button.clicked.connect(self.reset)
+        self.keep_button.clicked.connect(self.keep)
+        self.source.currentTextChanged.connect(self._on_source_changed)
+
+        self._timer = QTimer(self)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._run: TrainingRun | None = None
+        self._trainer: Trainer | None = None
+        self._tokenizer: Tokenizer | None = None
+        self._counts: dict[str, int] = {}
+        self._config: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None = None
+        self._files: dict[str, str] = {}
+        self._style = TokenStyle()
+        self._started = 0.0
+        self._evaluator: Tokenizer | None = None
+        self._evaluation_lines: list[str] = []
+        self._evaluated_at = 0.0
+        self.set_files([])
+        self._update_buttons()
+
+    # -- sources -----------------------------------------------------------------------------
+
+    def set_files(self, paths: list[str]) -> None:
+        """Offer the small corpus files (up to 5 MB) besides typed text."""
+        current = self.source.currentText()
+        self.source.blockSignals(True)
+        self.source.clear()
+        self.source.addItem(TYPED_TEXT)
+        self._files = {}
+        for path in paths:
+            try:
+                size = os.path.getsize(path)
+            except OSError:
+                continue
+            if size <= MAX_STEP_BYTES:
+                label = f"{os.path.basename(path)} ({size / 1024:,.0f} KB)"
+                self._files[label] = path
+                self.source.addItem(label)
+        if current in self._files or current == TYPED_TEXT:
+            self.source.setCurrentText(current)
+        self.source.blockSignals(False)
+        self.text.setVisible(self.source.currentText() == TYPED_TEXT)
+
+    def _on_source_changed(self, label: str) -> None:
+        self.text.setVisible(label == TYPED_TEXT)
+        self.reset()
+
+    # -- driving the run -----------------------------------------------------------------------
+
+    def set_configuration(self, configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None) -> None:
+        """The pipeline and trainer to step with (None: the form has errors); resets the run."""
+        self._config = configuration
+        self.reset()
+
+    def start(self) -> None:
+        """Count the words of the source and start a run (nothing is merged yet)."""
+        self.reset()
+        if self._config is None:
+            self.status.setText("The settings on the left have errors: fix them to start.")
+            return
+        pipeline, trainer_settings = self._config
+        try:
+            tokenizer = Tokenizer.from_str(json.dumps(pipeline))
+            trainer = trainers.from_dict(trainer_settings)
+            path = self._files.get(self.source.currentText())
+            if path is not None:
+                counts = tokenizer.count_words([path], processes=1)
+                with open(path, "rb") as stream:
+                    sample = stream.read(EVALUATION_BYTES).decode("utf-8", "replace")
+            else:
+                sample = self.text.toPlainText()
+                counts = tokenizer.count_words_from_iterator(sample.split("\n"))
+            run = trainer.start(counts)
+            candidates = run.top_candidates(CANDIDATES)
+        except (EngineError, OSError) as error:
+            self.status.setText(f"Cannot start: {error}")
+            return
+        self._tokenizer, self._trainer, self._run, self._counts = tokenizer, trainer, run, counts
+        self._evaluator = Tokenizer.from_str(json.dumps(pipeline))
+        self._evaluation_lines = [line for line in sample.split("\n") if line.strip()]
+        self._evaluated_at = 0.0
+        self._style = TokenStyle.of(tokenizer)
+        self._started = time.monotonic()
+        self.merges.merges.reset([], self._style)
+        self.plots.clear()
+        self._evaluate(force=True)
+        self._show(candidates)
+        self.state_changed.emit("stepping")
+
+    def advance(self, count: int) -> None:
+        """Make up to `count` steps and show where the run stands."""
+        run = self._run
+        if run is None:
+            self.start()
+            run = self._run
+            if run is None:
+                return
+        made: list[MergeStep | RoundStep] = []
+        for _ in range(count):
+            step = run.step()
+            if step is None:
+                break
+            made.append(step)
+        self._record(made)
+        self._evaluate(force=True)
+        self._show(run.top_candidates(CANDIDATES))
+
+    def run_to_end(self) -> None:
+        if self._run is None:
+            self.start()
+        if self._run is not None and not self._run.done:
+            self._timer.start()
+            self._update_buttons()
+
+    def reset(self) -> None:
+        self._timer.stop()
+        self._run = None
+        self._trainer = None
+        self._tokenizer = None
+        self._counts = {}
+        self.candidates.setRowCount(0)
+        self.words.setRowCount(0)
+        self.merges.merges.reset([], self._style)
+        self.plots.clear()
+        self.status.setText("Press Start: the words of the text are counted with the pipeline on the left.")
+        self._update_buttons()
+        self.state_changed.emit("")
+
+    def keep(self) -> None:
+        """Turn the run, where it stands, into the tokenizer's result."""
+        run, trainer, config = self._run, self._trainer, self._config
+        if run is None or trainer is None or config is None:
+            return
+        self._timer.stop()
+        pipeline, trainer_settings = config
+        tokenizer = Tokenizer.from_str(json.dumps(pipeline))
+        history = tokenizer.apply_training(trainer, run)
+        total = 0
+        for count in self._counts.values():
+            total += count
+        path = self._files.get(self.source.currentText())
+        report = TrainReport(1 if path else 0, total, len(self._counts), time.monotonic() - self._started, history)
+        result = TrainingResult(
+            tokenizer.to_str(),
+            report,
+            token_frequencies(tokenizer, self._counts),
+            token_examples(tokenizer, self._counts),
+        )
+        self.kept.emit(result, pipeline, trainer_settings)
+        self.status.setText("Kept: the project's tokenizer is now this result (see the Vocabulary tab).")
+
+    def is_stepping(self) -> bool:
+        return self._timer.isActive()
+
+    def stop(self) -> None:
+        self._timer.stop()
+        self._update_buttons()
+
+    def _on_timer_timeout(self) -> None:
+        run = self._run
+        if run is None:
+            self._timer.stop()
+            return
+        deadline = time.monotonic() + SLICE_SECONDS
+        made: list[MergeStep | RoundStep] = []
+        while time.monotonic() < deadline:
+            step = run.step()
+            if step is None:
+                break
+            made.append(step)
+        self._record(made)
+        self._evaluate(force=run.done)
+        if run.done:
+            self._timer.stop()
+            self._show(run.top_candidates(CANDIDATES))
+
+    def _evaluate(self, force: bool) -> None:
+        """Characters per token of the training text under the vocabulary made so far."""
+        run, trainer, evaluator = self._run, self._trainer, self._evaluator
+        now = time.monotonic()
+        if run is None or trainer is None or evaluator is None or not self._evaluation_lines:
+            return
+        if not force and now - self._evaluated_at < EVALUATION_INTERVAL:
+            return
+        self._evaluated_at = now
+        evaluator.apply_training(trainer, run)
+        value = characters_per_token(evaluator, self._evaluation_lines)
+        if value > 0:
+            self.plots.add_evaluation(len(self.merges.merges.steps), value)
+
+    # -- drawing -------------------------------------------------------------------------------
+
+    def _record(self, made: list[MergeStep | RoundStep]) -> None:
+        merges = [step for step in made if isinstance(step, MergeStep)]
+        self.merges.append(merges)
+        self.plots.add_steps(made)
+
+    def _show(self, candidates: list[PairCandidate]) -> None:
+        run = self._run
+        if run is None:
+            return
+        bold = QFont(self.candidates.font())
+        bold.setBold(True)
+        self.candidates.setRowCount(len(candidates))
+        for row, candidate in enumerate(candidates):
+            left, right = candidate.left, candidate.right
+            value = f"{candidate.score:.4g}" if candidate.score is not None else f"{candidate.count:,}"
+            cells = (readable(left, self._style), readable(right, self._style), value)
+            for column, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if column < 2:
+                    item.setToolTip(f"raw: {(left, right)[column]!r}")
+                if row == 0 and not run.done:
+                    item.setFont(bold)
+                    item.setToolTip("the next step merges this pair")
+                self.candidates.setItem(row, column, item)
+        words = run.segmentations(WORDS)
+        self.words.setRowCount(len(words))
+        for row, (pieces, count) in enumerate(words):
+            shown = "".join(f"[{readable(piece, self._style)}]" for piece in pieces) if pieces else "(not a token yet)"
+            self.words.setItem(row, 0, QTableWidgetItem(shown))
+            self.words.setItem(row, 1, QTableWidgetItem(f"{count:,}"))
+        steps = len(self.merges.merges.steps)
+        size = len(run.vocab)
+        state = "done: nothing more to merge" if run.done else "next: the first pair above"
+        self.status.setText(f"{steps:,} merges · vocabulary {size:,} · {len(self._counts):,} distinct words · {state}")
+        self._update_buttons()
+        if run.done:
+            self.state_changed.emit("done")
+
+    def _update_buttons(self) -> None:
+        running = self._run is not None
+        busy = self._timer.isActive()
+        done = running and self._run is not None and self._run.done
+        for button in (self.step_button, self.ten_button, self.hundred_button, self.end_button):
+            button.setEnabled(not busy and not done and self._config is not None)
+        self.start_button.setEnabled(not busy and self._config is not None)
+        self.reset_button.setEnabled(running)
+        self.keep_button.setEnabled(running and not busy)

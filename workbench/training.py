@@ -1,0 +1,295 @@
+"""A training job as the window runs it: the job's wire form, and the child process that trains.
+
+The window never trains on its own thread: a compiled training loop holds the GIL and would
+freeze the event loop (DESIGN.md). It starts `child_main` in a spawned process, which counts the
+words, steps the engine's training run to the end and streams plain messages back through a
+pipe. This module never imports Qt: the child must start fast and single-threaded (it may fork
+counting processes of its own).
+
+Messages, child -> window, each a tuple whose first item names it:
+    ("progress", TrainProgress.to_dict())          a stage advanced
+    ("steps", [MergeStep/RoundStep .to_dict()])    steps made since the last message
+    ("evaluation", steps_done, chars_per_token)    the held-out text under the current vocabulary
+    ("done", TrainingResult.to_wire())             the trained tokenizer and what the views need
+    ("cancelled",) / ("failed", message)
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from multiprocessing.synchronize import Event
+from typing import Final
+
+from engine import Tokenizer, trainers
+from engine.corpus import FileSlice, as_slices, line_start_after
+from engine.errors import EngineError, TrainingCancelled
+from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
+from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
+from engine.trainers.base import Trainer, TrainingRun
+from engine.trainers.records import MergeStep, RoundStep, TrainHistory, TrainReport
+from engine.vocabulary import TokenStyle, VocabularyTable, token_examples, token_frequencies
+
+# The held-out text is at most this big: encoding it must stay cheap next to the training.
+HELD_OUT_MAX_BYTES: Final = 64 * 1024
+# Evaluate the held-out text at most this often, in steps done (a fraction of the expected total).
+EVALUATIONS: Final = 24
+# ...and spend at most this share of the time on it.
+EVALUATION_BUDGET: Final = 0.08
+
+
+@dataclass
+class TrainingJob:
+    """What to train: the untrained tokenizer (its tokenizer.json), the trainer's settings, the
+    corpus files, the share of the corpus held out for evaluation (taken from the end of the
+    last file, never trained on), and how many processes count words."""
+
+    tokenizer_json: str
+    trainer: dict[str, JsonValue]
+    files: list[str]
+    held_out_fraction: float = 0.01
+    processes: int = 1
+    # how the vocabulary table shows whitespace (the window's View setting)
+    glyphs: bool = True
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "tokenizer": self.tokenizer_json,
+            "trainer": self.trainer,
+            "files": list[JsonValue](self.files),
+            "held_out_fraction": self.held_out_fraction,
+            "processes": self.processes,
+            "glyphs": self.glyphs,
+        }
+
+    @staticmethod
+    def from_dict(data: object) -> TrainingJob:
+        where = "training job"
+        obj = expect_object(data, where)
+        trainer = expect_object(obj.get("trainer"), f"{where}: trainer")
+        settings: dict[str, JsonValue] = {}
+        for key, value in trainer.items():
+            settings[key] = value
+        return TrainingJob(
+            get_str(obj, "tokenizer", where),
+            settings,
+            get_strings(obj, "files", where),
+            get_float(obj, "held_out_fraction", where),
+            get_count(obj, "processes", where),
+            get_bool(obj, "glyphs", where, True),
+        )
+
+
+@dataclass
+class TrainingResult:
+    """What a finished job gives the window: the trained tokenizer.json, the report (with its
+    history), token frequencies and example words and the vocabulary table for the vocabulary
+    view, the evaluations, and how much text was held out.
+
+    Its wire form (`to_wire`) leaves the history out: the steps were streamed already, and the
+    window puts them back (`from_wire`), so the last message stays cheap to read.
+    """
+
+    tokenizer_json: str
+    report: TrainReport
+    frequencies: list[int]
+    examples: dict[int, list[tuple[str, int]]]
+    evaluations: list[tuple[int, float]] = field(default_factory=list)
+    held_out_bytes: int = 0
+    table: VocabularyTable | None = None
+    style: TokenStyle | None = None
+
+    def to_wire(self) -> dict[str, object]:
+        report = self.report
+        style = self.style
+        return {
+            "tokenizer": self.tokenizer_json,
+            "report": (report.files, report.total_words, report.unique_words, report.seconds),
+            "history": (report.history.algorithm, report.history.score_name, len(report.history)),
+            "frequencies": self.frequencies,
+            "examples": self.examples,
+            "evaluations": self.evaluations,
+            "held_out_bytes": self.held_out_bytes,
+            "table": self.table.to_columns() if self.table is not None else None,
+            "style": (style.byte_level, style.metaspace, style.prefix, style.suffix) if style is not None else None,
+        }
+
+    @staticmethod
+    def from_wire(data: object, steps: list[MergeStep | RoundStep]) -> TrainingResult:
+        """The result of a `to_wire` message, its history made of the `steps` streamed before it.
+
+        Raises ValueError when the message is not one, or when steps went missing."""
+        if not isinstance(data, dict):
+            raise ValueError("the last message is not a result")
+        files, total, unique, seconds = data["report"]
+        algorithm, score_name, count = data["history"]
+        if count != len(steps):
+            raise ValueError(f"{count:,} steps were made but {len(steps):,} arrived")
+        history = TrainHistory(
+            str(algorithm),
+            str(score_name),
+            [step for step in steps if isinstance(step, MergeStep)],
+            [step for step in steps if isinstance(step, RoundStep)],
+        )
+        columns = data.get("table")
+        style = data.get("style")
+        return TrainingResult(
+            str(data["tokenizer"]),
+            TrainReport(int(files), int(total), int(unique), float(seconds), history),
+            list(data["frequencies"]),
+            dict(data["examples"]),
+            [(int(done), float(value)) for done, value in data["evaluations"]],
+            int(data["held_out_bytes"]),
+            VocabularyTable.from_columns(columns) if columns is not None else None,
+            TokenStyle(bool(style[0]), str(style[1]), str(style[2]), str(style[3])) if style is not None else None,
+        )
+
+
+def held_out_split(files: list[str], fraction: float, max_bytes: int = HELD_OUT_MAX_BYTES) -> tuple[list[FileSlice], str]:
+    """The slices to train on, and the held-out text: the last lines of the last file, about
+    `fraction` of all the bytes (at most `max_bytes`). No held-out text when `fraction` is 0 or
+    the last file is too short to give up a line."""
+    slices = as_slices(files)
+    total = 0
+    for piece in slices:
+        total += piece.size
+    wanted = min(int(total * fraction), max_bytes)
+    last = slices[len(slices) - 1]
+    if wanted <= 0 or wanted >= last.size:
+        return slices, ""
+    cut = line_start_after(last.path, last.end - wanted, last.end)
+    if cut <= last.start or cut >= last.end:
+        return slices, ""
+    with open(last.path, "rb") as stream:
+        stream.seek(cut)
+        held = stream.read(last.end - cut)
+    slices[len(slices) - 1] = FileSlice(last.path, last.start, cut)
+    return slices, held.decode("utf-8", "replace")
+
+
+def characters_per_token(tokenizer: Tokenizer, lines: list[str]) -> float:
+    """How many characters of `lines` each token covers on average (0 for no tokens): the
+    compression the plots follow as merges accumulate."""
+    chars = 0
+    tokens = 0
+    for line in lines:
+        chars += len(line)
+        tokens += len(tokenizer.encode(line, add_special_tokens=False).ids)
+    return chars / tokens if tokens else 0.0
+
+
+class _Streamer(ProgressSink):
+    """The child's progress sink: forwards progress, streams new steps, evaluates the held-out
+    text now and then, and asks the run to stop once the window asked to cancel."""
+
+    def __init__(self, connection: Connection, cancel: Event) -> None:
+        self.connection = connection
+        self.cancel = cancel
+        self.run: TrainingRun | None = None
+        self.trainer: Trainer | None = None
+        self.evaluator: Tokenizer | None = None
+        self.held_out: list[str] = []
+        self.sent = 0
+        self.started = time.monotonic()
+        self.evaluating = 0.0
+        self.next_evaluation = 0
+        self.evaluations: list[tuple[int, float]] = []
+
+    def follow(self, run: TrainingRun, trainer: Trainer, evaluator: Tokenizer, held_out: str) -> None:
+        self.run = run
+        self.trainer = trainer
+        self.evaluator = evaluator
+        self.held_out = [line for line in held_out.split("\n") if line.strip()]
+        self.started = time.monotonic()
+
+    def report(self, event: TrainProgress) -> bool:
+        if self.cancel.is_set():
+            return False
+        self.flush_steps()
+        self.connection.send(("progress", event.to_dict()))
+        if event.stage == STAGE_COMPUTE_MERGES and event.total > 0:
+            self._maybe_evaluate(event.current, event.total)
+        return not self.cancel.is_set()
+
+    def flush_steps(self) -> None:
+        run = self.run
+        if run is None:
+            return
+        steps = run.steps_since(self.sent)
+        if steps:
+            self.sent += len(steps)
+            self.connection.send(("steps", [step.to_dict() for step in steps]))
+
+    def _maybe_evaluate(self, done: int, total: int) -> None:
+        if not self.held_out or done < self.next_evaluation:
+            return
+        elapsed = time.monotonic() - self.started
+        if done > 0 and self.evaluating > EVALUATION_BUDGET * elapsed:
+            return
+        self.evaluate(done)
+        self.next_evaluation = done + max(1, total // EVALUATIONS)
+
+    def evaluate(self, done: int) -> None:
+        """Characters per token of the held-out text under the vocabulary made so far."""
+        run, trainer, evaluator = self.run, self.trainer, self.evaluator
+        if run is None or trainer is None or evaluator is None or not self.held_out:
+            return
+        began = time.monotonic()
+        evaluator.apply_training(trainer, run)
+        value = characters_per_token(evaluator, self.held_out)
+        self.evaluating += time.monotonic() - began
+        if value > 0:
+            self.evaluations.append((done, value))
+            self.connection.send(("evaluation", done, value))
+
+
+def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingResult:
+    """Run `job`, streaming messages to `connection`; raises what the engine raises."""
+    started = time.monotonic()
+    tokenizer = Tokenizer.from_str(job.tokenizer_json)
+    trainer = trainers.from_dict(job.trainer)
+    trainer.show_progress = False
+    streamer = _Streamer(connection, cancel)
+    slices, held_out = held_out_split(job.files, job.held_out_fraction)
+    counts = tokenizer.count_words(slices, streamer, job.processes)
+    run = trainer.start(counts)
+    streamer.follow(run, trainer, Tokenizer.from_str(job.tokenizer_json), held_out)
+    run.run_to_end(streamer)
+    streamer.flush_steps()
+    history = tokenizer.apply_training(trainer, run)
+    streamer.evaluate(len(history))
+    total = 0
+    for count in counts.values():
+        total += count
+    report = TrainReport(len(job.files), total, len(counts), time.monotonic() - started, history)
+    frequencies = token_frequencies(tokenizer, counts)
+    return TrainingResult(
+        tokenizer.to_str(),
+        report,
+        frequencies,
+        token_examples(tokenizer, counts),
+        streamer.evaluations,
+        len(held_out.encode("utf-8")),
+        VocabularyTable.of(tokenizer, frequencies, job.glyphs),
+        TokenStyle.of(tokenizer),
+    )
+
+
+def child_main(job_data: dict[str, JsonValue], connection: Connection, cancel: Event) -> None:
+    """The training process: one job, then exit. Every outcome ends with one final message."""
+    try:
+        result = train(TrainingJob.from_dict(job_data), connection, cancel)
+        connection.send(("done", result.to_wire()))
+    except TrainingCancelled:
+        connection.send(("cancelled",))
+    except EngineError as error:
+        connection.send(("failed", str(error)))
+    except MemoryError:
+        connection.send(("failed", "the training process ran out of memory"))
+    except Exception as error:  # noqa: BLE001 - reported to the window, with the trace on stderr
+        traceback.print_exc()
+        connection.send(("failed", f"the training process failed: {type(error).__name__}: {error}"))
+    finally:
+        connection.close()

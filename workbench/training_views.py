@@ -1,0 +1,399 @@
+"""What a training looks like while it runs and afterwards: a progress bar per stage with rate
+and time left, live plots (pyqtgraph), and the table of merges.
+
+All of them draw engine records (`TrainProgress`, `MergeStep`, `RoundStep`), whatever the
+algorithm; they are fed by the Train tab from the runner's signals, or from a stored history.
+Plots redraw on a timer a few times a second, never once per step.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Final
+
+import pyqtgraph
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.progress import TrainProgress
+from engine.trainers.records import MergeStep, RoundStep, TrainHistory
+from engine.vocabulary import TokenStyle, readable
+from workbench.formatting import BYTE_UNITS, duration, quantity
+
+# The plots take turns: one redraws per tick, so a repaint never draws all three at once.
+REDRAW_INTERVAL_MS: Final = 100
+Index = QModelIndex | QPersistentModelIndex
+
+
+class _StageRow:
+    def __init__(self, stage: str) -> None:
+        self.label = QLabel(stage)
+        self.bar = QProgressBar()
+        self.bar.setTextVisible(True)
+        self.detail = QLabel()
+        self.first_time = time.monotonic()
+        self.first_current = -1
+        self.last: TrainProgress | None = None
+
+
+# Room is kept for this many stages, so a new stage never resizes (and repaints) the plots below.
+STAGE_ROWS: Final = 5
+
+
+class StageProgress(QWidget):
+    """One progress bar per stage, in the order stages start: "Compute merges 45% · 3,400 /
+    7,500 merges · 1,200/s · 3 s left · ing"."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(0, 0, 0, 0)
+        self.grid.setColumnStretch(1, 1)
+        self.grid.setRowStretch(STAGE_ROWS, 1)
+        row_height = max(QProgressBar().sizeHint().height(), self.fontMetrics().height()) + self.grid.verticalSpacing() + 2
+        self.setFixedHeight(STAGE_ROWS * row_height)
+        self.rows: dict[str, _StageRow] = {}
+        self.hint = QLabel("The progress of each stage of a training shows here: reading, counting, merging.")
+        self.hint.setEnabled(False)
+        self.grid.addWidget(self.hint, 0, 0, 1, 3)
+
+    def clear(self) -> None:
+        for row in self.rows.values():
+            for widget in (row.label, row.bar, row.detail):
+                self.grid.removeWidget(widget)
+                widget.deleteLater()
+        self.rows = {}
+        self.hint.show()
+
+    def update_stage(self, event: TrainProgress) -> None:
+        row = self.rows.get(event.stage)
+        if row is None:
+            row = _StageRow(event.stage)
+            index = len(self.rows)
+            self.grid.addWidget(row.label, index, 0)
+            self.grid.addWidget(row.bar, index, 1)
+            self.grid.addWidget(row.detail, index, 2)
+            self.rows[event.stage] = row
+            self.hint.hide()
+        now = time.monotonic()
+        if row.first_current < 0:
+            row.first_current = event.current
+            row.first_time = now
+        row.last = event
+        total = max(event.total, 1)
+        row.bar.setRange(0, 1000)
+        row.bar.setValue(int(1000 * min(event.current, total) / total))
+        row.bar.setFormat(f"{100 * event.fraction:.0f}%")
+        parts = [f"{quantity(event.current, event.unit)} / {quantity(event.total, event.unit)} {'' if event.unit in BYTE_UNITS else event.unit}".rstrip()]
+        elapsed = now - row.first_time
+        done = event.current - row.first_current
+        if elapsed > 0.2 and done > 0 and event.current < event.total:
+            rate = done / elapsed
+            parts.append(f"{quantity(rate, event.unit)}/s")
+            parts.append(f"{duration((event.total - event.current) / rate)} left")
+        elif event.total > 0 and event.current >= event.total:
+            parts.append(f"done in {duration(max(elapsed, 0.0))}")
+        if event.detail:
+            parts.append(f"newest: {event.detail!r}")
+        row.detail.setText(" · ".join(parts))
+
+    def stages(self) -> list[str]:
+        return list(self.rows)
+
+
+class TrainingPlots(QWidget):
+    """Three plots: what each merge scored (count, or score) against its rank, on a log scale;
+    the vocabulary size against time (or, `by_time=False`, the words each merge changed: time
+    means nothing when a person steps); characters per token on the held-out text as the merges
+    accumulate. Round-based training plots the log-likelihood and size per round instead."""
+
+    def __init__(self, by_time: bool = True) -> None:
+        super().__init__()
+        self.by_time = by_time
+        # subtle: antialiased lines over tens of thousands of points cost more than a frame.
+        pyqtgraph.setConfigOptions(antialias=False)
+        self.score = pyqtgraph.PlotWidget()
+        self.growth = pyqtgraph.PlotWidget()
+        self.compression = pyqtgraph.PlotWidget()
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.score, 0, 0)
+        layout.addWidget(self.growth, 0, 1)
+        layout.addWidget(self.compression, 0, 2)
+        self.score_name = "count"
+        self.compression_title = "Compression of held-out text"
+        self._ranks: list[float] = []
+        self._values: list[float] = []
+        self._touched: list[float] = []
+        self._seconds: list[float] = []
+        self._sizes: list[float] = []
+        self._evaluated_at: list[float] = []
+        self._evaluations: list[float] = []
+        self._rounds = False
+        self._dirty = False
+        self._stale = [False, False, False]
+        self._turn = 0
+        self._timer = QTimer(self)
+        self._timer.setInterval(REDRAW_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+        self._timer.start()
+        self.apply_palette()
+        self._score_curve = self.score.plot([], [], pen=self._pen, symbolSize=5, symbolBrush=self._dots)
+        self._growth_curve = self.growth.plot([], [], pen=self._pen)
+        # subtle: tens of thousands of points per curve; draw only what the pixels can show.
+        for curve in (self._score_curve, self._growth_curve):
+            curve.setDownsampling(auto=True, method="peak")
+            curve.setClipToView(True)
+        self._compression_curve = self.compression.plot(
+            [], [], pen=self._pen, symbol="o", symbolSize=5, symbolBrush=self._dots
+        )
+        self._label_axes()
+
+    def apply_palette(self) -> None:
+        palette = QApplication.palette()
+        background = palette.color(QPalette.ColorRole.Base)
+        foreground = palette.color(QPalette.ColorRole.Text)
+        self._pen = pyqtgraph.mkPen(palette.color(QPalette.ColorRole.Highlight), width=2)
+        self._dots = pyqtgraph.mkBrush(palette.color(QPalette.ColorRole.Highlight))
+        for plot in (self.score, self.growth, self.compression):
+            plot.setBackground(background)
+            item = plot.getPlotItem()
+            for name in ("left", "bottom"):
+                axis = item.getAxis(name)
+                axis.setPen(foreground)
+                axis.setTextPen(foreground)
+            item.titleLabel.setAttr("color", foreground.name())
+            item.showGrid(x=True, y=True, alpha=0.2)
+            for name in ("left", "bottom"):
+                item.getAxis(name).enableAutoSIPrefix(False)
+
+    def _label_axes(self) -> None:
+        if self._rounds:
+            self.score.setTitle("Log-likelihood per round")
+            self.score.setLabel("left", "corpus log-likelihood")
+            self.score.setLabel("bottom", "round")
+            self.score.setLogMode(x=False, y=False)
+        else:
+            self.score.setTitle(f"Merge {self.score_name} by rank")
+            self.score.setLabel("left", f"{self.score_name} (log scale)")
+            self.score.setLabel("bottom", "merge rank")
+            self.score.setLogMode(x=False, y=True)
+        if self.by_time:
+            self.growth.setTitle("Vocabulary size")
+            self.growth.setLabel("left", "tokens")
+            self.growth.setLabel("bottom", "seconds since the run began")
+        else:
+            self.growth.setTitle("Words changed per merge")
+            self.growth.setLabel("left", "distinct words")
+            self.growth.setLabel("bottom", "merge rank")
+        self.compression.setTitle(self.compression_title)
+        self.compression.setLabel("left", "characters per token")
+        self.compression.setLabel("bottom", "steps")
+
+    def set_compression_title(self, title: str) -> None:
+        self.compression_title = title
+        self.compression.setTitle(title)
+
+    def clear(self, score_name: str = "count", at_once: bool = True) -> None:
+        """Forget the data; the plots empty at once, or (`at_once=False`, as a training starts)
+        in turn on the next ticks, so that starting never repaints all three together."""
+        relabel = score_name != self.score_name or self._rounds
+        self.score_name = score_name
+        self._ranks, self._values, self._seconds, self._sizes, self._touched = [], [], [], [], []
+        self._evaluated_at, self._evaluations = [], []
+        self._rounds = False
+        if relabel:
+            self._label_axes()
+        self._dirty = True
+        if at_once:
+            self.redraw()
+
+    def add_steps(self, steps: list[MergeStep | RoundStep]) -> None:
+        for step in steps:
+            if isinstance(step, MergeStep):
+                self._ranks.append(float(step.index))
+                self._values.append(max(step.rank_value, 1e-12))
+                self._seconds.append(step.seconds)
+                self._sizes.append(float(step.vocab_size))
+                self._touched.append(float(step.words_touched))
+            else:
+                if not self._rounds:
+                    self._rounds = True
+                    self._label_axes()
+                self._ranks.append(float(step.index))
+                self._values.append(step.log_likelihood if step.log_likelihood is not None else math.nan)
+                self._seconds.append(step.seconds)
+                self._sizes.append(float(step.vocab_size))
+                self._touched.append(float(step.removed))
+        self._dirty = True
+
+    def add_evaluation(self, done: int, chars_per_token: float) -> None:
+        self._evaluated_at.append(float(done))
+        self._evaluations.append(chars_per_token)
+        self._dirty = True
+
+    def show_history(self, history: TrainHistory | None, evaluations: list[tuple[int, float]]) -> None:
+        """Redraw from a stored history (a reopened project) at once."""
+        self.clear(history.score_name if history is not None else "count")
+        if history is not None:
+            self.add_steps(history.steps())
+        for done, value in evaluations:
+            self.add_evaluation(done, value)
+        self.redraw()
+
+    def point_counts(self) -> tuple[int, int]:
+        """(steps, evaluations) drawn, for tests."""
+        return len(self._ranks), len(self._evaluations)
+
+    def redraw(self) -> None:
+        """Give every curve the data gathered since the last redraw (curves are made once)."""
+        if self._dirty:
+            self._dirty = False
+            self._stale = [True, True, True]
+        for index in range(3):
+            self._redraw_one(index)
+
+    def _redraw_one(self, index: int) -> None:
+        if not self._stale[index]:
+            return
+        self._stale[index] = False
+        if index == 0:
+            self._score_curve.setSymbol("o" if self._rounds else None)
+            self._score_curve.setData(self._ranks, self._values)
+        elif index == 1:
+            if self.by_time:
+                self._growth_curve.setData(self._seconds, self._sizes)
+            else:
+                self._growth_curve.setData(self._ranks, self._touched)
+        else:
+            self._compression_curve.setData(self._evaluated_at, self._evaluations)
+
+    def _on_timer_timeout(self) -> None:
+        # One plot per tick, in turn.
+        if self._dirty:
+            self._dirty = False
+            self._stale = [True, True, True]
+        for _ in range(3):
+            index = self._turn
+            self._turn = (self._turn + 1) % 3
+            if self._stale[index]:
+                self._redraw_one(index)
+                return
+
+
+MERGE_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Count", "Words touched")
+
+
+class MergesModel(QAbstractTableModel):
+    """The merges made so far, one row each, tokens shown readable (raw form on hover)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.steps: list[MergeStep] = []
+        self.style = TokenStyle()
+        self.glyphs = True
+        self.score_name = "count"
+
+    def reset(self, steps: list[MergeStep], style: TokenStyle, score_name: str = "count") -> None:
+        self.beginResetModel()
+        self.steps = list(steps)
+        self.style = style
+        self.score_name = score_name
+        self.endResetModel()
+
+    def append(self, steps: list[MergeStep]) -> None:
+        if not steps:
+            return
+        first = len(self.steps)
+        self.beginInsertRows(QModelIndex(), first, first + len(steps) - 1)
+        self.steps.extend(steps)
+        self.endInsertRows()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.steps)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(MERGE_COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> object:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            if section == 4 and self.score_name != "count":
+                return self.score_name.capitalize()
+            return MERGE_COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid():
+            return None
+        step = self.steps[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return step.index
+            if column in (1, 2, 3):
+                token = (step.left, step.right, step.new_token)[column - 1]
+                return readable(token, self.style) if self.glyphs else token
+            if column == 4:
+                return f"{step.score:.4g}" if step.score is not None else f"{step.count:,}"
+            return f"{step.words_touched:,}"
+        if role == Qt.ItemDataRole.ToolTipRole and column in (1, 2, 3):
+            token = (step.left, step.right, step.new_token)[column - 1]
+            return f"raw: {token!r}"
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (0, 4, 5):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+class MergesTable(QTableView):
+    """The merges table; it follows new rows while it is scrolled to the bottom."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.merges = MergesModel()
+        self.setModel(self.merges)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        for column, width in enumerate((60, 110, 110, 140, 90)):
+            self.setColumnWidth(column, width)
+
+    def append(self, steps: list[MergeStep]) -> None:
+        bar = self.verticalScrollBar()
+        following = bar.value() >= bar.maximum() - 2
+        self.merges.append(steps)
+        if following:
+            self.scrollToBottom()
+
+
+def warning_color() -> QColor:
+    return QColor("#c0392b")
+
+
+class Heading(QWidget):
+    """A bold title over a widget (plots and tables of the Train tab)."""
+
+    def __init__(self, title: str, body: QWidget) -> None:
+        super().__init__()
+        label = QLabel(title)
+        font = label.font()
+        font.setBold(True)
+        label.setFont(font)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(label)
+        layout.addWidget(body)
