@@ -114,7 +114,7 @@ class MainWindow(QMainWindow):
         self._action(menu, "&Import Tokenizer…", self.project_panel.import_tokenizer, "Ctrl+I")
         export = menu.addMenu("&Export")
         self._export_json = self._action(export, "Tokenizer (tokenizer.json)…", self.export_tokenizer_json, "Ctrl+E")
-        note = export.addAction("Other formats come with the formats issue")
+        note = export.addAction("vocab.txt, vocab.json + merges.txt, SentencePiece, tiktoken: not available yet")
         note.setEnabled(False)
         menu.addSeparator()
         self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -388,6 +388,7 @@ class MainWindow(QMainWindow):
         self.settings.theme = theme
         self.settings.save()
         apply_appearance(self.settings)
+        self.train_tab.apply_palette()
 
     def about_text(self) -> str:
         build = "compiled with mypyc" if engine.COMPILED else "pure Python (not compiled)"

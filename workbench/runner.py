@@ -159,7 +159,9 @@ class TrainingRunner(QObject):
                     return
         except (EOFError, OSError):
             ended = True  # the child closed its end without a last message
-        if ended and not process.is_alive():
+        # subtle: a child's counting processes inherit its end of the pipe, so a killed child
+        # need not close it; a dead child with nothing left to read has ended either way.
+        if not process.is_alive() and (ended or not connection.poll()):
             code = process.exitcode
             self._finish()
             self.failed.emit(

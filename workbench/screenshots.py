@@ -31,14 +31,14 @@ class ScreenshotError(RuntimeError):
     """The sample could not be trained or drawn."""
 
 
-def write_screenshots(folder: Path) -> list[Path]:
+def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
     """Write train.png, train-step-by-step.png and vocabulary.png into `folder`; return them."""
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
         previous = os.environ.get(HOME_VARIABLE)
         os.environ[HOME_VARIABLE] = home
         try:
-            return _write(folder)
+            return _write(folder, theme)
         finally:
             if previous is None:
                 os.environ.pop(HOME_VARIABLE, None)
@@ -46,13 +46,14 @@ def write_screenshots(folder: Path) -> list[Path]:
                 os.environ[HOME_VARIABLE] = previous
 
 
-def _write(folder: Path) -> list[Path]:
+def _write(folder: Path, theme: str) -> list[Path]:
     from workbench.main_window import MainWindow
 
     application()
-    settings = Settings(theme="light")
+    settings = Settings(theme=theme)
     apply_appearance(settings)
     window = MainWindow(settings, ScriptedPrompts(save_changes="discard"))
+    window.train_tab.apply_palette()
     window.resize(*SIZE)
     window.show()
     window.open_sample()

@@ -374,6 +374,11 @@ class TrainTab(QWidget):
         view = self.document.view()
         return view.style if view is not None else TokenStyle()
 
+    def apply_palette(self) -> None:
+        """Redraw the plots in the colours of the current theme."""
+        self.plots.apply_palette()
+        self.step_panel.plots.apply_palette()
+
     def set_whitespace_glyphs(self, on: bool) -> None:
         self.merges.merges.glyphs = on
         self.merges.viewport().update()

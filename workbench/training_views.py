@@ -149,6 +149,7 @@ class TrainingPlots(QWidget):
         self._timer.setInterval(REDRAW_INTERVAL_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
         self._timer.start()
+        self._curves: list[pyqtgraph.PlotDataItem] = []
         self.apply_palette()
         self._score_curve = self.score.plot([], [], pen=self._pen, symbolSize=5, symbolBrush=self._dots)
         self._growth_curve = self.growth.plot([], [], pen=self._pen)
@@ -159,9 +160,11 @@ class TrainingPlots(QWidget):
         self._compression_curve = self.compression.plot(
             [], [], pen=self._pen, symbol="o", symbolSize=5, symbolBrush=self._dots
         )
+        self._curves = [self._score_curve, self._growth_curve, self._compression_curve]
         self._label_axes()
 
     def apply_palette(self) -> None:
+        """The plots in the application palette's colours (light or dark theme)."""
         palette = QApplication.palette()
         background = palette.color(QPalette.ColorRole.Base)
         foreground = palette.color(QPalette.ColorRole.Text)
@@ -178,6 +181,9 @@ class TrainingPlots(QWidget):
             item.showGrid(x=True, y=True, alpha=0.2)
             for name in ("left", "bottom"):
                 item.getAxis(name).enableAutoSIPrefix(False)
+        for curve in self._curves:
+            curve.setPen(self._pen)
+            curve.setSymbolBrush(self._dots)
 
     def _label_axes(self) -> None:
         if self._rounds:

@@ -174,3 +174,30 @@ def test_step_mode_keeps_its_result_in_the_project(qtbot: QtBot, window: MainWin
     assert entry is not None and entry.is_trained and entry.report is not None
     assert len(entry.report.history) == 5
     assert window.vocab_tab.model.rowCount() == Tokenizer.from_str(json.dumps(entry.trained)).get_vocab_size()
+
+
+def test_a_killed_training_process_is_reported_and_the_project_kept(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    import os
+    import signal
+
+    project_with(window, corpora / "shakespeare.txt", "bpe", 30_000)
+    before = window.document.project.to_json("/")
+    tab = window.train_tab
+    with qtbot.waitSignal(tab.runner.progressed, timeout=TRAINING_TIMEOUT_MS):
+        tab.train_button.click()
+    pid = tab.runner.pid
+    assert pid is not None
+    with qtbot.waitSignal(tab.runner.failed, timeout=30_000):
+        os.kill(pid, signal.SIGKILL)
+    qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
+    assert window.document.project.to_json("/") == before
+    assert "stopped unexpectedly" in tab.message.text() and "unchanged" in tab.message.text()
+    assert tab.train_button.isEnabled()
+
+
+def test_switching_the_theme_recolours_the_plots(window: MainWindow) -> None:
+    window.set_theme("dark")
+    dark = window.train_tab.plots.score.backgroundBrush().color().name()
+    window.set_theme("light")
+    light = window.train_tab.plots.score.backgroundBrush().color().name()
+    assert dark != light
