@@ -1,10 +1,13 @@
-"""Paths shared by the tests (importable as `support`: pytest puts tests/ on sys.path)."""
+"""Paths and small tokenizers shared by the tests (importable as `support`: pytest puts tests/ on sys.path)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+
+from engine import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "corpora"
@@ -16,3 +19,14 @@ def corpus_path(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"shared corpus {name} not found at {CORPORA}")
     return path
+
+
+def train_byte_level(lines: Iterable[str], vocab_size: int, trim_offsets: bool = False) -> Tokenizer:
+    """A GPT-2-style byte-level BPE trained on `lines` (no prefix space)."""
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.post_processor = processors.ByteLevel(trim_offsets=trim_offsets)
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    tokenizer.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=alphabet, show_progress=False))
+    return tokenizer

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from engine import Tokenizer, models, normalizers, pre_tokenizers, trainers
 from engine.errors import SchemaError
 from engine.progress import TrainProgress
 from engine.trainers.records import (
@@ -27,7 +27,7 @@ from engine.trainers.records import (
     TrainReport,
     step_from_dict,
 )
-from support import ROOT
+from support import ROOT, train_byte_level
 
 TEXT = ["the cat sat on the mat", "the cat ate the rat", "that hat is flat", "a bat and a gnat"] * 5
 
@@ -137,14 +137,7 @@ def test_records_cross_a_real_process_boundary(tmp_path: Path) -> None:
 
 
 def byte_level_tokenizer() -> Tokenizer:
-    tokenizer = Tokenizer(models.BPE())
-    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tokenizer.decoder = decoders.ByteLevel()
-    tokenizer.post_processor = processors.ByteLevel(trim_offsets=True)
-    tokenizer.train_from_iterator(
-        TEXT,
-        trainers.BpeTrainer(vocab_size=300, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False),
-    )
+    tokenizer = train_byte_level(TEXT, 300, trim_offsets=True)
     tokenizer.add_special_tokens(["<|endoftext|>"])
     return tokenizer
 

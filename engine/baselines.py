@@ -1,0 +1,105 @@
+"""Rule-based segmentations that every tokenizer lesson compares against: characters, UTF-8
+bytes, words and sentences. Each gives the (start, end) character spans of its pieces.
+
+    words("Dr. Who's 2nd.")      -> Dr|.|Who|'|s|2nd|.
+    sentences("Dr. Who ran. Go!") -> "Dr. Who ran." | "Go!"
+
+No tokenizer here: these are the yardsticks the Compare tab puts beside trained tokenizers.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import regex
+
+# A word: a run of letters, marks and digits; anything else but white space is one piece each.
+WORD_PATTERN: Final = r"[\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}\s]"
+WORD_RE: Final = regex.compile(WORD_PATTERN)
+# Where a sentence may end: one or more of . ! ? (closing quotes and brackets stay with it).
+SENTENCE_END_RE: Final = regex.compile(r"[.!?]+[\"'”’)\]]*")
+# Abbreviations whose final period does not end a sentence (compared lowercased, period included).
+ABBREVIATIONS: Final = frozenset(
+    (
+        "dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "jr.", "sr.", "rev.", "gen.", "col.", "lt.",
+        "capt.", "sgt.", "gov.", "sen.", "rep.", "hon.", "mt.", "ft.", "no.", "nos.", "vol.",
+        "vols.", "fig.", "figs.", "p.", "pp.", "ch.", "sec.", "art.", "ed.", "eds.", "approx.",
+        "dept.", "est.", "inc.", "ltd.", "co.", "corp.", "vs.", "etc.", "cf.", "e.g.", "i.e.",
+        "viz.", "al.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.", "sep.", "sept.",
+        "oct.", "nov.", "dec.", "a.m.", "p.m.", "u.s.", "u.k.",
+    )
+)
+BASELINES: Final = ("characters", "UTF-8 bytes", "words", "sentences")
+
+
+def characters(text: str) -> list[tuple[int, int]]:
+    """One piece per character: "añ" -> [(0, 1), (1, 2)]."""
+    return [(i, i + 1) for i in range(len(text))]
+
+
+def utf8_bytes(text: str) -> list[tuple[int, int]]:
+    """One piece per UTF-8 byte, each spanning the character it belongs to:
+    "añ" -> [(0, 1), (1, 2), (1, 2)] (ñ is two bytes)."""
+    spans: list[tuple[int, int]] = []
+    for i in range(len(text)):
+        for _ in range(len(text[i].encode("utf-8", "surrogatepass"))):
+            spans.append((i, i + 1))
+    return spans
+
+
+def words(text: str) -> list[tuple[int, int]]:
+    """Runs of letters and digits, and every other non-space character on its own (`WORD_PATTERN`)."""
+    return [match.span() for match in WORD_RE.finditer(text)]
+
+
+def sentences(text: str) -> list[tuple[int, int]]:
+    """Sentences: a sentence ends after `.`, `!` or `?` (and closing quotes) followed by white
+    space or the end, unless the word before the period is an abbreviation ("Dr.", "e.g.") or
+    a single letter (an initial). Leading and trailing white space is left out of each span."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    n = len(text)
+    for match in SENTENCE_END_RE.finditer(text):
+        end = match.end()
+        if end < n and not text[end].isspace():
+            continue
+        if match.group().startswith(".") and _ends_with_abbreviation(text, start, match.start()):
+            continue
+        _add_trimmed(text, start, end, spans)
+        start = end
+    _add_trimmed(text, start, n, spans)
+    return spans
+
+
+def _ends_with_abbreviation(text: str, start: int, period: int) -> bool:
+    """Whether the word just before the period at `period` is a listed abbreviation or an initial."""
+    begin = period
+    while begin > start and not text[begin - 1].isspace():
+        begin -= 1
+    word = text[begin : period + 1].lstrip("\"'“‘([")
+    if word.lower() in ABBREVIATIONS:
+        return True
+    # an initial: one capital letter and its period ("J. R. R. Tolkien")
+    return len(word) == 2 and word[0].isupper()
+
+
+def _add_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start < end:
+        spans.append((start, end))
+
+
+def segment(name: str, text: str) -> list[tuple[int, int]]:
+    """The spans of baseline `name` (one of `BASELINES`) over `text`."""
+    if name == "characters":
+        return characters(text)
+    if name == "UTF-8 bytes":
+        return utf8_bytes(text)
+    if name == "words":
+        return words(text)
+    if name == "sentences":
+        return sentences(text)
+    raise ValueError(f"unknown baseline {name!r}; choose one of {', '.join(BASELINES)}")

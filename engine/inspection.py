@@ -1,0 +1,313 @@
+"""What a tokenizer does to one text, stage by stage, and whether decoding gives it back.
+
+`trace(tokenizer, text)` follows the text through each component on its own (the normalizer's
+`normalize_str` with its alignment to the original, the pre-tokenizer's `pre_tokenize_str`, the
+model's tokens), then the whole `encode` and `decode`; `round_trip` lines the decoded text up
+with the original and says why the pieces differ. `counts`, `shared_spans` and
+`unshared_boundaries` feed the Encode and Compare views. Nothing here draws.
+"""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from typing import Final
+
+from engine import baselines
+from engine.encoding import Encoding
+from engine.normalized import NormalizedString
+from engine.schema import JsonValue
+from engine.tokenizer import Tokenizer
+
+CAUSE_UNKNOWN: Final = "unknown characters became the unknown token"
+CAUSE_LOWERCASE: Final = "lowercased by the normalizer"
+CAUSE_ACCENTS: Final = "accents stripped by the normalizer"
+CAUSE_COMPATIBILITY: Final = "compatibility characters replaced by the normalizer (NFKC/NFKD)"
+CAUSE_SPACES: Final = "spaces added or removed by the decoder"
+CAUSE_SPECIAL: Final = "special tokens are left out when decoding"
+CAUSE_OTHER: Final = "changed by the pipeline"
+
+
+class Difference:
+    """Where the decoded text differs: `original[start:end]` became `decoded[decoded_start:decoded_end]`."""
+
+    start: int
+    end: int
+    decoded_start: int
+    decoded_end: int
+    cause: str
+
+    def __init__(self, start: int, end: int, decoded_start: int, decoded_end: int, cause: str) -> None:
+        self.start = start
+        self.end = end
+        self.decoded_start = decoded_start
+        self.decoded_end = decoded_end
+        self.cause = cause
+
+    def to_tuple(self) -> tuple[int, int, int, int, str]:
+        return (self.start, self.end, self.decoded_start, self.decoded_end, self.cause)
+
+    def __repr__(self) -> str:
+        return f"Difference({self.start}, {self.end}, {self.decoded_start}, {self.decoded_end}, {self.cause!r})"
+
+
+class RoundTrip:
+    """`decode(encode(text))` and how it compares with `text`: exact, or the differing spans
+    with a cause each (and the distinct causes, most frequent first)."""
+
+    decoded: str
+    differences: list[Difference]
+
+    def __init__(self, decoded: str, differences: list[Difference]) -> None:
+        self.decoded = decoded
+        self.differences = differences
+
+    @property
+    def exact(self) -> bool:
+        return not self.differences
+
+    @property
+    def causes(self) -> list[str]:
+        seen: dict[str, int] = {}
+        for difference in self.differences:
+            seen[difference.cause] = seen.get(difference.cause, 0) + 1
+        ranked = sorted([(-count, cause) for cause, count in seen.items()])
+        return [cause for _, cause in ranked]
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"decoded": self.decoded, "differences": [list[JsonValue](d.to_tuple()) for d in self.differences]}
+
+
+def round_trip(tokenizer: Tokenizer, text: str, encoding: Encoding) -> RoundTrip:
+    """Decode `encoding` (of `text`, without a pair) and line the result up with `text`.
+
+    Causes are told from the pieces themselves: the unknown token in the tokens there, the
+    original lowercased or with its accents stripped giving the decoded piece, white space only,
+    a special token's text left out.
+    """
+    decoded = tokenizer.decode(encoding.ids)
+    if decoded == text:
+        return RoundTrip(decoded, [])
+    unk = unknown_token(tokenizer)
+    unknown_spans: list[tuple[int, int]] = []
+    for index in range(len(encoding.ids)):
+        if unk and encoding.tokens[index] == unk:
+            unknown_spans.append(encoding.offsets[index])
+    specials: list[str] = []
+    for token in tokenizer.get_added_tokens_decoder().values():
+        if token.special:
+            specials.append(token.content)
+    matcher = difflib.SequenceMatcher(None, text, decoded, autojunk=False)
+    differences: list[Difference] = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        cause = _cause(text[i1:i2], decoded[j1:j2], i1, i2, unknown_spans, specials)
+        differences.append(Difference(i1, i2, j1, j2, cause))
+    return RoundTrip(decoded, _merge_neighbours(differences))
+
+
+def _cause(
+    original: str, decoded: str, start: int, end: int, unknown: list[tuple[int, int]], specials: list[str]
+) -> str:
+    for span in unknown:
+        if span[0] < max(end, start + 1) and start < span[1]:
+            return CAUSE_UNKNOWN
+    if (not original or original.isspace()) and (not decoded or decoded.isspace()):
+        return CAUSE_SPACES
+    if original in specials and not decoded:
+        return CAUSE_SPECIAL
+    if original.lower() == decoded or _lower_char(original) == decoded:
+        return CAUSE_LOWERCASE
+    if _strip_accents(original) == decoded:
+        return CAUSE_ACCENTS
+    if _strip_accents(original).lower() == decoded:
+        return CAUSE_ACCENTS
+    if unicodedata.normalize("NFKC", original) == decoded or unicodedata.normalize("NFKC", original).lower() == decoded:
+        return CAUSE_COMPATIBILITY
+    if original.strip() == decoded.strip():
+        return CAUSE_SPACES
+    return CAUSE_OTHER
+
+
+def _lower_char(text: str) -> str:
+    return "".join(c.lower() for c in text)
+
+
+def _strip_accents(text: str) -> str:
+    decomposed = unicodedata.normalize("NFD", text)
+    return "".join(c for c in decomposed if unicodedata.category(c) != "Mn")
+
+
+def _merge_neighbours(differences: list[Difference]) -> list[Difference]:
+    """Join differences of the same cause that touch, so "Hello"->"hello" stays one span."""
+    merged: list[Difference] = []
+    for difference in differences:
+        if merged:
+            last = merged[len(merged) - 1]
+            if last.cause == difference.cause and last.end == difference.start and last.decoded_end == difference.decoded_start:
+                last.end = difference.end
+                last.decoded_end = difference.decoded_end
+                continue
+        merged.append(difference)
+    return merged
+
+
+def unknown_token(tokenizer: Tokenizer) -> str:
+    """The model's unknown token ("[UNK]"), or "" when it has none."""
+    data = tokenizer.model.to_dict()
+    unk = data.get("unk_token")
+    return unk if isinstance(unk, str) else ""
+
+
+class Trace:
+    """One text through the pipeline, stage by stage, every offset in characters of `text`.
+
+    `normalized` with `alignments` (for each normalized character, the original span it came
+    from); `pieces`: the pre-tokenizer's pieces of the normalized text (text, start, end);
+    `model_tokens`: per piece, the model's tokens (id, token, start, end); then the whole
+    `encoding` (post-processed) and the round trip.
+    """
+
+    text: str
+    normalized: str
+    alignments: list[tuple[int, int]]
+    pieces: list[tuple[str, int, int]]
+    model_tokens: list[list[tuple[int, str, int, int]]]
+    encoding: Encoding
+    round_trip: RoundTrip
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.normalized = text
+        self.alignments = []
+        self.pieces = []
+        self.model_tokens = []
+        self.encoding = Encoding()
+        self.round_trip = RoundTrip(text, [])
+
+
+def trace(tokenizer: Tokenizer, text: str, add_special_tokens: bool = True) -> Trace:
+    """Follow `text` through each stage of `tokenizer` (see `Trace`).
+
+    The stages before the model run each component on the whole text, as their own
+    `normalize_str` / `pre_tokenize_str` do; the final encoding is `tokenizer.encode`, where
+    added tokens are cut out first, and decoding is `tokenizer.decode`.
+    """
+    result = Trace(text)
+    normalizer = tokenizer.normalizer
+    normalized = NormalizedString(text)
+    if normalizer is not None:
+        normalizer.normalize(normalized)
+    result.normalized = normalized.normalized
+    result.alignments = normalized.alignments()
+    pre_tokenizer = tokenizer.pre_tokenizer
+    if pre_tokenizer is not None:
+        found = pre_tokenizer.pre_tokenize_str(result.normalized)
+    else:
+        found = [(result.normalized, (0, len(result.normalized)))] if result.normalized else []
+    model = tokenizer.model
+    for piece, (start, end) in found:
+        original = _original_span(result.alignments, start, end)
+        result.pieces.append((piece, original[0], original[1]))
+        tokens: list[tuple[int, str, int, int]] = []
+        for token in model.tokenize(piece):
+            # a model token's offsets are in the piece; the piece is at `start` in the normalized text
+            span = _original_span(result.alignments, start + token.start, start + token.end) if _plain_piece(piece, result.normalized, start, end) else original
+            tokens.append((token.id, token.value, span[0], span[1]))
+        result.model_tokens.append(tokens)
+    result.encoding = tokenizer.encode(text, add_special_tokens=add_special_tokens)
+    result.round_trip = round_trip(tokenizer, text, result.encoding)
+    return result
+
+
+def _plain_piece(piece: str, normalized: str, start: int, end: int) -> bool:
+    """Whether the piece is a slice of the normalized text (ByteLevel and Metaspace pieces are
+    rewritten, so their tokens cannot be placed inside the piece: they get its span)."""
+    return normalized[start:end] == piece
+
+
+def _original_span(alignments: list[tuple[int, int]], start: int, end: int) -> tuple[int, int]:
+    """The original span of normalized characters [start, end)."""
+    if not alignments or start >= len(alignments):
+        last = alignments[len(alignments) - 1][1] if alignments else 0
+        return (last, last)
+    end = max(min(end, len(alignments)), start + 1)
+    return (alignments[start][0], alignments[end - 1][1])
+
+
+class Counts:
+    """How long a text is in characters, bytes and words, and in tokens of one encoding."""
+
+    characters: int
+    bytes: int
+    words: int
+    tokens: int
+
+    def __init__(self, characters: int, byte_count: int, words: int, tokens: int) -> None:
+        self.characters = characters
+        self.bytes = byte_count
+        self.words = words
+        self.tokens = tokens
+
+    @property
+    def characters_per_token(self) -> float:
+        return self.characters / self.tokens if self.tokens else 0.0
+
+    @property
+    def tokens_per_word(self) -> float:
+        return self.tokens / self.words if self.words else 0.0
+
+
+def counts(text: str, tokens: int) -> Counts:
+    """The counts of `text` with `tokens` tokens (words as `baselines.words` cuts them)."""
+    return Counts(len(text), len(text.encode("utf-8", "surrogatepass")), len(baselines.words(text)), tokens)
+
+
+def content_tokens(encoding: Encoding) -> int:
+    """The tokens of an encoding that stand for text (the post-processor's specials left out)."""
+    total = 0
+    for index in range(len(encoding.ids)):
+        if encoding.special_tokens_mask[index] == 0:
+            total += 1
+    return total
+
+
+def shared_spans(offsets: list[tuple[int, int]]) -> list[tuple[int, int, list[int]]]:
+    """Character spans that more than one token covers (the byte-level pieces of one emoji), with
+    the tokens' indices: [(0, 1), (0, 1), (1, 2)] -> [(0, 1, [0, 1])]."""
+    by_span: dict[tuple[int, int], list[int]] = {}
+    order: list[tuple[int, int]] = []
+    for index in range(len(offsets)):
+        span = offsets[index]
+        if span[0] >= span[1]:
+            continue
+        found = by_span.get(span)
+        if found is None:
+            by_span[span] = [index]
+            order.append(span)
+        else:
+            found.append(index)
+    return [(span[0], span[1], by_span[span]) for span in order if len(by_span[span]) > 1]
+
+
+def unshared_boundaries(columns: list[list[tuple[int, int]]]) -> list[list[int]]:
+    """For each column of spans, the token starts that at least one other column does not have
+    (sorted): where the columns cut the text differently.
+
+    [[(0, 2), (2, 4)], [(0, 1), (1, 4)]] -> [[2], [1]]
+    """
+    starts: list[set[int]] = []
+    for spans in columns:
+        found: set[int] = set()
+        for start, end in spans:
+            if start < end:
+                found.add(start)
+        starts.append(found)
+    result: list[list[int]] = []
+    for index in range(len(starts)):
+        others = [starts[j] for j in range(len(starts)) if j != index]
+        unshared = [start for start in starts[index] if any(start not in other for other in others)]
+        result.append(sorted(unshared))
+    return result
+

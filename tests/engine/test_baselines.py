@@ -1,0 +1,56 @@
+"""The rule-based baselines: characters, UTF-8 bytes, words and sentences, on hand-checked text."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import baselines
+
+
+def pieces(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    return [text[start:end] for start, end in spans]
+
+
+def test_characters_and_bytes() -> None:
+    assert baselines.characters("añ") == [(0, 1), (1, 2)]
+    # ñ is two bytes and 😀 four: each byte spans the character it belongs to
+    assert baselines.utf8_bytes("añ😀") == [(0, 1), (1, 2), (1, 2), (2, 3), (2, 3), (2, 3), (2, 3)]
+    assert baselines.characters("") == baselines.utf8_bytes("") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Dr. Who's 2nd naïve café.", ["Dr", ".", "Who", "'", "s", "2nd", "naïve", "café", "."]),
+        ("e\u0301t\u00e9", ["e\u0301t\u00e9"]),  # a combining accent stays in its word
+        ("1,234.56 kg", ["1", ",", "234", ".", "56", "kg"]),
+        ("日本語のテキスト", ["日本語のテキスト"]),
+        ("a  b\t\nc", ["a", "b", "c"]),
+        ("👩‍💻!", ["👩", "\u200d", "💻", "!"]),
+    ],
+)
+def test_words_are_runs_of_letters_and_digits_or_one_other_character(text: str, expected: list[str]) -> None:
+    assert pieces(text, baselines.words(text)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Dr. Who ran. Go!", ["Dr. Who ran.", "Go!"]),
+        ("It works, e.g. here. And i.e. there? Yes.", ["It works, e.g. here.", "And i.e. there?", "Yes."]),
+        ('He said "stop." Then left.', ['He said "stop."', "Then left."]),
+        ("J. R. R. Tolkien wrote it... Really?!", ["J. R. R. Tolkien wrote it...", "Really?!"]),
+        ("Version 2.5 is out. Mr. Smith agrees", ["Version 2.5 is out.", "Mr. Smith agrees"]),
+        ("  leading and trailing  ", ["leading and trailing"]),
+        ("", []),
+    ],
+)
+def test_sentences_end_at_punctuation_but_not_after_abbreviations(text: str, expected: list[str]) -> None:
+    assert pieces(text, baselines.sentences(text)) == expected
+
+
+def test_segment_by_name() -> None:
+    for name in baselines.BASELINES:
+        assert baselines.segment(name, "Hi there.")
+    with pytest.raises(ValueError, match="unknown baseline"):
+        baselines.segment("paragraphs", "x")
