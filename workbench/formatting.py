@@ -1,4 +1,5 @@
-"""How numbers read in the window and on the command line: sizes, rates, durations.
+"""How numbers read in the window and on the command line: sizes, rates, durations; and the
+one colour every error message in the window is written in.
 
 `human_size(1_234_567)` -> "1.2 MB"; `duration(75)` -> "1 min 15 s". No Qt here.
 """
@@ -6,6 +7,8 @@
 from __future__ import annotations
 
 BYTE_UNITS = ("bytes", "B")
+ERROR_COLOR = "#c0392b"
+ERROR_STYLE = f"color: {ERROR_COLOR};"
 
 
 def human_size(size: float) -> str:

@@ -34,10 +34,10 @@ from engine import Regex, Tokenizer, decoders, models, normalizers, pre_tokenize
 from engine.errors import EngineError
 from engine.schema import JsonValue
 from engine.trainers.base import DEFAULT_VOCAB_SIZE
+from workbench.formatting import ERROR_STYLE
 from workbench.presets import NOT_YET_UNIGRAM, NOT_YET_WORDPIECE
 
 NONE: Final = "(none)"
-ERROR_STYLE: Final = "color: #c0392b;"
 MAX_VOCAB: Final = 1_114_111
 
 

@@ -33,7 +33,7 @@ from engine.project import CorpusFile
 from workbench import presets
 from workbench.document import ProjectDocument
 from workbench.file_checks import FileChecker
-from workbench.formatting import human_size
+from workbench.formatting import ERROR_COLOR, ERROR_STYLE, human_size
 from workbench.prompts import Prompts
 
 CORPUS_COLUMNS: Final = ("File", "Size", "Lines", "Check")
@@ -78,7 +78,7 @@ class CorpusModel(QAbstractTableModel):
                 return f"{item.path}\nThis file is not there any more: right-click to locate it."
             return f"{item.path}\n{item.problem or 'valid UTF-8 text'}\nSHA-256 {item.sha256}"
         if role == Qt.ItemDataRole.ForegroundRole and (missing or item.problem) and column in (0, 3):
-            return QColor("#c0392b")
+            return QColor(ERROR_COLOR)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (1, 2):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -210,7 +210,7 @@ class ProjectPanel(QWidget):
         if not checks and not errors:
             lines = ["No text files found there."]
         self.corpus_status.setText("\n".join(lines) if lines else f"Added {len(checks)} file{'s' if len(checks) != 1 else ''}.")
-        self.corpus_status.setStyleSheet("color: #c0392b;" if lines else "")
+        self.corpus_status.setStyleSheet(ERROR_STYLE if lines else "")
 
     def remove_selected_files(self) -> None:
         rows = sorted({index.row() for index in self.corpus_view.selectionModel().selectedRows()})
@@ -222,7 +222,7 @@ class ProjectPanel(QWidget):
         self.corpus_status.setText(
             f"Not found: {names}. Right-click a missing file to locate it; training needs every file."
         )
-        self.corpus_status.setStyleSheet("color: #c0392b;")
+        self.corpus_status.setStyleSheet(ERROR_STYLE)
 
     def locate(self, row: int) -> None:
         item = self.document.project.corpus[row]

@@ -31,7 +31,8 @@ from engine.schema import JsonValue
 from engine.trainers.records import MergeStep, RoundStep
 from engine.vocabulary import TokenStyle
 from workbench.document import ProjectDocument
-from workbench.pipeline_form import ERROR_STYLE, PipelineForm
+from workbench.formatting import ERROR_STYLE
+from workbench.pipeline_form import PipelineForm
 from workbench.prompts import Prompts
 from workbench.runner import TrainingRunner
 from workbench.settings import Settings

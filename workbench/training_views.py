@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from engine.progress import TrainProgress
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.vocabulary import TokenStyle, readable
-from workbench.formatting import BYTE_UNITS, duration, quantity
+from workbench.formatting import BYTE_UNITS, ERROR_COLOR, duration, quantity
 
 # The plots take turns: one redraws per tick, so a repaint never draws all three at once.
 REDRAW_INTERVAL_MS: Final = 100
@@ -387,7 +387,7 @@ class MergesTable(QTableView):
 
 
 def warning_color() -> QColor:
-    return QColor("#c0392b")
+    return QColor(ERROR_COLOR)
 
 
 class Heading(QWidget):

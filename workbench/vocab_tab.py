@@ -36,6 +36,7 @@ from engine.errors import EngineError
 from engine.formats.files import write_text_atomically
 from engine.vocabulary import MergeNode, TokenStyle, merge_tree, readable, token_bytes
 from workbench.document import ProjectDocument
+from workbench.formatting import ERROR_STYLE
 from workbench.prompts import Prompts
 from workbench.settings import Settings
 from workbench.vocab_model import COLUMNS, FILTER_MODES, VocabularyModel
@@ -62,7 +63,7 @@ class VocabTab(QWidget):
         self.match_case = QCheckBox("Match case")
         self.count = QLabel()
         self.filter_error = QLabel()
-        self.filter_error.setStyleSheet("color: #c0392b;")
+        self.filter_error.setStyleSheet(ERROR_STYLE)
         copy_button = QPushButton("Copy Rows")
         copy_button.setToolTip("Copy the visible rows as CSV")
         copy_button.clicked.connect(self.copy_rows)
