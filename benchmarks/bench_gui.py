@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -33,6 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "gcide.txt"
 GAP_BAR_MS = 30.0
 TABLE_BAR_MS = 100.0
+HIGHLIGHT_BAR_MS = 150.0
+COMPARE_BAR_MS = 300.0
 
 
 def measure_training(corpus: Path, preset: str, vocab_size: int) -> dict[str, float]:
@@ -133,6 +136,115 @@ def measure_table(corpus: Path, rows: int) -> dict[str, float]:
     return results
 
 
+def _tokenizer_files(folder: Path, corpus: Path) -> list[Path]:
+    """Four tokenizers to encode and compare with: the real BERT file, and three trained here on
+    the sample text (byte-level BPE, Whitespace BPE, WordLevel)."""
+    from engine import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+
+    lines = corpus.read_text(encoding="utf-8").splitlines()[:20000]
+    files = [ROOT.parent / "shared" / "corpora" / "bert_uncased_tokenizer.json"]
+    byte_level = Tokenizer(models.BPE())
+    byte_level.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    byte_level.decoder = decoders.ByteLevel()
+    byte_level.post_processor = processors.ByteLevel(trim_offsets=False)
+    byte_level.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=8000, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
+    whitespace = Tokenizer(models.BPE(unk_token="[UNK]"))
+    whitespace.pre_tokenizer = pre_tokenizers.Whitespace()
+    whitespace.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=8000, special_tokens=["[UNK]"], show_progress=False))
+    words = Tokenizer(models.WordLevel(unk_token="[UNK]"))
+    words.pre_tokenizer = pre_tokenizers.Whitespace()
+    words.train_from_iterator(lines, trainers.WordLevelTrainer(vocab_size=8000, special_tokens=["[UNK]"], show_progress=False))
+    for name, tokenizer in (("byte-level", byte_level), ("whitespace-bpe", whitespace), ("wordlevel", words)):
+        path = folder / f"{name}.json"
+        tokenizer.save(str(path))
+        files.append(path)
+    return files
+
+
+def measure_editing(corpus: Path, chars: int = 10_000, edits: int = 20) -> dict[str, float]:
+    """Type single characters into a `chars`-long text in the Encode tab: the longest the window
+    was unresponsive, and how long until the highlighting matched the text again; then time the
+    Compare tab with four tokenizers on the same text."""
+    from PySide6.QtCore import QTimer
+
+    from workbench.app import application, settle_memory
+    from workbench.main_window import MainWindow
+    from workbench.prompts import ScriptedPrompts
+    from workbench.settings import Settings
+
+    app = application()
+    folder = Path(tempfile.mkdtemp(prefix="bench-gui-tokenizers-"))
+    files = _tokenizer_files(folder, corpus)
+    text = corpus.read_text(encoding="utf-8")[:chars]
+    window = MainWindow(Settings(), ScriptedPrompts(save_changes="discard"))
+    window.resize(1600, 1000)
+    window.show()
+    window.open_file(str(files[1]))
+    for path in files:
+        if path != files[1]:
+            window.document.import_tokenizer(str(path))
+    window.document.set_active(0)
+    settle_memory()
+    tab = window.encode_tab
+    window.tabs.setCurrentWidget(tab)
+    tab.editor.set_text(text)
+
+    def run_until(ready: Callable[[], bool], limit: float = 30.0) -> float:
+        began = time.perf_counter()
+        while not ready():
+            app.processEvents()
+            time.sleep(0.001)
+            if time.perf_counter() - began > limit:
+                raise SystemExit("the encoding process did not answer")
+        return time.perf_counter() - began
+
+    run_until(tab.is_current)
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start()
+    latencies: list[float] = []
+    for edit in range(edits):
+        cursor = tab.editor.textCursor()
+        cursor.setPosition(chars // 2 + edit)
+        began = time.perf_counter()
+        cursor.insertText("x")  # the editor's edited() starts the debounce at once
+        run_until(tab.is_current)
+        latencies.append(time.perf_counter() - began)
+        settle_until = time.perf_counter() + 0.2
+        while time.perf_counter() < settle_until:
+            app.processEvents()
+            time.sleep(0.002)
+    timer.stop()
+    gaps = sorted(1000 * (b - a) for a, b in zip(ticks, ticks[1:]))
+    compare = window.compare_tab
+    window.tabs.setCurrentWidget(compare)
+    compare.choose([entry.name for entry in window.document.project.tokenizers][:4])
+    compare.text.set_text(text)
+    run_until(compare.is_current)
+    compare_times: list[float] = []
+    for edit in range(5):
+        cursor = compare.text.textCursor()
+        cursor.setPosition(chars // 3 + edit)
+        began = time.perf_counter()
+        cursor.insertText("y")
+        run_until(compare.is_current)
+        compare_times.append(time.perf_counter() - began)
+    window.shutdown()
+    window.document.mark_saved("/nonexistent.tokproj")
+    window.close()
+    latencies.sort()
+    return {
+        "max_gap_ms": gaps[-1],
+        "p99_gap_ms": gaps[int(0.99 * (len(gaps) - 1))],
+        "median_latency_ms": 1000 * statistics.median(latencies),
+        "max_latency_ms": 1000 * latencies[-1],
+        "compare_median_ms": 1000 * statistics.median(compare_times),
+        "compare_max_ms": 1000 * max(compare_times),
+    }
+
+
 STARTUP_SCRIPT = """
 import os, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -192,6 +304,18 @@ def main() -> int:
             f"{int(figures['plotted_steps']):,} steps plotted, "
             f"{int(figures['evaluations'])} held-out evaluations"
         )
+    editing = measure_editing(ROOT / "resources" / "sample" / "shakespeare.txt")
+    verdict = "ok" if editing["max_gap_ms"] <= GAP_BAR_MS and editing["max_latency_ms"] <= HIGHLIGHT_BAR_MS else "OVER THE BAR"
+    print(
+        f"typing in a 10,000-character text (Encode tab): longest gap {editing['max_gap_ms']:.1f} ms "
+        f"(bar {GAP_BAR_MS:.0f}), p99 {editing['p99_gap_ms']:.1f} ms; highlight current after "
+        f"{editing['median_latency_ms']:.0f} ms median, {editing['max_latency_ms']:.0f} ms worst (bar {HIGHLIGHT_BAR_MS:.0f}) - {verdict}"
+    )
+    verdict = "ok" if editing["compare_max_ms"] <= COMPARE_BAR_MS else "OVER THE BAR"
+    print(
+        f"Compare tab, four tokenizers on the same text: current after {editing['compare_median_ms']:.0f} ms median, "
+        f"{editing['compare_max_ms']:.0f} ms worst (bar {COMPARE_BAR_MS:.0f}) - {verdict}"
+    )
     table = measure_table(args.corpus, args.rows)
     verdict = "ok" if table["worst_sort_ms"] <= TABLE_BAR_MS else "OVER THE BAR"
     print(

@@ -34,7 +34,10 @@ from engine.errors import EngineError, ProjectFileError
 from engine.project import SUFFIX, Project
 from workbench import shipped
 from workbench.app import APP_TITLE, apply_appearance
+from workbench.compare_tab import CompareTab
 from workbench.document import ProjectDocument
+from workbench.encode_service import EncodeService
+from workbench.encode_tab import EncodeTab
 from workbench.file_checks import FileChecker
 from workbench.project_panel import ProjectPanel
 from workbench.prompts import TOKENIZER_FILTER, Prompts
@@ -65,12 +68,17 @@ class MainWindow(QMainWindow):
         dock.setWidget(self.project_panel)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
 
+        self.encode_service = EncodeService(self)
         self.train_tab = TrainTab(self.document, self.settings, self.prompts)
         self.vocab_tab = VocabTab(self.document, self.settings, self.prompts)
+        self.encode_tab = EncodeTab(self.document, self.settings, self.encode_service)
+        self.compare_tab = CompareTab(self.document, self.settings, self.encode_service)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.train_tab, "Train")
         self.tabs.addTab(self.vocab_tab, "Vocabulary")
+        self.tabs.addTab(self.encode_tab, "Encode")
+        self.tabs.addTab(self.compare_tab, "Compare")
         self.setCentralWidget(self.tabs)
 
         self._tokenizer_label = QLabel()
@@ -371,6 +379,8 @@ class MainWindow(QMainWindow):
         self.settings.save()
         self.vocab_tab.set_whitespace_glyphs(self.settings.show_whitespace)
         self.train_tab.set_whitespace_glyphs(self.settings.show_whitespace)
+        self.encode_tab.set_whitespace_glyphs(self.settings.show_whitespace)
+        self.compare_tab.set_whitespace_glyphs(self.settings.show_whitespace)
 
     def change_font_size(self, delta: int) -> None:
         app = QApplication.instance()
@@ -455,6 +465,7 @@ class MainWindow(QMainWindow):
         """Stop every job and remove the recovery file: the window is closing cleanly."""
         self._autosave.stop()
         self.train_tab.shutdown()
+        self.encode_service.shutdown()
         self.remove_recovery()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
@@ -32,7 +33,8 @@ class ScreenshotError(RuntimeError):
 
 
 def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
-    """Write train.png, train-step-by-step.png and vocabulary.png into `folder`; return them."""
+    """Write train.png, train-step-by-step.png, vocabulary.png, encode.png, encode-pipeline.png
+    and compare.png into `folder`; return them."""
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
         previous = os.environ.get(HOME_VARIABLE)
@@ -75,6 +77,40 @@ def _write(folder: Path, theme: str) -> list[Path]:
         window.tabs.setCurrentWidget(window.vocab_tab)
         _select_a_built_token(window)
         paths.append(_grab(window, folder / "vocabulary.png"))
+
+        # a second tokenizer, byte-level, to encode with and to compare
+        window.document.add_preset("gpt2", vocab_size=8000)
+        _train(window)
+        window.tabs.setCurrentWidget(window.encode_tab)
+        tab = window.encode_tab
+        _wait(tab.is_current)
+        emoji = tab.editor.text().find("😀")
+        for row, (_, _, _, start, end, _, _) in enumerate(tab.table_model.rows):
+            if start <= emoji < end:
+                tab.table.selectRow(row)
+                break
+        ids = [row[1] for row in tab.table_model.rows[:6]]
+        tab.decode_input.setText(", ".join(str(i) for i in ids))
+        _wait(lambda: bool(tab.decoded.text()))
+        paths.append(_grab(window, folder / "encode.png"))
+        tab.pages.setCurrentIndex(1)
+        _wait(lambda: bool(tab.pipeline.toPlainText()))
+        paths.append(_grab(window, folder / "encode-pipeline.png"))
+        tab.pages.setCurrentIndex(0)
+
+        window.tabs.setCurrentWidget(window.compare_tab)
+        compare = window.compare_tab
+        titles = [entry.name for entry in window.document.project.tokenizers] + ["words (baseline)"]
+        compare.choose(titles)
+        _wait(compare.is_current)
+        paths.append(_grab(window, folder / "compare.png"))
+
+        # the round trip of the whitespace BPE, which has no decoder: not exact, and why
+        window.document.set_active(0)
+        window.tabs.setCurrentWidget(tab)
+        tab.pages.setCurrentIndex(2)
+        _wait(lambda: tab.is_current() and "exact" in tab.verdict.text().lower())
+        paths.append(_grab(window, folder / "encode-round-trip.png"))
     finally:
         window.shutdown()
         window.document.mark_saved(window.document.path or str(folder / "sample.tokproj"))
@@ -124,6 +160,17 @@ def _grab(window: object, path: Path) -> Path:
     if not window.grab().save(str(path)):
         raise ScreenshotError(f"{path}: could not write the PNG")
     return path
+
+
+def _wait(ready: Callable[[], bool], timeout_s: float = 60.0) -> None:
+    """Let the window run until `ready()` (an encoding arrived), or fail."""
+    end = time.monotonic() + timeout_s
+    while not ready():
+        if time.monotonic() > end:
+            raise ScreenshotError("the encoding process did not answer in time")
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        time.sleep(0.01)
+    _settle(0.3)
 
 
 def _settle(seconds: float) -> None:

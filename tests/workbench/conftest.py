@@ -24,6 +24,7 @@ def window(qtbot: QtBot, prompts: ScriptedPrompts) -> Iterator[MainWindow]:
     """A main window on an empty project; dialogs answered by `prompts`."""
     main = MainWindow(Settings(), prompts)
     qtbot.addWidget(main)
+    main.show()  # offscreen: the tabs that work only while visible (Encode, Compare) do
     yield main
     main.shutdown()
     qtbot.waitUntil(main.train_tab.runner.is_idle, timeout=20_000)

@@ -101,7 +101,7 @@ def test_screenshots_writes_one_png_per_tab(tmp_path: Path, private_home: Path) 
     result = run_cli("screenshots", str(tmp_path / "shots"))
     assert result.returncode == 0, result.stderr
     names = sorted(p.name for p in (tmp_path / "shots").iterdir())
-    assert names == ["train-step-by-step.png", "train.png", "vocabulary.png"]
+    assert names == ["compare.png", "encode-pipeline.png", "encode-round-trip.png", "encode.png", "train-step-by-step.png", "train.png", "vocabulary.png"]
     for name in names:
         data = (tmp_path / "shots" / name).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 50_000

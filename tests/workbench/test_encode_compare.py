@@ -1,0 +1,314 @@
+"""The Encode and Compare tabs: painted spans equal the engine's offsets (torture strings, byte
+pieces that split a character, pairs), the pipeline and round trip views show the engine's own
+stages, the ids box decodes, and the Compare tab marks boundaries on a hand-checked case."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from engine import Tokenizer, models, pre_tokenizers
+from engine.inspection import CAUSE_LOWERCASE
+from workbench.main_window import MainWindow
+from workbench.encoding_worker import NORMAL, SPECIAL, UNKNOWN
+from workbench.token_view import Spans, changed_range
+from support import train_byte_level
+from window_support import SAMPLE
+
+TORTURE = [
+    "",
+    " ",
+    "\t\n",
+    "Hello, world!",
+    "日本語のテキストです。",
+    "emoji 👩‍💻 with a ZWJ, 😀 and 🇫🇷",
+    "combining: e\u0301 a\u0308 n\u0303",
+    "RTL: שלום עולם مرحبا",
+    "windows\r\nline\r\nends",
+    "control\x07chars\x1b",
+]
+WAIT_MS = 30_000
+
+
+def byte_level_file(tmp_path: Path) -> Path:
+    tokenizer = train_byte_level(SAMPLE.read_text(encoding="utf-8").splitlines()[:3000], 600)
+    path = tmp_path / "byte-level.json"
+    tokenizer.save(str(path))
+    return path
+
+
+def open_tokenizer(qtbot: QtBot, window: MainWindow, path: Path) -> Tokenizer:
+    assert window.open_file(str(path))
+    window.tabs.setCurrentWidget(window.encode_tab)
+    return Tokenizer.from_file(str(path))
+
+
+def encode_text(qtbot: QtBot, window: MainWindow, text: str) -> None:
+    tab = window.encode_tab
+    tab.editor.set_text(text)
+    qtbot.waitUntil(tab.is_current, timeout=WAIT_MS)
+
+
+def painted(tokenizer: Tokenizer, text: str) -> list[tuple[int, int]]:
+    encoding = tokenizer.encode(text)
+    return [encoding.offsets[i] for i in range(len(encoding.ids)) if encoding.offsets[i][0] < encoding.offsets[i][1]]
+
+
+@pytest.mark.parametrize("text", TORTURE, ids=range(len(TORTURE)))
+def test_byte_level_spans_are_the_engines_offsets(qtbot: QtBot, window: MainWindow, tmp_path: Path, text: str) -> None:
+    tokenizer = open_tokenizer(qtbot, window, byte_level_file(tmp_path))
+    encode_text(qtbot, window, text)
+    assert window.encode_tab.shown_spans() == painted(tokenizer, text)
+    assert window.encode_tab.table_model.rowCount() == len(tokenizer.encode(text).ids)
+
+
+@pytest.mark.parametrize("text", TORTURE, ids=range(len(TORTURE)))
+def test_bert_spans_are_the_engines_offsets(qtbot: QtBot, window: MainWindow, corpora: Path, text: str) -> None:
+    tokenizer = open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    encode_text(qtbot, window, text)
+    assert window.encode_tab.shown_spans() == painted(tokenizer, text)
+
+
+def test_the_byte_pieces_of_one_character_are_grouped_and_explained(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    open_tokenizer(qtbot, window, byte_level_file(tmp_path))
+    text = "a 😀 b"
+    encode_text(qtbot, window, text)
+    data = window.encode_tab.editor.highlighter.data
+    emoji = text.index("😀")
+    pieces = [i for i, span in enumerate(data.spans) if span == (emoji, emoji + 1)]
+    assert len(pieces) >= 2 and emoji in data.shared
+    # hover explains each piece: its id and its bytes
+    details = [data.describe(i) for i in pieces]
+    assert all("id " in detail and "bytes" in detail for detail in details)
+    assert " ".join(detail.split("bytes ")[1] for detail in details).split() == [f"{b:02X}" for b in "😀".encode()]
+
+
+def painted_in_document(window: MainWindow) -> list[tuple[int, int]]:
+    """The character ranges the document really carries a background on (Qt counts UTF-16
+    units; this maps them back to characters)."""
+    editor = window.encode_tab.editor
+    text = editor.toPlainText()
+    units = [0]
+    for char in text:
+        units.append(units[-1] + (2 if ord(char) > 0xFFFF else 1))
+    character = {unit: index for index, unit in enumerate(units)}
+    ranges: list[tuple[int, int]] = []
+    block = editor.document().begin()
+    while block.isValid():
+        for found in block.layout().formats():
+            if found.format.background().style() != Qt.BrushStyle.NoBrush:
+                start = block.position() + found.start
+                ranges.append((character[start], character[start + found.length]))
+        block = block.next()
+    return sorted(ranges)
+
+
+def test_spans_after_an_emoji_are_painted_on_their_own_characters(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    tokenizer = open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    text = "😀 hello 👩‍💻 world 🇫🇷 again"
+    encode_text(qtbot, window, text)
+    assert painted_in_document(window) == sorted(set(painted(tokenizer, text)))
+
+
+def test_the_unknown_token_is_painted_as_a_warning_and_specials_as_special(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    text = "hello 😀"
+    encode_text(qtbot, window, text)
+    data = window.encode_tab.editor.highlighter.data
+    emoji = text.index("😀")
+    assert data.kinds[data.spans.index((emoji, emoji + 1))] == UNKNOWN
+    assert data.kinds[data.spans.index((0, 5))] == NORMAL
+    # [CLS] and [SEP] have no characters to paint; the table shows their kind
+    rows = window.encode_tab.table_model.rows
+    assert [(row[0], row[6]) for row in rows[:4]] == [("[CLS]", SPECIAL), ("hello", NORMAL), ("[UNK]", UNKNOWN), ("[SEP]", SPECIAL)]
+
+
+def test_a_pair_is_painted_on_its_own_text(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    tokenizer = open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    tab = window.encode_tab
+    tab.pair_box.setChecked(True)
+    tab.pair_editor.set_text("Second one here")
+    encode_text(qtbot, window, "First sentence")
+    encoding = tokenizer.encode("First sentence", "Second one here")
+    expected = [encoding.offsets[i] for i in range(len(encoding.ids)) if encoding.sequence_ids[i] == 1 and encoding.offsets[i][0] < encoding.offsets[i][1]]
+    assert tab.pair_editor.highlighter.data.spans == expected
+    assert [row[2] for row in tab.table_model.rows][:5] == [None, 0, 0, None, 1]
+
+
+def test_a_click_selects_the_row_and_the_row_selects_the_span(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    encode_text(qtbot, window, "hello world")
+    tab = window.encode_tab
+    tab.editor.token_clicked.emit(1)  # the span of "world"
+    assert tab.table.currentIndex().row() == 2  # [CLS] hello world
+    tab.table.selectRow(1)
+    assert tab.editor.selected_token() == 0
+
+
+def test_the_ids_box_decodes(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    tab = window.encode_tab
+    tab.decode_input.setText("[101, 7592, 2088, 102]")
+    qtbot.waitUntil(lambda: "hello·world" in tab.decoded.text(), timeout=WAIT_MS)  # spaces shown as glyphs
+    tab.decode_input.setText("7592, 99999999")
+    qtbot.waitUntil(lambda: "Not in the vocabulary" in tab.decoded.text(), timeout=WAIT_MS)
+    assert "99999999" in tab.decoded.text() and "hello" in tab.decoded.text()
+
+
+def test_counts(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    encode_text(qtbot, window, "Hello, world")
+    text = window.encode_tab.counts.text()
+    assert "12 characters" in text and "12 bytes" in text and "3 words" in text and "3 tokens" in text
+    assert "4.00 characters per token" in text and "1.00 tokens per word" in text
+
+
+def test_the_pipeline_view_shows_each_stage(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    tokenizer = open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    text = "Héllo, WORLD!"
+    encode_text(qtbot, window, text)
+    tab = window.encode_tab
+    tab.pages.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: bool(tab._trace), timeout=WAIT_MS)
+    trace = tab._trace
+    assert tokenizer.normalizer is not None and tokenizer.pre_tokenizer is not None
+    normalized = tokenizer.normalizer.normalize_str(text)
+    assert trace["normalized"] == normalized
+    assert [piece[0] for piece in trace["pieces"]] == [p for p, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]  # type: ignore[union-attr]
+    assert trace["ids"] == tokenizer.encode(text).ids
+    assert trace["decoded"] == tokenizer.decode(tokenizer.encode(text).ids)
+    shown = tab.pipeline.toPlainText()
+    for heading in ("Original", "Normalized", "Pre-tokenized", "Model tokens", "Post-processed", "Decoded"):
+        assert heading in shown
+    assert "É" not in shown.split("Normalized")[1].split("Pre-tokenized")[0]
+
+
+def test_the_round_trip_verdict(qtbot: QtBot, window: MainWindow, corpora: Path, tmp_path: Path) -> None:
+    open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    tab = window.encode_tab
+    encode_text(qtbot, window, "Hello World")
+    tab.pages.setCurrentIndex(2)
+    qtbot.waitUntil(lambda: "Not exact" in tab.verdict.text(), timeout=WAIT_MS)
+    assert f"{CAUSE_LOWERCASE} (2 places)" in tab.verdict.text()  # H and W
+    assert "hello" in tab.round_trip.toPlainText()
+    open_tokenizer(qtbot, window, byte_level_file(tmp_path))
+    tab.pages.setCurrentIndex(2)
+    encode_text(qtbot, window, "Hello World 😀")
+    tab._request_trace()
+    qtbot.waitUntil(lambda: tab.verdict.text().startswith("<b>Exact"), timeout=WAIT_MS)
+
+
+def test_typing_moves_the_spans_until_the_new_encoding_arrives(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    tokenizer = open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    encode_text(qtbot, window, "hello world")
+    tab = window.encode_tab
+    cursor = tab.editor.textCursor()
+    cursor.setPosition(0)
+    cursor.insertText("oh ")
+    # before the new encoding: "world" moved by three characters
+    assert (9, 14) in tab.editor.highlighter.data.spans
+    qtbot.waitUntil(tab.is_current, timeout=WAIT_MS)
+    assert tab.shown_spans() == painted(tokenizer, "oh hello world")
+
+
+@pytest.mark.parametrize("insert", ["x", " ", "\n", "😀"])
+def test_after_an_edit_the_repainted_lines_match_the_new_encoding(qtbot: QtBot, window: MainWindow, corpora: Path, insert: str) -> None:
+    # only the lines that changed are painted again: the whole document must still be right
+    tokenizer = open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    lines = ["the first line of text", "a second line 😀 with an emoji", "third line, here", "and the last one"]
+    encode_text(qtbot, window, "\n".join(lines))
+    tab = window.encode_tab
+    cursor = tab.editor.textCursor()
+    cursor.setPosition(len(lines[0]) + 1 + 4)  # inside "second"
+    cursor.insertText(insert)
+    qtbot.waitUntil(tab.is_current, timeout=WAIT_MS)
+    text = tab.editor.text()
+    assert painted_in_document(window) == sorted(set(painted(tokenizer, text)))
+
+
+def test_changed_range_spans_from_the_first_to_the_last_difference() -> None:
+    def spans(*pairs: tuple[int, int]) -> list[tuple[int, int, int, int, bool, bool]]:
+        return [(start, end, 0, 0, False, False) for start, end in pairs]
+
+    assert changed_range(spans((0, 2), (3, 5)), spans((0, 2), (3, 5))) is None
+    assert changed_range(spans((0, 2), (3, 5), (6, 9)), spans((0, 2), (3, 4), (4, 5), (6, 9))) == (3, 5)
+    assert changed_range([], spans((0, 2), (3, 5))) == (0, 5)
+    assert changed_range(spans((0, 2), (3, 5)), spans((0, 2))) == (3, 5)
+
+
+def test_hover_tells_the_token_and_follows_an_edit() -> None:
+    data = Spans([(0, 5), (6, 11)], [NORMAL, NORMAL], [7592, 2088], ["hello", "·world"], ["hello", "Ġworld"], ["68 65 6C 6C 6F", "20 77 6F 72 6C 64"])
+    assert data.describe(1) == "'·world'  (raw 'Ġworld')\nid 2088 · characters 6–11 · bytes 20 77 6F 72 6C 64"
+    assert data.describe(0) == "'hello'\nid 7592 · characters 0–5 · bytes 68 65 6C 6C 6F"
+    # three characters typed into "hello": it is dropped, "world" moves
+    moved = data.select([1], 3, 2, 3)
+    assert moved.spans == [(9, 14)] and moved.describe(0).endswith("characters 9–14 · bytes 20 77 6F 72 6C 64")
+    assert Spans([(0, 3)], [NORMAL], [0], ["abc"], ids=False).describe(0) == "'abc'\ncharacters 0–3"
+
+
+# -- Compare -----------------------------------------------------------------------------------
+
+
+def bpe_file(tmp_path: Path, name: str, merges: list[tuple[str, str]]) -> Path:
+    """A hand-made BPE whose merges decide how "unhappiness" splits."""
+    vocab: dict[str, int] = {}
+    for ch in "unhapiess":
+        vocab.setdefault(ch, len(vocab))
+    for left, right in merges:
+        vocab.setdefault(left + right, len(vocab))
+    tokenizer = Tokenizer(models.BPE(vocab, merges))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    path = tmp_path / f"{name}.json"
+    tokenizer.save(str(path))
+    return path
+
+
+def test_compare_marks_the_boundaries_the_other_column_lacks(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    common = [("u", "n"), ("h", "a"), ("ha", "p"), ("hap", "p")]
+    first = bpe_file(tmp_path, "A", common + [("happ", "i"), ("n", "e"), ("ne", "s"), ("nes", "s")])
+    second = bpe_file(tmp_path, "B", common + [("i", "n"), ("in", "e"), ("ine", "s"), ("ines", "s")])
+    assert Tokenizer.from_file(str(first)).encode("unhappiness").tokens == ["un", "happi", "ness"]
+    assert Tokenizer.from_file(str(second)).encode("unhappiness").tokens == ["un", "happ", "iness"]
+    window.new_project()
+    window.document.import_tokenizer(str(first))
+    window.document.import_tokenizer(str(second))
+    window.tabs.setCurrentWidget(window.compare_tab)
+    tab = window.compare_tab
+    tab.text.set_text("unhappiness")
+    tab.choose(["A.json", "B.json", "words (baseline)", "characters (baseline)"])
+    qtbot.waitUntil(tab.is_current, timeout=WAIT_MS)
+    a, b, words, characters = (column.view.highlighter.data for column in tab.columns)
+    assert a.spans == [(0, 2), (2, 7), (7, 11)] and b.spans == [(0, 2), (2, 6), (6, 11)]
+    assert a.marked == {7} and b.marked == {6}
+    assert words.marked == set() and words.spans == [(0, 11)] and len(characters.spans) == 11
+    assert "1 boundaries not shared" in tab.columns[0].counts.text()
+    assert "3</b> pieces" in tab.columns[0].counts.text()
+
+
+def test_compare_offers_trained_tokenizers_and_the_baselines(window: MainWindow) -> None:
+    window.open_sample()
+    titles = [window.compare_tab.columns[0].choice.itemText(i) for i in range(window.compare_tab.columns[0].choice.count())]
+    assert titles == ["characters (baseline)", "UTF-8 bytes (baseline)", "words (baseline)", "sentences (baseline)"]
+    assert len(window.compare_tab.columns) == 3
+    window.compare_tab.add_column()
+    assert len(window.compare_tab.columns) == 4 and not window.compare_tab.add_button.isEnabled()
+
+
+def test_an_exported_tokenizer_json_loads_in_hf_with_identical_encodings(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    open_tokenizer(qtbot, window, byte_level_file(tmp_path))
+    target = tmp_path / "exported.json"
+    window.prompts.answers["export_file"] = str(target)  # type: ignore[attr-defined]
+    window.export_tokenizer_json()
+    ours = Tokenizer.from_file(str(target))
+    theirs = tokenizers.Tokenizer.from_file(str(target))
+    for text in TORTURE:
+        a, b = ours.encode(text), theirs.encode(text)
+        assert (a.ids, a.tokens, a.offsets) == (b.ids, b.tokens, b.offsets)
+    assert json.loads(target.read_text(encoding="utf-8"))["model"]["type"] == "BPE"

@@ -1,0 +1,197 @@
+"""`EncodeService`: the window's side of the encoding process (`workbench.encoding_worker`).
+
+Requests are numbered; a reply is emitted with its number, and views drop replies older than
+their newest request. The process starts on first use, is started again if it dies, and is
+stopped with the window. Tokenizers are sent once, by key (a hash of their tokenizer.json).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+import time
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Final
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from workbench.encoding_worker import worker_main
+
+POLL_INTERVAL_MS: Final = 10
+READ_BUDGET_S: Final = 0.008
+
+
+def tokenizer_key(tokenizer_json: str) -> str:
+    """The key a tokenizer is known by in the encoding process."""
+    return hashlib.sha1(tokenizer_json.encode("utf-8")).hexdigest()[:16]
+
+
+class EncodeService(QObject):
+    """Signals: `encoded(id, encoding)`, `traced(id, trace)`, `compared(id, columns)`,
+    `decoded(id, {"text", "unknown"})`, `failed(id, message)` (plain dicts and lists: see the worker)."""
+
+    encoded = Signal(int, object)
+    traced = Signal(int, object)
+    compared = Signal(int, object)
+    decoded = Signal(int, object)
+    failed = Signal(int, str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._context = multiprocessing.get_context("spawn")
+        self._process: BaseProcess | None = None
+        self._connection: Connection | None = None
+        self._known: set[str] = set()
+        self._texts: dict[str, str] = {}
+        self._next_id = 0
+        self._closed = False
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    def add_tokenizer(self, tokenizer_json: str) -> str:
+        """Make a tokenizer known to the process; returns its key."""
+        key = tokenizer_key(tokenizer_json)
+        self._texts[key] = tokenizer_json
+        if key not in self._known and self._connection is not None:
+            self._send(("tokenizer", key, tokenizer_json))
+            self._known.add(key)
+        return key
+
+    def encode(self, key: str, text: str, pair: str | None, add_special_tokens: bool) -> int:
+        return self._request(("encode", key, text, pair, add_special_tokens), [key])
+
+    def trace(self, key: str, text: str, add_special_tokens: bool) -> int:
+        return self._request(("trace", key, text, add_special_tokens), [key])
+
+    def compare(self, columns: list[tuple[str, str]], text: str) -> int:
+        keys = [name for source, name in columns if source == "tokenizer"]
+        return self._request(("compare", columns, text), keys)
+
+    def decode(self, key: str, ids: list[int]) -> int:
+        return self._request(("decode", key, ids), [key])
+
+    def _request(self, body: tuple[object, ...], keys: list[str]) -> int:
+        self._ensure_running()
+        for key in keys:
+            if key not in self._known and key in self._texts:
+                self._send(("tokenizer", key, self._texts[key]))
+                self._known.add(key)
+        self._next_id += 1
+        self._send((body[0], self._next_id, *body[1:]))
+        return self._next_id
+
+    def _send(self, message: tuple[object, ...]) -> None:
+        connection = self._connection
+        if connection is None:
+            return
+        try:
+            connection.send(message)
+        except (OSError, ValueError):
+            self._restart()
+
+    # -- the process ---------------------------------------------------------------------------
+
+    def is_running(self) -> bool:
+        return self._process is not None and self._process.is_alive()
+
+    def _ensure_running(self) -> None:
+        if self._closed or (self._process is not None and self._process.is_alive()):
+            return
+        self._forget()
+        parent_end, child_end = self._context.Pipe(duplex=True)
+        process = self._context.Process(target=worker_main, args=(child_end,), name="tokenizer-encoding", daemon=True)
+        process.start()
+        child_end.close()
+        self._process = process
+        self._connection = parent_end
+        self._known = set()
+        self._timer.start()
+
+    def _restart(self) -> None:
+        self._forget()
+        self._ensure_running()
+
+    def shutdown(self) -> None:
+        """Stop the process for good (the window is closing): later requests are ignored."""
+        self._closed = True
+        process, connection = self._process, self._connection
+        if connection is not None:
+            try:
+                connection.send(("stop",))
+            except (OSError, ValueError):
+                pass
+        if process is not None:
+            process.join(2.0)
+            if process.is_alive():
+                process.terminate()
+                process.join(2.0)
+        self._forget()
+
+    def _forget(self) -> None:
+        self._timer.stop()
+        if self._connection is not None:
+            self._connection.close()
+        if self._process is not None and self._process.is_alive():
+            self._process.terminate()
+            self._process.join(2.0)
+        self._process = None
+        self._connection = None
+        self._known = set()
+
+    def _on_timer_timeout(self) -> None:
+        connection = self._connection
+        if connection is None:
+            self._timer.stop()
+            return
+        deadline = time.monotonic() + READ_BUDGET_S
+        try:
+            while time.monotonic() < deadline and connection.poll():
+                self._take(connection.recv())
+        except (EOFError, OSError):
+            self._forget()
+            self.failed.emit(-1, "the encoding process stopped; it starts again with the next text")
+            return
+        if self._process is not None and not self._process.is_alive():
+            self._forget()
+            self.failed.emit(-1, "the encoding process stopped; it starts again with the next text")
+
+    def _take(self, message: object) -> None:
+        if not isinstance(message, tuple) or len(message) < 3:
+            return
+        kind, request_id, body = message[0], int(message[1]), message[2]
+        if kind == "encoded":
+            self.encoded.emit(request_id, body)
+        elif kind == "traced":
+            self.traced.emit(request_id, body)
+        elif kind == "compared":
+            self.compared.emit(request_id, body)
+        elif kind == "decoded":
+            self.decoded.emit(request_id, body)
+        elif kind == "error":
+            self.failed.emit(request_id, str(body))
+
+
+# -- reading the plain lists of a reply ---------------------------------------------------------
+
+
+def ints(value: object) -> list[int]:
+    assert isinstance(value, (list, tuple))
+    return [int(item) for item in value]
+
+
+def strs(value: object) -> list[str]:
+    assert isinstance(value, (list, tuple))
+    return [str(item) for item in value]
+
+
+def spans(value: object) -> list[tuple[int, int]]:
+    assert isinstance(value, (list, tuple))
+    result: list[tuple[int, int]] = []
+    for item in value:
+        assert isinstance(item, (list, tuple))
+        result.append((int(item[0]), int(item[1])))
+    return result

@@ -1,0 +1,218 @@
+"""The encoding process: encodes, traces, compares and decodes for the Encode and Compare tabs, so
+that a 10,000-character text never blocks the editor (a compiled encode holds the GIL, so a
+thread would). No Qt here: the window talks to it through `workbench.encode_service`.
+
+Requests, window -> process (tuples):
+    ("tokenizer", key, tokenizer_json)                   remember a tokenizer under `key`
+    ("encode", id, key, text, pair or None, add_special) -> ("encoded", id, encoding)
+    ("trace", id, key, text, add_special)                -> ("traced", id, trace)
+    ("compare", id, [("tokenizer", key) | ("baseline", name)], text) -> ("compared", id, columns)
+    ("decode", id, key, ids)                             -> ("decoded", id, {"text", "unknown" ids})
+    ("stop",)
+Any request can get ("error", id, message) instead. Of several waiting requests of one kind,
+only the newest is done: the others are out of date already.
+"""
+
+from __future__ import annotations
+
+import traceback
+from multiprocessing.connection import Connection
+
+from engine import Tokenizer, baselines
+from engine.encoding import Encoding
+from engine.errors import EngineError
+from engine.inspection import content_tokens, counts, shared_spans, trace, unknown_token, unshared_boundaries
+from engine.vocabulary import TokenStyle, readable, token_bytes
+
+# Token kinds, as the views paint them (`workbench.token_view`).
+NORMAL = 0
+UNKNOWN = 1
+SPECIAL = 2
+
+# Requests of these kinds replace older ones still waiting.
+SUPERSEDING = ("encode", "trace", "compare", "decode")
+
+
+class Loaded:
+    """A tokenizer in the process, with what its views need to know about its tokens."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self.tokenizer = tokenizer
+        self.style = TokenStyle.of(tokenizer)
+        self.unknown = unknown_token(tokenizer)
+        self.specials = {t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special}
+
+    def kinds(self, encoding: Encoding) -> list[int]:
+        kinds: list[int] = []
+        for index in range(len(encoding.ids)):
+            token = encoding.tokens[index]
+            # the unknown token is usually a special token too; it is painted as a warning
+            if self.unknown and token == self.unknown:
+                kinds.append(UNKNOWN)
+            elif encoding.special_tokens_mask[index] or token in self.specials:
+                kinds.append(SPECIAL)
+            else:
+                kinds.append(NORMAL)
+        return kinds
+
+    def shown(self, tokens: list[str], kinds: list[int]) -> list[str]:
+        return [tokens[i] if kinds[i] == SPECIAL else readable(tokens[i], self.style) for i in range(len(tokens))]
+
+    def hex(self, tokens: list[str], kinds: list[int]) -> list[str]:
+        result: list[str] = []
+        for i in range(len(tokens)):
+            raw = tokens[i].encode("utf-8") if kinds[i] == SPECIAL else token_bytes(tokens[i], self.style)
+            result.append(" ".join(f"{b:02X}" for b in raw))
+        return result
+
+
+def encoding_wire(loaded: Loaded, encoding: Encoding, text: str, pair: str | None) -> dict[str, object]:
+    """An `Encoding` for the views: plain lists (with each token's kind, readable form and bytes),
+    plus the counts and the spans several tokens share."""
+    sequence_ids = encoding.sequence_ids
+    total = counts(text + (pair or ""), content_tokens(encoding))
+    kinds = loaded.kinds(encoding)
+    return {
+        "ids": encoding.ids,
+        "tokens": encoding.tokens,
+        "offsets": encoding.offsets,
+        "special": encoding.special_tokens_mask,
+        "sequences": sequence_ids,
+        "kinds": kinds,
+        "shown": loaded.shown(encoding.tokens, kinds),
+        "hex": loaded.hex(encoding.tokens, kinds),
+        "counts": (total.characters, total.bytes, total.words, total.tokens),
+    }
+
+
+def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[object, ...] | None:
+    """One request's reply (None for a request that needs none)."""
+    kind = request[0]
+    if kind == "tokenizer":
+        tokenizers[str(request[1])] = Loaded(Tokenizer.from_str(str(request[2])))
+        return None
+    request_id = request[1]
+    try:
+        if kind == "encode":
+            loaded, text = tokenizers[str(request[2])], str(request[3])
+            second = str(request[4]) if request[4] is not None else None
+            encoding = loaded.tokenizer.encode(text, second, add_special_tokens=bool(request[5]))
+            return ("encoded", request_id, encoding_wire(loaded, encoding, text, second))
+        if kind == "trace":
+            loaded = tokenizers[str(request[2])]
+            found = trace(loaded.tokenizer, str(request[3]), bool(request[4]))
+            kinds = loaded.kinds(found.encoding)
+            style = loaded.style
+            return ("traced", request_id, {
+                "pieces_shown": [readable(piece, style) for piece, _, _ in found.pieces],
+                "model_shown": [[readable(token, style) for _, token, _, _ in tokens] for tokens in found.model_tokens],
+                "shown": loaded.shown(found.encoding.tokens, kinds),
+                "kinds": kinds,
+                "normalized": found.normalized,
+                "alignments": found.alignments,
+                "pieces": found.pieces,
+                "model_tokens": found.model_tokens,
+                "ids": found.encoding.ids,
+                "tokens": found.encoding.tokens,
+                "offsets": found.encoding.offsets,
+                "special": found.encoding.special_tokens_mask,
+                "decoded": found.round_trip.decoded,
+                "differences": [d.to_tuple() for d in found.round_trip.differences],
+                "causes": found.round_trip.causes,
+            })
+        if kind == "compare":
+            columns = request[2]
+            assert isinstance(columns, list)
+            return ("compared", request_id, compare(columns, str(request[3]), tokenizers))
+        if kind == "decode":
+            ids = [int(str(i)) for i in _items(request[3])]
+            tokenizer = tokenizers[str(request[2])].tokenizer
+            unknown = [i for i in ids if i < 0 or tokenizer.id_to_token(i) is None]
+            known = [i for i in ids if i not in unknown]
+            return ("decoded", request_id, {"text": tokenizer.decode(known), "unknown": unknown})
+    except KeyError as error:
+        return ("error", request_id, f"the tokenizer {error} is not loaded in the encoding process")
+    except (EngineError, ValueError, TypeError, IndexError) as error:
+        return ("error", request_id, str(error))
+    return ("error", request_id, f"unknown request {kind!r}")
+
+
+def compare(columns: list[object], text: str, tokenizers: dict[str, Loaded]) -> list[dict[str, object]]:
+    """Each column's spans, labels and counts over `text`, and the boundaries it does not share
+    with the other tokenizer columns (baselines are references: they are not compared)."""
+    results: list[dict[str, object]] = []
+    for column in columns:
+        assert isinstance(column, tuple)
+        source, name = str(column[0]), str(column[1])
+        if source == "baseline":
+            spans = baselines.segment(name, text)
+            labels = [text[start:end] for start, end in spans]
+            kinds = [NORMAL] * len(spans)
+            ids = list(range(len(spans)))
+            total = counts(text, len(spans))
+        else:
+            loaded = tokenizers[name]
+            encoding = loaded.tokenizer.encode(text, add_special_tokens=False)
+            spans = list(encoding.offsets)
+            kinds = loaded.kinds(encoding)
+            labels = loaded.shown(encoding.tokens, kinds)
+            ids = list(encoding.ids)
+            total = counts(text, len(spans))
+        results.append({
+            "source": source,
+            "spans": spans,
+            "labels": labels,
+            "ids": ids,
+            "kinds": kinds,
+            "counts": (total.characters, total.bytes, total.words, total.tokens),
+            "shared": shared_spans(spans),
+            "unshared": [],
+        })
+    compared = [i for i in range(len(results)) if results[i]["source"] == "tokenizer"]
+    marks = unshared_boundaries([_spans(results[i]) for i in compared])
+    for position, index in enumerate(compared):
+        results[index]["unshared"] = marks[position]
+    return results
+
+
+def _items(value: object) -> list[object]:
+    assert isinstance(value, (list, tuple))
+    return list(value)
+
+
+def _spans(result: dict[str, object]) -> list[tuple[int, int]]:
+    spans = result["spans"]
+    assert isinstance(spans, list)
+    return spans
+
+
+def worker_main(connection: Connection) -> None:
+    """Serve requests until "stop" or until the window is gone."""
+    tokenizers: dict[str, Loaded] = {}
+    try:
+        while True:
+            requests = [connection.recv()]
+            while connection.poll():
+                requests.append(connection.recv())
+            newest: dict[str, int] = {}
+            for position in range(len(requests)):
+                newest[str(requests[position][0])] = position
+            for position in range(len(requests)):
+                request = requests[position]
+                kind = str(request[0])
+                if kind == "stop":
+                    return
+                if kind in SUPERSEDING and newest[kind] != position:
+                    continue
+                try:
+                    reply = handle(request, tokenizers)
+                except EngineError as error:
+                    reply = ("error", -1, str(error))
+                if reply is not None:
+                    connection.send(reply)
+    except (EOFError, OSError, KeyboardInterrupt):
+        return
+    except Exception:  # noqa: BLE001 - the window restarts the process; the trace goes to stderr
+        traceback.print_exc()
+    finally:
+        connection.close()
