@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from typing import Final
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer
 from PySide6.QtGui import QColor, QGuiApplication, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,10 +38,13 @@ from workbench.encode_service import EncodeService, ints, spans, strs
 from workbench.encoding_worker import SPECIAL, UNKNOWN
 from workbench.formatting import ERROR_COLOR, ERROR_STYLE
 from workbench.settings import Settings
-from workbench.token_view import SPECIAL_COLOR, UNKNOWN_COLOR, Spans, TokenTextEdit, token_color
+from workbench.token_view import SPECIAL_COLOR, UNKNOWN_COLOR, Spans, TokenTextEdit, is_dark, token_color
 
 DEBOUNCE_MS: Final = 60
 NOTES_LIMIT: Final = 60  # differences listed one by one in the round trip
+# backgrounds (light theme, dark theme) of a character the normalizer changed, of a difference
+CHANGED: Final = ("#f9e79f", "#7d6608")
+DIFFERENT: Final = ("#f5b7b1", "#78281f")
 # The pipeline view draws at most this much text (a 10,000-character text stays quick to type in).
 PIPELINE_LIMIT: Final = 3000
 SAMPLE_TEXT: Final = (
@@ -232,6 +235,11 @@ class EncodeTab(QWidget):
             self._clear()
         self._debounce.start()
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._draw_trace()  # its colours follow the theme
+
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
         super().showEvent(event)
         entry = self.document.active
@@ -352,7 +360,8 @@ class EncodeTab(QWidget):
         if not trace:
             return
         text = self.editor.text()[:PIPELINE_LIMIT]
-        self.pipeline.setHtml(pipeline_html(text, trace, len(self.editor.text()) > PIPELINE_LIMIT))
+        dark = is_dark()
+        self.pipeline.setHtml(pipeline_html(text, trace, len(self.editor.text()) > PIPELINE_LIMIT, dark))
         decoded = str(trace["decoded"])
         differences = trace["differences"]
         causes = strs(trace["causes"])
@@ -368,7 +377,7 @@ class EncodeTab(QWidget):
                 f"<b>Not exact:</b> {len(differences)} place{'s' if len(differences) != 1 else ''} differ"
                 f"{'s' if len(differences) == 1 else ''}. Why:<ul>{listing}</ul>"
             )
-        self.round_trip.setHtml(round_trip_html(text, decoded, differences))
+        self.round_trip.setHtml(round_trip_html(text, decoded, differences, dark))
 
     # -- selection -----------------------------------------------------------------------------
 
@@ -415,9 +424,9 @@ class EncodeTab(QWidget):
         return not self._debounce.isActive() and self._latest > 0 and self._shown_id == self._latest
 
 
-def chip(text: str, key: int, position: int, kind: int = 0) -> str:
+def chip(text: str, key: int, position: int, dark: bool, kind: int = 0) -> str:
     """One token as an HTML chip: its colour as in the text view."""
-    color = token_color(key, position, False).name()
+    color = token_color(key, position, dark).name()
     style = f"background-color:{color};"
     if kind == SPECIAL:
         style += f"color:{SPECIAL_COLOR};font-weight:bold;"
@@ -426,7 +435,7 @@ def chip(text: str, key: int, position: int, kind: int = 0) -> str:
     return f'<span style="{style}">{html.escape(text)}</span>'
 
 
-def pipeline_html(text: str, trace: dict[str, object], cut: bool) -> str:
+def pipeline_html(text: str, trace: dict[str, object], cut: bool, dark: bool) -> str:
     """The text after each stage, as HTML: normalized (changed characters marked), the
     pre-tokenizer's pieces, the model's tokens per piece, the final tokens, the decoded text."""
     normalized = str(trace["normalized"])
@@ -442,7 +451,7 @@ def pipeline_html(text: str, trace: dict[str, object], cut: bool) -> str:
         start, end = alignments[index] if index < len(alignments) else (0, 0)
         source = text[start:end]
         if source != char:
-            marked.append(f'<span style="background-color:#f9e79f">{html.escape(visible_text(char))}</span>')
+            marked.append(f'<span style="background-color:{CHANGED[dark]}">{html.escape(visible_text(char))}</span>')
             if len(changes) < 40:
                 changes.append(f"{html.escape(visible_text(source) or '∅')} → {html.escape(visible_text(char))} (characters {start}–{end})")
         else:
@@ -457,7 +466,7 @@ def pipeline_html(text: str, trace: dict[str, object], cut: bool) -> str:
     pieces = trace["pieces"]
     pieces_shown = strs(trace["pieces_shown"])
     assert isinstance(pieces, list)
-    parts.append("<h4>Pre-tokenized</h4><p>" + " ".join(chip(pieces_shown[i], i, i) for i in range(len(pieces))) + "</p>")
+    parts.append("<h4>Pre-tokenized</h4><p>" + " ".join(chip(pieces_shown[i], i, i, dark) for i in range(len(pieces))) + "</p>")
     model_tokens = trace["model_tokens"]
     model_shown = trace["model_shown"]
     assert isinstance(model_tokens, list) and isinstance(model_shown, list)
@@ -465,20 +474,20 @@ def pipeline_html(text: str, trace: dict[str, object], cut: bool) -> str:
     for piece_index in range(len(model_tokens)):
         tokens = model_tokens[piece_index]
         shown = model_shown[piece_index]
-        groups.append("".join(chip(str(shown[j]), int(tokens[j][0]), j) for j in range(len(tokens))))
+        groups.append("".join(chip(str(shown[j]), int(tokens[j][0]), j, dark) for j in range(len(tokens))))
     parts.append("<h4>Model tokens (per piece)</h4><p>" + " │ ".join(groups) + "</p>")
     ids = ints(trace["ids"])
     shown_final = strs(trace["shown"])
     kinds = ints(trace["kinds"])
     parts.append(
-        "<h4>Post-processed</h4><p>" + "".join(chip(shown_final[i], ids[i], i, kinds[i]) for i in range(len(ids))) + "</p>"
+        "<h4>Post-processed</h4><p>" + "".join(chip(shown_final[i], ids[i], i, dark, kinds[i]) for i in range(len(ids))) + "</p>"
     )
     parts.append("<h4>Decoded</h4><p>" + html.escape(visible_text(str(trace["decoded"]))) + "</p>")
     parts.append("</div>")
     return "".join(parts)
 
 
-def round_trip_html(text: str, decoded: str, differences: list[object]) -> str:
+def round_trip_html(text: str, decoded: str, differences: list[object], dark: bool) -> str:
     """The decoded text with the places that differ from the original marked, and the original
     pieces they replaced."""
     parts: list[str] = ['<div style="font-family:monospace"><h4>Decoded</h4><p>']
@@ -489,7 +498,7 @@ def round_trip_html(text: str, decoded: str, differences: list[object]) -> str:
         start, end, decoded_start, decoded_end, cause = int(item[0]), int(item[1]), int(item[2]), int(item[3]), str(item[4])
         parts.append(html.escape(visible_text(decoded[position:decoded_start])))
         piece = decoded[decoded_start:decoded_end]
-        parts.append(f'<span style="background-color:#f5b7b1">{html.escape(visible_text(piece)) or "∅"}</span>')
+        parts.append(f'<span style="background-color:{DIFFERENT[dark]}">{html.escape(visible_text(piece)) or "∅"}</span>')
         position = decoded_end
         if len(notes) < NOTES_LIMIT:
             where = f"characters {start}–{end}" if end > start else f"at character {start}"

@@ -108,6 +108,11 @@ def token_color(key: int, position: int, dark: bool) -> QColor:
     return QColor.fromHslF(hue, 0.75, 0.86 if position % 2 == 0 else 0.78)
 
 
+def is_dark() -> bool:
+    """Whether the application's palette is dark (text views are painted to match)."""
+    return QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+
+
 def qt_positions(text: str) -> list[int]:
     """Where each character of `text` (and its end) is in Qt's positions, which count UTF-16
     units: a character past U+FFFF (an emoji) takes two. "a😀b" -> [0, 1, 3, 4]."""
@@ -173,7 +178,7 @@ class SpanHighlighter(QSyntaxHighlighter):
         self._text = self.document().toPlainText()
         self._positions = qt_positions(self._text)
         self._convert()
-        dark = QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        dark = is_dark()
         if dark != self.dark:
             self.dark = dark
             self._formats = {}
@@ -189,7 +194,7 @@ class SpanHighlighter(QSyntaxHighlighter):
 
     def restyle(self) -> None:
         """Paint again in the application's palette (after a theme change)."""
-        self.dark = QGuiApplication.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        self.dark = is_dark()
         self._formats = {}
         self._repaint()
 
@@ -374,7 +379,9 @@ class TokenTextEdit(QPlainTextEdit):
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
+        # subtle: Qt delivers the application's palette change as a posted event, and changes
+        # arrive during __init__ too, before the highlighter exists
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "highlighter"):
             self.highlighter.restyle()
 
     def set_text(self, text: str) -> None:

@@ -15,7 +15,7 @@ from engine import Tokenizer, models, pre_tokenizers
 from engine.inspection import CAUSE_LOWERCASE
 from workbench.main_window import MainWindow
 from workbench.encoding_worker import NORMAL, SPECIAL, UNKNOWN
-from workbench.token_view import Spans, changed_range
+from workbench.token_view import Spans, changed_range, token_color
 from support import train_byte_level
 from window_support import SAMPLE
 
@@ -228,6 +228,27 @@ def test_after_an_edit_the_repainted_lines_match_the_new_encoding(qtbot: QtBot, 
     qtbot.waitUntil(tab.is_current, timeout=WAIT_MS)
     text = tab.editor.text()
     assert painted_in_document(window) == sorted(set(painted(tokenizer, text)))
+
+
+def test_switching_the_theme_repaints_the_spans_and_the_pipeline(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
+    encode_text(qtbot, window, "hello world")
+    tab = window.encode_tab
+    tab.pages.setCurrentIndex(1)
+    qtbot.waitUntil(lambda: bool(tab._trace), timeout=WAIT_MS)
+
+    def lightness() -> tuple[int, int]:
+        formats = tab.editor.document().begin().layout().formats()
+        chip = token_color(7592, 0, False).name() in tab.pipeline.toHtml()  # "hello" as a light chip
+        return formats[0].format.background().color().lightness(), int(chip)
+
+    # the palette change reaches the widgets through the event loop
+    try:
+        window.set_theme("dark")
+        qtbot.waitUntil(lambda: lightness()[0] < 128 and lightness()[1] == 0, timeout=WAIT_MS)
+    finally:
+        window.set_theme("light")
+    qtbot.waitUntil(lambda: lightness()[0] > 128 and lightness()[1] == 1, timeout=WAIT_MS)
 
 
 def test_changed_range_spans_from_the_first_to_the_last_difference() -> None:
