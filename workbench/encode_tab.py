@@ -360,14 +360,16 @@ class EncodeTab(QWidget):
         if not trace:
             return
         text = self.editor.text()[:PIPELINE_LIMIT]
+        cut = len(self.editor.text()) > PIPELINE_LIMIT
+        scope = f" (checked on the first {PIPELINE_LIMIT:,} characters)" if cut else ""
         dark = is_dark()
-        self.pipeline.setHtml(pipeline_html(text, trace, len(self.editor.text()) > PIPELINE_LIMIT, dark))
+        self.pipeline.setHtml(pipeline_html(text, trace, cut, dark))
         decoded = str(trace["decoded"])
         differences = trace["differences"]
         causes = strs(trace["causes"])
         assert isinstance(differences, list)
         if not differences:
-            self.verdict.setText("<b>Exact:</b> decoding gives the text back, character for character.")
+            self.verdict.setText(f"<b>Exact:</b> decoding gives the text back, character for character{scope}.")
         else:
             places = Counter(str(item[4]) for item in differences if isinstance(item, (list, tuple)))
             listing = "".join(
@@ -375,7 +377,7 @@ class EncodeTab(QWidget):
             )
             self.verdict.setText(
                 f"<b>Not exact:</b> {len(differences)} place{'s' if len(differences) != 1 else ''} differ"
-                f"{'s' if len(differences) == 1 else ''}. Why:<ul>{listing}</ul>"
+                f"{'s' if len(differences) == 1 else ''}{scope}. Why:<ul>{listing}</ul>"
             )
         self.round_trip.setHtml(round_trip_html(text, decoded, differences, dark))
 

@@ -200,6 +200,11 @@ def test_the_round_trip_verdict(qtbot: QtBot, window: MainWindow, corpora: Path,
     encode_text(qtbot, window, "Hello World 😀")
     tab._request_trace()
     qtbot.waitUntil(lambda: tab.verdict.text().startswith("<b>Exact"), timeout=WAIT_MS)
+    assert "first" not in tab.verdict.text()
+    # a long text is checked on its first characters, and the verdict says so
+    encode_text(qtbot, window, "Hello World " * 400)
+    tab._request_trace()
+    qtbot.waitUntil(lambda: "checked on the first 3,000 characters" in tab.verdict.text(), timeout=WAIT_MS)
 
 
 def test_typing_moves_the_spans_until_the_new_encoding_arrives(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
