@@ -372,10 +372,7 @@ class Tokenizer:
     ) -> TrainReport:
         special, history = trainer.train_and_record(counts, self._model, sink)
         self._added.add_tokens(special, self._model, self._normalizer)
-        total = 0
-        for count in counts.values():
-            total += count
-        return TrainReport(files, total, len(counts), time.monotonic() - started, history)
+        return TrainReport.of(counts, files, time.monotonic() - started, history)
 
     def _word_splitter(self) -> WordSplitter:
         if self._added.is_empty():

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from engine import byte_level
-from engine import decoders, normalizers, pre_tokenizers
+from engine import byte_level, decoders, normalizers, pre_tokenizers
 from engine.bpe.model import BPE
 from engine.models.base import Model
 from engine.tokenizer import Tokenizer
@@ -86,9 +85,7 @@ class TokenStyle:
         for part in _parts(tokenizer):
             if isinstance(part, (pre_tokenizers.ByteLevel, decoders.ByteLevel, normalizers.ByteLevel)):
                 style.byte_level = True
-            elif isinstance(part, pre_tokenizers.Metaspace):
-                style.metaspace = part.replacement
-            elif isinstance(part, decoders.Metaspace):
+            elif isinstance(part, (pre_tokenizers.Metaspace, decoders.Metaspace)):
                 style.metaspace = part.replacement
         model = tokenizer.model
         if isinstance(model, WordPiece):
@@ -124,17 +121,19 @@ def byte_fallback_value(token: str) -> int:
     return -1
 
 
-def token_bytes(token: str, style: TokenStyle) -> bytes:
-    """The bytes a token stands for: the byte of `<0xNN>`, the byte map reversed for a byte-level
-    token, otherwise the UTF-8 of the token (markers included: they are part of the string)."""
+def _byte_token(token: str, style: TokenStyle) -> bytes | None:
+    """The bytes of a token that stands for bytes (`<0xNN>`, or a byte-level token), else None."""
     value = byte_fallback_value(token)
     if value >= 0:
         return bytes([value])
-    if style.byte_level:
-        raw = byte_level.to_bytes(token)
-        if raw is not None:
-            return raw
-    return token.encode("utf-8")
+    return byte_level.to_bytes(token) if style.byte_level else None
+
+
+def token_bytes(token: str, style: TokenStyle) -> bytes:
+    """The bytes a token stands for: the byte of `<0xNN>`, the byte map reversed for a byte-level
+    token, otherwise the UTF-8 of the token (markers included: they are part of the string)."""
+    raw = _byte_token(token, style)
+    return raw if raw is not None else token.encode("utf-8")
 
 
 def visible_text(text: str, glyphs: bool = True) -> str:
@@ -147,13 +146,9 @@ def readable(token: str, style: TokenStyle, glyphs: bool = True) -> str:
     """The token as a person reads it: the byte map and byte tokens decoded (bytes that are not
     whole UTF-8 characters as `\\xNN`), `##` as a leading "…", and whitespace as glyphs (or,
     without `glyphs`, as spaces and escapes)."""
-    value = byte_fallback_value(token)
-    if value >= 0:
-        return _bytes_text(bytes([value]), glyphs)
-    if style.byte_level:
-        raw = byte_level.to_bytes(token)
-        if raw is not None:
-            return _bytes_text(raw, glyphs)
+    raw = _byte_token(token, style)
+    if raw is not None:
+        return _bytes_text(raw, glyphs)
     text = token
     space = SPACE_GLYPH if glyphs else " "
     if style.prefix and text.startswith(style.prefix) and len(text) > len(style.prefix):
@@ -266,15 +261,9 @@ def merge_ranks(model: Model) -> dict[int, int]:
     if not isinstance(model, BPE):
         return {}
     ranks: dict[int, int] = {}
-    merges = model.merges
-    prefix = model.continuing_subword_prefix or ""
-    for rank in range(len(merges)):
-        left, right = merges[rank]
-        if prefix and right.startswith(prefix):
-            right = right[len(prefix) :]
-        found = model.token_to_id(left + right)
-        if found is not None:
-            ranks[found] = rank
+    merged = model.merged_ids
+    for rank in range(len(merged)):
+        ranks[merged[rank]] = rank
     return ranks
 
 
@@ -312,12 +301,12 @@ def merge_tree(model: Model, token: str, history: TrainHistory | None = None) ->
     """
     made: dict[str, tuple[int, str, str]] = {}
     if isinstance(model, BPE):
-        prefix = model.continuing_subword_prefix or ""
         merges = model.merges
+        merged = model.merged_ids
         for rank in range(len(merges)):
-            left, right = merges[rank]
-            joined = left + (right[len(prefix) :] if prefix and right.startswith(prefix) else right)
-            made[joined] = (rank, left, right)
+            token_made = model.id_to_token(merged[rank])
+            if token_made is not None:
+                made[token_made] = (rank, merges[rank][0], merges[rank][1])
     counts: dict[str, int] = {}
     if history is not None:
         for step in history.merges:

@@ -258,18 +258,32 @@ class BPE(VocabModel):
     @property
     def merges(self) -> list[tuple[str, str]]:
         """The merges in rank order (a pair given twice appears once, at its last rank)."""
+        stride = self._stride
+        vocab_r = self._vocab_r
+        result: list[tuple[str, str]] = []
+        for _, key in self._ranked_merges():
+            result.append((vocab_r[key // stride], vocab_r[key % stride]))
+        return result
+
+    @property
+    def merged_ids(self) -> list[int]:
+        """The id of the token each of `merges` makes (the right part loses its continuing prefix)."""
+        ranked = self._ranked_merges()  # builds the merges first
+        new_ids = self._merge_new_ids
+        result: list[int] = []
+        for rank, _ in ranked:
+            result.append(new_ids[rank])
+        return result
+
+    def _ranked_merges(self) -> list[tuple[int, int]]:
+        """(rank, pair key) of each distinct merge, in rank order."""
         if not self._merges_built:
             self._build_merges()
-        stride = self._stride
         by_rank: list[tuple[int, int]] = []
         for key, rank in self._merge_ranks.items():
             by_rank.append((rank, key))
         by_rank.sort()
-        vocab_r = self._vocab_r
-        result: list[tuple[str, str]] = []
-        for _, key in by_rank:
-            result.append((vocab_r[key // stride], vocab_r[key % stride]))
-        return result
+        return by_rank
 
     # -- Model ------------------------------------------------------------------------------
 

@@ -384,6 +384,14 @@ class TrainReport:
     seconds: float
     history: TrainHistory
 
+    @staticmethod
+    def of(word_counts: dict[str, int], files: int, seconds: float, history: TrainHistory) -> TrainReport:
+        """The report of a training on `word_counts` (read from `files` files) that took `seconds`."""
+        total = 0
+        for count in word_counts.values():
+            total += count
+        return TrainReport(files, total, len(word_counts), seconds, history)
+
     def to_dict(self) -> dict[str, JsonValue]:
         return {
             "files": self.files,

@@ -11,6 +11,7 @@ from engine.vocabulary import (
     TokenStyle,
     VocabularyTable,
     byte_fallback_value,
+    merge_ranks,
     merge_tree,
     readable,
     token_bytes,
@@ -77,6 +78,16 @@ def test_the_merge_tree_of_a_token() -> None:
     assert tree.rank >= 0 and tree.count == 1 and tree.depth() >= 2
     assert merge_tree(tokenizer.model, "l", report.history).left is None
     assert merge_tree(models.WordLevel({"a": 0}, unk_token="a"), "a").rank == -1
+
+
+def test_merges_with_a_continuing_prefix_make_the_models_own_tokens() -> None:
+    # "a" + "##b" makes "ab": the right part loses its prefix, as the model merges
+    vocab = {"a": 0, "##b": 1, "ab": 2, "##c": 3, "abc": 4}
+    model = models.BPE(vocab, [("a", "##b"), ("ab", "##c")], continuing_subword_prefix="##")
+    assert model.merged_ids == [2, 4]
+    assert merge_ranks(model) == {2: 0, 4: 1}
+    tree = merge_tree(model, "abc")
+    assert (tree.rank, tree.left and tree.left.token, tree.right and tree.right.token) == (1, "ab", "##c")
 
 
 def test_frequencies_and_examples_come_from_the_word_counts() -> None:
