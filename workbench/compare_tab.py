@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine import baselines
+from engine.inspection import Counts
 from workbench.document import ProjectDocument
 from workbench.encode_service import EncodeService, ints, spans, strs
 from workbench.encode_tab import SAMPLE_TEXT
@@ -204,12 +205,11 @@ class CompareTab(QWidget):
             if column.view.text() != self.text.text():
                 column.view.set_text(self.text.text())
             column.view.set_spans(data)
-            characters, byte_count, words, tokens = ints(result["counts"])
+            total = Counts(*ints(result["counts"]))
             unshared = len(ints(result["unshared"]))
-            per_token = characters / tokens if tokens else 0.0
             column.counts.setText(
-                f"<b>{tokens:,}</b> pieces · {per_token:.2f} characters per piece"
-                + (f" · {tokens / words:.2f} per word" if words else "")
+                f"<b>{total.tokens:,}</b> pieces · {total.characters_per_token:.2f} characters per piece"
+                + (f" · {total.tokens_per_word:.2f} per word" if total.words else "")
                 + (f" · <span style='color:{ERROR_COLOR}'>{unshared} boundaries not shared</span>" if unshared else "")
             )
         self.status.setText("")

@@ -20,6 +20,7 @@ from workbench.encoding_worker import worker_main
 
 POLL_INTERVAL_MS: Final = 10
 READ_BUDGET_S: Final = 0.008
+STOPPED: Final = "the encoding process stopped; it starts again with the next text"
 
 
 def tokenizer_key(tokenizer_json: str) -> str:
@@ -56,9 +57,8 @@ class EncodeService(QObject):
         """Make a tokenizer known to the process; returns its key."""
         key = tokenizer_key(tokenizer_json)
         self._texts[key] = tokenizer_json
-        if key not in self._known and self._connection is not None:
-            self._send(("tokenizer", key, tokenizer_json))
-            self._known.add(key)
+        if self._connection is not None:
+            self._make_known(key)
         return key
 
     def encode(self, key: str, text: str, pair: str | None, add_special_tokens: bool) -> int:
@@ -77,12 +77,16 @@ class EncodeService(QObject):
     def _request(self, body: tuple[object, ...], keys: list[str]) -> int:
         self._ensure_running()
         for key in keys:
-            if key not in self._known and key in self._texts:
-                self._send(("tokenizer", key, self._texts[key]))
-                self._known.add(key)
+            self._make_known(key)
         self._next_id += 1
         self._send((body[0], self._next_id, *body[1:]))
         return self._next_id
+
+    def _make_known(self, key: str) -> None:
+        # the process learns each tokenizer once
+        if key not in self._known and key in self._texts:
+            self._send(("tokenizer", key, self._texts[key]))
+            self._known.add(key)
 
     def _send(self, message: tuple[object, ...]) -> None:
         connection = self._connection
@@ -108,7 +112,6 @@ class EncodeService(QObject):
         child_end.close()
         self._process = process
         self._connection = parent_end
-        self._known = set()
         self._timer.start()
 
     def _restart(self) -> None:
@@ -126,10 +129,7 @@ class EncodeService(QObject):
                 pass
         if process is not None:
             process.join(2.0)
-            if process.is_alive():
-                process.terminate()
-                process.join(2.0)
-        self._forget()
+        self._forget()  # terminates it if it is still there
 
     def _forget(self) -> None:
         self._timer.stop()
@@ -153,11 +153,11 @@ class EncodeService(QObject):
                 self._take(connection.recv())
         except (EOFError, OSError):
             self._forget()
-            self.failed.emit(-1, "the encoding process stopped; it starts again with the next text")
+            self.failed.emit(-1, STOPPED)
             return
         if self._process is not None and not self._process.is_alive():
             self._forget()
-            self.failed.emit(-1, "the encoding process stopped; it starts again with the next text")
+            self.failed.emit(-1, STOPPED)
 
     def _take(self, message: object) -> None:
         if not isinstance(message, tuple) or len(message) < 3:

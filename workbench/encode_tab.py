@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.inspection import shared_spans
+from engine.inspection import Counts, shared_spans
 from engine.vocabulary import visible_text
 from workbench.document import ProjectDocument
 from workbench.encode_service import EncodeService, ints, spans, strs
@@ -310,14 +310,12 @@ class EncodeTab(QWidget):
         self.pair_editor.set_spans(painted[1])
         self.table_model.reset(rows)
         self.ids.setText("[" + ", ".join(str(i) for i in ids) + "]")
-        characters, byte_count, words, token_count = ints(encoding["counts"])
-        per_token = characters / token_count if token_count else 0.0
-        per_word = token_count / words if words else 0.0
+        total = Counts(*ints(encoding["counts"]))
         unknown = kinds.count(UNKNOWN)
         self.counts.setText(
-            f"{characters:,} characters · {byte_count:,} bytes · {words:,} words · {token_count:,} tokens"
-            f"{f' ({len(ids) - token_count} special)' if len(ids) > token_count else ''} · "
-            f"{per_token:.2f} characters per token · {per_word:.2f} tokens per word"
+            f"{total.characters:,} characters · {total.bytes:,} bytes · {total.words:,} words · {total.tokens:,} tokens"
+            f"{f' ({len(ids) - total.tokens} special)' if len(ids) > total.tokens else ''} · "
+            f"{total.characters_per_token:.2f} characters per token · {total.tokens_per_word:.2f} tokens per word"
             + (f" · {unknown} unknown" if unknown else "")
         )
         self.status.setText("")

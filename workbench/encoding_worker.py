@@ -21,7 +21,7 @@ from multiprocessing.connection import Connection
 from engine import Tokenizer, baselines
 from engine.encoding import Encoding
 from engine.errors import EngineError
-from engine.inspection import content_tokens, counts, shared_spans, trace, unknown_token, unshared_boundaries
+from engine.inspection import Counts, content_tokens, counts, shared_spans, trace, unknown_token, unshared_boundaries
 from engine.vocabulary import TokenStyle, readable, token_bytes
 
 # Token kinds, as the views paint them (`workbench.token_view`).
@@ -81,8 +81,13 @@ def encoding_wire(loaded: Loaded, encoding: Encoding, text: str, pair: str | Non
         "kinds": kinds,
         "shown": loaded.shown(encoding.tokens, kinds),
         "hex": loaded.hex(encoding.tokens, kinds),
-        "counts": (total.characters, total.bytes, total.words, total.tokens),
+        "counts": counts_wire(total),
     }
+
+
+def counts_wire(total: Counts) -> tuple[int, int, int, int]:
+    """`Counts` as its constructor takes them: `Counts(*wire)` on the other side."""
+    return (total.characters, total.bytes, total.words, total.tokens)
 
 
 def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[object, ...] | None:
@@ -141,6 +146,7 @@ def compare(columns: list[object], text: str, tokenizers: dict[str, Loaded]) -> 
     """Each column's spans, labels and counts over `text`, and the boundaries it does not share
     with the other tokenizer columns (baselines are references: they are not compared)."""
     results: list[dict[str, object]] = []
+    text_counts = counts(text, 0)  # the text's own counts, the same for every column
     for column in columns:
         assert isinstance(column, tuple)
         source, name = str(column[0]), str(column[1])
@@ -149,7 +155,6 @@ def compare(columns: list[object], text: str, tokenizers: dict[str, Loaded]) -> 
             labels = [text[start:end] for start, end in spans]
             kinds = [NORMAL] * len(spans)
             ids = list(range(len(spans)))
-            total = counts(text, len(spans))
         else:
             loaded = tokenizers[name]
             encoding = loaded.tokenizer.encode(text, add_special_tokens=False)
@@ -157,14 +162,14 @@ def compare(columns: list[object], text: str, tokenizers: dict[str, Loaded]) -> 
             kinds = loaded.kinds(encoding)
             labels = loaded.shown(encoding.tokens, kinds)
             ids = list(encoding.ids)
-            total = counts(text, len(spans))
+        total = Counts(text_counts.characters, text_counts.bytes, text_counts.words, len(spans))
         results.append({
             "source": source,
             "spans": spans,
             "labels": labels,
             "ids": ids,
             "kinds": kinds,
-            "counts": (total.characters, total.bytes, total.words, total.tokens),
+            "counts": counts_wire(total),
             "shared": shared_spans(spans),
             "unshared": [],
         })

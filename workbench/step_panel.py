@@ -261,11 +261,8 @@ class StepPanel(QWidget):
         pipeline, trainer_settings = config
         tokenizer = Tokenizer.from_str(json.dumps(pipeline))
         history = tokenizer.apply_training(trainer, run)
-        total = 0
-        for count in self._counts.values():
-            total += count
         path = self._files.get(self.source.currentText())
-        report = TrainReport(1 if path else 0, total, len(self._counts), time.monotonic() - self._started, history)
+        report = TrainReport.of(self._counts, 1 if path else 0, time.monotonic() - self._started, history)
         result = TrainingResult(
             tokenizer.to_str(),
             report,
@@ -355,9 +352,10 @@ class StepPanel(QWidget):
             self.state_changed.emit("done")
 
     def _update_buttons(self) -> None:
-        running = self._run is not None
+        run = self._run
+        running = run is not None
         busy = self._timer.isActive()
-        done = running and self._run is not None and self._run.done
+        done = run is not None and run.done
         for button in (self.step_button, self.ten_button, self.hundred_button, self.end_button):
             button.setEnabled(not busy and not done and self._config is not None)
         self.start_button.setEnabled(not busy and self._config is not None)

@@ -69,12 +69,9 @@ class TrainingJob:
         where = "training job"
         obj = expect_object(data, where)
         trainer = expect_object(obj.get("trainer"), f"{where}: trainer")
-        settings: dict[str, JsonValue] = {}
-        for key, value in trainer.items():
-            settings[key] = value
         return TrainingJob(
             get_str(obj, "tokenizer", where),
-            settings,
+            trainer,
             get_strings(obj, "files", where),
             get_float(obj, "held_out_fraction", where),
             get_count(obj, "processes", where),
@@ -152,11 +149,9 @@ def held_out_split(files: list[str], fraction: float, max_bytes: int = HELD_OUT_
     `fraction` of all the bytes (at most `max_bytes`). No held-out text when `fraction` is 0 or
     the last file is too short to give up a line."""
     slices = as_slices(files)
-    total = 0
-    for piece in slices:
-        total += piece.size
+    total = sum(piece.size for piece in slices)
     wanted = min(int(total * fraction), max_bytes)
-    last = slices[len(slices) - 1]
+    last = slices[-1]
     if wanted <= 0 or wanted >= last.size:
         return slices, ""
     cut = line_start_after(last.path, last.end - wanted, last.end)
@@ -165,7 +160,7 @@ def held_out_split(files: list[str], fraction: float, max_bytes: int = HELD_OUT_
     with open(last.path, "rb") as stream:
         stream.seek(cut)
         held = stream.read(last.end - cut)
-    slices[len(slices) - 1] = FileSlice(last.path, last.start, cut)
+    slices[-1] = FileSlice(last.path, last.start, cut)
     return slices, held.decode("utf-8", "replace")
 
 
@@ -260,10 +255,7 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     streamer.flush_steps()
     history = tokenizer.apply_training(trainer, run)
     streamer.evaluate(len(history))
-    total = 0
-    for count in counts.values():
-        total += count
-    report = TrainReport(len(job.files), total, len(counts), time.monotonic() - started, history)
+    report = TrainReport.of(counts, len(job.files), time.monotonic() - started, history)
     frequencies = token_frequencies(tokenizer, counts)
     return TrainingResult(
         tokenizer.to_str(),
