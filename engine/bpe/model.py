@@ -13,13 +13,19 @@ from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_object, get_bool, get_opt_float, get_opt_str, get_vocab, require
 from engine.models.base import Token, VocabModel
 from engine.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
-from engine.formats.files import write_text_atomically
-from engine.vocab_io import dump_vocab_json, ordered_vocab, parse_merges, read_merges_txt, read_vocab_json
+from engine.formats.files import write_texts_atomically
+from engine.formats.vocab_files import (
+    dump_merges_txt,
+    dump_vocab_json,
+    ordered_vocab,
+    parse_merges,
+    read_merges_txt,
+    read_vocab_json,
+)
 
 # HF's BPE word cache: words this long (or longer) are never cached.
 MAX_CACHED_LENGTH: Final = 256
 DEFAULT_CACHE_CAPACITY: Final = 10_000
-MERGES_HEADER: Final = "#version: 0.2"
 
 
 class BPE(VocabModel):
@@ -476,14 +482,13 @@ class BPE(VocabModel):
             raise SchemaError(f"{where}: {error}") from None
 
     def save(self, folder: str, prefix: str | None = None) -> list[str]:
-        """Write vocab.json and merges.txt ("#version: 0.2" then "a b" per merge, in rank order)."""
+        """Write vocab.json and merges.txt ("#version: 0.2" then "a b" per merge, in rank order),
+        both or neither (`engine.formats.gpt2.write` is the export with the pipeline around it)."""
         vocab_path = os.path.join(folder, f"{prefix}-vocab.json" if prefix else "vocab.json")
         merges_path = os.path.join(folder, f"{prefix}-merges.txt" if prefix else "merges.txt")
-        lines: list[str] = [MERGES_HEADER + "\n"]
-        for a, b in self.merges:
-            lines.append(f"{a} {b}\n")
-        write_text_atomically(vocab_path, dump_vocab_json(self._vocab_r))
-        write_text_atomically(merges_path, "".join(lines))
+        write_texts_atomically(
+            [(vocab_path, dump_vocab_json(self._vocab_r)), (merges_path, dump_merges_txt(self.merges))]
+        )
         return [vocab_path, merges_path]
 
     def __repr__(self) -> str:

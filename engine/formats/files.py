@@ -59,3 +59,89 @@ def read_text(path: str, what: str) -> str:
         raise TokenizerFileError(
             path, f"is not UTF-8 text (invalid byte 0x{data[error.start]:02X} at byte {error.start}); is it really a {what}?"
         ) from None
+
+
+def write_texts_atomically(files: list[tuple[str, str]]) -> None:
+    """Write several files as one change: all of them, or (on any failure) none of them.
+
+    Every text goes to a temporary file beside its target first; only when all are written are
+    they renamed over the targets. If a rename fails, the targets already replaced get their old
+    content back (kept as hard links, or copies). `[("vocab.json", "{}"), ("merges.txt", "")]`
+    """
+    temps: list[str] = []
+    backups: list[str] = []
+    replaced: list[int] = []
+    try:
+        for path, text in files:
+            temps.append(_write_temporary(path, text))
+        for index in range(len(files)):
+            path = files[index][0]
+            backups.append(_backup(path) if os.path.exists(path) else "")
+        for index in range(len(files)):
+            os.replace(temps[index], files[index][0])
+            temps[index] = ""
+            replaced.append(index)
+    except BaseException:
+        for index in replaced:
+            try:
+                if backups[index]:
+                    os.replace(backups[index], files[index][0])
+                    backups[index] = ""
+                else:
+                    os.unlink(files[index][0])
+            except OSError:
+                pass
+        raise
+    finally:
+        for leftover in temps + backups:
+            if leftover:
+                try:
+                    os.unlink(leftover)
+                except OSError:
+                    pass
+
+
+def _temporary_name(path: str, kind: str) -> str:
+    folder = os.path.dirname(os.path.abspath(path))
+    return os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{secrets.token_hex(4)}.{kind}")
+
+
+def _write_temporary(path: str, text: str) -> str:
+    """`text` written and synced to a new temporary file beside `path` (the mode of `path` if it exists)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise TokenizerFileError(path, "is a directory, not a file")
+    if not os.path.isdir(folder):
+        raise TokenizerFileError(path, f"folder {folder} does not exist")
+    tmp = _temporary_name(path, "part")
+    try:
+        with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if os.path.exists(path):
+            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
+    except OSError as error:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise TokenizerFileError(path, f"cannot be written ({error.strerror})") from None
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return tmp
+
+
+def _backup(path: str) -> str:
+    """A second name for the current content of `path` (a hard link, else a copy), to restore it."""
+    backup = _temporary_name(path, "old")
+    try:
+        os.link(path, backup)
+    except OSError:
+        with open(path, "rb") as source, open(backup, "xb") as copy:
+            copy.write(source.read())
+    return backup

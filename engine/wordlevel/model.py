@@ -12,7 +12,7 @@ from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_object, get_str, get_vocab
 from engine.models.base import Token, VocabModel
 from engine.formats.files import write_text_atomically
-from engine.vocab_io import dump_vocab_json, ordered_vocab, read_vocab_json
+from engine.formats.vocab_files import dump_vocab_json, ordered_vocab, read_vocab_json
 
 
 class WordLevel(VocabModel):

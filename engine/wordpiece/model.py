@@ -12,9 +12,8 @@ from engine.bpe.model import BPE
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_object, get_count, get_str, get_vocab
 from engine.models.base import Token, VocabModel
-from engine.formats.files import read_text, write_text_atomically
-from engine.unicode_chars import WHITESPACE_CHARS
-from engine.vocab_io import ordered_vocab, split_lines
+from engine.formats.files import write_text_atomically
+from engine.formats.vocab_files import dump_vocab_txt, ordered_vocab, read_vocab_txt
 
 
 class WordPiece(VocabModel):
@@ -41,9 +40,10 @@ class WordPiece(VocabModel):
         self.continuing_subword_prefix = continuing_subword_prefix
         if isinstance(vocab, str):
             vocab = WordPiece.read_file(vocab)
-        self._set_vocab(dict(vocab) if vocab is not None else {})
+        self.set_vocab(dict(vocab) if vocab is not None else {})
 
-    def _set_vocab(self, vocab: dict[str, int]) -> None:
+    def set_vocab(self, vocab: dict[str, int]) -> None:
+        """Replace the vocabulary (what WordPieceTrainer gives the model it trained)."""
         self._vocab = vocab
         vocab_r: dict[int, str] = {}
         longest = 0
@@ -69,11 +69,7 @@ class WordPiece(VocabModel):
     @staticmethod
     def read_file(vocab: str) -> dict[str, int]:
         """A vocab.txt: one token per line, its id the line number (right-trimmed, as HF)."""
-        result: dict[str, int] = {}
-        lines = split_lines(read_text(vocab, "vocab.txt"))
-        for index in range(len(lines)):
-            result[lines[index].rstrip(WHITESPACE_CHARS)] = index
-        return result
+        return read_vocab_txt(vocab)
 
     @staticmethod
     def from_bpe(bpe: BPE) -> WordPiece:
@@ -155,14 +151,7 @@ class WordPiece(VocabModel):
     def save(self, folder: str, prefix: str | None = None) -> list[str]:
         """Write vocab.txt: one token per line, in id order."""
         path = os.path.join(folder, f"{prefix}-vocab.txt" if prefix else "vocab.txt")
-        by_id: list[tuple[int, str]] = []
-        for token, id in self._vocab.items():
-            by_id.append((id, token))
-        by_id.sort()
-        lines: list[str] = []
-        for _, token in by_id:
-            lines.append(token + "\n")
-        write_text_atomically(path, "".join(lines))
+        write_text_atomically(path, dump_vocab_txt(self._vocab))
         return [path]
 
     def __repr__(self) -> str:
