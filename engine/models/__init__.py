@@ -1,7 +1,7 @@
-"""The model stage, as HF's `tokenizers.models`: BPE, WordPiece, WordLevel and `from_dict`.
+"""The model stage, as HF's `tokenizers.models`: BPE, WordPiece, WordLevel, Unigram and `from_dict`.
 
 The models live in their own packages; this module gathers them and reads the tokenizer.json
-"model" object. Unigram is not implemented yet.
+"model" object.
 """
 
 from __future__ import annotations
@@ -10,15 +10,16 @@ from engine.bpe.model import BPE
 from engine.errors import SchemaError
 from engine.models.base import Model
 from engine.schema import expect_object, type_tag
+from engine.unigram.model import Unigram
 from engine.wordlevel.model import WordLevel
 from engine.wordpiece.model import WordPiece
 
-__all__ = ["BPE", "Model", "WordLevel", "WordPiece", "from_dict"]
+__all__ = ["BPE", "Model", "Unigram", "WordLevel", "WordPiece", "from_dict"]
 
 
 def from_dict(data: object) -> Model:
     """A model from its tokenizer.json object: by its "type", or for legacy untagged objects,
-    the first of BPE, WordPiece, WordLevel whose required fields are present (HF's order).
+    the first of BPE, WordPiece, WordLevel, Unigram whose required fields are present (HF's order).
     """
     obj = expect_object(data, "model")
     tag = type_tag(obj, "model")
@@ -29,7 +30,7 @@ def from_dict(data: object) -> Model:
     if tag == "WordLevel":
         return WordLevel.from_dict(obj)
     if tag == "Unigram":
-        raise SchemaError("model type 'Unigram' is not supported yet")
+        return Unigram.from_dict(obj)
     if tag is not None:
         raise SchemaError(f"unknown model type {tag!r}")
     if "vocab" in obj and "merges" in obj:
@@ -38,4 +39,6 @@ def from_dict(data: object) -> Model:
         return WordPiece.from_dict(obj)
     if "vocab" in obj and "unk_token" in obj:
         return WordLevel.from_dict(obj)
-    raise SchemaError("model: missing field 'type' (and not a legacy BPE, WordPiece or WordLevel object)")
+    if isinstance(obj.get("vocab"), list):
+        return Unigram.from_dict(obj)
+    raise SchemaError("model: missing field 'type' (and not a legacy BPE, WordPiece, WordLevel or Unigram object)")

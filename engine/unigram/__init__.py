@@ -1,0 +1,1 @@
+"""Unigram (SentencePiece-style): the lattice (`lattice.py`), the model (`model.py`) and its trainer."""

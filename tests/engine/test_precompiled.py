@@ -1,0 +1,203 @@
+"""The Precompiled normalizer (SentencePiece charsmaps): the blob, HF's per-grapheme rules, offsets,
+JSON; and, against HF `tokenizers` 0.23.3, text AND alignments on whole corpora and nasty strings.
+
+The charsmap is the real one of `sp_test_model.model` (read here with a tiny protobuf reader).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import normalizers as N
+from engine.errors import SchemaError
+from engine.normalized import NormalizedString
+from support import corpus_path
+
+CORPORA = ["shakespeare.txt", "botchan.txt", "wagahaiwa_nekodearu.txt"]
+
+TORTURE = [
+    "",
+    " ",
+    "\t\n",
+    "ﬁ",
+    "ﬁnance ﬂow",
+    "①②③ ⑴",
+    "ＡＢＣ ｘｙｚ １２３",
+    "e\u0301 a\u0300\u0301 \u1100\u1161\u11a8",
+    "café naïve",
+    "👨\u200d👩\u200d👧 family 👍🏽",
+    "a\u3000b\u3000\u3000c",
+    "zero\u200bwidth\u200c\u200d\ufeff",
+    "ctrl\x00\x01\x1e\x7f\x9fend",
+    "™\x1eg",
+    "\x1eab",
+    "①\u0301",
+    "ｶﾞｷﾞ ﾊﾟﾝ",
+    "ﾊﾞ\u0301",
+    "\r\n\r\n",
+    "㍻ ㌔ ㎏ ℡ Ⅻ ¼",
+    "\u0627\u0644\u0639\u0631\u0628\u064a\u0629 עברית",
+    "ｱｲｳ  double  spaces",
+    "\U0001d400\U0001d401 𝒜",
+    "x" * 300 + "ﬁ",
+]
+
+
+def read_varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = 0
+    shift = 0
+    while True:
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, pos
+
+
+def proto_field(data: bytes, wanted: int) -> bytes:
+    """The first length-delimited field `wanted` of a protobuf message."""
+    pos = 0
+    while pos < len(data):
+        key, pos = read_varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            _, pos = read_varint(data, pos)
+        elif wire == 1:
+            pos += 8
+        elif wire == 5:
+            pos += 4
+        elif wire == 2:
+            size, pos = read_varint(data, pos)
+            if number == wanted:
+                return data[pos : pos + size]
+            pos += size
+        else:
+            raise ValueError(f"wire type {wire}")
+    raise KeyError(wanted)
+
+
+def sp_charsmap() -> bytes:
+    """ModelProto.normalizer_spec (3) -> precompiled_charsmap (2) of sp_test_model.model."""
+    model = corpus_path("sp_test_model.model").read_bytes()
+    return proto_field(proto_field(model, 3), 2)
+
+
+@pytest.fixture(scope="module")
+def charsmap() -> bytes:
+    return sp_charsmap()
+
+
+@pytest.fixture(scope="module")
+def ours(charsmap: bytes) -> N.Precompiled:
+    return N.Precompiled(charsmap)
+
+
+def alignments(normalizer: N.Normalizer, text: str) -> tuple[str, list[tuple[int, int]]]:
+    normalized = NormalizedString(text)
+    normalizer.normalize(normalized)
+    return normalized.normalized, normalized.alignments()
+
+
+# -- our own behaviour -------------------------------------------------------------------------
+
+
+def test_nfkc_rules(ours: N.Precompiled) -> None:
+    assert ours.normalize_str("ﬁ") == "fi"
+    assert ours.normalize_str("①") == "1"
+    assert ours.normalize_str("ＡＢＣ") == "ABC"
+    assert ours.normalize_str("a\u3000b") == "a b"
+    assert ours.normalize_str("e\u0301") == "\u00e9"  # a grapheme looked up whole
+    assert ours.normalize_str("ｶﾞ") == "\u30ab\u3099"  # 6 bytes: char by char
+    assert ours.normalize_str("Hello world") == "Hello world"
+    assert ours.transform("x") is None
+    assert ours.transform("ﬁ") == "fi"
+
+
+def test_shortest_rule_replaces_the_whole_grapheme(ours: N.Precompiled) -> None:
+    # "①" + combining acute is one 5-byte grapheme; the rule for "①" replaces all of it (HF)
+    assert ours.normalize_str("①\u0301") == "1"
+
+
+def test_alignments_of_an_expansion(ours: N.Precompiled) -> None:
+    text, aligned = alignments(ours, "aﬁb")
+    assert text == "afib"
+    assert aligned == [(0, 1), (1, 2), (1, 2), (2, 3)]
+
+
+def test_alignments_of_a_contraction(ours: N.Precompiled) -> None:
+    text, aligned = alignments(ours, "xe\u0301y")
+    assert text == "x\u00e9y"
+    # HF: the composed char keeps the span of the first char it replaces, the accent is dropped
+    assert aligned == [(0, 1), (1, 2), (3, 4)]
+
+
+@pytest.mark.parametrize("text", TORTURE)
+def test_normalize_str_equals_normalize(ours: N.Precompiled, text: str) -> None:
+    assert ours.normalize_str(text) == alignments(ours, text)[0]
+
+
+def test_json_round_trip(charsmap: bytes, ours: N.Precompiled) -> None:
+    data = ours.to_dict()
+    assert data == {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode("ascii")}
+    again = N.from_dict(json.loads(json.dumps(data)))
+    assert isinstance(again, N.Precompiled)
+    assert again.precompiled_charsmap == charsmap
+    assert again.normalize_str("ﬁ①") == "fi1"
+
+
+def test_bad_charsmaps() -> None:
+    with pytest.raises(SchemaError, match="precompiled_charsmap"):
+        N.from_dict({"type": "Precompiled", "precompiled_charsmap": None})
+    with pytest.raises(SchemaError, match="precompiled_charsmap"):
+        N.from_dict({"type": "Precompiled", "precompiled_charsmap": "not base64!"})
+    with pytest.raises(SchemaError, match="Cannot parse"):
+        N.from_dict({"type": "Precompiled", "precompiled_charsmap": ""})
+    with pytest.raises(ValueError, match="Cannot parse"):
+        N.Precompiled(b"\xff\xff\x00\x00abc")
+
+
+def test_empty_trie_changes_nothing() -> None:
+    normalizer = N.Precompiled(b"\x00\x00\x00\x00")
+    assert normalizer.normalize_str("ﬁ ①") == "ﬁ ①"
+
+
+# -- against HF ------------------------------------------------------------------------------
+
+
+def hf_char_tokenizer(charsmap: bytes) -> object:
+    """An HF Tokenizer giving one token per normalized char, with its offsets in the original."""
+    tokenizers = pytest.importorskip("tokenizers")
+    tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE(vocab={"[UNK]": 0}, merges=[], unk_token="[UNK]"))
+    tokenizer.normalizer = tokenizers.normalizers.Precompiled(charsmap)
+    return tokenizer
+
+
+def check_against_hf(ours: N.Precompiled, charsmap: bytes, lines: list[str]) -> None:
+    tokenizers = pytest.importorskip("tokenizers")
+    reference = tokenizers.normalizers.Precompiled(charsmap)
+    char_tokenizer = hf_char_tokenizer(charsmap)
+    for start in range(0, len(lines), 2000):
+        chunk = lines[start : start + 2000]
+        encodings = char_tokenizer.encode_batch(chunk)  # type: ignore[attr-defined]
+        for line, encoding in zip(chunk, encodings):
+            text, aligned = alignments(ours, line)
+            assert ours.normalize_str(line) == reference.normalize_str(line), line
+            assert text == reference.normalize_str(line), line
+            assert aligned == encoding.offsets, line
+
+
+def test_torture_against_hf(ours: N.Precompiled, charsmap: bytes) -> None:
+    check_against_hf(ours, charsmap, TORTURE)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("corpus", CORPORA)
+def test_corpus_against_hf(ours: N.Precompiled, charsmap: bytes, corpus: str) -> None:
+    path: Path = corpus_path(corpus)
+    lines = path.read_text(encoding="utf-8").split("\n")
+    check_against_hf(ours, charsmap, lines)
