@@ -7,8 +7,12 @@ compares the results. Configurations:
 
   ws  Whitespace pre-tokenizer, BPE(unk "[UNK]"), special tokens [UNK] [PAD], vocab 30000
   bl  ByteLevel(add_prefix_space=False), BPE, initial_alphabet = the 256 byte chars, vocab 32000
+  wp  BERT's pipeline (BertNormalizer lowercase, BertPreTokenizer), WordPiece, special tokens
+      [UNK] [CLS] [SEP] [PAD] [MASK], vocab 30000: our WordPieceTrainer scoring by likelihood
+      (the algorithm people learn) against HF's WordPieceTrainer, which trains BPE by pair count
+      and does less work; the vocabularies differ by design, so only the times compare
 
-    python benchmarks/bench_train.py                       # full gcide (40 MB), both configs
+    python benchmarks/bench_train.py                       # full gcide (40 MB), all configs
     python benchmarks/bench_train.py --mb 5 --ws-vocab 8000 --bl-vocab 8000   # a quick run
 
 Run it with the compiled engine installed (`pip install .`); it refuses the pure-Python build
@@ -31,7 +35,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = ROOT.parent / "shared" / "corpora" / "gcide.txt"
-CONFIGS = ("ws", "bl")
+CONFIGS = ("ws", "bl", "wp")
 
 
 # -- children ----------------------------------------------------------------------------
@@ -55,6 +59,13 @@ def _child(side: str, config: str, corpus: str, vocab_size: int, out: str) -> No
         tokenizer = Tokenizer(models.BPE(unk_token="[UNK]"))
         tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
         trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["[UNK]", "[PAD]"], show_progress=False)
+    elif config == "wp":
+        from_side = __import__("tokenizers" if side == "hf" else "engine")
+        tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+        tokenizer.normalizer = from_side.normalizers.BertNormalizer(lowercase=True)
+        tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        specials = ["[UNK]", "[CLS]", "[SEP]", "[PAD]", "[MASK]"]
+        trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials, show_progress=False)
     else:
         tokenizer = Tokenizer(models.BPE())
         tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -67,7 +78,8 @@ def _child(side: str, config: str, corpus: str, vocab_size: int, out: str) -> No
     tokenizer.train([corpus], trainer)
     info["seconds"] = time.perf_counter() - started
     model = json.loads(tokenizer.to_str())["model"]
-    info["merges"] = [list(pair) if not isinstance(pair, str) else pair.split(" ", 1) for pair in model["merges"]]
+    merges = model.get("merges", [])
+    info["merges"] = [list(pair) if not isinstance(pair, str) else pair.split(" ", 1) for pair in merges]
     info["vocab"] = model["vocab"]
     usage = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -169,6 +181,7 @@ def main() -> None:
     parser.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated: ws, bl (default: both)")
     parser.add_argument("--ws-vocab", type=int, default=30000)
     parser.add_argument("--bl-vocab", type=int, default=32000)
+    parser.add_argument("--wp-vocab", type=int, default=30000)
     parser.add_argument("--repeat", type=int, default=1, help="runs per side; the fastest counts")
     parser.add_argument("--allow-pure", action="store_true", help="measure even a pure-Python engine")
     # child mode (internal)
@@ -195,7 +208,7 @@ def main() -> None:
         print(f"corpus: {source} ({source.stat().st_size / 1e6:.1f} MB), cpus: {os.cpu_count()}")
         failures = 0
         for config in configs:
-            vocab_size = args.ws_vocab if config == "ws" else args.bl_vocab
+            vocab_size = {"ws": args.ws_vocab, "bl": args.bl_vocab, "wp": args.wp_vocab}[config]
             best: dict[str, dict[str, object]] = {}
             for _ in range(args.repeat):
                 for side in ("hf", "ours"):
@@ -212,7 +225,7 @@ def main() -> None:
             our_s = float(str(ours["seconds"]))
             hf_s = float(str(hf["seconds"]))
             ratio = our_s / hf_s
-            label = "Whitespace BPE" if config == "ws" else "ByteLevel BPE"
+            label = {"ws": "Whitespace BPE", "bl": "ByteLevel BPE", "wp": "WordPiece (ours: likelihood; HF: its BPE-by-count)"}[config]
             print(f"\n{label}, vocab {vocab_size}:")
             print(f"  HF    {hf['library']}")
             print(f"  ours  {ours['library']}")
@@ -223,6 +236,12 @@ def main() -> None:
             )
             merges = ours["merges"]
             assert isinstance(merges, list)
+            if config == "wp":
+                vocab = ours["vocab"]
+                assert isinstance(vocab, dict)
+                shared = len(set(vocab) & set(hf["vocab"]))  # type: ignore[arg-type]
+                print(f"  vocabulary: ours {len(vocab)} tokens, {shared} of them also in HF's (different algorithms)")
+                continue
             print(f"  merges identical: {'yes' if same_merges else 'NO'} ({len(merges)} merges)   vocab ids identical: {'yes' if same_vocab else 'NO'}")
             if note:
                 print(f"  {note}")

@@ -1,9 +1,9 @@
-"""The trainer stage, as HF's `tokenizers.trainers`: BpeTrainer and WordLevelTrainer, their runs,
+"""The trainer stage, as HF's `tokenizers.trainers`: BpeTrainer, WordPieceTrainer and
+WordLevelTrainer, their runs,
 the records a run reports, and `from_dict`.
 
 The contract is `base` (`Trainer`, `TrainingRun`), the records `records`; each trainer lives
 with its model (`engine.bpe.trainer`, `engine.wordlevel.trainer`) and this module gathers them.
-WordPieceTrainer and UnigramTrainer are not implemented yet.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from engine.trainers.records import (
 )
 from engine.wordlevel.model import WordLevel
 from engine.wordlevel.trainer import WordLevelTrainer, WordLevelTrainingRun
+from engine.wordpiece.model import WordPiece
+from engine.wordpiece.trainer import WordPieceTrainer, WordPieceTrainingRun
 
 __all__ = [
     "DEFAULT_VOCAB_SIZE",
@@ -37,6 +39,8 @@ __all__ = [
     "TrainingRun",
     "WordLevelTrainer",
     "WordLevelTrainingRun",
+    "WordPieceTrainer",
+    "WordPieceTrainingRun",
     "default_trainer",
     "from_dict",
     "step_from_dict",
@@ -49,6 +53,8 @@ def default_trainer(model: Model) -> Trainer:
         return BpeTrainer()
     if isinstance(model, WordLevel):
         return WordLevelTrainer()
+    if isinstance(model, WordPiece):
+        return WordPieceTrainer()
     raise TrainerMismatchError(f"no trainer for a {type(model).__name__} model yet")
 
 
@@ -61,4 +67,6 @@ def from_dict(data: object) -> Trainer:
         return BpeTrainer.from_dict(data)
     if kind == "WordLevelTrainer":
         return WordLevelTrainer.from_dict(data)
+    if kind == "WordPieceTrainer":
+        return WordPieceTrainer.from_dict(data)
     raise SchemaError(f"unknown trainer type {kind!r}")

@@ -30,6 +30,7 @@ from engine.schema import (
 
 # What `MergeStep.score` means, per algorithm (TrainHistory.score_name).
 SCORE_COUNT: Final = "count"
+SCORE_LIKELIHOOD: Final = "likelihood"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,165 @@
+"""WordPiece training: `WordPieceTrainer`, HF's `tokenizers.trainers.WordPieceTrainer` and the
+algorithm people learn.
+
+`scoring="likelihood"` (the default) merges the pair with the highest `count(ab) / (count(a) *
+count(b))` (`engine.wordpiece.training_run`); `scoring="frequency"` is what HF's trainer does:
+BPE by pair count with the `##` prefix, the result read as a WordPiece vocabulary (its
+vocabulary equals HF's). Counting words is `engine.corpus`'s job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+from engine.added_vocabulary import AddedToken
+from engine.bpe.pair_index import PairMergeRun
+from engine.bpe.training_run import BpeTrainingRun
+from engine.bpe.training_words import MAX_IDS
+from engine.models.base import Model
+from engine.schema import JsonValue, get_bool, get_count, get_opt_count, get_opt_str, get_str, get_strings
+from engine.trainers.base import (
+    DEFAULT_VOCAB_SIZE,
+    Trainer,
+    TrainingRun,
+    initial_alphabet_argument,
+    model_mismatch,
+    non_negative,
+    optional_non_negative,
+    run_mismatch,
+    settings_object,
+    special_tokens_argument,
+    special_tokens_from_dict,
+    special_tokens_to_dict,
+)
+from engine.errors import SchemaError
+from engine.wordpiece.model import WordPiece
+from engine.wordpiece.training_run import WordPieceTrainingRun
+
+LIKELIHOOD: Final = "likelihood"
+FREQUENCY: Final = "frequency"
+SCORINGS: Final = (LIKELIHOOD, FREQUENCY)
+
+__all__ = ["FREQUENCY", "LIKELIHOOD", "WordPieceTrainer", "WordPieceTrainingRun"]
+
+
+class WordPieceTrainer(Trainer):
+    """Trainer capable of training a WordPiece model (HF `tokenizers.trainers.WordPieceTrainer`,
+    plus `scoring`: "likelihood" picks pairs by score, "frequency" reproduces HF's trainer)."""
+
+    vocab_size: int
+    min_frequency: int
+    show_progress: bool
+    special_tokens: list[AddedToken]
+    limit_alphabet: int | None
+    initial_alphabet: list[str]
+    continuing_subword_prefix: str
+    end_of_word_suffix: str | None
+    scoring: str
+
+    def __init__(
+        self,
+        vocab_size: int = DEFAULT_VOCAB_SIZE,
+        min_frequency: int = 0,
+        show_progress: bool = True,
+        special_tokens: Sequence[str | AddedToken] | None = None,
+        limit_alphabet: int | None = None,
+        initial_alphabet: Sequence[str] | None = None,
+        continuing_subword_prefix: str = "##",
+        end_of_word_suffix: str | None = None,
+        scoring: str = LIKELIHOOD,
+    ) -> None:
+        self.vocab_size = non_negative("vocab_size", vocab_size)
+        if self.vocab_size > MAX_IDS:
+            raise ValueError(f"vocab_size above {MAX_IDS:,} is not supported")
+        self.min_frequency = non_negative("min_frequency", min_frequency)
+        self.show_progress = show_progress
+        self.special_tokens = special_tokens_argument(special_tokens)
+        self.limit_alphabet = optional_non_negative("limit_alphabet", limit_alphabet)
+        self.initial_alphabet = initial_alphabet_argument(initial_alphabet)
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.end_of_word_suffix = end_of_word_suffix
+        if scoring not in SCORINGS:
+            raise ValueError(f"scoring must be 'likelihood' or 'frequency', got {scoring!r}")
+        self.scoring = scoring
+
+    def start(self, word_counts: dict[str, int]) -> PairMergeRun:
+        """A run over these word counts (a `WordPieceTrainingRun`, or with `scoring="frequency"`
+        HF's BPE run); nothing is computed until it is stepped or run."""
+        specials = [token.content for token in self.special_tokens]
+        if self.scoring == FREQUENCY:
+            return BpeTrainingRun(
+                word_counts,
+                vocab_size=self.vocab_size,
+                min_frequency=self.min_frequency,
+                special_tokens=specials,
+                limit_alphabet=self.limit_alphabet,
+                initial_alphabet=self.initial_alphabet,
+                continuing_subword_prefix=self.continuing_subword_prefix,
+                end_of_word_suffix=self.end_of_word_suffix,
+            )
+        return WordPieceTrainingRun(
+            word_counts,
+            vocab_size=self.vocab_size,
+            min_frequency=self.min_frequency,
+            special_tokens=specials,
+            limit_alphabet=self.limit_alphabet,
+            initial_alphabet=self.initial_alphabet,
+            continuing_subword_prefix=self.continuing_subword_prefix,
+            end_of_word_suffix=self.end_of_word_suffix,
+        )
+
+    def check_model(self, model: Model) -> None:
+        if not isinstance(model, WordPiece):
+            raise model_mismatch("WordPieceTrainer", "WordPiece", model)
+
+    def apply(self, run: TrainingRun, model: Model) -> list[AddedToken]:
+        """Give `model` the vocabulary `run` has made so far and the trainer's prefix (HF moves
+        exactly these two; the model's unk_token and max_input_chars_per_word stay)."""
+        if not isinstance(model, WordPiece):
+            raise model_mismatch("WordPieceTrainer", "WordPiece", model)
+        if not isinstance(run, PairMergeRun):
+            raise run_mismatch("WordPieceTrainer", run)
+        model.set_vocab(run.vocab)
+        model.continuing_subword_prefix = self.continuing_subword_prefix
+        return list(self.special_tokens)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "type": "WordPieceTrainer",
+            "vocab_size": self.vocab_size,
+            "min_frequency": self.min_frequency,
+            "show_progress": self.show_progress,
+            "special_tokens": special_tokens_to_dict(self.special_tokens),
+            "limit_alphabet": self.limit_alphabet,
+            "initial_alphabet": list[JsonValue](self.initial_alphabet),
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "end_of_word_suffix": self.end_of_word_suffix,
+            "scoring": self.scoring,
+        }
+
+    @staticmethod
+    def from_dict(data: object) -> WordPieceTrainer:
+        kind = "WordPieceTrainer"
+        obj = settings_object(data, kind)
+        scoring = get_str(obj, "scoring", kind, LIKELIHOOD)
+        if scoring not in SCORINGS:
+            raise SchemaError(f"{kind}: unknown scoring {scoring!r}, expected likelihood or frequency")
+        return WordPieceTrainer(
+            vocab_size=get_count(obj, "vocab_size", kind, DEFAULT_VOCAB_SIZE),
+            min_frequency=get_count(obj, "min_frequency", kind, 0),
+            show_progress=get_bool(obj, "show_progress", kind, True),
+            special_tokens=special_tokens_from_dict(obj, kind),
+            limit_alphabet=get_opt_count(obj, "limit_alphabet", kind),
+            initial_alphabet=get_strings(obj, "initial_alphabet", kind, []),
+            continuing_subword_prefix=get_opt_str(obj, "continuing_subword_prefix", kind) or "##",
+            end_of_word_suffix=get_opt_str(obj, "end_of_word_suffix", kind),
+            scoring=scoring,
+        )
+
+    def __repr__(self) -> str:
+        specials = [token.content for token in self.special_tokens]
+        return (
+            f"WordPieceTrainer(vocab_size={self.vocab_size}, min_frequency={self.min_frequency}, "
+            f"special_tokens={specials!r}, scoring={self.scoring!r})"
+        )

@@ -1,0 +1,280 @@
+"""The WordPiece merge loop people learn: `WordPieceTrainingRun` merges the pair with the highest
+likelihood score `count(ab) / (count(a) * count(b))` until the vocabulary is full.
+
+`{"hug": 10, "pug": 5, "hugs": 5}`: count(h)=15, count(##u)=20, count(##g)=20, count(##s)=5, and
+(##u, ##g) 20 / (20 * 20), (h, ##u) 15 / (15 * 20) and (##g, ##s) 5 / (20 * 5) all score 0.05; the
+tie goes to the most frequent pair, so (##u, ##g) -> "##ug" goes first.
+
+The pair index is `engine.bpe.pair_index`'s, shared with BPE; only the choice of the next pair is
+here. The score is incremental: a merge changes count(a), count(b) and count(ab) and creates the
+new symbol, so only the pairs that hold a, b or the new symbol are rescored, and those only when
+they could matter: no pair holding a symbol s scores above 1 / count(s) (count(sy) <= count(y)),
+so a changed symbol first enters the queue as that bound, and its pairs are rescored when the
+bound reaches the top. Frequent symbols, whose pairs are many and score low, rarely get there.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Final
+
+from engine.bpe.pair_index import PairMergeRun
+from engine.bpe.training_words import TrainingWord
+from engine.progress import SilentProgress
+from engine.trainers.records import SCORE_LIKELIHOOD, PairCandidate
+
+# A symbol's queue entry sorts before a pair's at the same score: (-bound, -_BEFORE_PAIRS, -1 - id).
+_BEFORE_PAIRS: Final = 1 << 62
+# Rescoring a symbol queues its pairs scoring at least this fraction of the queue's top.
+_NEAR_TOP: Final = 0.5
+# Rebuild the queue from the live pairs when stale entries outnumber them this many times.
+_STALE_FACTOR: Final = 4
+_MIN_QUEUE_REBUILD: Final = 1 << 16
+
+
+class WordPieceTrainingRun(PairMergeRun):
+    """One WordPiece training by likelihood, advanced one merge at a time or to the end.
+
+    Ties: the higher score, then the more frequent pair, then the smaller pair of ids (the
+    alphabet in code-point order, then merged tokens in creation order). The queue is a heap of
+    (-score, -count, pair) with lazy invalidation: an entry whose count or score is no longer
+    current is dropped when it comes up. A symbol whose count changed is "dirty": it is queued
+    as (-1 / count, -_BEFORE_PAIRS, -1 - id), and when that entry comes up its live pairs are
+    queued at their current scores. So when a pair entry comes up current, no pair can score
+    more: a pair whose entry is stale holds a dirty symbol, whose bound would have come first.
+    """
+
+    _heap: list[tuple[float, int, int]]
+    _positions: dict[int, list[TrainingWord]]
+    _pairs_of: list[set[int]]
+    _symbol_counts: list[int]
+    _dirty: list[bool]
+
+    def _algorithm(self) -> str:
+        return "WordPiece"
+
+    def _score_name(self) -> str:
+        return SCORE_LIKELIHOOD
+
+    def _clear_queue(self) -> None:
+        self._heap = []
+        self._positions = {}
+        self._pairs_of = []
+        self._symbol_counts = []
+        self._dirty = []
+
+    def symbol_count(self, token: str) -> int:
+        """How often `token` occurs in the words as they are now (0 if it is not a symbol)."""
+        self._prepare(SilentProgress())
+        id = self._vocab.token_to_id.get(token)
+        return self._symbol_counts[id] if id is not None and id < len(self._symbol_counts) else 0
+
+    # -- the index ------------------------------------------------------------------------------
+
+    def _index_pairs(self, pairs: list[int], counts: list[int], positions: list[list[TrainingWord]]) -> None:
+        id_space = 1 << self._shift
+        symbol_counts = [0] * id_space
+        for word in self._words:
+            weight = word.count
+            for symbol in word.symbols:
+                symbol_counts[ord(symbol)] += weight
+        # One-symbol words hold no pair, so the pair index left them out; their symbol counts.
+        suffix = self._suffix or ""
+        token_to_id = self._vocab.token_to_id
+        for text, count in self._word_counts.items():
+            if len(text) == 1:
+                id = token_to_id.get(text + suffix)
+                if id is not None:
+                    symbol_counts[id] += count
+        self._symbol_counts = symbol_counts
+        self._dirty = [False] * id_space
+        pairs_of: list[set[int]] = [set() for _ in range(id_space)]
+        self._pairs_of = pairs_of
+        shift = self._shift
+        mask = self._id_mask
+        minimum = max(self._min_frequency, 1)
+        heap = self._heap
+        for i in range(len(pairs)):
+            pair = pairs[i]
+            count = counts[i]
+            self._positions[pair] = positions[i]
+            left = pair >> shift
+            right = pair & mask
+            pairs_of[left].add(pair)
+            pairs_of[right].add(pair)
+            if count >= minimum:
+                score = count / (symbol_counts[left] * symbol_counts[right])
+                heap.append((-score, -count, pair))
+        heapq.heapify(heap)
+
+    def _mark(self, symbol: int) -> None:
+        """`symbol`'s count changed: queue the bound of its pairs' scores (or forget its pairs
+        when it is gone)."""
+        count = self._symbol_counts[symbol]
+        if count <= 0:
+            self._dirty[symbol] = False
+            self._pairs_of[symbol] = set()
+            return
+        self._dirty[symbol] = True
+        heapq.heappush(self._heap, (-1.0 / count, -_BEFORE_PAIRS, -1 - symbol))
+
+    def _rescore(self, symbol: int, floor: float) -> None:
+        """Queue the live pairs holding `symbol` that score `floor` or more at their current
+        scores, and the best of the others as the symbol's bound; forget dead pairs."""
+        self._dirty[symbol] = False
+        pair_counts = self._pair_counts
+        symbol_counts = self._symbol_counts
+        pairs_of = self._pairs_of
+        shift = self._shift
+        mask = self._id_mask
+        minimum = max(self._min_frequency, 1)
+        heap = self._heap
+        dead: list[int] = []
+        deferred = 0.0
+        for pair in pairs_of[symbol]:
+            count = pair_counts[pair]
+            if count < minimum:
+                # subtle: counts only fall, except for pairs a merge creates, which are
+                # registered again then; so a pair below the minimum is out for good.
+                dead.append(pair)
+                continue
+            score = count / (symbol_counts[pair >> shift] * symbol_counts[pair & mask])
+            if score >= floor:
+                heapq.heappush(heap, (-score, -count, pair))
+            elif score > deferred:
+                deferred = score
+        for pair in dead:
+            pairs_of[pair >> shift].discard(pair)
+            pairs_of[pair & mask].discard(pair)
+            self._positions.pop(pair, None)
+        if deferred > 0.0:
+            # The pairs left out wait behind their best score: the symbol is rescored when that
+            # comes up (or earlier, if its count changes again).
+            self._dirty[symbol] = True
+            heapq.heappush(heap, (-deferred, -_BEFORE_PAIRS, -1 - symbol))
+
+    def _entry_is_current(self, entry: tuple[float, int, int]) -> bool:
+        pair = entry[2]
+        count = self._pair_counts.get(pair, 0)
+        if count != -entry[1] or count < 1:
+            return False
+        symbol_counts = self._symbol_counts
+        score = count / (symbol_counts[pair >> self._shift] * symbol_counts[pair & self._id_mask])
+        return score == -entry[0]
+
+    def _settle(self) -> None:
+        """Pop until the top is a current pair (rescoring dirty symbols that come up); finished
+        when the vocabulary is full or no pair is left."""
+        heap = self._heap
+        dirty = self._dirty
+        while True:
+            if len(self._vocab) >= self._vocab_size or not heap:
+                self._finished = True
+                return
+            entry = heap[0]
+            if entry[2] < 0:
+                heapq.heappop(heap)
+                symbol = -1 - entry[2]
+                if dirty[symbol]:
+                    # Queue only what is near the top now; the rest waits behind a new bound.
+                    self._rescore(symbol, -heap[0][0] * _NEAR_TOP if heap else 0.0)
+                continue
+            if self._entry_is_current(entry):
+                return
+            heapq.heappop(heap)
+
+    def _merge_next(self) -> bool:
+        self._settle()
+        if self._finished:
+            return False
+        entry = heapq.heappop(self._heap)
+        pair = entry[2]
+        count = -entry[1]
+        left = pair >> self._shift
+        right = pair & self._id_mask
+        symbol_counts = self._symbol_counts
+        self._hist_scores.append(-entry[0])
+        self._hist_left_counts.append(symbol_counts[left])
+        self._hist_right_counts.append(symbol_counts[right])
+        positions = self._positions.pop(pair)
+        self._merge(left, right, count, positions)
+        # Every occurrence is merged: the pair is gone (the pair index does not zero it itself,
+        # as HF's BPE queue never looks at a merged pair's count again).
+        self._pair_counts[pair] = 0
+        new_id = self._merge_new[len(self._merge_new) - 1]
+        merged = self._merged_occurrences
+        symbol_counts[left] -= merged
+        symbol_counts[right] -= merged
+        symbol_counts[new_id] += merged
+        pairs_of = self._pairs_of
+        pairs_of[left].discard(pair)
+        pairs_of[right].discard(pair)
+        shift = self._shift
+        mask = self._id_mask
+        gained_pairs = self._gained_pairs
+        gained_pos = self._gained_pos
+        positions_of = self._positions
+        for i in range(len(gained_pairs)):
+            made = gained_pairs[i]
+            found = positions_of.get(made)
+            if found is None:
+                positions_of[made] = gained_pos[i]
+            else:
+                found.extend(gained_pos[i])
+            pairs_of[made >> shift].add(made)
+            pairs_of[made & mask].add(made)
+        self._mark(left)
+        if right != left:
+            self._mark(right)
+        if new_id != left and new_id != right:
+            self._mark(new_id)
+        if len(self._heap) > _STALE_FACTOR * max(len(positions_of), _MIN_QUEUE_REBUILD):
+            self._rebuild_queue()
+        return True
+
+    def _rebuild_queue(self) -> None:
+        """Drop the stale entries: one entry per live pair, at its current score."""
+        pair_counts = self._pair_counts
+        symbol_counts = self._symbol_counts
+        shift = self._shift
+        mask = self._id_mask
+        minimum = max(self._min_frequency, 1)
+        heap: list[tuple[float, int, int]] = []
+        for pair in self._positions:
+            count = pair_counts.get(pair, 0)
+            if count >= minimum:
+                score = count / (symbol_counts[pair >> shift] * symbol_counts[pair & mask])
+                heap.append((-score, -count, pair))
+        heapq.heapify(heap)
+        self._heap = heap
+        self._dirty = [False] * len(self._dirty)
+
+    def top_candidates(self, k: int) -> list[PairCandidate]:
+        """The `k` best-scoring pairs, best first; unless the run is done, the first one is
+        exactly what the next `step()` merges."""
+        self._prepare(SilentProgress())
+        dirty = self._dirty
+        for symbol in range(len(dirty)):
+            if dirty[symbol]:
+                self._rescore(symbol, 0.0)
+        if not self._finished:
+            self._settle()
+        best: list[tuple[float, int, int]] = []
+        seen: set[int] = set()
+        for entry in self._heap:
+            if entry[2] >= 0 and entry[2] not in seen and self._entry_is_current(entry):
+                seen.add(entry[2])
+                best.append(entry)
+        best.sort()
+        tokens = self._vocab.id_to_token
+        symbol_counts = self._symbol_counts
+        result: list[PairCandidate] = []
+        for entry in best[: max(k, 0)]:
+            left = entry[2] >> self._shift
+            right = entry[2] & self._id_mask
+            result.append(
+                PairCandidate(
+                    tokens[left], tokens[right], -entry[1], -entry[0], symbol_counts[left], symbol_counts[right]
+                )
+            )
+        return result

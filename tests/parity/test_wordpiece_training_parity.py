@@ -1,0 +1,69 @@
+"""WordPieceTrainer(scoring="frequency") against HF's WordPieceTrainer, which trains BPE by pair
+count with the "##" prefix and reads the result as WordPiece.
+
+HF numbers the "##x" symbols in hash-map order (HF issue #1794), so which of two equally
+frequent pairs it merges first, and so its vocabulary, changes from run to run. Listing every
+"##x" symbol as a special token gives them fixed ids on both sides; then HF is deterministic,
+and its vocabulary must equal ours, id for id.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine import Tokenizer, models, normalizers, pre_tokenizers
+from engine.wordpiece.trainer import WordPieceTrainer
+from support import corpus_path
+
+tokenizers = pytest.importorskip("tokenizers")
+
+
+def pinned_specials(path: Path) -> list[str]:
+    text = normalizers.BertNormalizer(lowercase=True).normalize_str(path.read_text(encoding="utf-8"))
+    chars = sorted(set(text) - set(" \t\n\r"))
+    return ["[UNK]", "[CLS]", "[SEP]"] + ["##" + ch for ch in chars]
+
+
+def hf_vocab(path: Path, vocab_size: int, specials: list[str]) -> dict[str, int]:
+    hf = tokenizers.Tokenizer(tokenizers.models.WordPiece(unk_token="[UNK]"))
+    hf.normalizer = tokenizers.normalizers.BertNormalizer(lowercase=True)
+    hf.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    trainer = tokenizers.trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials, show_progress=False)
+    hf.train([str(path)], trainer)
+    vocab: dict[str, int] = hf.get_vocab()
+    return vocab
+
+
+def ours(path: Path, vocab_size: int, specials: list[str], scoring: str) -> Tokenizer:
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials, show_progress=False, scoring=scoring)
+    tokenizer.train([str(path)], trainer)
+    return tokenizer
+
+
+@pytest.mark.parametrize(("name", "vocab_size"), [("botchan.txt", 4000), ("shakespeare.txt", 8000)])
+def test_frequency_scoring_gives_hfs_vocabulary(name: str, vocab_size: int) -> None:
+    path = corpus_path(name)
+    specials = pinned_specials(path)
+    expected = hf_vocab(path, vocab_size, specials)
+    assert hf_vocab(path, vocab_size, specials) == expected  # HF is deterministic here
+    assert ours(path, vocab_size, specials, "frequency").get_vocab() == expected
+
+
+def test_likelihood_vocabulary_loads_and_encodes_alike_in_hf() -> None:
+    path = corpus_path("botchan.txt")
+    tokenizer = ours(path, 3000, ["[UNK]", "[CLS]", "[SEP]"], "likelihood")
+    hf = tokenizers.Tokenizer.from_str(tokenizer.to_str())
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for line in lines:
+        mine = tokenizer.encode(line)
+        theirs = hf.encode(line)
+        assert (mine.ids, mine.offsets) == (theirs.ids, theirs.offsets), line
+    # The likelihood vocabulary differs from the frequency one: it prefers pieces whose parts
+    # rarely occur apart, where frequency prefers the most common pairs.
+    frequency = ours(path, 3000, ["[UNK]", "[CLS]", "[SEP]"], "frequency")
+    assert set(tokenizer.get_vocab()) != set(frequency.get_vocab())
