@@ -1,9 +1,9 @@
-"""The trainer stage, as HF's `tokenizers.trainers`: BpeTrainer, WordPieceTrainer and
-WordLevelTrainer, their runs,
-the records a run reports, and `from_dict`.
+"""The trainer stage, as HF's `tokenizers.trainers`: BpeTrainer, WordPieceTrainer, UnigramTrainer
+and WordLevelTrainer, their runs, the records a run reports, and `from_dict`.
 
 The contract is `base` (`Trainer`, `TrainingRun`), the records `records`; each trainer lives
-with its model (`engine.bpe.trainer`, `engine.wordlevel.trainer`) and this module gathers them.
+with its model (`engine.bpe.trainer`, `engine.wordpiece.trainer`, `engine.unigram.trainer`,
+`engine.wordlevel.trainer`) and this module gathers them.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from engine.trainers.records import (
     TrainReport,
     step_from_dict,
 )
+from engine.unigram.model import Unigram
+from engine.unigram.trainer import UnigramTrainer, UnigramTrainingRun
 from engine.wordlevel.model import WordLevel
 from engine.wordlevel.trainer import WordLevelTrainer, WordLevelTrainingRun
 from engine.wordpiece.model import WordPiece
@@ -37,6 +39,8 @@ __all__ = [
     "TrainReport",
     "Trainer",
     "TrainingRun",
+    "UnigramTrainer",
+    "UnigramTrainingRun",
     "WordLevelTrainer",
     "WordLevelTrainingRun",
     "WordPieceTrainer",
@@ -53,6 +57,8 @@ def default_trainer(model: Model) -> Trainer:
         return BpeTrainer()
     if isinstance(model, WordLevel):
         return WordLevelTrainer()
+    if isinstance(model, Unigram):
+        return UnigramTrainer()
     if isinstance(model, WordPiece):
         return WordPieceTrainer()
     raise TrainerMismatchError(f"no trainer for a {type(model).__name__} model yet")
@@ -67,6 +73,8 @@ def from_dict(data: object) -> Trainer:
         return BpeTrainer.from_dict(data)
     if kind == "WordLevelTrainer":
         return WordLevelTrainer.from_dict(data)
+    if kind == "UnigramTrainer":
+        return UnigramTrainer.from_dict(data)
     if kind == "WordPieceTrainer":
         return WordPieceTrainer.from_dict(data)
     raise SchemaError(f"unknown trainer type {kind!r}")

@@ -24,7 +24,10 @@ TEXT = "the cat sat on the mat\nthe cat ate the rat\nthat hat is flat\na bat and
 # (trainer, a fresh model it trains, the step record it makes)
 KINDS: dict[str, tuple[Callable[[], Trainer], Callable[[], Model], type]] = {
     "bpe": (lambda: trainers.BpeTrainer(vocab_size=45, special_tokens=["[UNK]"]), lambda: models.BPE(unk_token="[UNK]"), MergeStep),
+    "wordpiece": (lambda: trainers.WordPieceTrainer(vocab_size=60, special_tokens=["[UNK]"]), lambda: models.WordPiece(unk_token="[UNK]"), MergeStep),
+    "wordpiece-frequency": (lambda: trainers.WordPieceTrainer(vocab_size=60, special_tokens=["[UNK]"], scoring="frequency"), lambda: models.WordPiece(unk_token="[UNK]"), MergeStep),
     "wordlevel": (lambda: trainers.WordLevelTrainer(vocab_size=10, special_tokens=["[UNK]"]), lambda: models.WordLevel(unk_token="[UNK]"), RoundStep),
+    "unigram": (lambda: trainers.UnigramTrainer(vocab_size=30, special_tokens=["[UNK]"], unk_token="[UNK]"), lambda: models.Unigram(), RoundStep),
 }
 
 
@@ -69,8 +72,9 @@ def test_train_equals_start_run_apply(kind: str) -> None:
 def test_segmentations_show_the_most_frequent_words_as_their_tokens(kind: str) -> None:
     make_trainer, _, _ = KINDS[kind]
     run = make_trainer().start(WORDS)
-    # BPE leaves out one-char words: there is nothing to merge in them ("a": 30).
-    expected = [40, 20, 18] if kind == "bpe" else [40, 30, 20]
+    # BPE and WordPiece leave out one-char words: there is nothing to merge in them ("a": 30).
+    merging = kind not in ("wordlevel", "unigram")
+    expected = [40, 20, 18] if merging else [40, 30, 20]
     before = run.segmentations(3)
     assert [count for _, count in before] == expected
     run.run_to_end()
@@ -78,6 +82,10 @@ def test_segmentations_show_the_most_frequent_words_as_their_tokens(kind: str) -
     assert [count for _, count in after] == expected
     assert after[0][0] == ["the"]  # the most frequent word is one token by the end
     if kind == "bpe":
+        assert before[0][0] == ["t", "h", "e"]
+    if kind.startswith("wordpiece"):
+        assert before[0][0] == ["t", "##h", "##e"]
+    if kind == "unigram":
         assert before[0][0] == ["t", "h", "e"]
 
 

@@ -1,0 +1,155 @@
+"""Unigram training options: `UnigramTrainer`, HF's `tokenizers.trainers.UnigramTrainer`, as a
+`Trainer`.
+
+`start(word_counts)` gives a `UnigramTrainingRun` to step or run (`engine.unigram.training_run`:
+seed, EM and pruning rounds, as sentencepiece's `unigram_model_trainer.cc`); `apply` fills a
+Unigram model with what a run made. Counting words is `engine.corpus`'s job.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+from engine.added_vocabulary import AddedToken
+from engine.models.base import Model
+from engine.schema import JsonValue, get_bool, get_count, get_float, get_opt_str, get_strings
+from engine.trainers.base import (
+    Trainer,
+    TrainingRun,
+    initial_alphabet_argument,
+    model_mismatch,
+    non_negative,
+    run_mismatch,
+    settings_object,
+    special_tokens_argument,
+    special_tokens_from_dict,
+    special_tokens_to_dict,
+)
+from engine.unigram.model import Unigram
+from engine.unigram.training_run import UnigramTrainingRun
+
+__all__ = ["UnigramTrainer", "UnigramTrainingRun"]
+
+# HF's defaults (`models/unigram/trainer.rs`), which differ from the other trainers'.
+DEFAULT_UNIGRAM_VOCAB_SIZE: Final = 8000
+DEFAULT_SHRINKING_FACTOR: Final = 0.75
+DEFAULT_MAX_PIECE_LENGTH: Final = 16
+DEFAULT_N_SUB_ITERATIONS: Final = 2
+DEFAULT_SEED_SIZE: Final = 1_000_000
+
+
+class UnigramTrainer(Trainer):
+    """Trainer capable of training a Unigram model (HF `tokenizers.trainers.UnigramTrainer`).
+
+    `shrinking_factor`: the share of pieces each prune keeps; `max_piece_length`: the longest
+    piece, in characters; `n_sub_iterations`: EM rounds between two prunes; `seed_size`: the
+    most pieces the seed vocabulary holds. `unk_token` goes first in the vocabulary unless it
+    is one of the `special_tokens` (which come first, in order, at score 0.0).
+    """
+
+    vocab_size: int
+    show_progress: bool
+    special_tokens: list[AddedToken]
+    initial_alphabet: list[str]
+    shrinking_factor: float
+    unk_token: str | None
+    max_piece_length: int
+    n_sub_iterations: int
+    seed_size: int
+
+    def __init__(
+        self,
+        vocab_size: int = DEFAULT_UNIGRAM_VOCAB_SIZE,
+        show_progress: bool = True,
+        special_tokens: Sequence[str | AddedToken] | None = None,
+        initial_alphabet: Sequence[str] | None = None,
+        shrinking_factor: float = DEFAULT_SHRINKING_FACTOR,
+        unk_token: str | None = None,
+        max_piece_length: int = DEFAULT_MAX_PIECE_LENGTH,
+        n_sub_iterations: int = DEFAULT_N_SUB_ITERATIONS,
+        seed_size: int = DEFAULT_SEED_SIZE,
+    ) -> None:
+        self.vocab_size = non_negative("vocab_size", vocab_size)
+        self.show_progress = show_progress
+        self.special_tokens = special_tokens_argument(special_tokens)
+        self.initial_alphabet = initial_alphabet_argument(initial_alphabet)
+        if isinstance(shrinking_factor, bool) or not isinstance(shrinking_factor, (int, float)):
+            raise ValueError(f"shrinking_factor must be a number, not {shrinking_factor!r}")
+        if not (0.0 < shrinking_factor <= 1.0) or math.isnan(shrinking_factor):
+            raise ValueError(f"shrinking_factor must be in (0, 1], not {shrinking_factor!r}")
+        self.shrinking_factor = float(shrinking_factor)
+        if unk_token is not None and not isinstance(unk_token, str):
+            raise TypeError("unk_token must be a str or None")
+        self.unk_token = unk_token
+        self.max_piece_length = non_negative("max_piece_length", max_piece_length)
+        self.n_sub_iterations = non_negative("n_sub_iterations", n_sub_iterations)
+        self.seed_size = non_negative("seed_size", seed_size)
+
+    def start(self, word_counts: dict[str, int]) -> UnigramTrainingRun:
+        """A run over these word counts; nothing is computed until it is stepped or run."""
+        return UnigramTrainingRun(
+            word_counts,
+            vocab_size=self.vocab_size,
+            special_tokens=[token.content for token in self.special_tokens],
+            unk_token=self.unk_token,
+            shrinking_factor=self.shrinking_factor,
+            max_piece_length=self.max_piece_length,
+            n_sub_iterations=self.n_sub_iterations,
+            seed_size=self.seed_size,
+            initial_alphabet=self.initial_alphabet,
+        )
+
+    def check_model(self, model: Model) -> None:
+        if not isinstance(model, Unigram):
+            raise model_mismatch("UnigramTrainer", "Unigram", model)
+
+    def apply(self, run: TrainingRun, model: Model) -> list[AddedToken]:
+        """Fill `model` with the pieces `run` holds now (finalized as the last round would: a
+        stepped run may stop anywhere), keeping its `byte_fallback`; return the special tokens."""
+        if not isinstance(model, Unigram):
+            raise model_mismatch("UnigramTrainer", "Unigram", model)
+        if not isinstance(run, UnigramTrainingRun):
+            raise run_mismatch("UnigramTrainer", run)
+        # HF replaces the model whole (`*model = finalize(...)`), keeping byte_fallback.
+        model.set_pieces(run.final_pieces(), run.unk_id())
+        return list(self.special_tokens)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "type": "UnigramTrainer",
+            "vocab_size": self.vocab_size,
+            "show_progress": self.show_progress,
+            "special_tokens": special_tokens_to_dict(self.special_tokens),
+            "initial_alphabet": list[JsonValue](self.initial_alphabet),
+            "shrinking_factor": self.shrinking_factor,
+            "unk_token": self.unk_token,
+            "max_piece_length": self.max_piece_length,
+            "n_sub_iterations": self.n_sub_iterations,
+            "seed_size": self.seed_size,
+        }
+
+    @staticmethod
+    def from_dict(data: object) -> UnigramTrainer:
+        kind = "UnigramTrainer"
+        obj = settings_object(data, kind)
+        shrinking = get_float(obj, "shrinking_factor", kind) if "shrinking_factor" in obj else DEFAULT_SHRINKING_FACTOR
+        return UnigramTrainer(
+            vocab_size=get_count(obj, "vocab_size", kind, DEFAULT_UNIGRAM_VOCAB_SIZE),
+            show_progress=get_bool(obj, "show_progress", kind, True),
+            special_tokens=special_tokens_from_dict(obj, kind),
+            initial_alphabet=get_strings(obj, "initial_alphabet", kind, []),
+            shrinking_factor=shrinking,
+            unk_token=get_opt_str(obj, "unk_token", kind),
+            max_piece_length=get_count(obj, "max_piece_length", kind, DEFAULT_MAX_PIECE_LENGTH),
+            n_sub_iterations=get_count(obj, "n_sub_iterations", kind, DEFAULT_N_SUB_ITERATIONS),
+            seed_size=get_count(obj, "seed_size", kind, DEFAULT_SEED_SIZE),
+        )
+
+    def __repr__(self) -> str:
+        specials = [token.content for token in self.special_tokens]
+        return (
+            f"UnigramTrainer(vocab_size={self.vocab_size}, unk_token={self.unk_token!r}, "
+            f"shrinking_factor={self.shrinking_factor}, special_tokens={specials!r})"
+        )
