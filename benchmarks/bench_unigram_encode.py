@@ -24,7 +24,6 @@ os.environ["TOKENIZERS_PARALLELISM"] = "false"
 import argparse  # noqa: E402
 import cProfile  # noqa: E402
 import pstats  # noqa: E402
-import struct  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
@@ -34,63 +33,14 @@ ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "corpora"
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
-def _fields(data: bytes) -> list[tuple[int, int, bytes | int]]:
-    """(field number, wire type, value) of a protobuf message, in order."""
-    out: list[tuple[int, int, bytes | int]] = []
-    pos = 0
-    while pos < len(data):
-        key, pos = _varint(data, pos)
-        number, wire = key >> 3, key & 7
-        value: bytes | int
-        if wire == 0:
-            value, pos = _varint(data, pos)
-        elif wire == 1:
-            value, pos = data[pos : pos + 8], pos + 8
-        elif wire == 5:
-            value, pos = data[pos : pos + 4], pos + 4
-        elif wire == 2:
-            size, pos = _varint(data, pos)
-            value, pos = data[pos : pos + size], pos + size
-        else:
-            raise ValueError(f"wire type {wire}")
-        out.append((number, wire, value))
-    return out
-
-
 def read_sp_model(path: Path) -> tuple[list[tuple[str, float]], int, bytes]:
     """(pieces with scores, unk id, precompiled charsmap) of a SentencePiece .model."""
-    pieces: list[tuple[str, float]] = []
-    unk_id = 0
-    charsmap = b""
-    for number, _, value in _fields(path.read_bytes()):
-        if number == 1 and isinstance(value, bytes):
-            piece, score, kind = "", 0.0, 1
-            for sub, _, item in _fields(value):
-                if sub == 1 and isinstance(item, bytes):
-                    piece = item.decode("utf-8")
-                elif sub == 2 and isinstance(item, bytes):
-                    score = struct.unpack("<f", item)[0]
-                elif sub == 3 and isinstance(item, int):
-                    kind = item
-            if kind == 2:
-                unk_id = len(pieces)
-            pieces.append((piece, score))
-        elif number == 3 and isinstance(value, bytes):
-            for sub, _, item in _fields(value):
-                if sub == 2 and isinstance(item, bytes):
-                    charsmap = item
-    return pieces, unk_id, charsmap
+    from engine.formats import sentencepiece_proto
+
+    model = sentencepiece_proto.read(str(path))
+    pieces = [(piece.piece, piece.score) for piece in model.pieces]
+    unk_id = next((i for i, piece in enumerate(model.pieces) if piece.type == sentencepiece_proto.UNKNOWN), 0)
+    return pieces, unk_id, model.normalizer_spec.precompiled_charsmap
 
 
 def t5_style_json(model_path: Path) -> str:

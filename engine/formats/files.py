@@ -1,6 +1,6 @@
 """Reading and writing the user's files safely: atomic writes and clear errors for bad files.
 
-Every writer in the engine goes through `write_text_atomically`, so a crash or a full disk never
+Every writer in the engine goes through `write_files_atomically` (or its text forms), so a crash or a full disk never
 leaves a half-written file where a good one was. No format knowledge here.
 """
 
@@ -15,28 +15,21 @@ from engine.errors import TokenizerFileError
 
 def write_text_atomically(path: str, text: str) -> None:
     """Write `text` as UTF-8 to `path` through a temporary file in the same folder and a rename."""
-    folder = os.path.dirname(os.path.abspath(path))
+    write_files_atomically([(path, text)])
+
+
+def read_bytes(path: str, what: str) -> bytes:
+    """The whole content of a small file, or a TokenizerFileError (`what` names the expected
+    content in messages: "SentencePiece .model")."""
     if os.path.isdir(path):
-        raise TokenizerFileError(path, "is a directory, not a file")
-    if not os.path.isdir(folder):
-        raise TokenizerFileError(path, f"folder {folder} does not exist")
-    # subtle: not tempfile.mkstemp, whose files are 0600; "x" mode creates with the user's umask,
-    # and a replaced file keeps its own mode.
-    tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{secrets.token_hex(4)}.part")
+        raise TokenizerFileError(path, f"is a directory, not a {what} file")
     try:
-        with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if os.path.exists(path):
-            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise TokenizerFileError(path, "no such file") from None
+    except OSError as error:
+        raise TokenizerFileError(path, f"cannot be read ({error.strerror})") from None
 
 
 def read_text(path: str, what: str) -> str:
@@ -44,15 +37,7 @@ def read_text(path: str, what: str) -> str:
 
     `what` names the expected content in messages ("tokenizer.json", "vocab.txt").
     """
-    if os.path.isdir(path):
-        raise TokenizerFileError(path, f"is a directory, not a {what} file")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
-        raise TokenizerFileError(path, "no such file") from None
-    except OSError as error:
-        raise TokenizerFileError(path, f"cannot be read ({error.strerror})") from None
+    data = read_bytes(path, what)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -62,7 +47,13 @@ def read_text(path: str, what: str) -> str:
 
 
 def write_texts_atomically(files: list[tuple[str, str]]) -> None:
-    """Write several files as one change: all of them, or (on any failure) none of them.
+    """Write several UTF-8 text files as one change: all of them, or (on any failure) none."""
+    write_files_atomically([(path, text) for path, text in files])
+
+
+def write_files_atomically(files: list[tuple[str, str | bytes]]) -> None:
+    """Write several files (text as UTF-8, or bytes) as one change: all of them, or (on any
+    failure) none of them.
 
     Every text goes to a temporary file beside its target first; only when all are written are
     they renamed over the targets. If a rename fails, the targets already replaced get their old
@@ -72,8 +63,8 @@ def write_texts_atomically(files: list[tuple[str, str]]) -> None:
     backups: list[str] = []
     replaced: list[int] = []
     try:
-        for path, text in files:
-            temps.append(_write_temporary(path, text))
+        for path, content in files:
+            temps.append(_write_temporary(path, content))
         for index in range(len(files)):
             path = files[index][0]
             backups.append(_backup(path) if os.path.exists(path) else "")
@@ -106,8 +97,10 @@ def _temporary_name(path: str, kind: str) -> str:
     return os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{secrets.token_hex(4)}.{kind}")
 
 
-def _write_temporary(path: str, text: str) -> str:
-    """`text` written and synced to a new temporary file beside `path` (the mode of `path` if it exists)."""
+def _write_temporary(path: str, content: str | bytes) -> str:
+    """`content` written and synced to a new temporary file beside `path` (the mode of `path` if it
+    exists). subtle: not tempfile.mkstemp, whose files are 0600; "x" mode creates with the user's
+    umask."""
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise TokenizerFileError(path, "is a directory, not a file")
@@ -115,8 +108,9 @@ def _write_temporary(path: str, text: str) -> str:
         raise TokenizerFileError(path, f"folder {folder} does not exist")
     tmp = _temporary_name(path, "part")
     try:
-        with open(tmp, "x", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        with open(tmp, "xb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         if os.path.exists(path):

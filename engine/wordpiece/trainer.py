@@ -86,23 +86,12 @@ class WordPieceTrainer(Trainer):
     def start(self, word_counts: dict[str, int]) -> PairMergeRun:
         """A run over these word counts (a `WordPieceTrainingRun`, or with `scoring="frequency"`
         HF's BPE run); nothing is computed until it is stepped or run."""
-        specials = [token.content for token in self.special_tokens]
-        if self.scoring == FREQUENCY:
-            return BpeTrainingRun(
-                word_counts,
-                vocab_size=self.vocab_size,
-                min_frequency=self.min_frequency,
-                special_tokens=specials,
-                limit_alphabet=self.limit_alphabet,
-                initial_alphabet=self.initial_alphabet,
-                continuing_subword_prefix=self.continuing_subword_prefix,
-                end_of_word_suffix=self.end_of_word_suffix,
-            )
-        return WordPieceTrainingRun(
+        run_class: type[PairMergeRun] = BpeTrainingRun if self.scoring == FREQUENCY else WordPieceTrainingRun
+        return run_class(
             word_counts,
             vocab_size=self.vocab_size,
             min_frequency=self.min_frequency,
-            special_tokens=specials,
+            special_tokens=[token.content for token in self.special_tokens],
             limit_alphabet=self.limit_alphabet,
             initial_alphabet=self.initial_alphabet,
             continuing_subword_prefix=self.continuing_subword_prefix,

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from engine import normalizers as N
+from engine.formats import sentencepiece_proto
 from engine.errors import SchemaError
 from engine.normalized import NormalizedString
 from support import corpus_path
@@ -47,44 +48,9 @@ TORTURE = [
 ]
 
 
-def read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = 0
-    shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
-def proto_field(data: bytes, wanted: int) -> bytes:
-    """The first length-delimited field `wanted` of a protobuf message."""
-    pos = 0
-    while pos < len(data):
-        key, pos = read_varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            _, pos = read_varint(data, pos)
-        elif wire == 1:
-            pos += 8
-        elif wire == 5:
-            pos += 4
-        elif wire == 2:
-            size, pos = read_varint(data, pos)
-            if number == wanted:
-                return data[pos : pos + size]
-            pos += size
-        else:
-            raise ValueError(f"wire type {wire}")
-    raise KeyError(wanted)
-
-
 def sp_charsmap() -> bytes:
-    """ModelProto.normalizer_spec (3) -> precompiled_charsmap (2) of sp_test_model.model."""
-    model = corpus_path("sp_test_model.model").read_bytes()
-    return proto_field(proto_field(model, 3), 2)
+    """The charsmap of sp_test_model.model (nmt_nfkc), read with the engine's .model reader."""
+    return sentencepiece_proto.read(str(corpus_path("sp_test_model.model"))).normalizer_spec.precompiled_charsmap
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,7 @@ from tokenizers import pre_tokenizers as hp  # noqa: E402
 from tokenizers import trainers as ht  # noqa: E402
 
 from engine import Tokenizer  # noqa: E402
+from engine.formats import sentencepiece_proto  # noqa: E402
 from engine.unigram.model import Unigram  # noqa: E402
 from support import corpus_path  # noqa: E402
 
@@ -50,41 +51,9 @@ TORTURE = [
 ]
 
 
-def read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = 0
-    shift = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-
-
-def proto_field(data: bytes, wanted: int) -> bytes:
-    """The first length-delimited field `wanted` of a protobuf message."""
-    pos = 0
-    while pos < len(data):
-        key, pos = read_varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            _, pos = read_varint(data, pos)
-        elif wire in (1, 5):
-            pos += 8 if wire == 1 else 4
-        elif wire == 2:
-            size, pos = read_varint(data, pos)
-            if number == wanted:
-                return data[pos : pos + size]
-            pos += size
-        else:
-            raise ValueError(f"wire type {wire}")
-    raise KeyError(wanted)
-
-
 def sp_charsmap() -> bytes:
-    """ModelProto.normalizer_spec (3) -> precompiled_charsmap (2) of sp_test_model.model."""
-    return proto_field(proto_field(corpus_path("sp_test_model.model").read_bytes(), 3), 2)
+    """The charsmap of sp_test_model.model (nmt_nfkc), read with the engine's .model reader."""
+    return sentencepiece_proto.read(str(corpus_path("sp_test_model.model"))).normalizer_spec.precompiled_charsmap
 
 
 def lines_of(name: str) -> list[str]:
