@@ -37,5 +37,5 @@ def test_readme_main_command_opens_the_window() -> None:
 
 def test_the_readme_shows_the_screenshots_the_command_writes() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    for name in ("train.png", "train-step-by-step.png", "vocabulary.png", "encode.png", "encode-pipeline.png", "encode-round-trip.png", "compare.png"):
+    for name in ("train.png", "train-wordpiece.png", "train-unigram.png", "train-step-by-step.png", "vocabulary.png", "encode.png", "encode-pipeline.png", "encode-round-trip.png", "compare.png"):
         assert f"docs/screenshots/{name}" in text and (ROOT / "docs" / "screenshots" / name).is_file()

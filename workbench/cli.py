@@ -1,4 +1,4 @@
-"""The `tokenizer-workbench` command: train, encode and inspect tokenizers from a terminal.
+"""The `tokenizer-workbench` command: train, encode, inspect and convert tokenizers from a terminal.
 
 Argument parsing, progress bars and messages only; all tokenizer work is `engine`'s. Every
 engine error becomes one line on stderr and a non-zero exit, never a traceback.
@@ -19,8 +19,9 @@ from tqdm import tqdm
 import engine
 from workbench import presets
 from workbench.formatting import human_size
-from engine import Tokenizer, models
+from engine import models
 from engine.errors import EngineError
+from engine.formats import convert
 from engine.progress import ProgressSink, TrainProgress
 
 PROG = "tokenizer-workbench"
@@ -29,7 +30,10 @@ EXIT_USAGE = 2
 
 # The presets `train` offers: those the engine can train.
 TRAINABLE = [item.key for item in presets.PRESETS if item.available]
-COMMANDS = ("train", "encode", "inspect", "screenshots")
+COMMANDS = ("train", "encode", "inspect", "convert", "screenshots")
+
+
+_READABLE = "tokenizer.json, a SentencePiece .model, a .tiktoken file, a BERT vocab.txt or a GPT-2 vocab.json (merges.txt beside it)"
 
 
 class CliError(Exception):
@@ -129,9 +133,12 @@ def cmd_train(args: argparse.Namespace) -> int:
     files = [Path(f) for f in args.files]
     output = Path(args.output)
     _check_output(output, files)
-    tokenizer, trainer = presets.build(
-        args.preset, args.vocab_size, args.min_frequency, _special_tokens(args.special_tokens)
-    )
+    try:
+        tokenizer, trainer = presets.build(
+            args.preset, args.vocab_size, args.min_frequency, _special_tokens(args.special_tokens)
+        )
+    except ValueError as error:
+        raise CliError(f"--preset {args.preset}: {error}") from None
 
     progress: TqdmProgress | StageLines | None = None
     if not args.quiet:
@@ -163,7 +170,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
-    tokenizer = Tokenizer.from_file(args.tokenizer)
+    tokenizer = convert.load(args.tokenizer)
     lines: Sequence[str]
     if args.text is not None:
         lines = [args.text]
@@ -215,11 +222,13 @@ def _summarize(data: object) -> str:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    tokenizer = Tokenizer.from_file(args.tokenizer)
+    kind = convert.detect(args.tokenizer)
+    tokenizer = convert.load(args.tokenizer)
     model = tokenizer.model
     out = sys.stdout
     model_data = model.to_dict()
     out.write(f"file:            {args.tokenizer}\n")
+    out.write(f"format:          {convert.DESCRIPTIONS[kind]}\n")
     out.write(f"normalizer:      {_describe(tokenizer.normalizer)}\n")
     out.write(f"pre-tokenizer:   {_describe(tokenizer.pre_tokenizer)}\n")
     out.write(f"model:           {_summarize(model_data)}\n")
@@ -245,6 +254,22 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_convert(args: argparse.Namespace) -> int:
+    source = Path(args.input)
+    targets = [Path(p) for p in convert.written_paths(args.to, args.output)]
+    for target in targets:
+        if target.exists() and source.exists() and target.resolve() == source.resolve():
+            raise CliError(f"{target}: is the input; writing there would destroy it")
+        if target.is_file() and not args.force:
+            raise CliError(f"{target}: already exists; choose another name or pass --force to replace it")
+    tokenizer = convert.load(args.input)
+    notes = convert.save(tokenizer, args.to, args.output)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"Wrote {' and '.join(str(t) for t in targets)} ({convert.DESCRIPTIONS[args.to]})", file=sys.stderr)
+    return 0
+
+
 def _merge_list(merges: Sequence[tuple[str, str]]) -> str:
     return "  ".join(f"{_visible(a)} + {_visible(b)}" for a, b in merges)
 
@@ -263,7 +288,8 @@ def make_parser() -> argparse.ArgumentParser:
         prog=PROG,
         usage=f"{PROG} [FILE] | {PROG} COMMAND ...",
         description="Train, inspect and compare subword tokenizers. With no command, opens the "
-        "workbench window: on FILE when given (a .tokproj project, or a tokenizer.json to inspect), "
+        "workbench window: on FILE when given (a .tokproj project, or a tokenizer file to inspect: "
+        "tokenizer.json, SentencePiece .model, .tiktoken, BERT vocab.txt, GPT-2 vocab.json), "
         "else on the last project (the sample project the first time).",
     )
     parser.add_argument("--version", action="version", version=_version())
@@ -286,22 +312,36 @@ def make_parser() -> argparse.ArgumentParser:
 
     encode = sub.add_parser(
         "encode",
-        help="encode text with a tokenizer.json",
+        help="encode text with a tokenizer file (any format convert reads)",
         description="Encode each line of standard input (or --text) and print its tokens.",
     )
-    encode.add_argument("-t", "--tokenizer", required=True, metavar="tokenizer.json")
+    encode.add_argument("-t", "--tokenizer", required=True, metavar="TOKENIZER", help=_READABLE)
     encode.add_argument("--text", help="encode this text instead of reading standard input")
     encode.add_argument("--json", action="store_true", help="one JSON object per line with ids, tokens and offsets")
     encode.set_defaults(func=cmd_encode)
 
     inspect = sub.add_parser(
         "inspect",
-        help="summarize a tokenizer.json",
-        description="Print the pipeline, vocabulary size, special tokens and first/last merges of a tokenizer.",
+        help="summarize a tokenizer file (any format convert reads)",
+        description="Print the format, pipeline, vocabulary size, special tokens and first/last merges of a tokenizer.",
     )
-    inspect.add_argument("tokenizer", metavar="tokenizer.json")
+    inspect.add_argument("tokenizer", metavar="TOKENIZER", help=_READABLE)
     inspect.add_argument("--merges", type=int, default=10, metavar="N", help="how many first/last merges to show")
     inspect.set_defaults(func=cmd_inspect)
+
+    formats = "; ".join(f"{kind}: {text}" for kind, text in convert.DESCRIPTIONS.items())
+    conversion = sub.add_parser(
+        "convert",
+        help="convert a tokenizer between file formats",
+        description=f"Read a tokenizer file in any format and write it in another. Formats: {formats}. "
+        "A format that cannot hold part of the pipeline says what is lost; one that cannot hold the "
+        "tokenizer at all writes nothing.",
+    )
+    conversion.add_argument("input", metavar="IN", help=_READABLE)
+    conversion.add_argument("output", metavar="OUT", help="the file to write (gpt2: a folder or the vocab.json path)")
+    conversion.add_argument("--to", choices=convert.FORMATS, required=True, help="the format to write")
+    conversion.add_argument("--force", action="store_true", help="replace files that already exist")
+    conversion.set_defaults(func=cmd_convert)
 
     screenshots = sub.add_parser(
         "screenshots",

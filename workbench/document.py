@@ -13,9 +13,10 @@ import os
 
 from PySide6.QtCore import QObject, Signal
 
-from engine import Tokenizer, trainers
+from engine import Tokenizer, models, trainers
 from engine.corpus import FileCheck
 from engine.errors import EngineError
+from engine.formats import convert
 from engine.project import CorpusFile, Project, TokenizerEntry
 from engine.schema import JsonValue
 from engine.trainers.base import Trainer
@@ -208,13 +209,20 @@ class ProjectDocument(QObject):
         return self._append(entry)
 
     def import_tokenizer(self, path: str) -> TokenizerEntry:
-        """A tokenizer read from a file; raises EngineError (naming the file) when it cannot be read."""
-        tokenizer = Tokenizer.from_file(path)
+        """A tokenizer read from a file in any format `convert.load` reads (tokenizer.json,
+        SentencePiece .model, .tiktoken, BERT vocab.txt, GPT-2 vocab.json + merges.txt);
+        raises EngineError (naming the file) when it cannot be read."""
+        tokenizer = convert.load(path)
         try:
             # Retraining the imported pipeline keeps its size and its special tokens.
             default = trainers.default_trainer(tokenizer.model)
             default.vocab_size = tokenizer.get_vocab_size()
             default.special_tokens = [t for _, t in sorted(tokenizer.get_added_tokens_decoder().items()) if t.special]
+            model = tokenizer.model
+            if isinstance(default, trainers.UnigramTrainer) and isinstance(model, models.Unigram) and model.unk_id is not None:
+                default.unk_token = model.id_to_token(model.unk_id)
+            if isinstance(default, trainers.WordPieceTrainer) and isinstance(model, models.WordPiece):
+                default.continuing_subword_prefix = model.continuing_subword_prefix
             trainer: dict[str, JsonValue] | None = default.to_dict()
         except EngineError:
             trainer = None  # a model the engine cannot train yet: kept for inspection
@@ -307,8 +315,14 @@ def untrained_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:
     data = pipeline_json(tokenizer)
     model = data.get("model")
     if isinstance(model, dict):
-        if "vocab" in model:
-            model["vocab"] = [] if model.get("type") == "Unigram" else {}
+        if model.get("type") == "Unigram":
+            # subtle: a Unigram model with an unk_id needs that piece (as id 0) to load at all.
+            unk_id, pieces = model.get("unk_id"), model.get("vocab")
+            kept = isinstance(unk_id, int) and isinstance(pieces, list) and 0 <= unk_id < len(pieces)
+            model["vocab"] = [pieces[unk_id]] if kept and isinstance(pieces, list) and isinstance(unk_id, int) else []
+            model["unk_id"] = 0 if kept else None
+        elif "vocab" in model:
+            model["vocab"] = {}
         if "merges" in model:
             model["merges"] = []
     data["added_tokens"] = []

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
+import tempfile
 import time
 from typing import Final
 
@@ -31,6 +33,7 @@ from PySide6.QtWidgets import (
 
 import engine
 from engine.errors import EngineError, ProjectFileError
+from engine.formats import convert
 from engine.project import SUFFIX, Project
 from workbench import shipped
 from workbench.app import APP_TITLE, apply_appearance
@@ -40,7 +43,7 @@ from workbench.encode_service import EncodeService
 from workbench.encode_tab import EncodeTab
 from workbench.file_checks import FileChecker
 from workbench.project_panel import ProjectPanel
-from workbench.prompts import TOKENIZER_FILTER, Prompts
+from workbench.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
 from workbench.settings import Settings, state_dir
 from workbench.train_tab import TrainTab
 from workbench.vocab_tab import VocabTab
@@ -49,6 +52,22 @@ SAMPLE_PROJECT: Final = ("sample", "sample.tokproj")
 AUTOSAVE_INTERVAL_MS: Final = 60_000
 RECOVERY_FILE: Final = "recovery.tokproj"
 RECOVERY_NOTE: Final = "recovery.json"
+# File ▸ Export's entries besides tokenizer.json, one per format of `convert.FORMATS`, and the
+# name each suggests.
+EXPORT_TITLES: Final = {
+    convert.BERT_VOCAB: "BERT vocab.txt…",
+    convert.GPT2: "GPT-2 vocab.json + merges.txt…",
+    convert.SENTENCEPIECE: "SentencePiece .model…",
+    convert.TIKTOKEN: "tiktoken .tiktoken…",
+}
+EXPORT_NAMES: Final = {
+    convert.HF: "tokenizer.json",
+    convert.BERT_VOCAB: "vocab.txt",
+    convert.GPT2: "vocab.json",
+    convert.SENTENCEPIECE: "tokenizer.model",
+    convert.TIKTOKEN: "tokenizer.tiktoken",
+}
+READABLE: Final = "a tokenizer file (tokenizer.json, SentencePiece .model, .tiktoken, BERT vocab.txt, GPT-2 vocab.json + merges.txt)"
 
 
 class MainWindow(QMainWindow):
@@ -89,6 +108,7 @@ class MainWindow(QMainWindow):
             self.statusBar().addPermanentWidget(label)
 
         self._recent_menu = QMenu("Open &Recent", self)
+        self._export_reasons: tuple[tuple[int, str | None], dict[str, str]] | None = None
         self._build_menus()
 
         self.document.dirty_changed.connect(self._on_document_dirty_changed)
@@ -121,9 +141,15 @@ class MainWindow(QMainWindow):
         menu.addSeparator()
         self._action(menu, "&Import Tokenizer…", self.project_panel.import_tokenizer, "Ctrl+I")
         export = menu.addMenu("&Export")
+        export.setToolTipsVisible(True)
+        self.export_menu = export
         self._export_json = self._action(export, "Tokenizer (tokenizer.json)…", self.export_tokenizer_json, "Ctrl+E")
-        note = export.addAction("vocab.txt, vocab.json + merges.txt, SentencePiece, tiktoken: not available yet")
-        note.setEnabled(False)
+        self.export_actions: dict[str, QAction] = {}
+        for kind, title in EXPORT_TITLES.items():
+            action = export.addAction(title)
+            action.triggered.connect(lambda checked=False, kind=kind: self.export_as(kind))
+            self.export_actions[kind] = action
+        export.aboutToShow.connect(self.update_export_actions)
         menu.addSeparator()
         self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -232,7 +258,7 @@ class MainWindow(QMainWindow):
         except EngineError as error:
             self.document.replace(previous[0], previous[1], previous[2], previous[3])
             if not quiet:
-                self.prompts.warn("The file cannot be opened", f"{error}\n\nOpen a .tokproj project or a tokenizer.json file.")
+                self.prompts.warn("The file cannot be opened", f"{error}\n\nOpen a .tokproj project or {READABLE}.")
             return False
         self.tabs.setCurrentWidget(self.vocab_tab)
         return True
@@ -357,6 +383,65 @@ class MainWindow(QMainWindow):
             return
         self.statusBar().showMessage(f"Exported {path} (tokenizer.json keeps the whole pipeline)", 8000)
 
+    def export_reasons(self) -> dict[str, str]:
+        """Why each export format of `EXPORT_TITLES` cannot hold the active tokenizer ("" when
+        it can): the engine's own answer, from writing it into a throw-away folder (kept
+        until the tokenizer changes)."""
+        view = self.document.view()
+        if view is None or not view.entry.is_trained:
+            return {kind: "Train the tokenizer (or import one) first" for kind in EXPORT_TITLES}
+        key = (id(view), view.entry.trained_json)
+        if self._export_reasons is not None and self._export_reasons[0] == key:
+            return self._export_reasons[1]
+        reasons: dict[str, str] = {}
+        with tempfile.TemporaryDirectory(prefix="workbench-export-") as folder:
+            for kind in EXPORT_TITLES:
+                try:
+                    convert.save(view.tokenizer, kind, os.path.join(folder, EXPORT_NAMES[kind]))
+                    reasons[kind] = ""
+                except (EngineError, OSError) as error:
+                    reasons[kind] = _without_path(str(error))
+        self._export_reasons = (key, reasons)
+        return reasons
+
+    def update_export_actions(self) -> None:
+        """Enable the export formats that can hold the active tokenizer; the others say why."""
+        for kind, reason in self.export_reasons().items():
+            action = self.export_actions[kind]
+            action.setEnabled(not reason)
+            tip = f"Cannot export as {EXPORT_TITLES[kind].rstrip('…')}: {reason}" if reason else convert.DESCRIPTIONS[kind]
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+
+    def export_as(self, kind: str) -> bool:
+        """Write the active tokenizer in format `kind` (of `convert.FORMATS`) where the user
+        says; what the format drops is listed. False when nothing was written."""
+        view = self.document.view()
+        if view is None or not view.entry.is_trained:
+            self.prompts.warn("Nothing to export", "Train the tokenizer (or import one) before exporting it.")
+            return False
+        name = EXPORT_NAMES[kind]
+        if kind in (convert.SENTENCEPIECE, convert.TIKTOKEN):
+            name = f"{view.entry.name}{convert.SUFFIXES[kind]}".replace(os.sep, "-")
+        path = self.prompts.export_file(os.path.join(self._folder(), name), EXPORT_FILTERS[kind])
+        if not path:
+            return False
+        if kind != convert.HF and not path.lower().endswith(convert.SUFFIXES[kind]):
+            path += convert.SUFFIXES[kind]
+        title = EXPORT_TITLES.get(kind, kind).rstrip("…")
+        try:
+            notes = convert.save(view.tokenizer, kind, path)
+        except (EngineError, OSError) as error:
+            self.prompts.warn(f"The tokenizer was not exported as {title}", f"{error}\n\nNothing was written at {path}.")
+            return False
+        written = " and ".join(convert.written_paths(kind, path))
+        lost = f"; it does not keep {len(notes)} thing{'s' if len(notes) != 1 else ''} (listed)" if notes else ""
+        self.statusBar().showMessage(f"Exported {written}{lost}", 10000)
+        if notes:
+            listed = "\n".join(f"• {note}" for note in notes)
+            self.prompts.inform(f"What {title} does not keep", f"Wrote {written}.\n\nThe format cannot hold:\n{listed}")
+        return True
+
     # -- edit, view, help ----------------------------------------------------------------------
 
     def copy_selection(self) -> None:
@@ -435,6 +520,10 @@ class MainWindow(QMainWindow):
             else:
                 self._size_label.setText("not trained")
         self._export_json.setEnabled(entry is not None and entry.is_trained)
+        for kind, action in self.export_actions.items():
+            # the formats are checked when the menu opens; until then, only "is it trained"
+            action.setEnabled(entry is not None and entry.is_trained)
+            action.setToolTip(convert.DESCRIPTIONS[kind])
 
     def _on_train_tab_state_changed(self, state: str) -> None:
         self._state_label.setText(state)
@@ -467,6 +556,12 @@ class MainWindow(QMainWindow):
         self.train_tab.shutdown()
         self.encode_service.shutdown()
         self.remove_recovery()
+
+
+def _without_path(message: str) -> str:
+    """An engine message about a throw-away file, without the file's path: "/tmp/x/vocab.txt:
+    needs a WordPiece model" -> "needs a WordPiece model"."""
+    return re.sub(r"^\S*workbench-export-\S*?: ", "", message)
 
 
 def selected_text(view: QAbstractItemView) -> str:

@@ -1,8 +1,8 @@
 """The tokenizer presets the command line and the window start from: a pipeline and a trainer
 for each well-known kind of tokenizer, built from engine components as a script would.
 
-A preset the engine cannot train yet says why (`reason`) instead of being hidden or faked.
-No Qt here.
+A preset the engine cannot train says why (`reason`) instead of being hidden or faked (every
+preset here can be trained today). No Qt here.
 """
 
 from __future__ import annotations
@@ -14,8 +14,6 @@ from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, pro
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
 
 UNK = "[UNK]"
-NOT_YET_WORDPIECE = "WordPiece training is not in the engine yet (it comes with the WordPiece and Unigram training issue)"
-NOT_YET_UNIGRAM = "the Unigram model and trainer are not in the engine yet (they come with the WordPiece and Unigram training issue)"
 
 
 @dataclass(frozen=True)
@@ -51,16 +49,16 @@ PRESETS: tuple[Preset, ...] = (
     Preset(
         "bert",
         "BERT WordPiece",
-        "BERT normalizer and pre-tokenizer, WordPiece with ## continuations, [CLS]/[SEP] template",
+        "BERT normalizer (lowercase) and pre-tokenizer, WordPiece with ## continuations trained by "
+        "likelihood score, [CLS] $A [SEP] template",
         ("[PAD]", UNK, "[CLS]", "[SEP]", "[MASK]"),
-        NOT_YET_WORDPIECE,
     ),
     Preset(
         "sentencepiece-unigram",
         "SentencePiece-style Unigram",
-        "NFKC, Metaspace and a Unigram model trained by EM and pruning",
+        "NFKC, Metaspace (▁ for spaces) and a Unigram model trained by EM and pruning, as HF's "
+        "SentencePieceUnigramTokenizer",
         ("<unk>",),
-        NOT_YET_UNIGRAM,
     ),
     Preset("wordlevel", "WordLevel", "Whitespace pre-tokenizer; every word one token, [UNK] for the rest", (UNK,)),
 )
@@ -132,6 +130,35 @@ def _sentencepiece_bpe(vocab_size: int, min_frequency: int, special: list[str]) 
     return tokenizer, trainer
 
 
+def _bert(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
+    special = _with_unk(special, UNK)
+    tokenizer = Tokenizer(models.WordPiece(unk_token=UNK))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tokenizer.decoder = decoders.WordPiece()
+    if "[CLS]" in special and "[SEP]" in special:
+        # The trainer puts the special tokens first, in this order: their ids are known now.
+        cls, sep = ("[CLS]", special.index("[CLS]")), ("[SEP]", special.index("[SEP]"))
+        tokenizer.post_processor = processors.TemplateProcessing(
+            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[cls, sep]
+        )
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=special)
+    return tokenizer, trainer
+
+
+def _sentencepiece_unigram(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
+    unk = "<unk>"
+    special = _with_unk(special, unk)
+    tokenizer = Tokenizer(models.Unigram())
+    tokenizer.normalizer = normalizers.NFKC()
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+    tokenizer.decoder = decoders.Metaspace()
+    if min_frequency > 0:
+        raise ValueError("a Unigram vocabulary has no minimum frequency (it prunes by likelihood); leave it at 0")
+    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=special, unk_token=unk)
+    return tokenizer, trainer
+
+
 def _wordlevel(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
     tokenizer = Tokenizer(models.WordLevel(unk_token=UNK))
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
@@ -145,5 +172,7 @@ _BUILDERS: dict[str, Callable[[int, int, list[str]], tuple[Tokenizer, Trainer]]]
     "bpe": _bpe,
     "gpt2": _gpt2,
     "sentencepiece-bpe": _sentencepiece_bpe,
+    "bert": _bert,
+    "sentencepiece-unigram": _sentencepiece_unigram,
     "wordlevel": _wordlevel,
 }

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 
 from engine.corpus import FileCheck, check_file
 from engine.errors import CorpusError, EngineError
-from engine.project import CorpusFile
+from engine.project import CorpusFile, TokenizerEntry
 from workbench import presets
 from workbench.document import ProjectDocument
 from workbench.file_checks import FileChecker
@@ -297,7 +297,7 @@ class ProjectPanel(QWidget):
         self.tokenizer_list.clear()
         for entry in project.tokenizers:
             if entry.is_trained:
-                size = entry.report.history.merges[-1].vocab_size if entry.report and entry.report.history.merges else 0
+                size = _trained_size(entry)
                 state = f"trained{f', {size:,} tokens' if size else ''}" if entry.preset != "imported" else "imported"
             else:
                 state = "not trained"
@@ -324,3 +324,14 @@ def _heading(text: str) -> QLabel:
     font.setBold(True)
     label.setFont(font)
     return label
+
+
+def _trained_size(entry: TokenizerEntry) -> int:
+    """The vocabulary size the last step of its training reported (a merge or a round; 0 when
+    there is no history)."""
+    history = entry.report.history if entry.report is not None else None
+    if history is None:
+        return 0
+    if history.merges:
+        return history.merges[-1].vocab_size
+    return history.rounds[-1].vocab_size if history.rounds else 0

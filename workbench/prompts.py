@@ -9,7 +9,24 @@ from __future__ import annotations
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 PROJECT_FILTER = "Tokenizer Workbench projects (*.tokproj)"
-TOKENIZER_FILTER = "Tokenizer files (*.json);;All files (*)"
+# Every file `engine.formats.convert.load` reads, together and one format at a time.
+TOKENIZER_FILTER = (
+    "Tokenizer files (*.json *.model *.tiktoken *.txt);;"
+    "HF tokenizer.json (*.json);;"
+    "SentencePiece model (*.model);;"
+    "tiktoken ranks (*.tiktoken);;"
+    "BERT vocab.txt (*.txt);;"
+    "GPT-2 vocab.json + merges.txt (*.json *.txt);;"
+    "All files (*)"
+)
+# What the save dialog of each export format offers (keys: `convert.FORMATS`).
+EXPORT_FILTERS = {
+    "hf": "HF tokenizer.json (*.json);;All files (*)",
+    "sentencepiece": "SentencePiece model (*.model);;All files (*)",
+    "tiktoken": "tiktoken ranks (*.tiktoken);;All files (*)",
+    "bert-vocab": "BERT vocab.txt (*.txt);;All files (*)",
+    "gpt2": "GPT-2 vocab.json, merges.txt beside it (*.json);;All files (*)",
+}
 
 
 class Prompts:

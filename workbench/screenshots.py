@@ -33,8 +33,9 @@ class ScreenshotError(RuntimeError):
 
 
 def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
-    """Write train.png, train-step-by-step.png, vocabulary.png, encode.png, encode-pipeline.png
-    and compare.png into `folder`; return them."""
+    """Write train.png, train-step-by-step.png, vocabulary.png, encode.png, encode-pipeline.png,
+    compare.png, encode-round-trip.png, train-wordpiece.png and train-unigram.png into `folder`;
+    return them."""
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
         previous = os.environ.get(HOME_VARIABLE)
@@ -111,6 +112,15 @@ def _write(folder: Path, theme: str) -> list[Path]:
         tab.pages.setCurrentIndex(2)
         _wait(lambda: tab.is_current() and "exact" in tab.verdict.text().lower())
         paths.append(_grab(window, folder / "encode-round-trip.png"))
+        tab.pages.setCurrentIndex(0)
+
+        # WordPiece (merges ranked by likelihood) and Unigram (EM and pruning rounds)
+        for key, size, name in (("bert", 8000, "train-wordpiece.png"), ("sentencepiece-unigram", 2000, "train-unigram.png")):
+            window.document.add_preset(key, vocab_size=size)
+            window.tabs.setCurrentWidget(window.train_tab)
+            _train(window)
+            window.train_tab.merges.scrollToBottom()
+            paths.append(_grab(window, folder / name))
     finally:
         window.shutdown()
         window.document.mark_saved(window.document.path or str(folder / "sample.tokproj"))

@@ -34,7 +34,7 @@ from engine import Tokenizer, trainers
 from engine.errors import EngineError
 from engine.schema import JsonValue
 from engine.trainers.base import Trainer, TrainingRun
-from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainReport
+from engine.trainers.records import SCORE_COUNT, MergeStep, PairCandidate, RoundStep, TrainReport
 from engine.vocabulary import TokenStyle, readable, token_examples, token_frequencies
 from workbench.training import TrainingResult, characters_per_token
 from workbench.training_views import Heading, MergesTable, TrainingPlots
@@ -49,6 +49,7 @@ SLICE_SECONDS: Final = 0.02
 EVALUATION_BYTES: Final = 64 * 1024
 EVALUATION_INTERVAL: Final = 0.25
 TYPED_TEXT: Final = "typed text"
+PAIR_HEADINGS: Final = ("Pairs competing for the next merge", "Pieces the next prune would remove first")
 DEFAULT_TEXT: Final = (
     "the cat sat on the mat\n"
     "the dog sat on the log\n"
@@ -80,8 +81,7 @@ class StepPanel(QWidget):
         self.status = QLabel("Press Start: the words of the text are counted with the pipeline on the left.")
         self.status.setWordWrap(True)
 
-        self.candidates = QTableWidget(0, 3)
-        self.candidates.setHorizontalHeaderLabels(["Left", "Right", "Count"])
+        self.candidates = QTableWidget(0, 4)
         self.words = QTableWidget(0, 2)
         self.words.setHorizontalHeaderLabels(["Word, as tokens", "Count"])
         for table in (self.candidates, self.words):
@@ -102,9 +102,11 @@ class StepPanel(QWidget):
         source_row.addWidget(self.source, 1)
 
         tables = QSplitter()
-        tables.addWidget(Heading("Pairs competing for the next merge", self.candidates))
+        self.candidates_heading = Heading(PAIR_HEADINGS[0], self.candidates)
+        tables.addWidget(self.candidates_heading)
         tables.addWidget(Heading("Most frequent words", self.words))
-        tables.addWidget(Heading("Merges so far", self.merges))
+        self.merges_heading = Heading("Merges so far", self.merges)
+        tables.addWidget(self.merges_heading)
         layout = QVBoxLayout(self)
         layout.addLayout(source_row)
         layout.addWidget(self.text)
@@ -141,6 +143,8 @@ class StepPanel(QWidget):
         self._evaluator: Tokenizer | None = None
         self._evaluation_lines: list[str] = []
         self._evaluated_at = 0.0
+        self._kind = "BpeTrainer"
+        self._label_tables("BpeTrainer", SCORE_COUNT)
         self.set_files([])
         self._update_buttons()
 
@@ -207,8 +211,11 @@ class StepPanel(QWidget):
         self._evaluated_at = 0.0
         self._style = TokenStyle.of(tokenizer)
         self._started = time.monotonic()
-        self.merges.merges.reset([], self._style)
-        self.plots.clear()
+        score_name = SCORE_COUNT if run.history.score_name == SCORE_COUNT else run.history.score_name
+        self._kind = str(trainer_settings.get("type"))
+        self._label_tables(self._kind, score_name)
+        self.merges.merges.reset([], self._style, score_name)
+        self.plots.clear(score_name, rounds=self._kind == "UnigramTrainer")
         self._evaluate(force=True)
         self._show(candidates)
         self.state_changed.emit("stepping")
@@ -309,13 +316,27 @@ class StepPanel(QWidget):
         evaluator.apply_training(trainer, run)
         value = characters_per_token(evaluator, self._evaluation_lines)
         if value > 0:
-            self.plots.add_evaluation(len(self.merges.merges.steps), value)
+            model = self.merges.merges
+            self.plots.add_evaluation(len(model.rounds) if model.shows_rounds else len(model.steps), value)
 
     # -- drawing -------------------------------------------------------------------------------
 
+    def _label_tables(self, kind: str, score_name: str) -> None:
+        """Name the tables' columns after what this trainer's steps are."""
+        unigram = kind == "UnigramTrainer"
+        if unigram:
+            labels = ["Piece", "Would split into", "Uses", "Likelihood lost"]
+        elif score_name != SCORE_COUNT:
+            labels = ["Left", "Right", score_name.capitalize(), "Pair · left · right counts"]
+        else:
+            labels = ["Left", "Right", "Count", ""]
+        self.candidates.setHorizontalHeaderLabels(labels)
+        self.candidates.setColumnHidden(3, not labels[3])
+        self.candidates_heading.label.setText(PAIR_HEADINGS[1] if unigram else PAIR_HEADINGS[0])
+        self.merges_heading.label.setText("Rounds so far" if unigram else "Merges so far")
+
     def _record(self, made: list[MergeStep | RoundStep]) -> None:
-        merges = [step for step in made if isinstance(step, MergeStep)]
-        self.merges.append(merges)
+        self.merges.append(made)
         self.plots.add_steps(made)
 
     def _show(self, candidates: list[PairCandidate]) -> None:
@@ -327,15 +348,23 @@ class StepPanel(QWidget):
         self.candidates.setRowCount(len(candidates))
         for row, candidate in enumerate(candidates):
             left, right = candidate.left, candidate.right
-            value = f"{candidate.score:.4g}" if candidate.score is not None else f"{candidate.count:,}"
-            cells = (readable(left, self._style), readable(right, self._style), value)
+            if self._kind == "UnigramTrainer":
+                shown_right = " ".join(readable(piece, self._style) for piece in right.split(" "))
+                cells = (readable(left, self._style), shown_right, f"{candidate.count:,}", f"{candidate.score or 0.0:.4g}")
+            elif candidate.score is not None:
+                counts = f"{candidate.count:,} · {_count(candidate.left_count)} · {_count(candidate.right_count)}"
+                cells = (readable(left, self._style), readable(right, self._style), f"{candidate.score:.4g}", counts)
+            else:
+                cells = (readable(left, self._style), readable(right, self._style), f"{candidate.count:,}", "")
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column < 2:
                     item.setToolTip(f"raw: {(left, right)[column]!r}")
                 if row == 0 and not run.done:
                     item.setFont(bold)
-                    item.setToolTip("the next step merges this pair")
+                    item.setToolTip(
+                        "the next prune removes this piece first" if self._kind == "UnigramTrainer" else "the next step merges this pair"
+                    )
                 self.candidates.setItem(row, column, item)
         words = run.segmentations(WORDS)
         self.words.setRowCount(len(words))
@@ -343,10 +372,20 @@ class StepPanel(QWidget):
             shown = "".join(f"[{readable(piece, self._style)}]" for piece in pieces) if pieces else "(not a token yet)"
             self.words.setItem(row, 0, QTableWidgetItem(shown))
             self.words.setItem(row, 1, QTableWidgetItem(f"{count:,}"))
-        steps = len(self.merges.merges.steps)
         size = len(run.vocab)
-        state = "done: nothing more to merge" if run.done else "next: the first pair above"
-        self.status.setText(f"{steps:,} merges · vocabulary {size:,} · {len(self._counts):,} distinct words · {state}")
+        if self._kind == "UnigramTrainer":
+            rounds = self.merges.merges.rounds
+            steps = f"{len(rounds):,} rounds"
+            upcoming = run.top_candidates(1)
+            state = (
+                "done: the vocabulary is final" if run.done
+                else f"last round: {rounds[-1].phase}" + (", the next prune removes the pieces above first" if upcoming else "")
+                if rounds else "next: the seed round (frequent substrings)"
+            )
+        else:
+            steps = f"{len(self.merges.merges.steps):,} merges"
+            state = "done: nothing more to merge" if run.done else "next: the first pair above"
+        self.status.setText(f"{steps} · vocabulary {size:,} · {len(self._counts):,} distinct words · {state}")
         self._update_buttons()
         if run.done:
             self.state_changed.emit("done")
@@ -361,3 +400,7 @@ class StepPanel(QWidget):
         self.start_button.setEnabled(not busy and self._config is not None)
         self.reset_button.setEnabled(running)
         self.keep_button.setEnabled(running and not busy)
+
+
+def _count(value: int | None) -> str:
+    return f"{value:,}" if value is not None else "?"

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 from engine.progress import TrainProgress
 from engine.project import TokenizerEntry
 from engine.schema import JsonValue
-from engine.trainers.records import MergeStep, RoundStep
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep
 from engine.vocabulary import TokenStyle
 from workbench.document import ProjectDocument
 from workbench.formatting import ERROR_STYLE
@@ -50,6 +50,14 @@ def default_processes() -> int:
     except (AttributeError, OSError):
         cores = os.cpu_count() or 1
     return max(1, min(cores, 4))
+
+
+def score_name_of(trainer: dict[str, JsonValue]) -> str:
+    """What ranks the merges of this trainer's run: "likelihood" for WordPiece scored by
+    likelihood, else "count" (TrainHistory.score_name)."""
+    if trainer.get("type") == "WordPieceTrainer" and trainer.get("scoring", "likelihood") == "likelihood":
+        return SCORE_LIKELIHOOD
+    return SCORE_COUNT
 
 
 class TrainTab(QWidget):
@@ -124,7 +132,8 @@ class TrainTab(QWidget):
         live_layout.addWidget(self.stages)
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(self.plots)
-        body.addWidget(Heading("Latest merges", self.merges))
+        self.merges_heading = Heading("Latest merges", self.merges)
+        body.addWidget(self.merges_heading)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
         live_layout.addWidget(body, 1)
@@ -171,7 +180,7 @@ class TrainTab(QWidget):
             return "Create a tokenizer from a preset (Project panel, New From Preset) first."
         reason = self.form.trainable_reason()
         if reason:
-            return f"This model cannot be trained here yet: {reason}."
+            return f"This model cannot be trained here: {reason}."
         if self.form.configuration() is None:
             return "Fix the settings marked in red first."
         corpus = self.document.project.corpus
@@ -200,8 +209,11 @@ class TrainTab(QWidget):
         self._job_entry = entry
         self._job_config = configuration
         self.stages.clear()
-        self.plots.clear(at_once=False)
-        self.merges.merges.reset([], self._style_of(pipeline))
+        score_name = score_name_of(trainer)
+        rounds = trainer.get("type") == "UnigramTrainer"
+        self.plots.clear(score_name, at_once=False, rounds=rounds)
+        self.merges.merges.reset([], self._style_of(pipeline), score_name)
+        self._name_steps(rounds)
         self._say("Starting the training process…")
         self.runner.start(job)
         self.state_changed.emit("training")
@@ -223,7 +235,7 @@ class TrainTab(QWidget):
 
     def _on_runner_stepped(self, steps: list[MergeStep | RoundStep]) -> None:
         self.plots.add_steps(steps)
-        self.merges.append([step for step in steps if isinstance(step, MergeStep)])
+        self.merges.append(steps)
 
     def _on_runner_finished(self, result: TrainingResult) -> None:
         entry, configuration = self._job_entry, self._job_config
@@ -309,7 +321,13 @@ class TrainTab(QWidget):
             self.plots.show_history(history, entry.evaluations if entry is not None else [])
         self._plotted = None
         style = view.style if view is not None else TokenStyle()
-        self.merges.merges.reset(history.merges if history is not None else [], style, history.score_name if history else "count")
+        self.merges.merges.reset(
+            history.merges if history is not None else [],
+            style,
+            history.score_name if history else "count",
+            history.rounds if history is not None else [],
+        )
+        self._name_steps(history is not None and bool(history.rounds) and not history.merges)
         self.merges.scrollToBottom()
         if entry is not None and entry.report is not None:
             report = entry.report
@@ -366,6 +384,9 @@ class TrainTab(QWidget):
         self.pending.setVisible(pending)
         if reason and not running:
             self._say(reason, error=True)
+
+    def _name_steps(self, rounds: bool) -> None:
+        self.merges_heading.label.setText("Rounds" if rounds else "Latest merges")
 
     def _say(self, text: str, error: bool = False) -> None:
         self.message.setText(text)

@@ -30,6 +30,7 @@ from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
 from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory, TrainReport
+from engine.unigram.training_run import STAGE_EM
 from engine.vocabulary import TokenStyle, VocabularyTable, token_examples, token_frequencies
 
 # The held-out text is at most this big: encoding it must stay cheap next to the training.
@@ -206,6 +207,9 @@ class _Streamer(ProgressSink):
         self.connection.send(("progress", event.to_dict()))
         if event.stage == STAGE_COMPUTE_MERGES and event.total > 0:
             self._maybe_evaluate(event.current, event.total)
+        elif event.stage == STAGE_EM and event.total > 0:
+            # subtle: a Unigram run's total is an estimate of its rounds; count the rounds made.
+            self._maybe_evaluate(self.sent, max(event.total, self.sent))
         return not self.cancel.is_set()
 
     def flush_steps(self) -> None:
@@ -231,6 +235,8 @@ class _Streamer(ProgressSink):
         run, trainer, evaluator = self.run, self.trainer, self.evaluator
         if run is None or trainer is None or evaluator is None or not self.held_out:
             return
+        if self.evaluations and self.evaluations[-1][0] >= done:
+            return  # measured there already
         began = time.monotonic()
         evaluator.apply_training(trainer, run)
         value = characters_per_token(evaluator, self.held_out)

@@ -9,6 +9,7 @@ Plots redraw on a timer a few times a second, never once per step.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 import time
 from typing import Final
 
@@ -32,6 +33,10 @@ from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.vocabulary import TokenStyle, readable
 from workbench.formatting import BYTE_UNITS, ERROR_COLOR, duration, quantity
 
+# How each kind of round is drawn (RoundStep.phase -> pyqtgraph symbol), and in what order the
+# legend names them.
+PHASE_SYMBOLS: Final = {"seed": "star", "EM": "o", "prune": "t", "finalize": "s"}
+ROUND_SYMBOL_SIZE: Final = 10
 # The plots take turns: one redraws per tick, so a repaint never draws all three at once.
 REDRAW_INTERVAL_MS: Final = 100
 Index = QModelIndex | QPersistentModelIndex
@@ -141,6 +146,7 @@ class TrainingPlots(QWidget):
         self._sizes: list[float] = []
         self._evaluated_at: list[float] = []
         self._evaluations: list[float] = []
+        self._phases: list[str] = []
         self._rounds = False
         self._dirty = False
         self._stale = [False, False, False]
@@ -161,6 +167,15 @@ class TrainingPlots(QWidget):
             [], [], pen=self._pen, symbol="o", symbolSize=5, symbolBrush=self._dots
         )
         self._curves = [self._score_curve, self._growth_curve, self._compression_curve]
+        # the names of the round phases, shown while a round-based training is drawn
+        self._legends: list[pyqtgraph.LegendItem] = []
+        # one legend, where a shrinking vocabulary leaves room (the top right of its plot)
+        for plot in (self.growth,):
+            legend = pyqtgraph.LegendItem(offset=(-10, 10))
+            legend.setParentItem(plot.getPlotItem().getViewBox())
+            legend.hide()
+            self._legends.append(legend)
+        self._fill_legends()
         self._label_axes()
 
     def apply_palette(self) -> None:
@@ -184,6 +199,23 @@ class TrainingPlots(QWidget):
         for curve in self._curves:
             curve.setPen(self._pen)
             curve.setSymbolBrush(self._dots)
+        if self._curves:
+            self._label_axes()
+            self._fill_legends()
+            self._stale = [True, True, True]
+            self.redraw()
+
+    def _fill_legends(self) -> None:
+        palette = QApplication.palette()
+        foreground = palette.color(QPalette.ColorRole.Text)
+        for legend in self._legends:
+            legend.clear()
+            legend.setLabelTextColor(foreground)
+            legend.setBrush(pyqtgraph.mkBrush(palette.color(QPalette.ColorRole.Base)))
+            legend.setPen(pyqtgraph.mkPen(palette.color(QPalette.ColorRole.Mid)))
+            for phase, symbol in PHASE_SYMBOLS.items():
+                sample = pyqtgraph.ScatterPlotItem(symbol=symbol, size=ROUND_SYMBOL_SIZE, brush=self._dots, pen=None)
+                legend.addItem(sample, f"{phase} round")
 
     def _label_axes(self) -> None:
         if self._rounds:
@@ -200,27 +232,47 @@ class TrainingPlots(QWidget):
             self.growth.setTitle("Vocabulary size")
             self.growth.setLabel("left", "tokens")
             self.growth.setLabel("bottom", "seconds since the run began")
+        elif self._rounds:
+            self.growth.setTitle("Pieces removed per round")
+            self.growth.setLabel("left", "pieces")
+            self.growth.setLabel("bottom", "round")
         else:
             self.growth.setTitle("Words changed per merge")
             self.growth.setLabel("left", "distinct words")
             self.growth.setLabel("bottom", "merge rank")
         self.compression.setTitle(self.compression_title)
         self.compression.setLabel("left", "characters per token")
-        self.compression.setLabel("bottom", "steps")
+        self.compression.setLabel("bottom", "rounds" if self._rounds else "steps")
+        for legend in self._legends:
+            legend.setVisible(self._rounds)
+        for curve in (self._score_curve, self._growth_curve):
+            # subtle: a handful of rounds, each its own marker: downsampling would drop some.
+            curve.setDownsampling(auto=not self._rounds, method="peak")
+        # A likelihood score jumps from one merge to the next (unlike a count, it does not
+        # fall steadily): points show it; a line through them would be a solid band.
+        scattered = self.score_name != "count" and not self._rounds
+        self._score_curve.setPen(None if scattered else self._pen)
+        self._score_curve.setDownsampling(auto=not (scattered or self._rounds), method="peak")
 
     def set_compression_title(self, title: str) -> None:
         self.compression_title = title
         self.compression.setTitle(title)
 
-    def clear(self, score_name: str = "count", at_once: bool = True) -> None:
+    def clear(self, score_name: str = "count", at_once: bool = True, rounds: bool = False) -> None:
         """Forget the data; the plots empty at once, or (`at_once=False`, as a training starts)
-        in turn on the next ticks, so that starting never repaints all three together."""
-        relabel = score_name != self.score_name or self._rounds
+        in turn on the next ticks, so that starting never repaints all three together.
+        `rounds`: the steps to come are rounds (Unigram), drawn as such from the start."""
+        relabel = score_name != self.score_name or rounds != self._rounds
         self.score_name = score_name
         self._ranks, self._values, self._seconds, self._sizes, self._touched = [], [], [], [], []
         self._evaluated_at, self._evaluations = [], []
-        self._rounds = False
+        self._phases = []
+        self._rounds = rounds
         if relabel:
+            # subtle: the old points must go before the log scale changes: negative
+            # log-likelihoods on a log axis are all NaN, which pyqtgraph cannot bound.
+            self._score_curve.setData([], [])
+            self._growth_curve.setData([], [])
             self._label_axes()
         self._dirty = True
         if at_once:
@@ -243,6 +295,7 @@ class TrainingPlots(QWidget):
                 self._seconds.append(step.seconds)
                 self._sizes.append(float(step.vocab_size))
                 self._touched.append(float(step.removed))
+                self._phases.append(step.phase)
         self._dirty = True
 
     def add_evaluation(self, done: int, chars_per_token: float) -> None:
@@ -252,7 +305,8 @@ class TrainingPlots(QWidget):
 
     def show_history(self, history: TrainHistory | None, evaluations: list[tuple[int, float]]) -> None:
         """Redraw from a stored history (a reopened project) at once."""
-        self.clear(history.score_name if history is not None else "count")
+        rounds = history is not None and bool(history.rounds) and not history.merges
+        self.clear(history.score_name if history is not None else "count", rounds=rounds)
         if history is not None:
             self.add_steps(history.steps())
         for done, value in evaluations:
@@ -275,14 +329,23 @@ class TrainingPlots(QWidget):
         if not self._stale[index]:
             return
         self._stale[index] = False
+        symbols: dict[str, object] = {"symbol": None}
+        if index == 0 and self.score_name != "count" and not self._rounds:
+            symbols = {"symbol": "o", "symbolSize": 2, "symbolBrush": self._dots, "symbolPen": None}
+        if self._rounds:
+            symbols = {
+                "symbol": [PHASE_SYMBOLS.get(phase, "o") for phase in self._phases],
+                "symbolSize": ROUND_SYMBOL_SIZE,
+                "symbolBrush": self._dots,
+                "symbolPen": None,
+            }
         if index == 0:
-            self._score_curve.setSymbol("o" if self._rounds else None)
-            self._score_curve.setData(self._ranks, self._values)
+            self._score_curve.setData(self._ranks, self._values, **symbols)
         elif index == 1:
             if self.by_time:
-                self._growth_curve.setData(self._seconds, self._sizes)
+                self._growth_curve.setData(self._seconds, self._sizes, **symbols)
             else:
-                self._growth_curve.setData(self._ranks, self._touched)
+                self._growth_curve.setData(self._ranks, self._touched, **symbols)
         else:
             self._compression_curve.setData(self._evaluated_at, self._evaluations)
 
@@ -300,51 +363,85 @@ class TrainingPlots(QWidget):
 
 
 MERGE_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Count", "Words touched")
+# A scored merge (WordPiece) shows its score where BPE shows the count, and the counts behind it.
+SCORED_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Score", "Pair · left · right counts")
+ROUND_COLUMNS: Final = ("Round", "Phase", "Vocabulary", "Removed", "Log-likelihood", "Seconds")
 
 
 class MergesModel(QAbstractTableModel):
-    """The merges made so far, one row each, tokens shown readable (raw form on hover)."""
+    """The merges made so far, one row each, tokens shown readable (raw form on hover); for a
+    round-based training (Unigram), its rounds."""
 
     def __init__(self) -> None:
         super().__init__()
         self.steps: list[MergeStep] = []
+        self.rounds: list[RoundStep] = []
         self.style = TokenStyle()
         self.glyphs = True
         self.score_name = "count"
 
-    def reset(self, steps: list[MergeStep], style: TokenStyle, score_name: str = "count") -> None:
+    def reset(
+        self, steps: list[MergeStep], style: TokenStyle, score_name: str = "count", rounds: list[RoundStep] | None = None
+    ) -> None:
         self.beginResetModel()
         self.steps = list(steps)
+        self.rounds = list(rounds) if rounds is not None else []
         self.style = style
         self.score_name = score_name
         self.endResetModel()
 
-    def append(self, steps: list[MergeStep]) -> None:
-        if not steps:
-            return
-        first = len(self.steps)
-        self.beginInsertRows(QModelIndex(), first, first + len(steps) - 1)
-        self.steps.extend(steps)
-        self.endInsertRows()
+    def append(self, steps: Sequence[MergeStep | RoundStep]) -> None:
+        merges = [step for step in steps if isinstance(step, MergeStep)]
+        rounds = [step for step in steps if isinstance(step, RoundStep)]
+        if rounds and not self.rounds:
+            # the first round turns the table into the rounds' table (other columns)
+            self.beginResetModel()
+            self.rounds.extend(rounds)
+            self.endResetModel()
+        elif rounds:
+            first = len(self.rounds)
+            self.beginInsertRows(QModelIndex(), first, first + len(rounds) - 1)
+            self.rounds.extend(rounds)
+            self.endInsertRows()
+        if merges:
+            first = len(self.steps)
+            self.beginInsertRows(QModelIndex(), first, first + len(merges) - 1)
+            self.steps.extend(merges)
+            self.endInsertRows()
+
+    @property
+    def shows_rounds(self) -> bool:
+        return bool(self.rounds) and not self.steps
+
+    def columns(self) -> tuple[str, ...]:
+        if self.shows_rounds:
+            return ROUND_COLUMNS
+        return MERGE_COLUMNS if self.score_name == "count" else SCORED_COLUMNS
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
-        return 0 if parent.isValid() else len(self.steps)
+        return 0 if parent.isValid() else len(self.rounds if self.shows_rounds else self.steps)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(MERGE_COLUMNS)
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> object:  # noqa: N802
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            if section == 4 and self.score_name != "count":
+            columns = self.columns()
+            if section == 4 and columns is SCORED_COLUMNS:
                 return self.score_name.capitalize()
-            return MERGE_COLUMNS[section]
+            return columns[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == 4:
+            if self.score_name == "likelihood" and not self.shows_rounds:
+                return "count(pair) / (count(left) × count(right)): the pair that raises the likelihood most wins"
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
-        step = self.steps[index.row()]
         column = index.column()
+        if self.shows_rounds:
+            return self._round_data(self.rounds[index.row()], column, role)
+        step = self.steps[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
                 return step.index
@@ -353,13 +450,29 @@ class MergesModel(QAbstractTableModel):
                 return readable(token, self.style) if self.glyphs else token
             if column == 4:
                 return f"{step.score:.4g}" if step.score is not None else f"{step.count:,}"
+            if step.score is not None:
+                return f"{step.count:,} · {_count(step.left_count)} · {_count(step.right_count)}"
             return f"{step.words_touched:,}"
         if role == Qt.ItemDataRole.ToolTipRole and column in (1, 2, 3):
             token = (step.left, step.right, step.new_token)[column - 1]
             return f"raw: {token!r}"
+        if role == Qt.ItemDataRole.ToolTipRole and step.score is not None and column in (4, 5):
+            return f"pair seen {step.count:,} times; words touched {step.words_touched:,}"
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (0, 4, 5):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _round_data(self, step: RoundStep, column: int, role: int) -> object:
+        if role == Qt.ItemDataRole.DisplayRole:
+            likelihood = f"{step.log_likelihood:,.1f}" if step.log_likelihood is not None else "—"
+            return (str(step.index), step.phase, f"{step.vocab_size:,}", f"{step.removed:,}", likelihood, f"{step.seconds:.2f}")[column]
+        if role == Qt.ItemDataRole.TextAlignmentRole and column != 1:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+def _count(value: int | None) -> str:
+    return f"{value:,}" if value is not None else "?"
 
 
 class MergesTable(QTableView):
@@ -378,7 +491,7 @@ class MergesTable(QTableView):
         for column, width in enumerate((60, 110, 110, 140, 90)):
             self.setColumnWidth(column, width)
 
-    def append(self, steps: list[MergeStep]) -> None:
+    def append(self, steps: Sequence[MergeStep | RoundStep]) -> None:
         bar = self.verticalScrollBar()
         following = bar.value() >= bar.maximum() - 2
         self.merges.append(steps)
@@ -395,7 +508,7 @@ class Heading(QWidget):
 
     def __init__(self, title: str, body: QWidget) -> None:
         super().__init__()
-        label = QLabel(title)
+        self.label = label = QLabel(title)
         font = label.font()
         font.setBold(True)
         label.setFont(font)

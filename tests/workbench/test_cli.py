@@ -39,6 +39,7 @@ def assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: 
 
 
 TRAIN_STDERR: dict[str, str] = {}
+SIZES = {"bpe": 600, "gpt2": 600, "wordlevel": 500, "bert": 700, "sentencepiece-bpe": 600, "sentencepiece-unigram": 700}
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +47,7 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One small tokenizer per preset, trained once for the module (stderr kept in TRAIN_STDERR)."""
     folder = tmp_path_factory.mktemp("cli")
     paths: dict[str, Path] = {}
-    for preset, size in (("bpe", 600), ("gpt2", 600), ("wordlevel", 500)):
+    for preset, size in SIZES.items():
         out = folder / f"{preset}.json"
         result = run_cli("train", "--preset", preset, "--vocab-size", str(size), "-o", str(out), str(SAMPLE))
         assert result.returncode == 0, result.stderr
@@ -101,14 +102,14 @@ def test_screenshots_writes_one_png_per_tab(tmp_path: Path, private_home: Path) 
     result = run_cli("screenshots", str(tmp_path / "shots"))
     assert result.returncode == 0, result.stderr
     names = sorted(p.name for p in (tmp_path / "shots").iterdir())
-    assert names == ["compare.png", "encode-pipeline.png", "encode-round-trip.png", "encode.png", "train-step-by-step.png", "train.png", "vocabulary.png"]
+    assert names == ["compare.png", "encode-pipeline.png", "encode-round-trip.png", "encode.png", "train-step-by-step.png", "train-unigram.png", "train-wordpiece.png", "train.png", "vocabulary.png"]
     for name in names:
         data = (tmp_path / "shots" / name).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 50_000
     assert not list(private_home.rglob("settings.json"))  # the user's settings are left alone
 
 
-@pytest.mark.parametrize("preset", ["bpe", "gpt2", "wordlevel"])
+@pytest.mark.parametrize("preset", sorted(SIZES))
 def test_train_writes_a_tokenizer_hf_loads_with_identical_encodings(trained: dict[str, Path], preset: str) -> None:
     tokenizers = pytest.importorskip("tokenizers")
     path = trained[preset]
@@ -117,7 +118,7 @@ def test_train_writes_a_tokenizer_hf_loads_with_identical_encodings(trained: dic
     for text in ["First Citizen:", "Before we proceed any further, hear me speak.", "Zounds! naïve café ☃"]:
         a, b = ours.encode(text), theirs.encode(text)
         assert (a.ids, a.tokens, a.offsets) == (b.ids, b.tokens, b.offsets)
-    assert ours.get_vocab_size() <= {"bpe": 600, "gpt2": 600, "wordlevel": 500}[preset]
+    assert ours.get_vocab_size() <= SIZES[preset]
 
 
 def test_train_reports_stages_and_a_summary(trained: dict[str, Path]) -> None:
@@ -256,3 +257,78 @@ def test_broken_or_foreign_tokenizer_json(tmp_path: Path, content: str, fragment
 def test_missing_tokenizer_json(tmp_path: Path) -> None:
     result = run_cli("inspect", str(tmp_path / "none.json"))
     assert_one_line_error(result, "none.json", "no such file")
+
+
+# -- convert -----------------------------------------------------------------------------------
+
+
+def test_convert_sentencepiece_model_to_tokenizer_json(corpora: Path, tmp_path: Path) -> None:
+    sentencepiece = pytest.importorskip("sentencepiece")
+    model = corpora / "sp_test_model.model"
+    out = tmp_path / "t5-style.json"
+    result = run_cli("convert", str(model), str(out), "--to", "hf")
+    assert result.returncode == 0, result.stderr
+    assert "Wrote" in result.stderr
+    ours = engine.Tokenizer.from_file(str(out))
+    reference = sentencepiece.SentencePieceProcessor(model_file=str(model))
+    back = tmp_path / "back.model"
+    result = run_cli("convert", str(out), str(back), "--to", "sentencepiece")
+    assert result.returncode == 0, result.stderr
+    again = sentencepiece.SentencePieceProcessor(model_file=str(back))
+    for line in ["Hello world.", "  spaces   inside  ", "naïve café, 42 apples"]:
+        assert ours.encode(line, add_special_tokens=False).ids == reference.encode(line) == again.encode(line)
+
+
+def test_convert_to_every_format_and_back(trained: dict[str, Path], tmp_path: Path) -> None:
+    cases = [("bert", "bert-vocab", "vocab.txt"), ("gpt2", "gpt2", "gpt2-out"), ("gpt2", "tiktoken", "gpt2.tiktoken"),
+             ("sentencepiece-bpe", "hf", "spm-bpe.json"), ("bpe", "hf", "copy.json")]
+    text = "Before we proceed any further, hear me speak."
+    for preset, kind, name in cases:
+        out = tmp_path / name
+        result = run_cli("convert", str(trained[preset]), str(out), "--to", kind)
+        assert result.returncode == 0, (kind, result.stderr)
+        inspected = run_cli("inspect", str(out if kind != "gpt2" else out / "vocab.json"))
+        assert inspected.returncode == 0, inspected.stderr
+        assert "format:" in inspected.stdout
+        encoded = run_cli("encode", "-t", str(out if kind != "gpt2" else out), "--json", "--text", text)
+        original = engine.Tokenizer.from_file(str(trained[preset])).encode(text)
+        assert json.loads(encoded.stdout)["tokens"] == original.tokens, kind
+
+
+def test_convert_says_what_a_format_loses(corpora: Path, tmp_path: Path) -> None:
+    result = run_cli("convert", str(corpora / "bert_uncased_tokenizer.json"), str(tmp_path / "vocab.txt"), "--to", "bert-vocab")
+    assert result.returncode == 0, result.stderr
+    assert "note: the normalizer (BertNormalizer" in result.stderr
+
+
+def test_convert_that_cannot_hold_the_tokenizer_writes_nothing(corpora: Path, tmp_path: Path) -> None:
+    out = tmp_path / "bert.model"
+    result = run_cli("convert", str(corpora / "bert_uncased_tokenizer.json"), str(out), "--to", "sentencepiece")
+    assert_one_line_error(result, "bert.model", "WordPiece")
+    assert not out.exists() and not (tmp_path / "bert.vocab").exists()
+
+
+def test_convert_never_replaces_a_file_unasked(trained: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "vocab.txt"
+    out.write_text("mine\n", encoding="utf-8")
+    result = run_cli("convert", str(trained["bert"]), str(out), "--to", "bert-vocab")
+    assert_one_line_error(result, "vocab.txt", "already exists", "--force")
+    assert out.read_text(encoding="utf-8") == "mine\n"
+    assert run_cli("convert", str(trained["bert"]), str(out), "--to", "bert-vocab", "--force").returncode == 0
+    assert out.read_text(encoding="utf-8") != "mine\n"
+    same = run_cli("convert", str(trained["bpe"]), str(trained["bpe"]), "--to", "hf", "--force")
+    assert_one_line_error(same, "is the input")
+
+
+def test_convert_a_damaged_model_file(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.model"
+    bad.write_bytes(b"\x0a\xff\xff\xff\x0f truncated")
+    result = run_cli("convert", str(bad), str(tmp_path / "out.json"), "--to", "hf")
+    assert_one_line_error(result, "broken.model")
+    assert not (tmp_path / "out.json").exists()
+
+
+def test_unigram_preset_refuses_a_minimum_frequency(tmp_path: Path) -> None:
+    result = run_cli("train", "--preset", "sentencepiece-unigram", "--vocab-size", "500", "--min-frequency", "2",
+                     "-o", str(tmp_path / "u.json"), str(SAMPLE))
+    assert_one_line_error(result, "sentencepiece-unigram", "minimum frequency")

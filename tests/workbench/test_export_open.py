@@ -1,0 +1,216 @@
+"""File ▸ Export in every format `convert.save` writes, and opening every format `convert.load`
+reads: exports load back with the same encodings (and in the reference libraries), a format
+that cannot hold the tokenizer is disabled with the engine's reason, a refused export writes
+nothing, and .model / vocab.txt / .tiktoken / vocab.json files open in the window."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from engine.corpus import check_file
+from engine.formats import convert
+from engine.formats import tiktoken as tiktoken_format
+from workbench.main_window import EXPORT_TITLES, MainWindow
+from workbench.prompts import TOKENIZER_FILTER, ScriptedPrompts
+from window_support import SAMPLE, train_and_wait
+
+LINES = [
+    "To be, or not to be, that is the question:",
+    "Whether 'tis nobler in the mind to suffer",
+    "  The slings and arrows of outrageous fortune,",
+    "ROMEO. O, she doth teach the torches to burn bright!",
+]
+
+
+def trained(qtbot: QtBot, window: MainWindow, corpus: Path, key: str, vocab_size: int) -> None:
+    window.new_project()
+    window.document.add_checked_files([check_file(str(corpus))])
+    window.document.add_preset(key, vocab_size=vocab_size)
+    window.train_tab.held_out.setValue(0.0)
+    train_and_wait(qtbot, window)
+
+
+def export(window: MainWindow, prompts: ScriptedPrompts, kind: str, path: Path) -> None:
+    window.update_export_actions()
+    action = window.export_actions[kind]
+    assert action.isEnabled(), action.toolTip()
+    prompts.answers["export_file"] = str(path)
+    action.trigger()
+
+
+def same_encodings(window: MainWindow, path: Path) -> None:
+    view = window.document.view()
+    assert view is not None
+    loaded = convert.load(str(path))
+    for line in LINES:
+        mine = view.tokenizer.encode(line, add_special_tokens=False)
+        theirs = loaded.encode(line, add_special_tokens=False)
+        assert (theirs.tokens, theirs.ids) == (mine.tokens, mine.ids), line
+
+
+def test_bert_vocab_export_and_the_refused_formats(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
+) -> None:
+    trained(qtbot, window, small_corpus, "bert", 400)
+    target = tmp_path / "vocab.txt"
+    export(window, prompts, convert.BERT_VOCAB, target)
+    assert target.is_file() and len(target.read_text(encoding="utf-8").splitlines()) == 400
+    same_encodings(window, target)
+    assert f"Exported {target}" in window.statusBar().currentMessage()
+    # a WordPiece tokenizer has no merges and no byte-level alphabet: the other formats say why
+    for kind in (convert.GPT2, convert.TIKTOKEN, convert.SENTENCEPIECE):
+        action = window.export_actions[kind]
+        assert not action.isEnabled() and action.toolTip().startswith("Cannot export as")
+        assert "WordPiece" in action.toolTip() and action.statusTip() == action.toolTip()
+        assert "workbench-export-" not in action.toolTip()  # the throw-away file is not named
+    # and, forced anyway, it writes nothing: the file already there is untouched
+    existing = tmp_path / "vocab.json"
+    existing.write_text('{"keep": 0}', encoding="utf-8")
+    prompts.answers["export_file"] = str(existing)
+    assert not window.export_as(convert.GPT2)
+    assert existing.read_text(encoding="utf-8") == '{"keep": 0}' and not (tmp_path / "merges.txt").exists()
+    assert "Nothing was written" in prompts.questions("warn")[-1]
+
+
+def test_gpt2_and_tiktoken_exports_load_back_and_in_tiktoken(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
+) -> None:
+    trained(qtbot, window, small_corpus, "gpt2", 500)
+    vocab = tmp_path / "gpt2" / "vocab.json"
+    vocab.parent.mkdir()
+    export(window, prompts, convert.GPT2, vocab)
+    assert vocab.is_file() and (tmp_path / "gpt2" / "merges.txt").is_file()
+    same_encodings(window, vocab)
+
+    ranks = tmp_path / "sample.tiktoken"
+    export(window, prompts, convert.TIKTOKEN, ranks)
+    assert ranks.is_file() and Path(tiktoken_format.sidecar_path(str(ranks))).is_file()
+    same_encodings(window, ranks)
+    tiktoken = pytest.importorskip("tiktoken")
+    sidecar = tiktoken_format.read_sidecar(tiktoken_format.sidecar_path(str(ranks)))
+    encoding = tiktoken.Encoding(
+        name="sample",
+        pat_str=sidecar.pat_str,
+        mergeable_ranks=tiktoken_format.read(str(ranks)),
+        special_tokens=sidecar.special_tokens,
+    )
+    view = window.document.view()
+    assert view is not None
+    for line in LINES:
+        assert encoding.encode_ordinary(line) == view.tokenizer.encode(line, add_special_tokens=False).ids
+    # a byte-level BPE is no SentencePiece model (no Metaspace) and no WordPiece vocabulary
+    window.update_export_actions()
+    assert not window.export_actions[convert.BERT_VOCAB].isEnabled()
+    assert not window.export_actions[convert.SENTENCEPIECE].isEnabled()
+
+
+def test_sentencepiece_export_loads_back_and_in_sentencepiece(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
+) -> None:
+    trained(qtbot, window, small_corpus, "sentencepiece-unigram", 400)
+    # the preset's NFKC is no SentencePiece normalization rule (a .model stores a precompiled
+    # charsmap): the entry says so ...
+    window.update_export_actions()
+    refused = window.export_actions[convert.SENTENCEPIECE]
+    assert not refused.isEnabled() and "NFKC" in refused.toolTip()
+    # ... and without it, the same Unigram pipeline exports
+    items = window.train_tab.form.normalizers.list
+    for row in range(items.count()):
+        items.item(row).setCheckState(Qt.CheckState.Unchecked)
+    configuration = window.train_tab.form.configuration()
+    assert configuration is not None and configuration[0]["normalizer"] is None
+    train_and_wait(qtbot, window)
+    model = tmp_path / "sample.model"
+    export(window, prompts, convert.SENTENCEPIECE, model)
+    assert model.is_file() and model.with_suffix(".vocab").is_file()
+    same_encodings(window, model)
+    notes = prompts.questions("inform")
+    status = window.statusBar().currentMessage()
+    assert f"Exported {model}" in status
+    assert ("does not keep" in status) == bool(notes)  # what was lost is listed, when anything was
+    spm = pytest.importorskip("sentencepiece")
+    processor = spm.SentencePieceProcessor(model_file=str(model))
+    view = window.document.view()
+    assert view is not None
+    # what differs is what the notes said: a text starting with a space
+    assert notes and "starts with a space" in notes[-1]
+    for line in LINES:
+        if line[0].isspace():
+            continue
+        assert processor.encode(line, out_type=str) == view.tokenizer.encode(line, add_special_tokens=False).tokens
+
+
+def test_the_export_entries_wait_for_a_trained_tokenizer(window: MainWindow) -> None:
+    window.new_project()
+    window.document.add_preset("bpe", vocab_size=300)
+    assert set(window.export_actions) == set(convert.FORMATS) - {convert.HF} == set(EXPORT_TITLES)
+    window.update_export_actions()
+    for action in window.export_actions.values():
+        assert not action.isEnabled() and "Train" in action.toolTip()
+
+
+def test_the_file_dialogs_offer_every_readable_format() -> None:
+    for pattern in ("*.json", "*.model", "*.tiktoken", "*.txt"):
+        assert pattern in TOKENIZER_FILTER.split(";;")[0]
+
+
+def test_vocab_txt_tiktoken_and_gpt2_files_open_in_the_window(window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path) -> None:
+    vocab_txt = tmp_path / "vocab.txt"
+    vocab_txt.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "##s", "t", "##h", "##e"]) + "\n", encoding="utf-8")
+    assert window.open_file(str(vocab_txt))
+    view = window.document.view()
+    assert view is not None and view.entry.preset == "imported"
+    assert window.tabs.currentWidget() is window.vocab_tab and window.vocab_tab.model.rowCount() == 10
+    assert view.tokenizer.encode("the cats", add_special_tokens=False).tokens == ["the", "cat", "##s"]
+
+    ranks = tmp_path / "bytes.tiktoken"
+    lines = [f"{base64.b64encode(bytes([b])).decode()} {b}" for b in range(256)]
+    lines.append(f"{base64.b64encode(b'ab').decode()} 256")
+    ranks.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert window.open_file(str(ranks))
+    view = window.document.view()
+    assert view is not None and window.vocab_tab.model.rowCount() == 257
+    assert view.tokenizer.encode("abc", add_special_tokens=False).ids == [256, ord("c")]
+
+    # File ▸ Import Tokenizer reads the same formats (GPT-2: vocab.json with merges.txt beside it)
+    (tmp_path / "vocab.json").write_text(json.dumps({"a": 0, "b": 1, "ab": 2}), encoding="utf-8")
+    (tmp_path / "merges.txt").write_text("#version: 0.2\na b\n", encoding="utf-8")
+    prompts.answers["tokenizer_file"] = str(tmp_path / "vocab.json")
+    window.project_panel.import_tokenizer()
+    view = window.document.view()
+    assert view is not None and view.entry.name == "vocab.json" and view.tokenizer.encode("ab").tokens == ["ab"]
+
+
+def test_a_sentencepiece_model_opens_in_the_window(window: MainWindow, tmp_path: Path) -> None:
+    spm = pytest.importorskip("sentencepiece")
+    text = tmp_path / "text.txt"
+    text.write_text("".join(SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)[:3000]), encoding="utf-8")
+    spm.SentencePieceTrainer.train(
+        input=str(text), model_prefix=str(tmp_path / "spm"), vocab_size=300, model_type="unigram", minloglevel=2
+    )
+    model = tmp_path / "spm.model"
+    assert window.open_file(str(model))
+    view = window.document.view()
+    assert view is not None and window.vocab_tab.model.rowCount() == 300
+    processor = spm.SentencePieceProcessor(model_file=str(model))
+    for line in LINES:
+        assert view.tokenizer.encode(line, add_special_tokens=False).tokens == processor.encode(line, out_type=str)
+    # imported, it can be retrained: the Train tab has its trainer
+    assert window.train_tab.form.trainer.kind == "UnigramTrainer" and window.train_tab.form.configuration() is not None
+
+
+def test_a_damaged_file_shows_the_engines_message(window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path) -> None:
+    window.new_project()
+    for name, content in (("broken.model", b"\x08\x96\x01not a protobuf"), ("broken.tiktoken", b"!!! 0\n")):
+        path = tmp_path / name
+        path.write_bytes(content)
+        assert not window.open_file(str(path))
+        message = prompts.questions("warn")[-1]
+        assert str(path) in message and "SentencePiece .model" in message
+    assert window.document.project.name == "Untitled"

@@ -1,0 +1,133 @@
+"""WordPiece and Unigram in the window: the BERT and SentencePiece-style presets train through
+the training process, the Train tab draws their steps (likelihood scores; rounds with their
+phases), the form shows each trainer's own options, and step mode names what each step does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from engine.corpus import check_file
+from engine.trainers.records import MergeStep, RoundStep
+from workbench.main_window import MainWindow
+from window_support import train_and_wait
+
+
+def trained(qtbot: QtBot, window: MainWindow, corpus: Path, key: str, vocab_size: int) -> None:
+    window.new_project()
+    window.document.add_checked_files([check_file(str(corpus))])
+    window.document.add_preset(key, vocab_size=vocab_size)
+    window.train_tab.held_out.setValue(5.0)
+    train_and_wait(qtbot, window)
+
+
+def test_the_form_shows_each_trainers_own_options(window: MainWindow) -> None:
+    window.new_project()
+    form = window.train_tab.form
+    fields = form.trainer
+    window.document.add_preset("bert", vocab_size=500)
+    assert fields.kind == "WordPieceTrainer" and form.trainable_reason() == ""
+    shown = {name for name, widget in fields._optional_rows().items() if fields.form.isRowVisible(widget)}
+    assert shown == {"limit_alphabet", "continuing_subword_prefix", "scoring", "scoring_note"}
+    assert fields.scoring.currentText() == "likelihood" and "count(ab)" in fields.scoring_note.text()
+    fields.scoring.setCurrentText("frequency")
+    assert "HF" in fields.scoring_note.text()
+    configuration = form.configuration()
+    assert configuration is not None and configuration[1]["scoring"] == "frequency"
+    assert configuration[1]["continuing_subword_prefix"] == "##"
+
+    window.document.add_preset("sentencepiece-unigram", vocab_size=500)
+    assert fields.kind == "UnigramTrainer"
+    shown = {name for name, widget in fields._optional_rows().items() if fields.form.isRowVisible(widget)}
+    assert shown == {"unk_token", "shrinking_factor", "max_piece_length", "n_sub_iterations", "seed_size"}
+    # min frequency: there, but disabled and saying why
+    assert not fields.min_frequency.isEnabled() and "prunes" in fields.min_frequency.toolTip()
+    assert "Unigram" in fields.min_frequency.text()
+    fields.shrinking_factor.setValue(0.5)
+    fields.n_sub_iterations.setValue(3)
+    configuration = form.configuration()
+    assert configuration is not None
+    trainer = configuration[1]
+    assert trainer["shrinking_factor"] == 0.5 and trainer["n_sub_iterations"] == 3 and trainer["unk_token"] == "<unk>"
+    assert "min_frequency" not in trainer and "limit_alphabet" not in trainer
+
+    # switching the model switches the trainer, keeping what both have
+    form.model.combo.setCurrentText("BPE")
+    assert fields.kind == "BpeTrainer" and fields.vocab_size.value() == 500 and fields.min_frequency.isEnabled()
+    form.model.combo.setCurrentText("WordPiece")
+    assert fields.kind == "WordPieceTrainer" and form.configuration() is not None
+
+
+def test_bert_wordpiece_trains_in_the_window_and_plots_likelihood(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    trained(qtbot, window, small_corpus, "bert", 400)
+    entry = window.document.active
+    assert entry is not None and entry.is_trained and entry.report is not None
+    history = entry.report.history
+    assert history.score_name == "likelihood" and history.merges and not history.rounds
+    tab = window.train_tab
+    steps, evaluations = tab.plots.point_counts()
+    assert steps == len(history.merges) and evaluations >= 1
+    assert "likelihood" in tab.plots.score.getPlotItem().titleLabel.text
+    assert tab.plots.score.getPlotItem().ctrl.logYCheck.isChecked()  # tiny scores: a log scale
+    model = tab.merges.merges
+    assert model.rowCount() == len(history.merges)
+    assert model.headerData(4, Qt.Orientation.Horizontal) == "Likelihood"
+    last = history.merges[-1]
+    assert last.score is not None and last.left_count is not None
+    assert model.data(model.index(model.rowCount() - 1, 4)) == f"{last.score:.4g}"
+    assert model.data(model.index(model.rowCount() - 1, 5)).startswith(f"{last.count:,} · {last.left_count:,}")
+    assert window.vocab_tab.model.rowCount() == 400
+
+
+def test_sentencepiece_unigram_trains_in_the_window_and_plots_rounds(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    trained(qtbot, window, small_corpus, "sentencepiece-unigram", 400)
+    entry = window.document.active
+    assert entry is not None and entry.is_trained and entry.report is not None
+    rounds = entry.report.history.rounds
+    assert rounds and {step.phase for step in rounds} >= {"seed", "EM", "prune", "finalize"}
+    tab = window.train_tab
+    assert tab.plots.point_counts()[0] == len(rounds)
+    assert "Log-likelihood" in tab.plots.score.getPlotItem().titleLabel.text
+    assert all(legend.isVisible() for legend in tab.plots._legends)
+    tab.plots.redraw()  # (the plots redraw on a timer)
+    assert tab.plots._score_curve.opts["symbol"] == [
+        {"seed": "star", "EM": "o", "prune": "t", "finalize": "s"}[step.phase] for step in rounds
+    ]
+    model = tab.merges.merges
+    assert model.shows_rounds and model.rowCount() == len(rounds)
+    assert tab.merges_heading.label.text() == "Rounds"
+    assert [model.data(model.index(row, 1)) for row in range(model.rowCount())] == [step.phase for step in rounds]
+    assert window.vocab_tab.model.rowCount() == 400
+    # the log-likelihood rises with EM (it is what EM maximises)
+    em = [step.log_likelihood for step in rounds if step.phase == "EM" and step.log_likelihood is not None]
+    assert em and em[1] >= em[0]
+
+
+def test_step_mode_names_wordpiece_scores_and_unigram_pieces(window: MainWindow) -> None:
+    window.new_project()
+    window.document.add_preset("bert", vocab_size=200)
+    panel = window.train_tab.step_panel
+    panel.start()
+    panel.advance(3)
+    headers = [panel.candidates.horizontalHeaderItem(c).text() for c in range(4)]
+    assert headers == ["Left", "Right", "Likelihood", "Pair · left · right counts"]
+    assert not panel.candidates.isColumnHidden(3) and panel.candidates.rowCount() > 0
+    assert " · " in panel.candidates.item(0, 3).text()
+    assert panel.merges.merges.rowCount() == 3 and all(isinstance(s, MergeStep) for s in panel.merges.merges.steps)
+
+    window.document.add_preset("sentencepiece-unigram", vocab_size=40)
+    panel.start()
+    panel.advance(2)  # the seed round, then an EM round
+    headers = [panel.candidates.horizontalHeaderItem(c).text() for c in range(4)]
+    assert headers == ["Piece", "Would split into", "Uses", "Likelihood lost"]
+    assert panel.candidates_heading.label.text().startswith("Pieces the next prune")
+    assert panel.merges.merges.shows_rounds and panel.merges.merges.rowCount() == 2
+    assert "2 rounds" in panel.status.text() and "EM" in panel.status.text()
+    assert all(isinstance(s, RoundStep) for s in panel.merges.merges.rounds)
+    panel.run_to_end()
+    while panel.is_stepping():
+        panel._on_timer_timeout()
+    assert "final" in panel.status.text()
+    assert panel.plots.point_counts()[0] == panel.merges.merges.rowCount()
