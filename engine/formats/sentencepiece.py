@@ -2,7 +2,8 @@
 `sentencepiece` does, and write a Unigram or BPE tokenizer back as `.model` + `.vocab`.
 
 `to_tokenizer` builds the pipeline that reproduces `SentencePieceProcessor.encode` ids (and
-`decode`); `from_tokenizer` goes the other way. The message classes and the wire code live in
+`decode`); `from_tokenizer` goes the other way (an NFKC normalizer is written as sentencepiece's
+"nfkc" / "nmt_nfkc" charsmap, compiled by `engine.formats.charsmap`). The message classes and the wire code live in
 `engine.formats.sentencepiece_proto` / `engine.formats.protobuf`. No training, no sampling.
 """
 
@@ -16,6 +17,8 @@ from engine import decoders, normalizers, pre_tokenizers
 from engine.added_vocabulary import AddedToken
 from engine.bpe.model import BPE
 from engine.errors import EngineError, SchemaError, TokenizerFileError
+from engine.formats.charsmap import nfkc_charsmap
+from engine.formats.files import write_files_atomically
 from engine.formats.sentencepiece_proto import (
     BPE_TYPE,
     BYTE,
@@ -80,6 +83,9 @@ __all__ = [
 STRIP_SPACES: Final = "\\A +| +\\z"
 STRIP_TRAILING_SPACES: Final = " +\\z"
 COLLAPSE_SPACES: Final = " {2,}"
+# normalizer_spec.name of the rule tables the writer compiles (sentencepiece's built-in names)
+NFKC: Final = "nfkc"
+NMT_NFKC: Final = "nmt_nfkc"
 
 
 def load(path: str) -> Tokenizer:
@@ -220,12 +226,14 @@ class _Layout:
     """What a tokenizer's normalizer and pre-tokenizer say in NormalizerSpec terms."""
 
     charsmap: bytes
+    name: str
     add_dummy_prefix: bool
     remove_extra_whitespaces: bool
     escaped: bool
 
     def __init__(self) -> None:
         self.charsmap = b""
+        self.name = ""
         self.add_dummy_prefix = False
         self.remove_extra_whitespaces = False
         self.escaped = False
@@ -260,6 +268,10 @@ def _from_tokenizer(tokenizer: Tokenizer, base: SentencePieceModel | None, warni
         unk = model.unk_token
         found = model.token_to_id(unk) if unk is not None else None
         unk_id = found if found is not None else -1
+        if unk_id >= 0 and not model.fuse_unk and not byte_fallback:
+            warnings.append(
+                "BPE fuse_unk=false is not stored: sentencepiece gives a run of unknown chars one unknown piece"
+            )
     else:
         raise EngineError(f"a {type(model).__name__} model cannot be stored in a .model (only Unigram and BPE)")
     layout = _layout(tokenizer, warnings)
@@ -378,7 +390,20 @@ def _layout(tokenizer: Tokenizer, warnings: list[str]) -> _Layout:
     if tokenizer.normalizer is not None:
         _flatten(tokenizer.normalizer, steps)
     prepended = False
-    for index in range(len(steps)):
+    start = _nfkc_steps(steps)
+    if start:
+        # NFKC (with Nmt's cleanups) is what sentencepiece's "nfkc" ("nmt_nfkc") rule table does:
+        # stored as that table, compiled here (engine.formats.charsmap), with its name.
+        nmt = start == 2
+        layout.charsmap = nfkc_charsmap(nmt)
+        layout.name = NMT_NFKC if nmt else NFKC
+        if nmt:
+            warnings.append(
+                "Nmt + NFKC is stored as sentencepiece's nmt_nfkc rules, which keep U+200D (zero width joiner) "
+                "and U+FF5E (fullwidth tilde) where Nmt + NFKC make them ' ' and '~', and make U+061C "
+                "(Arabic letter mark) ' ' where Nmt keeps it"
+            )
+    for index in range(start, len(steps)):
         step = steps[index]
         if isinstance(step, normalizers.Precompiled) and index == 0:
             layout.charsmap = step.precompiled_charsmap
@@ -393,7 +418,8 @@ def _layout(tokenizer: Tokenizer, warnings: list[str]) -> _Layout:
         else:
             raise EngineError(
                 f"the normalizer {type(step).__name__} cannot be stored in a .model "
-                "(only a Precompiled charsmap and SentencePiece's whitespace rules can)"
+                "(only a Precompiled charsmap, NFKC (optionally with Nmt) first, and SentencePiece's "
+                "whitespace rules can)"
             )
     pre = tokenizer.pre_tokenizer
     if isinstance(pre, pre_tokenizers.Metaspace):
@@ -415,6 +441,20 @@ def _layout(tokenizer: Tokenizer, warnings: list[str]) -> _Layout:
     if not layout.escaped:
         raise EngineError("spaces are not escaped as '▁' (no Metaspace pre-tokenizer): a .model cannot say so")
     return layout
+
+
+def _nfkc_steps(steps: list[normalizers.Normalizer]) -> int:
+    """How many leading steps are NFKC as sentencepiece names it: 1 for [NFKC, ...], 2 for
+    [Nmt, NFKC, ...] or [NFKC, Nmt, ...] (nmt_nfkc), 0 otherwise."""
+    if not steps:
+        return 0
+    first = steps[0]
+    second = steps[1] if len(steps) > 1 else None
+    if isinstance(first, normalizers.NFKC):
+        return 2 if isinstance(second, normalizers.Nmt) else 1
+    if isinstance(first, normalizers.Nmt) and isinstance(second, normalizers.NFKC):
+        return 2
+    return 0
 
 
 def _flatten(normalizer: normalizers.Normalizer, out: list[normalizers.Normalizer]) -> None:
@@ -471,7 +511,9 @@ def _fill_trainer_spec(model: SentencePieceModel, model_type: int, byte_fallback
 
 
 def _fill_normalizer_spec(spec: NormalizerSpec, layout: _Layout, has_base: bool) -> None:
-    if not layout.charsmap:
+    if layout.name:
+        spec.set_str(N_NAME, layout.name, "")
+    elif not layout.charsmap:
         spec.set_str(N_NAME, "identity", "")
     elif not has_base:
         spec.set_str(N_NAME, "user_defined", "")
@@ -513,37 +555,5 @@ def write(tokenizer: Tokenizer, path: str, base: SentencePieceModel | None = Non
         if any([c in piece.piece for c in " \t\n"]):
             warnings.append(f"piece {piece.piece!r} holds a space, tab or newline: the .vocab line is ambiguous")
             break
-    _write_files([(path, serialize(model)), (vocab_path, vocab_text(model).encode("utf-8"))])
+    write_files_atomically([(path, serialize(model)), (vocab_path, vocab_text(model))])
     return warnings
-
-
-def _write_files(files: list[tuple[str, bytes]]) -> None:
-    """Each file to a temporary beside it, then all renamed: a failure leaves no target changed
-    unless a rename itself fails (then the earlier ones are already in place)."""
-    temps: list[str] = []
-    try:
-        for path, data in files:
-            folder = os.path.dirname(os.path.abspath(path))
-            if os.path.isdir(path):
-                raise TokenizerFileError(path, "is a directory, not a file")
-            if not os.path.isdir(folder):
-                raise TokenizerFileError(path, f"folder {folder} does not exist")
-            tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{len(temps)}.part")
-            temps.append(tmp)
-            try:
-                with open(tmp, "xb") as handle:
-                    handle.write(data)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-            except OSError as error:
-                raise TokenizerFileError(path, f"cannot be written ({error.strerror})") from None
-        for index in range(len(files)):
-            os.replace(temps[index], files[index][0])
-            temps[index] = ""
-    finally:
-        for tmp in temps:
-            if tmp:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass

@@ -7,11 +7,11 @@ here (`engine.formats.sentencepiece` turns a model into a `Tokenizer` and back).
 
 from __future__ import annotations
 
-import os
 import struct
 from typing import Final
 
 from engine.errors import SchemaError, TokenizerFileError
+from engine.formats.files import read_bytes
 from engine.formats import protobuf as pb
 from engine.formats.protobuf import Field
 
@@ -462,13 +462,5 @@ def _part_number(part: tuple[int, bytes]) -> int:
 
 def read(path: str) -> SentencePieceModel:
     """Read a `.model` file; TokenizerFileError names the file and the bad field."""
-    if os.path.isdir(path):
-        raise TokenizerFileError(path, "is a directory, not a SentencePiece .model file")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
-        raise TokenizerFileError(path, "no such file") from None
-    except OSError as error:
-        raise TokenizerFileError(path, f"cannot be read ({error.strerror})") from None
+    data = read_bytes(path, "SentencePiece .model")
     return parse(data, path)

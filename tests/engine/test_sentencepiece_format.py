@@ -373,3 +373,38 @@ def test_float_scores_print_like_cpp_streams() -> None:
     assert spf._score_text(0.0) == "0"
     assert spf._score_text(-1e-05) == "-1e-05"
     assert struct.pack("<f", -1.5) == struct.pack("<f", spf.parse(_tiny_model_bytes(), "t").pieces[4].score)
+
+
+@pytest.mark.parametrize(
+    ("steps", "name"),
+    [
+        ([normalizers.NFKC()], "nfkc"),
+        ([normalizers.Nmt(), normalizers.NFKC()], "nmt_nfkc"),
+        ([normalizers.NFKC(), normalizers.Nmt(), normalizers.Replace(Regex(spf.COLLAPSE_SPACES), " ")], "nmt_nfkc"),
+    ],
+)
+def test_nfkc_is_written_as_sentencepiece_s_compiled_rule_table(
+    tmp_path: Path, steps: list[normalizers.Normalizer], name: str
+) -> None:
+    from engine.formats.charsmap import nfkc_charsmap
+
+    tokenizer = _sp_style_unigram()
+    tokenizer.normalizer = normalizers.Sequence(steps)
+    path = str(tmp_path / "n.model")
+    spf.write(tokenizer, path)
+    model = spf.read(path)
+    assert model.normalizer_spec.name == name
+    assert model.normalizer_spec.precompiled_charsmap == nfkc_charsmap(name == "nmt_nfkc")
+    again = spf.to_tokenizer(model)
+    assert again.normalizer is not None
+    assert again.normalizer.normalize_str("ﬁne ｆｕｌｌ ①") == "fine full 1"
+
+
+def test_nfkc_after_other_steps_is_still_refused(tmp_path: Path) -> None:
+    tokenizer = _sp_style_unigram()
+    tokenizer.normalizer = normalizers.Sequence([normalizers.Lowercase(), normalizers.NFKC()])
+    with pytest.raises(TokenizerFileError, match="normalizer Lowercase cannot be stored"):
+        spf.write(tokenizer, str(tmp_path / "n.model"))
+    tokenizer.normalizer = normalizers.Sequence([normalizers.Replace(Regex(spf.COLLAPSE_SPACES), " "), normalizers.NFKC()])
+    with pytest.raises(TokenizerFileError, match="normalizer NFKC cannot be stored"):
+        spf.write(tokenizer, str(tmp_path / "n.model"))
