@@ -1,5 +1,6 @@
 """Time Unigram training at vocabulary 8000, ours against sentencepiece and HF `tokenizers`, in
-one run: shakespeare.txt and wagahaiwa_nekodearu.txt (shared corpora), one run each, ratios printed.
+one run: shakespeare.txt and wagahaiwa_nekodearu.txt (shared corpora), `--repeat` runs each (the
+median is printed), ratios printed.
 
 Each library runs with its own defaults (sentencepiece: num_threads=16, character_coverage 0.9995,
 script/number splitting, nmt_nfkc; HF and ours: Metaspace pre-tokenizer, UnigramTrainer()
@@ -8,12 +9,14 @@ quality test (tests/parity/test_unigram_training_quality.py), which keep every c
 
     python benchmarks/bench_unigram_train.py            # the compiled engine, as installed
     python benchmarks/bench_unigram_train.py --allow-pure
+    python benchmarks/bench_unigram_train.py --repeat 5  # medians of 5 (a busy machine varies)
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import statistics
 import sys
 import tempfile
 import time
@@ -64,9 +67,14 @@ def time_spm(lines: list[str], folder: Path, **options: object) -> tuple[float, 
     return seconds, spm.SentencePieceProcessor(model_file=str(folder / "spm.model")).get_piece_size()
 
 
+def median(runs: list[tuple[float, int]]) -> tuple[float, int]:
+    return statistics.median([seconds for seconds, _ in runs]), runs[-1][1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--allow-pure", action="store_true", help="run on the pure-Python engine too")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each library; the median is printed")
     args = parser.parse_args()
     import engine
 
@@ -79,12 +87,16 @@ def main() -> None:
             print(f"{name}: not found at {path}, skipped")
             continue
         lines = [line for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
-        with tempfile.TemporaryDirectory() as folder:
-            spm_default = time_spm(lines, Path(folder))
-            spm_same = time_spm(lines, Path(folder), **SAME_AS_QUALITY_TEST)
-        gc.collect()
-        hf = time_hf(lines)
-        ours = time_ours(lines)
+        runs: dict[str, list[tuple[float, int]]] = {"default": [], "same": [], "hf": [], "ours": []}
+        for _ in range(max(args.repeat, 1)):
+            with tempfile.TemporaryDirectory() as folder:
+                runs["default"].append(time_spm(lines, Path(folder)))
+                runs["same"].append(time_spm(lines, Path(folder), **SAME_AS_QUALITY_TEST))
+            gc.collect()
+            runs["hf"].append(time_hf(lines))
+            gc.collect()
+            runs["ours"].append(time_ours(lines))
+        spm_default, spm_same, hf, ours = (median(runs[key]) for key in ("default", "same", "hf", "ours"))
         print(f"\n{name} ({len(lines):,} lines), vocabulary {VOCAB_SIZE}:")
         print(f"  ours                          {ours[0]:7.2f} s  ({ours[1]} pieces)")
         print(f"  sentencepiece, defaults       {spm_default[0]:7.2f} s  ({spm_default[1]} pieces)  ours/spm {ours[0] / spm_default[0]:5.2f}x")

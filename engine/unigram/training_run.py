@@ -18,7 +18,7 @@ from engine.progress import ProgressSink, SilentProgress, report
 from engine.trainers.base import TrainingRun
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
 from engine.unigram.lattice import UNK_PENALTY
-from engine.unigram.seeds import SeedPieces, make_seed_pieces, required_chars
+from engine.unigram.seeds import make_seed_pieces, required_chars
 
 # Phase names of the rounds (RoundStep.phase).
 PHASE_SEED: Final = "seed"
@@ -79,8 +79,7 @@ class UnigramTrainingRun(TrainingRun):
 
     Layout: piece ids `0 .. n_chars-1` are the single characters (they stay for the whole run: a
     character the model dropped is "absent" and scores as unknown, min_score - 10, as in
-    sentencepiece's lattice); longer pieces follow and keep their seed ids for the whole run
-    (a removed one is absent; its edges go when `_compact` next runs).
+    sentencepiece's lattice); longer pieces follow and are renumbered when pieces are removed.
     Word `k` owns lattice nodes `base[k] .. base[k] + len`; the edges ending at node `t` are
     `edges[lo[t]:lo[t + 1]]`, shortest first, each packed as `piece << len_bits | length`.
     """
@@ -104,7 +103,6 @@ class UnigramTrainingRun(TrainingRun):
     _scores: list[float]
     _present: list[bool]
     _n_chars: int
-    _stale: int  # longer pieces removed whose edges are still in the lattices
     # the lattices of all words
     _len_bits: int
     _len_mask: int
@@ -155,7 +153,6 @@ class UnigramTrainingRun(TrainingRun):
         self._scores = []
         self._present = []
         self._n_chars = 0
-        self._stale = 0
         self._len_bits = max(max_piece_length, 1).bit_length()
         self._len_mask = (1 << self._len_bits) - 1
         self._base = []
@@ -208,8 +205,7 @@ class UnigramTrainingRun(TrainingRun):
             name = PHASE_FINALIZE
             self._next = _NEXT_DONE
         self._viterbi_valid = False
-        # the pass before a prune also finds the best segmentations the prune ranks pieces by
-        self._forward_backward(backward=self._next == _NEXT_EM, viterbi=self._next == _NEXT_PRUNE)
+        self._forward_backward(backward=self._next == _NEXT_EM)
         size = len(self._final) if phase == _NEXT_FINALIZE else self.piece_count
         record = RoundStep(
             len(self._rounds), name, size, removed, self._log_likelihood, time.perf_counter() - self._started
@@ -414,8 +410,7 @@ class UnigramTrainingRun(TrainingRun):
         self._scores = seeds.scores
         self._present = [True] * len(seeds.pieces)
         self._n_chars = seeds.n_chars
-        self._stale = 0
-        self._build_lattices(seeds)
+        self._build_lattices()
 
     def _sorted_words(self) -> tuple[list[str], list[int]]:
         """The non-empty words counted at least once, in code-point order, and their counts."""
@@ -429,66 +424,40 @@ class UnigramTrainingRun(TrainingRun):
             counts.append(self._word_counts[word])
         return words, counts
 
-    def _build_lattices(self, seeds: SeedPieces) -> None:
-        """Every word's edges: each piece ending at each node, shortest first. A character's
-        edges are its places in the words; a longer piece's are its sites (its interval of the
-        sorted suffixes), so no substring is sliced or looked up."""
+    def _build_lattices(self) -> None:
+        """Every word's edges: each piece ending at each node, shortest first."""
+        suffixes: dict[str, int] = {}  # every suffix of every piece -> its id, or -1
         pieces = self._pieces
-        n_chars = self._n_chars
+        for id in range(len(pieces)):
+            piece = pieces[id]
+            for start in range(1, len(piece)):
+                if piece[start:] not in suffixes:
+                    suffixes[piece[start:]] = -1
+        for id in range(len(pieces)):
+            suffixes[pieces[id]] = id
         bits = self._len_bits
-        char_id: dict[str, int] = {}
-        for id in range(n_chars):
-            char_id[pieces[id]] = id
+        max_length = self._max_piece_length
         base: list[int] = []
+        lo: list[int] = []
+        edges: list[int] = []
         node = 0
         for word in self._words:
+            size = len(word)
             base.append(node)
-            node += len(word) + 1
-        n_nodes = node
-        sites = seeds.sites.sites
-        lefts = seeds.sites.lefts
-        rights = seeds.sites.rights
-        site_ids = seeds.site_ids
-        # Edges are counted per end node, then placed by length: characters, then the longer
-        # pieces shortest first (one piece per end node and length, so the order is total).
-        by_length: list[list[int]] = []
-        for _ in range(self._max_piece_length + 1):
-            by_length.append([])
-        ends: list[int] = [1] * n_nodes  # each node but a word's first ends one character
-        for node in base:
-            ends[node] = 0
-        for m in range(len(site_ids)):
-            id = n_chars + m
-            length = len(pieces[id])
-            by_length[length].append(id)
-            j = site_ids[m]
-            for i in range(lefts[j], rights[j]):
-                ends[sites[i] + length] += 1
-        lo: list[int] = [0] * (n_nodes + 1)
-        total = 0
-        for t in range(n_nodes):
-            lo[t] = total
-            total += ends[t]
-        lo[n_nodes] = total
-        fill = ends  # reused: where the next edge ending at each node goes
-        for t in range(n_nodes):
-            fill[t] = lo[t]
-        edges: list[int] = [0] * total
-        for k in range(len(self._words)):
-            word = self._words[k]
-            t = base[k]
-            for char in word:
-                t += 1
-                edges[fill[t]] = (char_id[char] << bits) | 1
-                fill[t] += 1
-        for length in range(2, len(by_length)):
-            for id in by_length[length]:
-                packed = (id << bits) | length
-                j = site_ids[id - n_chars]
-                for i in range(lefts[j], rights[j]):
-                    t = sites[i] + length
-                    edges[fill[t]] = packed
-                    fill[t] += 1
+            lo.append(len(edges))  # the word's first node: no edge ends there
+            for end in range(1, size + 1):
+                lo.append(len(edges))
+                length = 1
+                limit = end if end < max_length else max_length
+                while length <= limit:
+                    found = suffixes.get(word[end - length : end], -2)
+                    if found == -2:
+                        break
+                    if found >= 0:
+                        edges.append((found << bits) | length)
+                    length += 1
+            node += size + 1
+        lo.append(len(edges))
         self._base = base
         self._lo = lo
         self._edges = edges
@@ -514,10 +483,9 @@ class UnigramTrainingRun(TrainingRun):
                 scores.append(_NEG_INF)
         return scores
 
-    def _forward_backward(self, backward: bool, viterbi: bool = False) -> None:
+    def _forward_backward(self, backward: bool) -> None:
         """One pass over every word: the corpus log-likelihood and, when `backward`, each
-        piece's expected count (sentencepiece's E-step, its lattices' marginals); when
-        `viterbi`, also what `_ensure_viterbi` finds (one walk over the edges, not two).
+        piece's expected count (sentencepiece's E-step, its lattices' marginals).
 
         Forward runs in probability space, normalised at each node: `inv[t]` is 1 / c[t],
         where c[t] = alpha[t] / alpha[t-1], so an edge s -> t carries
@@ -543,11 +511,6 @@ class UnigramTrainingRun(TrainingRun):
         words = self._words
         counts = self._counts
         bases = self._base
-        best: list[float] = [0.0] * n_nodes if viterbi else []
-        back: list[int] = [-1] * n_nodes if viterbi else []
-        viterbi_freq: list[int] = [0] * n_pieces if viterbi else []
-        occurrence: list[int] = [-1] * n_pieces if viterbi else []
-        tokens = 0
         for k in range(len(words)):
             base = bases[k]
             last = base + len(words[k])
@@ -558,24 +521,13 @@ class UnigramTrainingRun(TrainingRun):
                 c = 0.0
                 r = 1.0
                 cur = t - 1
-                top = _NEG_INF
-                top_edge = -1
                 for e in range(lo[t], lo[t + 1]):
                     packed = edges[e]
                     s = t - (packed & mask)
                     while cur > s:
                         r *= inv[cur]
                         cur -= 1
-                    p = packed >> bits
-                    c += probs[p] * r
-                    if viterbi:
-                        v = best[s] + scores[p]
-                        if v > top:
-                            top = v
-                            top_edge = e
-                if viterbi:
-                    best[t] = top
-                    back[t] = top_edge
+                    c += probs[packed >> bits] * r
                 if not c > 0.0:
                     c = 1e-300  # subtle: only if every way in underflowed; keeps the pass finite
                 inv[t] = 1.0 / c
@@ -585,16 +537,6 @@ class UnigramTrainingRun(TrainingRun):
                     product = 1.0
             log_z += math.log(product)
             log_likelihood += count * log_z
-            if viterbi:
-                t = last
-                while t > base:
-                    packed = edges[back[t]]
-                    p = packed >> bits
-                    viterbi_freq[p] += count
-                    if occurrence[p] < 0:
-                        occurrence[p] = t
-                    tokens += count
-                    t -= packed & mask
             if not backward:
                 continue
             for t in range(base, last):
@@ -616,11 +558,6 @@ class UnigramTrainingRun(TrainingRun):
                     beta[s] += m
         self._expected = expected
         self._log_likelihood = log_likelihood
-        if viterbi:
-            self._viterbi_freq = viterbi_freq
-            self._occurrence = occurrence
-            self._tokens = tokens
-            self._viterbi_valid = True
 
     def _ensure_viterbi(self) -> None:
         """The best segmentation of every word under the current pieces: how often each piece
@@ -831,28 +768,36 @@ class UnigramTrainingRun(TrainingRun):
     def _remove(self, keep: list[bool]) -> int:
         """Take the pieces not kept out of the model (characters become absent, longer pieces
         removed); returns how many left. Removed pieces' edges are dropped once they are an
-        eighth of the longer pieces with edges (until then they score -inf)."""
+        eighth of the longer pieces (until then they score -inf)."""
         removed = 0
+        dead = 0
         n_chars = self._n_chars
         present = self._present
-        live = 0
         for id in range(len(self._pieces)):
             if present[id] and not keep[id]:
                 present[id] = False
                 removed += 1
-                if id >= n_chars:
-                    self._stale += 1
-            if id >= n_chars and present[id]:
-                live += 1
-        if self._stale > 0 and self._stale * 8 >= live + self._stale:
+            if id >= n_chars and not present[id]:
+                dead += 1
+        if dead > 0 and dead * 8 >= len(self._pieces) - n_chars:
             self._compact()
         return removed
 
     def _compact(self) -> None:
-        """Drop the edges of the longer pieces no longer in the model (ids stay as they are)."""
+        """Renumber the longer pieces still in the model and drop the others' edges."""
         n_chars = self._n_chars
-        present = self._present
+        new_id: list[int] = [-1] * len(self._pieces)
+        pieces: list[str] = self._pieces[:n_chars]
+        scores: list[float] = self._scores[:n_chars]
+        for id in range(n_chars):
+            new_id[id] = id
+        for id in range(n_chars, len(self._pieces)):
+            if self._present[id]:
+                new_id[id] = len(pieces)
+                pieces.append(self._pieces[id])
+                scores.append(self._scores[id])
         bits = self._len_bits
+        mask = self._len_mask
         old_edges = self._edges
         old_lo = self._lo
         edges: list[int] = []
@@ -861,13 +806,15 @@ class UnigramTrainingRun(TrainingRun):
             lo.append(len(edges))
             for e in range(old_lo[t], old_lo[t + 1]):
                 packed = old_edges[e]
-                id = packed >> bits
-                if id < n_chars or present[id]:
-                    edges.append(packed)
+                p = new_id[packed >> bits]
+                if p >= 0:
+                    edges.append((p << bits) | (packed & mask))
         lo.append(len(edges))
         self._edges = edges
         self._lo = lo
-        self._stale = 0
+        self._pieces = pieces
+        self._scores = scores
+        self._present = self._present[:n_chars] + [True] * (len(pieces) - n_chars)
         self._viterbi_valid = False
 
     def _finalize(self) -> int:
