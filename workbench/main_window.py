@@ -11,7 +11,6 @@ import json
 import os
 import platform
 import re
-import tempfile
 import time
 from typing import Final
 
@@ -385,8 +384,7 @@ class MainWindow(QMainWindow):
 
     def export_reasons(self) -> dict[str, str]:
         """Why each export format of `EXPORT_TITLES` cannot hold the active tokenizer ("" when
-        it can): the engine's own answer, from writing it into a throw-away folder (kept
-        until the tokenizer changes)."""
+        it can): the engine's own answer (`convert.check`), kept until the tokenizer changes."""
         view = self.document.view()
         if view is None or not view.entry.is_trained:
             return {kind: "Train the tokenizer (or import one) first" for kind in EXPORT_TITLES}
@@ -394,13 +392,12 @@ class MainWindow(QMainWindow):
         if self._export_reasons is not None and self._export_reasons[0] == key:
             return self._export_reasons[1]
         reasons: dict[str, str] = {}
-        with tempfile.TemporaryDirectory(prefix="workbench-export-") as folder:
-            for kind in EXPORT_TITLES:
-                try:
-                    convert.save(view.tokenizer, kind, os.path.join(folder, EXPORT_NAMES[kind]))
-                    reasons[kind] = ""
-                except (EngineError, OSError) as error:
-                    reasons[kind] = _without_path(str(error))
+        for kind in EXPORT_TITLES:
+            try:
+                convert.check(view.tokenizer, kind)
+                reasons[kind] = ""
+            except (EngineError, OSError) as error:
+                reasons[kind] = _without_path(str(error))
         self._export_reasons = (key, reasons)
         return reasons
 
@@ -561,7 +558,7 @@ class MainWindow(QMainWindow):
 def _without_path(message: str) -> str:
     """An engine message about a throw-away file, without the file's path: "/tmp/x/vocab.txt:
     needs a WordPiece model" -> "needs a WordPiece model"."""
-    return re.sub(r"^\S*workbench-export-\S*?: ", "", message)
+    return re.sub(r"^(\S*tokenizer-check-\S*?|<\.model>): ", "", message)
 
 
 def selected_text(view: QAbstractItemView) -> str:

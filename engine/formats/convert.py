@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from typing import Final
 
 from engine.errors import TokenizerFileError
@@ -109,6 +110,17 @@ def save(tokenizer: Tokenizer, kind: str, path: str) -> list[str]:
         vocab_path, merges_path = _gpt2_paths(path)
         return gpt2.write(tokenizer, vocab_path, merges_path)
     raise ValueError(f"unknown format {kind!r}; choose one of {', '.join(FORMATS)}")
+
+
+def check(tokenizer: Tokenizer, kind: str) -> list[str]:
+    """What `save(tokenizer, kind, ...)` would return, or the TokenizerFileError it would raise,
+    writing nothing where the user can see it: a SentencePiece model is only built (its charsmap
+    is not compiled), the other formats are written into a throw-away folder."""
+    if kind == SENTENCEPIECE:
+        return sentencepiece.check(tokenizer)
+    with tempfile.TemporaryDirectory(prefix="tokenizer-check-") as folder:
+        name = "out" + SUFFIXES[kind] if kind != GPT2 else "gpt2"
+        return save(tokenizer, kind, os.path.join(folder, name))
 
 
 def written_paths(kind: str, path: str) -> list[str]:

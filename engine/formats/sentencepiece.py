@@ -250,7 +250,20 @@ def from_tokenizer(tokenizer: Tokenizer, base: SentencePieceModel | None = None)
     return _from_tokenizer(tokenizer, base, [])
 
 
-def _from_tokenizer(tokenizer: Tokenizer, base: SentencePieceModel | None, warnings: list[str]) -> SentencePieceModel:
+def check(tokenizer: Tokenizer) -> list[str]:
+    """What `write` would return (its notes), or the TokenizerFileError it would raise, without
+    writing or compiling a charsmap: for menus that say which formats can hold a tokenizer."""
+    warnings: list[str] = []
+    try:
+        _from_tokenizer(tokenizer, None, warnings, compile_charsmap=False)
+    except EngineError as error:
+        raise TokenizerFileError("<.model>", f"cannot be written as a SentencePiece model: {error}") from None
+    return warnings
+
+
+def _from_tokenizer(
+    tokenizer: Tokenizer, base: SentencePieceModel | None, warnings: list[str], compile_charsmap: bool = True
+) -> SentencePieceModel:
     model = tokenizer.model
     if isinstance(model, Unigram):
         model_type = UNIGRAM
@@ -274,7 +287,7 @@ def _from_tokenizer(tokenizer: Tokenizer, base: SentencePieceModel | None, warni
             )
     else:
         raise EngineError(f"a {type(model).__name__} model cannot be stored in a .model (only Unigram and BPE)")
-    layout = _layout(tokenizer, warnings)
+    layout = _layout(tokenizer, warnings, compile_charsmap)
     if tokenizer.post_processor is not None:
         warnings.append("the post-processor is not stored: sentencepiece adds <s>/</s> only when asked (add_bos/add_eos)")
     vocab = tokenizer.get_vocab(True)
@@ -383,7 +396,7 @@ def _set_bpe_scores(pieces: list[SentencePiece], tokenizer: Tokenizer, model: BP
             below += 1
 
 
-def _layout(tokenizer: Tokenizer, warnings: list[str]) -> _Layout:
+def _layout(tokenizer: Tokenizer, warnings: list[str], compile_charsmap: bool = True) -> _Layout:
     """Read the normalizer and pre-tokenizer as NormalizerSpec options, or raise EngineError."""
     layout = _Layout()
     steps: list[normalizers.Normalizer] = []
@@ -395,7 +408,7 @@ def _layout(tokenizer: Tokenizer, warnings: list[str]) -> _Layout:
         # NFKC (with Nmt's cleanups) is what sentencepiece's "nfkc" ("nmt_nfkc") rule table does:
         # stored as that table, compiled here (engine.formats.charsmap), with its name.
         nmt = start == 2
-        layout.charsmap = nfkc_charsmap(nmt)
+        layout.charsmap = nfkc_charsmap(nmt) if compile_charsmap else b""
         layout.name = NMT_NFKC if nmt else NFKC
         if nmt:
             warnings.append(
