@@ -324,13 +324,31 @@ class StepPanel(QWidget):
     def _label_tables(self, kind: str, score_name: str) -> None:
         """Name the tables' columns after what this trainer's steps are."""
         unigram = kind == "UnigramTrainer"
+        # (short headers, so four columns fit; the tooltips say the rest)
         if unigram:
-            labels = ["Piece", "Would split into", "Uses", "Likelihood lost"]
+            labels = ["Piece", "Split into", "Uses", "Loss"]
+            tips = [
+                "a piece of the vocabulary",
+                "the pieces its occurrences would become if it were removed",
+                "how often the best segmentations use it",
+                "how much the corpus log-likelihood would drop without it (smallest goes first)",
+            ]
         elif score_name != SCORE_COUNT:
-            labels = ["Left", "Right", score_name.capitalize(), "Pair · left · right counts"]
+            labels = ["Left", "Right", score_name.capitalize(), "ab · a · b"]
+            tips = [
+                "the left symbol",
+                "the right symbol",
+                "count(ab) / (count(a) × count(b)): the highest is merged next",
+                "how often the pair, the left symbol and the right symbol occur",
+            ]
         else:
             labels = ["Left", "Right", "Count", ""]
+            tips = ["the left symbol", "the right symbol", "how often the pair occurs: the highest is merged next", ""]
         self.candidates.setHorizontalHeaderLabels(labels)
+        for column in range(len(labels)):
+            header = self.candidates.horizontalHeaderItem(column)
+            if header is not None:
+                header.setToolTip(tips[column])
         self.candidates.setColumnHidden(3, not labels[3])
         self.candidates_heading.label.setText(PAIR_HEADINGS[1] if unigram else PAIR_HEADINGS[0])
         self.merges_heading.label.setText("Rounds so far" if unigram else "Merges so far")

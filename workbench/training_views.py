@@ -169,9 +169,11 @@ class TrainingPlots(QWidget):
         self._curves = [self._score_curve, self._growth_curve, self._compression_curve]
         # the names of the round phases, shown while a round-based training is drawn
         self._legends: list[pyqtgraph.LegendItem] = []
-        # one legend, where a shrinking vocabulary leaves room (the top right of its plot)
-        for plot in (self.growth,):
-            legend = pyqtgraph.LegendItem(offset=(-10, 10))
+        # one legend, where the curves leave room: the top right of a shrinking vocabulary (a
+        # whole training), or the bottom right of rising compression (step by step, where the
+        # middle plot counts removed pieces, which spike anywhere)
+        for plot in (self.growth if self.by_time else self.compression,):
+            legend = pyqtgraph.LegendItem(offset=(-10, 10) if self.by_time else (-10, -10))
             legend.setParentItem(plot.getPlotItem().getViewBox())
             legend.hide()
             self._legends.append(legend)
@@ -331,7 +333,9 @@ class TrainingPlots(QWidget):
         self._stale[index] = False
         symbols: dict[str, object] = {"symbol": None}
         if index == 0 and self.score_name != "count" and not self._rounds:
-            symbols = {"symbol": "o", "symbolSize": 2, "symbolBrush": self._dots, "symbolPen": None}
+            # scores jump from merge to merge: dots, small when there are thousands
+            size = 2 if len(self._ranks) > 1000 else 5
+            symbols = {"symbol": "o", "symbolSize": size, "symbolBrush": self._dots, "symbolPen": None}
         if self._rounds:
             symbols = {
                 "symbol": [PHASE_SYMBOLS.get(phase, "o") for phase in self._phases],

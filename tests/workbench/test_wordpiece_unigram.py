@@ -112,7 +112,7 @@ def test_step_mode_names_wordpiece_scores_and_unigram_pieces(window: MainWindow)
     panel.start()
     panel.advance(3)
     headers = [panel.candidates.horizontalHeaderItem(c).text() for c in range(4)]
-    assert headers == ["Left", "Right", "Likelihood", "Pair · left · right counts"]
+    assert headers == ["Left", "Right", "Likelihood", "ab · a · b"]
     assert not panel.candidates.isColumnHidden(3) and panel.candidates.rowCount() > 0
     assert " · " in panel.candidates.item(0, 3).text()
     assert panel.merges.merges.rowCount() == 3 and all(isinstance(s, MergeStep) for s in panel.merges.merges.steps)
@@ -121,7 +121,7 @@ def test_step_mode_names_wordpiece_scores_and_unigram_pieces(window: MainWindow)
     panel.start()
     panel.advance(2)  # the seed round, then an EM round
     headers = [panel.candidates.horizontalHeaderItem(c).text() for c in range(4)]
-    assert headers == ["Piece", "Would split into", "Uses", "Likelihood lost"]
+    assert headers == ["Piece", "Split into", "Uses", "Loss"]
     assert panel.candidates_heading.label.text().startswith("Pieces the next prune")
     assert panel.merges.merges.shows_rounds and panel.merges.merges.rowCount() == 2
     assert "2 rounds" in panel.status.text() and "EM" in panel.status.text()
