@@ -34,6 +34,16 @@ def type_tag(data: dict[str, object], where: str) -> str | None:
     return tag
 
 
+def expect_tagged(data: object, kind: str) -> dict[str, object]:
+    """`data` as the JSON object of a `kind` ("BPE"...): untagged (HF's legacy objects) or tagged
+    with that type, else SchemaError("BPE: wrong type 'WordPiece'")."""
+    obj = expect_object(data, kind)
+    tag = obj.get("type")
+    if tag is not None and tag != kind:
+        raise SchemaError(f"{kind}: wrong type {tag!r}")
+    return obj
+
+
 def require(data: dict[str, object], key: str, where: str) -> object:
     if key not in data:
         raise SchemaError(f"{where}: missing field '{key}'")

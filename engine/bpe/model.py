@@ -10,7 +10,7 @@ import os
 from typing import Final
 
 from engine.errors import EngineError, SchemaError
-from engine.schema import JsonValue, expect_object, get_bool, get_opt_float, get_opt_str, get_vocab, require
+from engine.schema import JsonValue, expect_tagged, get_bool, get_opt_float, get_opt_str, get_vocab, require
 from engine.models.base import Token, VocabModel
 from engine.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
 from engine.formats.files import write_texts_atomically
@@ -455,10 +455,7 @@ class BPE(VocabModel):
     def from_dict(data: object) -> BPE:
         """A BPE from its tokenizer.json object (merges as [a, b] pairs or legacy "a b" strings)."""
         where = "BPE"
-        obj = expect_object(data, where)
-        tag = obj.get("type")
-        if tag is not None and tag != "BPE":
-            raise SchemaError(f"{where}: wrong type {tag!r}")
+        obj = expect_tagged(data, where)
         if "vocab" not in obj or "merges" not in obj:
             raise SchemaError(f"{where}: missing field '{'vocab' if 'vocab' not in obj else 'merges'}'")
         vocab = get_vocab(obj, "vocab", where)

@@ -16,7 +16,7 @@ from typing import Final
 from engine.errors import EngineError, SchemaError
 from engine.formats.files import write_text_atomically
 from engine.models.base import Model, Token
-from engine.schema import JsonValue, as_float, expect_object, get_bool, get_list, get_opt_count
+from engine.schema import JsonValue, as_float, expect_tagged, get_bool, get_list, get_opt_count
 from engine.unigram.lattice import UNK_PENALTY, Lattice, PieceIndex
 
 # HF's word cache: words of this many UTF-8 bytes or more are never cached (we count chars).
@@ -316,10 +316,7 @@ class Unigram(Model):
     @staticmethod
     def from_dict(data: object) -> Unigram:
         where = "Unigram"
-        obj = expect_object(data, where)
-        tag = obj.get("type")
-        if tag is not None and tag != "Unigram":
-            raise SchemaError(f"{where}: wrong type {tag!r}")
+        obj = expect_tagged(data, where)
         if "vocab" not in obj:
             raise SchemaError(f"{where}: missing field 'vocab'")
         vocab: list[tuple[str, float]] = []

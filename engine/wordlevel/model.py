@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from engine.errors import EngineError, SchemaError
-from engine.schema import JsonValue, expect_object, get_str, get_vocab
+from engine.errors import EngineError
+from engine.schema import JsonValue, expect_tagged, get_str, get_vocab
 from engine.models.base import Token, VocabModel
 from engine.formats.files import write_text_atomically
 from engine.formats.vocab_files import dump_vocab_json, ordered_vocab, read_vocab_json
@@ -69,10 +69,7 @@ class WordLevel(VocabModel):
     @staticmethod
     def from_dict(data: object) -> WordLevel:
         where = "WordLevel"
-        obj = expect_object(data, where)
-        tag = obj.get("type")
-        if tag is not None and tag != "WordLevel":
-            raise SchemaError(f"{where}: wrong type {tag!r}")
+        obj = expect_tagged(data, where)
         return WordLevel(get_vocab(obj, "vocab", where), get_str(obj, "unk_token", where))
 
     def save(self, folder: str, prefix: str | None = None) -> list[str]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 
 from engine.bpe.model import BPE
-from engine.errors import EngineError, SchemaError
-from engine.schema import JsonValue, expect_object, get_count, get_str, get_vocab
+from engine.errors import EngineError
+from engine.schema import JsonValue, expect_tagged, get_count, get_str, get_vocab
 from engine.models.base import Token, VocabModel
 from engine.formats.files import write_text_atomically
 from engine.formats.vocab_files import dump_vocab_txt, ordered_vocab, read_vocab_txt
@@ -137,10 +137,7 @@ class WordPiece(VocabModel):
     @staticmethod
     def from_dict(data: object) -> WordPiece:
         where = "WordPiece"
-        obj = expect_object(data, where)
-        tag = obj.get("type")
-        if tag is not None and tag != "WordPiece":
-            raise SchemaError(f"{where}: wrong type {tag!r}")
+        obj = expect_tagged(data, where)
         return WordPiece(
             get_vocab(obj, "vocab", where),
             get_str(obj, "unk_token", where),
