@@ -239,6 +239,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         f"(model {tokenizer.get_vocab_size(with_added_tokens=False):,})\n"
     )
     added = tokenizer.get_added_tokens_decoder()
+    specials = {t.content for t in added.values() if t.special}
     special = [f"{t.content}={i}" for i, t in sorted(added.items()) if t.special]
     plain = [f"{t.content}={i}" for i, t in sorted(added.items()) if not t.special]
     out.write(f"special tokens:  {', '.join(special) if special else 'none'}\n")
@@ -251,6 +252,22 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         if merges:
             out.write(f"first merges:    {_merge_list(merges[:n])}\n")
             out.write(f"last merges:     {_merge_list(merges[-n:])}\n")
+    if isinstance(model, models.Unigram):
+        # the pieces most and least likely under the model (special pieces score 0 and are left out)
+        scored = sorted(
+            [(score, piece) for piece, score in model.pieces if piece not in specials and score != 0.0],
+            reverse=True,
+        )
+        if scored:
+            n = args.merges
+            out.write(f"piece scores:    {scored[-1][0]:.3f} .. {scored[0][0]:.3f} (log-probabilities)\n")
+            out.write(f"likeliest:       {'  '.join(_visible(p) for _, p in scored[:n])}\n")
+            out.write(f"least likely:    {'  '.join(_visible(p) for _, p in scored[-n:])}\n")
+    if isinstance(model, models.WordPiece):
+        prefix = model.continuing_subword_prefix
+        vocab = model.get_vocab()
+        continuing = sum(1 for token in vocab if token.startswith(prefix))
+        out.write(f"continuations:   {continuing:,} of {len(vocab):,} tokens start with {prefix!r}\n")
     return 0
 
 

@@ -178,6 +178,18 @@ def test_inspect_summarizes_pipeline_vocab_and_merges(trained: dict[str, Path]) 
     assert f"first merges:    {first[0]} + {first[1]}" in out
 
 
+def test_inspect_shows_unigram_pieces_and_wordpiece_continuations(trained: dict[str, Path], corpora: Path) -> None:
+    result = run_cli("inspect", str(corpora / "sp_test_model.model"), "--merges", "4")
+    assert result.returncode == 0, result.stderr
+    assert "format:          SentencePiece .model" in result.stdout
+    assert "(log-probabilities)" in result.stdout
+    likeliest = next(line for line in result.stdout.splitlines() if line.startswith("likeliest:"))
+    assert len(likeliest.split()) == 5 and "<unk>" not in likeliest
+    bert = run_cli("inspect", str(trained["bert"]))
+    assert bert.returncode == 0, bert.stderr
+    assert "start with '##'" in bert.stdout
+
+
 def test_inspect_reads_the_real_bert_tokenizer(corpora: Path) -> None:
     result = run_cli("inspect", str(corpora / "bert_uncased_tokenizer.json"))
     assert result.returncode == 0, result.stderr
