@@ -1,19 +1,17 @@
 """The Unigram lattice: every way a sentence splits into vocabulary pieces, and what to do with it.
 
 `PieceIndex` finds the pieces that start at each character; `Lattice` holds them as parallel
-lists and gives the Viterbi best path, the n best paths (A*), a sampled path and forward-backward
-marginals (expected piece counts and log Z), with sentencepiece's / HF's semantics. No model
-file knowledge here (`engine.unigram.model`) and no training loop (`engine.unigram.trainer`).
+lists and gives the Viterbi best path, the n best paths (A*) and a sampled path (forward
+filtering), with sentencepiece's / HF's semantics. No model file knowledge here
+(`engine.unigram.model`) and no training: the trainer's E-step works on its own flat lattices,
+built once for every word (`engine.unigram.training_run`).
 
 A node is an index into the lattice's lists: `starts[k]`, `ends[k]` (character positions),
 `ids[k]` (piece id) and `scores[k]`. Nodes are stored by start, then by length, which is the order
 HF's byte trie reports them in; every tie below is broken by that order.
 
-Typical trainer use, per sentence (a word and its count):
-
     lattice = index.lattice(word)                # or Lattice(word) + lattice.insert(...) by hand
     path = lattice.viterbi()                     # node indices of the best path
-    log_z = lattice.populate_marginal(count, expected)   # expected[id] += count * P(node)
 """
 
 from __future__ import annotations
@@ -321,52 +319,6 @@ class Lattice:
                     total = log_sum_exp(total, term)
             alpha[pos] = total
         return alpha
-
-    def backward(self) -> list[float]:
-        """beta[pos]: log of the summed exp(score) of all paths from `pos` to EOS."""
-        size = self.size
-        beta: list[float] = [-math.inf] * (size + 1)
-        beta[size] = 0.0
-        ends = self.ends
-        scores = self.scores
-        node = len(self.ids) - 1
-        # nodes are stored by start: walk them backwards, one start position at a time
-        for pos in range(size - 1, -1, -1):
-            group_end = node
-            while node >= 0 and self.starts[node] == pos:
-                node -= 1
-            first = True
-            total = -math.inf
-            for k in range(node + 1, group_end + 1):
-                term = scores[k] + beta[ends[k]]
-                if first:
-                    total = term
-                    first = False
-                else:
-                    total = log_sum_exp(total, term)
-            beta[pos] = total
-        return beta
-
-    def populate_marginal(self, freq: float, expected: list[float]) -> float:
-        """Add `freq * P(node)` to expected[id] for every node; return `freq * log Z` (HF's
-        `populate_marginal`: the sentence log-likelihood times its weight).
-
-        Nodes must be inserted in start order (as `PieceIndex.lattice` does) and every position
-        must be reachable (it is when each character has a node, as with an unk id).
-        """
-        if self.size == 0:
-            return 0.0
-        alpha = self.forward(1.0)
-        beta = self.backward()
-        z = alpha[self.size]
-        starts = self.starts
-        ends = self.ends
-        ids = self.ids
-        scores = self.scores
-        for k in range(len(ids)):
-            total = alpha[starts[k]] + scores[k] + beta[ends[k]] - z
-            expected[ids[k]] += freq * math.exp(total)
-        return freq * z
 
     # -- sampling (sentencepiece's Lattice::Sample) -------------------------------------------
 

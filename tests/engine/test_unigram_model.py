@@ -226,30 +226,6 @@ def test_sample_frequencies_follow_path_probabilities() -> None:
     assert count / draws == pytest.approx(0.5, abs=0.02)
 
 
-def test_marginals_hand_checked() -> None:
-    model = Unigram(TINY, 0)
-    lattice = model.lattice("abc")
-    expected = [0.0] * model.get_vocab_size()
-    log_z = lattice.populate_marginal(2.0, expected)
-    assert log_z == pytest.approx(2.0 * math.log(0.064))
-    # ab and a/b are alternatives: 2 * 0.625 and 2 * 0.375; c is on every path
-    assert expected == pytest.approx([0.0, 0.75, 0.75, 1.25, 2.0])
-
-
-def test_marginals_match_brute_force() -> None:
-    model = Unigram(HF_PIECES, 0)
-    text = "abcdabcdabqr"
-    segmentations = all_segmentations(model, text)
-    z = sum(math.exp(score) for _, score in segmentations)
-    expected_counts = [0.0] * model.get_vocab_size()
-    for parts, score in segmentations:
-        for part in parts:
-            expected_counts[model.token_to_id(part) or 0] += math.exp(score) / z
-    got = [0.0] * model.get_vocab_size()
-    assert model.lattice(text).populate_marginal(1.0, got) == pytest.approx(math.log(z))
-    assert got == pytest.approx(expected_counts)
-
-
 def test_lattice_api_for_trainers() -> None:
     index = PieceIndex({"a": 0, "b": 1, "ab": 2}, [-1.0, -1.0, -1.5], unk_id=None, unk_score=-11.5)
     assert index.max_length == 2
