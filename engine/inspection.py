@@ -211,7 +211,7 @@ def trace(tokenizer: Tokenizer, text: str, add_special_tokens: bool = True) -> T
         original = _original_span(result.alignments, start, end)
         result.pieces.append((piece, original[0], original[1]))
         tokens: list[tuple[int, str, int, int]] = []
-        for token in model.tokenize(piece):
+        for token in model.tokenize_run(piece).tokens():
             # a model token's offsets are in the piece; the piece is at `start` in the normalized text
             span = _original_span(result.alignments, start + token.start, start + token.end) if _plain_piece(piece, result.normalized, start, end) else original
             tokens.append((token.id, token.value, span[0], span[1]))

@@ -105,7 +105,7 @@ class PreTokenizedString:
         """Give every split without tokens the model's tokens for its normalized text."""
         for current in self.splits:
             if current.tokens is None:
-                current.tokens = model.tokenize(current.normalized.normalized)
+                current.tokens = model.tokenize_run(current.normalized.normalized).tokens()
 
     def get_splits(
         self, offset_referential: str = ORIGINAL, offset_type: str = CHAR

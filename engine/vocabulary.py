@@ -343,9 +343,9 @@ def token_frequencies(tokenizer: Tokenizer, word_counts: dict[str, int]) -> list
         if found is not None:
             frequencies[found] += count
             continue
-        for token in model.tokenize(word):
-            if token.id < size:
-                frequencies[token.id] += count
+        for id in model.tokenize_run(word).ids:
+            if id < size:
+                frequencies[id] += count
     return frequencies
 
 
@@ -364,7 +364,7 @@ def token_examples(
     examples: dict[int, list[tuple[str, int]]] = {}
     for neg_count, word in ranked[:max_words]:
         found_added = added.get(word)
-        ids = [found_added] if found_added is not None else [token.id for token in model.tokenize(word)]
+        ids = [found_added] if found_added is not None else list(model.tokenize_run(word).ids)
         shown = ""
         for i in range(len(ids)):
             id = ids[i]

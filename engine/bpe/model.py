@@ -7,11 +7,10 @@ here (see `engine.bpe.trainer`, which fills a model through `set_vocab_and_merge
 from __future__ import annotations
 
 import os
-from typing import Final
 
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_tagged, get_bool, get_opt_float, get_opt_str, get_vocab, require
-from engine.models.base import Token, VocabModel
+from engine.models.base import DEFAULT_CACHE_CAPACITY, RunCache, Token, TokenRun, VocabModel
 from engine.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
 from engine.formats.files import write_texts_atomically
 from engine.formats.vocab_files import (
@@ -23,9 +22,6 @@ from engine.formats.vocab_files import (
     read_vocab_json,
 )
 
-# HF's BPE word cache: words this long (or longer) are never cached.
-MAX_CACHED_LENGTH: Final = 256
-DEFAULT_CACHE_CAPACITY: Final = 10_000
 
 
 class BPE(VocabModel):
@@ -44,8 +40,7 @@ class BPE(VocabModel):
     _merges_built: bool
     _stride: int
     _byte_ids: list[int]
-    _cache: dict[str, list[int]]
-    _cache_capacity: int
+    _cache: RunCache
     _dropout: float | None
     _unk_token: str | None
     _continuing_subword_prefix: str | None
@@ -78,8 +73,7 @@ class BPE(VocabModel):
         self._fuse_unk = bool(fuse_unk)
         self._byte_fallback = byte_fallback
         self._ignore_merges = ignore_merges
-        self._cache = {}
-        self._cache_capacity = DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity
+        self._cache = RunCache(DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity)
         vocab_dict: dict[str, int] = {}
         merge_list: list[tuple[str, str]] = []
         if isinstance(vocab, str) and isinstance(merges, str):
@@ -114,7 +108,7 @@ class BPE(VocabModel):
         self._merge_ranks = {}
         self._merge_new_ids = []
         self._merges_built = False
-        self._cache = {}
+        self._cache.clear()
 
     def set_vocab_and_merges(self, vocab: dict[str, int], merges: list[tuple[str, str]]) -> None:
         """Replace the vocabulary and merges (what HF's BpeTrainer does at the end of training).
@@ -198,7 +192,7 @@ class BPE(VocabModel):
     @dropout.setter
     def dropout(self, dropout: float | None) -> None:
         self._dropout = dropout
-        self._cache = {}
+        self._cache.clear()
 
     @property
     def unk_token(self) -> str | None:
@@ -207,7 +201,7 @@ class BPE(VocabModel):
     @unk_token.setter
     def unk_token(self, unk_token: str | None) -> None:
         self._unk_token = unk_token
-        self._cache = {}
+        self._cache.clear()
 
     @property
     def continuing_subword_prefix(self) -> str | None:
@@ -216,7 +210,7 @@ class BPE(VocabModel):
     @continuing_subword_prefix.setter
     def continuing_subword_prefix(self, prefix: str | None) -> None:
         self._continuing_subword_prefix = prefix
-        self._cache = {}
+        self._cache.clear()
 
     @property
     def end_of_word_suffix(self) -> str | None:
@@ -225,7 +219,7 @@ class BPE(VocabModel):
     @end_of_word_suffix.setter
     def end_of_word_suffix(self, suffix: str | None) -> None:
         self._end_of_word_suffix = suffix
-        self._cache = {}
+        self._cache.clear()
 
     @property
     def fuse_unk(self) -> bool:
@@ -234,7 +228,7 @@ class BPE(VocabModel):
     @fuse_unk.setter
     def fuse_unk(self, fuse_unk: bool) -> None:
         self._fuse_unk = fuse_unk
-        self._cache = {}
+        self._cache.clear()
 
     @property
     def byte_fallback(self) -> bool:
@@ -243,7 +237,7 @@ class BPE(VocabModel):
     @byte_fallback.setter
     def byte_fallback(self, byte_fallback: bool) -> None:
         self._byte_fallback = byte_fallback
-        self._cache = {}
+        self._cache.clear()
 
     @property
     def ignore_merges(self) -> bool:
@@ -252,14 +246,13 @@ class BPE(VocabModel):
     @ignore_merges.setter
     def ignore_merges(self, ignore_merges: bool) -> None:
         self._ignore_merges = ignore_merges
-        self._cache = {}
+        self._cache.clear()
 
     def _clear_cache(self) -> None:
-        self._cache = {}
+        self._cache.clear()
 
     def _resize_cache(self, capacity: int) -> None:
-        self._cache_capacity = capacity
-        self._cache = {}
+        self._cache.resize(capacity)
 
     @property
     def merges(self) -> list[tuple[str, str]]:
@@ -294,38 +287,53 @@ class BPE(VocabModel):
     # -- Model ------------------------------------------------------------------------------
 
     def tokenize(self, sequence: str) -> list[Token]:
+        """HF's `Model.tokenize`, offsets in UTF-8 bytes: a byte-fallback token covers its own
+        byte here (in the pipeline's char offsets it covers its whole char)."""
+        if sequence.isascii():
+            return self.tokenize_run(sequence).tokens()
+        if not self._merges_built:
+            self._build_merges()
+        dropout = self._dropout
+        if self._ignore_merges and self._vocab.get(sequence) is not None:
+            return super().tokenize(sequence)
+        packed = self._merge_word(sequence, dropout if dropout is not None else 0.0, False)
+        return self._run(packed).tokens()
+
+    def tokenize_run(self, sequence: str) -> TokenRun:
+        # subtle: the cache only ever holds deterministic results (changing the dropout clears
+        # it), so a hit is the answer whatever the options are now.
+        cached = self._cache.runs.get(sequence)
+        if cached is not None:
+            return cached
         if not sequence:
-            return []
+            return TokenRun([], [], [], [])
         if not self._merges_built:
             self._build_merges()
         dropout = self._dropout
         if dropout is not None and dropout != 0.0:
-            return self._tokens(self._merge_word(sequence, dropout))
-        if self._ignore_merges:
-            whole = self._vocab.get(sequence)
-            if whole is not None:
-                return [Token(whole, sequence, 0, len(sequence))]
-        cached = self._cache.get(sequence)
-        if cached is None:
-            cached = self._merge_word(sequence, 0.0)
-            if self._cache_capacity > 0 and len(sequence) < MAX_CACHED_LENGTH:
-                if len(self._cache) >= self._cache_capacity:
-                    # subtle: HF stops caching when full; starting over keeps recent words.
-                    self._cache = {}
-                self._cache[sequence] = cached
-        return self._tokens(cached)
+            return self._run(self._merge_word(sequence, dropout, True))
+        whole = self._vocab.get(sequence) if self._ignore_merges else None
+        if whole is not None:
+            cached = TokenRun([whole], [sequence], [0], [len(sequence)])
+        else:
+            cached = self._run(self._merge_word(sequence, 0.0, True))
+        self._cache.put(sequence, cached)
+        return cached
 
-    def _tokens(self, packed: list[int]) -> list[Token]:
-        """[id, start, end, id, start, end, ...] -> Tokens."""
+    def _run(self, packed: list[int]) -> TokenRun:
+        """[id, start, end, id, start, end, ...] -> a TokenRun."""
         vocab_r = self._vocab_r
-        tokens: list[Token] = []
+        run = TokenRun([], [], [], [])
         i = 0
         n = len(packed)
         while i < n:
             id = packed[i]
-            tokens.append(Token(id, vocab_r[id], packed[i + 1], packed[i + 2]))
+            run.ids.append(id)
+            run.values.append(vocab_r[id])
+            run.starts.append(packed[i + 1])
+            run.ends.append(packed[i + 2])
             i += 3
-        return tokens
+        return run
 
     def _unk_id(self, unk_token: str) -> int:
         found = self._vocab.get(unk_token)
@@ -333,8 +341,9 @@ class BPE(VocabModel):
             raise EngineError(f"Unk token `{unk_token}` not found in the vocabulary")
         return found
 
-    def _merge_word(self, word: str, dropout: float) -> list[int]:
-        """HF merge_word + Word.merge_all: symbols of `word`, merged; packed (id, start, end) in chars.
+    def _merge_word(self, word: str, dropout: float, in_chars: bool) -> list[int]:
+        """HF merge_word + Word.merge_all: symbols of `word`, merged; packed (id, start, end) in
+        chars (`in_chars`) or in UTF-8 bytes.
 
         "hug" with merges (h, u), (hu, g) -> [id(hug), 0, 3]
         """
@@ -360,8 +369,15 @@ class BPE(VocabModel):
             packed.append(pos)
             pos += length
             packed.append(pos)
-        if in_bytes:
+        if in_bytes and in_chars:
             char_offsets_from_bytes(packed, word)
+        elif not in_bytes and not in_chars and not word.isascii():
+            byte_at = [0]
+            for c in word:
+                byte_at.append(byte_at[-1] + utf8_len(ord(c)))
+            for i in range(1, len(packed), 3):
+                packed[i] = byte_at[packed[i]]
+                packed[i + 1] = byte_at[packed[i + 1]]
         return packed
 
     def _symbols(self, word: str, ids: list[int], lens: list[int], in_bytes: bool) -> bool:

@@ -15,13 +15,10 @@ from typing import Final
 
 from engine.errors import EngineError, SchemaError
 from engine.formats.files import write_text_atomically
-from engine.models.base import Model, Token
+from engine.models.base import Model, RunCache, Token, TokenRun
 from engine.schema import JsonValue, as_float, expect_tagged, get_bool, get_list, get_opt_count
 from engine.unigram.lattice import UNK_PENALTY, Lattice, PieceIndex
 
-# HF's word cache: words of this many UTF-8 bytes or more are never cached (we count chars).
-MAX_CACHED_LENGTH: Final = 256
-DEFAULT_CACHE_CAPACITY: Final = 10000
 MISSING_UNK: Final = "Encountered an unknown token but `unk_id` is missing"
 
 
@@ -44,8 +41,8 @@ class Unigram(Model):
     _max_length: int
     _unk: int
     _unk_score: float
-    _cache: dict[str, list[int]]
-    _cache_capacity: int
+    _cache: RunCache
+    _cached_byte_fallback: bool
 
     def __init__(
         self,
@@ -59,7 +56,8 @@ class Unigram(Model):
             vocab = [("<unk>", 0.0)]
             unk_id = 0
         self.byte_fallback = byte_fallback
-        self._cache_capacity = DEFAULT_CACHE_CAPACITY
+        self._cache = RunCache()
+        self._cached_byte_fallback = byte_fallback
         self.set_pieces(vocab, unk_id)
 
     def set_pieces(self, vocab: list[tuple[str, float]], unk_id: int | None) -> None:
@@ -90,7 +88,7 @@ class Unigram(Model):
         self._max_length = self._index.max_length
         self._unk = self._index.unk_id
         self._unk_score = self._index.unk_score
-        self._cache = {}
+        self._cache.clear()
 
     @property
     def pieces(self) -> list[tuple[str, float]]:
@@ -111,18 +109,18 @@ class Unigram(Model):
 
     # -- Model --------------------------------------------------------------------------------
 
-    def tokenize(self, sequence: str) -> list[Token]:
-        """The Viterbi best segmentation of one piece; `""` gives `[]`."""
+    def tokenize_run(self, sequence: str) -> TokenRun:
+        """The Viterbi best segmentation of one piece (offsets in chars)."""
         if not sequence:
-            return []
-        flat = self._cache.get(sequence)
-        if flat is None:
-            flat = self._best_path(sequence)
-            if self._cache_capacity > 0 and len(sequence) < MAX_CACHED_LENGTH:
-                if len(self._cache) >= self._cache_capacity:
-                    self._cache = {}
-                self._cache[sequence] = flat
-        return self._tokens(sequence, flat)
+            return TokenRun([], [], [], [])
+        if self.byte_fallback != self._cached_byte_fallback:
+            self._cache.clear()
+            self._cached_byte_fallback = self.byte_fallback
+        run = self._cache.get(sequence)
+        if run is None:
+            run = TokenRun.of(self._tokens(sequence, self._best_path(sequence)))
+            self._cache.put(sequence, run)
+        return run
 
     def _best_path(self, sequence: str) -> list[int]:
         """HF's `encode_optimized` with unknowns fused: [id, start, end, ...] per token, in order.
@@ -294,11 +292,10 @@ class Unigram(Model):
         return self._scores[id]
 
     def clear_cache(self) -> None:
-        self._cache = {}
+        self._cache.clear()
 
     def resize_cache(self, capacity: int) -> None:
-        self._cache_capacity = capacity
-        self._cache = {}
+        self._cache.resize(capacity)
 
     # -- serialization ------------------------------------------------------------------------
 

@@ -10,7 +10,7 @@ import os
 
 from engine.errors import EngineError
 from engine.schema import JsonValue, expect_tagged, get_str, get_vocab
-from engine.models.base import Token, VocabModel
+from engine.models.base import TokenRun, VocabModel
 from engine.formats.files import write_text_atomically
 from engine.formats.vocab_files import dump_vocab_json, ordered_vocab, read_vocab_json
 
@@ -47,15 +47,15 @@ class WordLevel(VocabModel):
 
     # -- Model ------------------------------------------------------------------------------
 
-    def tokenize(self, sequence: str) -> list[Token]:
+    def tokenize_run(self, sequence: str) -> TokenRun:
         """The whole piece as one token. Like HF, even "" is looked up (and may give unk)."""
         found = self._vocab.get(sequence)
         if found is not None:
-            return [Token(found, sequence, 0, len(sequence))]
+            return TokenRun([found], [sequence], [0], [len(sequence)])
         unk = self._vocab.get(self.unk_token)
         if unk is None:
             raise EngineError("WordLevel error: Missing [UNK] token from the vocabulary")
-        return [Token(unk, self.unk_token, 0, len(sequence))]
+        return TokenRun([unk], [self.unk_token], [0], [len(sequence)])
 
     # -- serialization ----------------------------------------------------------------------
 

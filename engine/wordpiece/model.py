@@ -11,7 +11,7 @@ import os
 from engine.bpe.model import BPE
 from engine.errors import EngineError
 from engine.schema import JsonValue, expect_tagged, get_count, get_str, get_vocab
-from engine.models.base import Token, VocabModel
+from engine.models.base import RunCache, Token, TokenRun, VocabModel
 from engine.formats.files import write_text_atomically
 from engine.formats.vocab_files import dump_vocab_txt, ordered_vocab, read_vocab_txt
 
@@ -27,6 +27,9 @@ class WordPiece(VocabModel):
     continuing_subword_prefix: str
     max_input_chars_per_word: int
     _longest: int
+    # word -> tokens, valid for the options it was filled with (they are plain attributes)
+    _cache: RunCache
+    _cached_options: tuple[str, str, int]
 
     def __init__(
         self,
@@ -38,6 +41,8 @@ class WordPiece(VocabModel):
         self.unk_token = unk_token
         self.max_input_chars_per_word = max_input_chars_per_word
         self.continuing_subword_prefix = continuing_subword_prefix
+        self._cache = RunCache()
+        self._cached_options = (unk_token, continuing_subword_prefix, max_input_chars_per_word)
         if isinstance(vocab, str):
             vocab = WordPiece.read_file(vocab)
         self.set_vocab(dict(vocab) if vocab is not None else {})
@@ -53,6 +58,7 @@ class WordPiece(VocabModel):
                 longest = len(token)
         self._vocab_r = vocab_r
         self._longest = longest
+        self._cache.clear()
 
     @classmethod
     def from_file(
@@ -83,7 +89,7 @@ class WordPiece(VocabModel):
 
     # -- Model ------------------------------------------------------------------------------
 
-    def tokenize(self, sequence: str) -> list[Token]:
+    def _longest_first(self, sequence: str) -> list[Token]:
         """Longest vocabulary piece first, then the rest with the prefix.
 
         "unaffable" with {un, ##aff, ##able} -> un (0, 2), ##aff (2, 5), ##able (5, 9)
@@ -116,6 +122,17 @@ class WordPiece(VocabModel):
             tokens.append(Token(found, piece, start, end))
             start = end
         return tokens
+
+    def tokenize_run(self, sequence: str) -> TokenRun:
+        options = (self.unk_token, self.continuing_subword_prefix, self.max_input_chars_per_word)
+        if options != self._cached_options:
+            self._cache.clear()
+            self._cached_options = options
+        run = self._cache.get(sequence)
+        if run is None:
+            run = TokenRun.of(self._longest_first(sequence))
+            self._cache.put(sequence, run)
+        return run
 
     def _unk(self, length: int) -> Token:
         id = self._vocab.get(self.unk_token)

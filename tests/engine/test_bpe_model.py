@@ -19,7 +19,16 @@ MERGES = [("a", "a"), ("a", "b"), ("aa", "ab")]
 
 
 def pieces(model: BPE, text: str) -> list[tuple[str, int, int]]:
-    return [(t.value, t.start, t.end) for t in model.tokenize(text)]
+    """Tokens with the CHARACTER offsets the pipeline uses (`tokenize` counts bytes, as HF)."""
+    return [(t.value, t.start, t.end) for t in model.tokenize_run(text).tokens()]
+
+
+def test_tokenize_counts_bytes_like_hf() -> None:
+    vocab = {"<unk>": 0, "a": 1, "<0xC3>": 2, "<0xA9>": 3, "<0x78>": 4}
+    model = BPE(vocab, [], unk_token="<unk>", byte_fallback=True)
+    assert [(t.value, t.offsets) for t in model.tokenize("aé€")] == [
+        ("a", (0, 1)), ("<0xC3>", (1, 2)), ("<0xA9>", (2, 3)), ("<unk>", (3, 6))
+    ]
 
 
 def test_hand_checkable_merges() -> None:
@@ -216,7 +225,7 @@ PROPERTY_MERGES = [("a", "b"), ("b", "é"), ("ab", "é"), ("a", "a"), ("é", "é
 @given(st.text(alphabet="abéx€", max_size=30), st.booleans())
 def test_tokens_tile_the_word(word: str, fuse_unk: bool) -> None:
     model = BPE(PROPERTY_VOCAB, PROPERTY_MERGES, unk_token="<unk>", fuse_unk=fuse_unk)
-    tokens = model.tokenize(word)
+    tokens = model.tokenize_run(word).tokens()
     # Every char ends up in exactly one token, in order: the offsets tile [0, len(word)).
     assert [t.start for t in tokens] == [0, *[t.end for t in tokens[:-1]]][: len(tokens)]
     assert (tokens[-1].end if tokens else 0) == len(word)

@@ -65,7 +65,9 @@ def test_hf_reference_segmentations(text: str, expected: list[str]) -> None:
 
 def test_ids_and_char_offsets() -> None:
     model = Unigram(HF_PIECES, 0)
-    assert model.tokenize("x東abc") == [Token(0, "x東", 0, 2), Token(3, "abc", 2, 5)]
+    assert model.tokenize_run("x東abc").tokens() == [Token(0, "x東", 0, 2), Token(3, "abc", 2, 5)]
+    # `tokenize` counts UTF-8 bytes, as HF's Model.tokenize does
+    assert model.tokenize("x東abc") == [Token(0, "x東", 0, 4), Token(3, "abc", 4, 7)]
     assert model.tokenize("") == []
 
 
@@ -92,11 +94,12 @@ def test_unknown_score_is_min_score_minus_ten() -> None:
 def test_byte_fallback() -> None:
     # HF's test: "é" is not a piece, its two UTF-8 bytes are
     model = Unigram([("<unk>", 0.0), ("<0xC3>", -0.01), ("<0xA9>", -0.03)], 0, byte_fallback=True)
-    assert model.tokenize("é") == [Token(1, "<0xC3>", 0, 1), Token(2, "<0xA9>", 0, 1)]
+    assert model.tokenize_run("é").tokens() == [Token(1, "<0xC3>", 0, 1), Token(2, "<0xA9>", 0, 1)]
+    assert model.tokenize("é") == [Token(1, "<0xC3>", 0, 2), Token(2, "<0xA9>", 0, 2)]  # bytes, as HF
     # "?" has no byte piece: the whole fused unknown run becomes unk
-    assert model.tokenize("?é") == [Token(0, "?é", 0, 2)]
+    assert model.tokenize_run("?é").tokens() == [Token(0, "?é", 0, 2)]
     # byte_fallback without byte pieces is accepted and falls back to unk, as in HF
-    assert Unigram([("<unk>", 0.0)], 0, byte_fallback=True).tokenize("é") == [Token(0, "é", 0, 1)]
+    assert Unigram([("<unk>", 0.0)], 0, byte_fallback=True).tokenize("é") == [Token(0, "é", 0, 2)]
 
 
 def test_missing_unk() -> None:

@@ -14,7 +14,8 @@ from engine.wordlevel.model import WordLevel
 def test_lookup_and_unk() -> None:
     model = WordLevel({"hello": 0, "world": 1, "<unk>": 2})
     assert [(t.id, t.value, t.start, t.end) for t in model.tokenize("hello")] == [(0, "hello", 0, 5)]
-    assert [(t.id, t.value, t.start, t.end) for t in model.tokenize("héllo")] == [(2, "<unk>", 0, 5)]
+    assert [(t.id, t.value, t.start, t.end) for t in model.tokenize_run("héllo").tokens()] == [(2, "<unk>", 0, 5)]
+    assert [(t.id, t.value, t.start, t.end) for t in model.tokenize("héllo")] == [(2, "<unk>", 0, 6)]  # bytes, as HF
     assert model.unk_token == "<unk>"
     assert model.get_vocab_size() == 3
     assert model.id_to_token(1) == "world" and model.token_to_id("world") == 1

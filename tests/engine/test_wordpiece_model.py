@@ -15,7 +15,14 @@ VOCAB = {"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3, "##a": 4, "a": 5, "##ff":
 
 
 def pieces(model: WordPiece, text: str) -> list[tuple[str, int, int]]:
-    return [(t.value, t.start, t.end) for t in model.tokenize(text)]
+    """Tokens with the CHARACTER offsets the pipeline uses (`tokenize` counts bytes, as HF)."""
+    return [(t.value, t.start, t.end) for t in model.tokenize_run(text).tokens()]
+
+
+def test_tokenize_counts_bytes_like_hf() -> None:
+    model = WordPiece({"[UNK]": 0, "st": 1, "##raße": 2})
+    assert [(t.value, t.offsets) for t in model.tokenize("straße")] == [("st", (0, 2)), ("##raße", (2, 7))]
+    assert pieces(model, "straße") == [("st", 0, 2), ("##raße", 2, 6)]
 
 
 def test_greedy_longest_match_first() -> None:

@@ -65,15 +65,22 @@ def hf_pieces(tokenizer: object, words: list[str]) -> list[list[tuple[int, str, 
 def our_pieces(model: our_models.Model, words: list[str]) -> list[list[tuple[int, str, tuple[int, int]]]]:
     result: list[list[tuple[int, str, tuple[int, int]]]] = []
     for word in words:
-        result.append([(t.id, t.value, (t.start, t.end)) for t in model.tokenize(word)])
+        result.append([(t.id, t.value, (t.start, t.end)) for t in model.tokenize_run(word).tokens()])
     return result
 
 
 def assert_same_pieces(model: our_models.Model, hf_model_dict: dict[str, object], words: list[str]) -> None:
+    """Char offsets as both pipelines give them, and HF's `model.tokenize` (byte offsets) too."""
+    theirs_tokenizer = hf_tokenizer(hf_model_dict)
     ours = our_pieces(model, words)
-    theirs = hf_pieces(hf_tokenizer(hf_model_dict), words)
+    theirs = hf_pieces(theirs_tokenizer, words)
     mismatches = [(w, o, t) for w, o, t in zip(words, ours, theirs) if o != t]
     assert not mismatches, f"{len(mismatches)} of {len(words)} words differ, first: {mismatches[:3]}"
+    hf_model = theirs_tokenizer.model  # type: ignore[attr-defined]
+    for word in words[:3000]:
+        mine = [(t.id, t.value, t.offsets) for t in model.tokenize(word)]
+        expected = [(t.id, t.value, t.offsets) for t in hf_model.tokenize(word)]
+        assert mine == expected, f"model.tokenize({word!r}) differs from HF's (byte offsets)"
 
 
 def corpus_words(path: Path, pre_tokenizer: object, limit: int = 0) -> list[str]:
