@@ -148,6 +148,8 @@ _STARTS_WITH_WORD: Final = regex.compile(r"\w")
 _ENDS_WITH_WORD: Final = regex.compile(r"\w$")
 _LEADING_SPACES: Final = regex.compile(r"\s*")
 _TRAILING_SPACES: Final = regex.compile(r"\s*$")
+# Up to this many added tokens, `may_match` looks for each with `in` (C speed); above, one regex scan.
+MAY_MATCH_SCANS: Final = 12
 
 
 class AddedVocabulary:
@@ -167,6 +169,9 @@ class AddedVocabulary:
     _raw_ids: dict[str, int]
     _normalized_pattern: regex.Pattern[str] | None
     _normalized_ids: dict[str, int]
+    # the raw and the normalized tokens' contents (`may_match` looks for each when few)
+    _raw_contents: list[str]
+    _normalized_contents: list[str]
 
     def __init__(self) -> None:
         self.added_tokens_map = {}
@@ -178,6 +183,8 @@ class AddedVocabulary:
         self._raw_ids = {}
         self._normalized_pattern = None
         self._normalized_ids = {}
+        self._raw_contents = []
+        self._normalized_contents = []
 
     def __len__(self) -> int:
         return len(self.added_tokens_map)
@@ -273,6 +280,20 @@ class AddedVocabulary:
         self._raw_pattern = _leftmost_longest_pattern(list(raw))
         self._normalized_ids = normalized
         self._normalized_pattern = _leftmost_longest_pattern(list(normalized))
+        self._raw_contents = list(raw)
+        self._normalized_contents = list(normalized)
+
+    def may_match(self, text: str, normalized: bool) -> bool:
+        """Whether an added token (of the raw ones, or of the normalized ones) occurs in `text`;
+        when not, `find_matches` gives it back whole. The encode fast path's check."""
+        contents = self._normalized_contents if normalized else self._raw_contents
+        if len(contents) > MAY_MATCH_SCANS:
+            pattern = self._normalized_pattern if normalized else self._raw_pattern
+            return pattern is not None and pattern.search(text) is not None
+        for content in contents:
+            if content in text:
+                return True
+        return False
 
     def find_matches(self, sentence: str, normalized: bool) -> list[tuple[int, int, int]]:
         """Cut `sentence` into (id or NO_ID, start, end) spans covering all of it.

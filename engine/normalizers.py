@@ -83,6 +83,12 @@ class Normalizer(ABC):
         self.normalize(normalized)
         return normalized.normalized
 
+    def normalize_aligned(self, sequence: str) -> str | None:
+        """The normalized text when it maps `sequence` char for char (normalized char i comes
+        from original char i, so offsets need no alignment), else None. The encode fast path
+        asks this first; None sends the text through `normalize`."""
+        return None
+
     @abstractmethod
     def to_dict(self) -> dict[str, JsonValue]:
         """The tokenizer.json object of this normalizer, keys in HF's order."""
@@ -102,6 +108,9 @@ class NFD(Normalizer):
     def normalize_str(self, sequence: str) -> str:
         return uc.normalize_str(sequence, "NFD")
 
+    def normalize_aligned(self, sequence: str) -> str | None:
+        return None if uc.needs_normalization(sequence, "NFD") else sequence
+
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "NFD"}
 
@@ -114,6 +123,9 @@ class NFKD(Normalizer):
 
     def normalize_str(self, sequence: str) -> str:
         return uc.normalize_str(sequence, "NFKD")
+
+    def normalize_aligned(self, sequence: str) -> str | None:
+        return None if uc.needs_normalization(sequence, "NFKD") else sequence
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "NFKD"}
@@ -128,6 +140,9 @@ class NFC(Normalizer):
     def normalize_str(self, sequence: str) -> str:
         return uc.normalize_str(sequence, "NFC")
 
+    def normalize_aligned(self, sequence: str) -> str | None:
+        return None if uc.needs_normalization(sequence, "NFC") else sequence
+
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "NFC"}
 
@@ -140,6 +155,9 @@ class NFKC(Normalizer):
 
     def normalize_str(self, sequence: str) -> str:
         return uc.normalize_str(sequence, "NFKC")
+
+    def normalize_aligned(self, sequence: str) -> str | None:
+        return None if uc.needs_normalization(sequence, "NFKC") else sequence
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "NFKC"}
@@ -154,6 +172,11 @@ class Lowercase(Normalizer):
     def normalize_str(self, sequence: str) -> str:
         return uc.lower_str(sequence)
 
+    def normalize_aligned(self, sequence: str) -> str | None:
+        # subtle: Rust never lowers a char to nothing, so an equal length means one for one.
+        lowered = uc.lower_str(sequence)
+        return lowered if len(lowered) == len(sequence) else None
+
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "Lowercase"}
 
@@ -166,6 +189,9 @@ class StripAccents(Normalizer):
 
     def normalize_str(self, sequence: str) -> str:
         return COMBINING_MARK_RE.sub("", sequence)
+
+    def normalize_aligned(self, sequence: str) -> str | None:
+        return sequence if sequence.isascii() else None
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "StripAccents"}
@@ -218,6 +244,13 @@ class Replace(Normalizer):
         normalized.replace_matches(self.replacement.matches(normalized.normalized), self.replacement.content)
 
     def normalize_str(self, sequence: str) -> str:
+        return self.replacement.apply(sequence)
+
+    def normalize_aligned(self, sequence: str) -> str | None:
+        one_char = len(self.replacement.content) == 1
+        for start, end, is_match in self.replacement.matches(sequence):
+            if is_match and not (one_char and end - start == 1):
+                return None  # a span of another length than its replacement moves alignments
         return self.replacement.apply(sequence)
 
     def to_dict(self) -> dict[str, JsonValue]:
@@ -291,6 +324,17 @@ class BertNormalizer(Normalizer):
             normalized.remove_matching(NONSPACING_MARK_RE)
         if self.lowercase:
             normalized.lowercase()
+
+    def normalize_aligned(self, sequence: str) -> str | None:
+        if not sequence.isascii():
+            return None
+        text = sequence
+        if self.clean_text:
+            # subtle: ASCII controls other than \t\n\r are removed, which moves alignments.
+            text = text.translate(BERT_ASCII_TABLE)
+            if len(text) != len(sequence):
+                return None
+        return text.lower() if self.lowercase else text
 
     def normalize_str(self, sequence: str) -> str:
         text = sequence
@@ -471,6 +515,12 @@ class Precompiled(Normalizer):
             return False
         return self._ascii_rules is None or self._ascii_rules.search(text) is None
 
+    def normalize_aligned(self, sequence: str) -> str | None:
+        if self._untouched(sequence):
+            return sequence
+        # subtle: a text the rules leave as it is keeps every char where it was.
+        return sequence if self.normalize_str(sequence) == sequence else None
+
     def normalize(self, normalized: NormalizedString) -> None:
         text = normalized.normalized
         if self._untouched(text):
@@ -568,6 +618,14 @@ class Sequence(Normalizer):
         text = sequence
         for normalizer in self.normalizers:
             text = normalizer.normalize_str(text)
+        return text
+
+    def normalize_aligned(self, sequence: str) -> str | None:
+        text: str | None = sequence
+        for normalizer in self.normalizers:
+            if text is None:
+                return None
+            text = normalizer.normalize_aligned(text)
         return text
 
     def to_dict(self) -> dict[str, JsonValue]:

@@ -147,6 +147,91 @@ def _texts(text: str, spans: list[tuple[int, int]]) -> list[str]:
     return out
 
 
+class Cut:
+    """A text's pieces for the encode fast path: `words[i]` is what the model gets, and
+    `text[starts[i]:ends[i]]` where it came from. The two have the same length unless the word
+    is the byte-level chars of a non-ASCII piece, or `prefixed`: then the first word starts with
+    one inserted char (Metaspace's "▁"), which takes the first char's alignment. No empty pieces.
+    `text` is set by whoever asked for the cut (the encode fast path)."""
+
+    words: list[str]
+    starts: list[int]
+    ends: list[int]
+    prefixed: bool
+    text: str
+
+    def __init__(self, words: list[str], starts: list[int], ends: list[int]) -> None:
+        self.words = words
+        self.starts = starts
+        self.ends = ends
+        self.prefixed = False
+        self.text = ""
+
+    @staticmethod
+    def covering(words: list[str]) -> Cut:
+        """Pieces that follow each other with nothing between them (GPT-2's pattern, Digits)."""
+        starts: list[int] = []
+        ends: list[int] = []
+        position = 0
+        kept: list[str] = []
+        for word in words:
+            if word:
+                kept.append(word)
+                starts.append(position)
+                position += len(word)
+                ends.append(position)
+        return Cut(kept, starts, ends)
+
+    @staticmethod
+    def found(text: str, words: list[str]) -> Cut:
+        """Matches of a pattern whose gaps hold only chars no match starts with (spaces between
+        words), so each match is the next occurrence of its text."""
+        starts: list[int] = []
+        ends: list[int] = []
+        kept: list[str] = []
+        position = 0
+        for word in words:
+            if word:
+                position = text.find(word, position)
+                kept.append(word)
+                starts.append(position)
+                position += len(word)
+                ends.append(position)
+        return Cut(kept, starts, ends)
+
+    @staticmethod
+    def spans(text: str, spans: list[tuple[int, int]]) -> Cut:
+        out = Cut([], [], [])
+        for start, end in spans:
+            if start < end:
+                out.words.append(text[start:end])
+                out.starts.append(start)
+                out.ends.append(end)
+        return out
+
+    def drop_prefix(self) -> Cut:
+        """Positions counted in the text with one char inserted at 0 -> positions in the text."""
+        self.prefixed = True
+        for i in range(len(self.starts)):
+            self.starts[i] = self.starts[i] - 1 if self.starts[i] > 0 else 0
+            self.ends[i] -= 1
+        return self
+
+    def to_byte_level(self) -> Cut:
+        """The same pieces, each as the byte-level chars of its UTF-8 bytes."""
+        words = self.words
+        for i in range(len(words)):
+            words[i] = byte_level.to_chars(words[i])
+        return self
+
+    def extend(self, other: Cut, shift: int) -> None:
+        """Append `other`'s pieces, found in a piece that starts at `shift`."""
+        self.words.extend(other.words)
+        for i in range(len(other.starts)):
+            self.starts.append(other.starts[i] + shift)
+            self.ends.append(other.ends[i] + shift)
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class PreTokenizer(PieceSplitter):
     """Base class of the pre-tokenizers.
@@ -174,6 +259,16 @@ class PreTokenizer(PieceSplitter):
         for text, _ in self.pre_tokenize_str(sequence):
             out.append(text)
         return out
+
+    def cut(self, text: str) -> Cut | None:
+        """The encode fast path's question: when this pre-tokenizer only cuts `text` (and maybe
+        maps each piece to byte-level chars), its pieces as a `Cut`; None when it does more (then
+        `pre_tokenize` runs)."""
+        return None
+
+    def maps_bytes(self) -> bool:
+        """True when `cut` maps its pieces to byte-level chars (ByteLevel)."""
+        return False
 
     def _split_with_all(self, piece: NormalizedString) -> list[NormalizedString]:
         # One piece through the full `pre_tokenize`, for pre-tokenizers that are more than a split.
@@ -203,6 +298,9 @@ class Whitespace(PreTokenizer):
     def split_words(self, sequence: str) -> list[str]:
         return WHITESPACE_RE.findall(sequence)
 
+    def cut(self, text: str) -> Cut | None:
+        return Cut.found(text, WHITESPACE_RE.findall(text))
+
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "Whitespace"}
 
@@ -216,6 +314,9 @@ class WhitespaceSplit(PreTokenizer):
     def split_words(self, sequence: str) -> list[str]:
         return NOT_SPACES_RE.findall(sequence)
 
+    def cut(self, text: str) -> Cut | None:
+        return Cut.found(text, NOT_SPACES_RE.findall(text))
+
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "WhitespaceSplit"}
 
@@ -228,6 +329,9 @@ class BertPreTokenizer(PreTokenizer):
 
     def split_words(self, sequence: str) -> list[str]:
         return BERT_RE.findall(sequence)
+
+    def cut(self, text: str) -> Cut | None:
+        return Cut.found(text, BERT_RE.findall(text))
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "BertPreTokenizer"}
@@ -251,6 +355,9 @@ class Punctuation(PreTokenizer):
         matches = cover(PUNCT_RE.spans(sequence), len(sequence))
         return _texts(sequence, split_spans(matches, self.behavior))
 
+    def cut(self, text: str) -> Cut | None:
+        return Cut.spans(text, split_spans(cover(PUNCT_RE.spans(text), len(text)), self.behavior))
+
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "Punctuation", "behavior": BEHAVIOR_JSON[self.behavior]}
 
@@ -271,6 +378,10 @@ class Digits(PreTokenizer):
     def split_words(self, sequence: str) -> list[str]:
         dual = DIGITS_INDIVIDUAL_RE if self.individual_digits else DIGITS_CONTIGUOUS_RE
         return dual.findall(sequence)
+
+    def cut(self, text: str) -> Cut | None:
+        dual = DIGITS_INDIVIDUAL_RE if self.individual_digits else DIGITS_CONTIGUOUS_RE
+        return Cut.covering(dual.findall(text))
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "Digits", "individual_digits": self.individual_digits}
@@ -305,6 +416,9 @@ class Split(PreTokenizer):
     def split_words(self, sequence: str) -> list[str]:
         return _texts(sequence, split_spans(self._matches(sequence), self.behavior))
 
+    def cut(self, text: str) -> Cut | None:
+        return Cut.spans(text, split_spans(self._matches(text), self.behavior))
+
     def to_dict(self) -> dict[str, JsonValue]:
         return {
             "type": "Split",
@@ -334,6 +448,9 @@ class CharDelimiterSplit(PreTokenizer):
                 out.append(word)
         return out
 
+    def cut(self, text: str) -> Cut | None:
+        return Cut.found(text, self.split_words(text))
+
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "CharDelimiterSplit", "delimiter": self.delimiter}
 
@@ -362,6 +479,9 @@ class UnicodeScripts(PreTokenizer):
     def split_words(self, sequence: str) -> list[str]:
         return _texts(sequence, script_spans(sequence))
 
+    def cut(self, text: str) -> Cut | None:
+        return Cut.spans(text, script_spans(text))
+
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "UnicodeScripts"}
 
@@ -387,6 +507,9 @@ class FixedLength(PreTokenizer):
 
     def split_words(self, sequence: str) -> list[str]:
         return _texts(sequence, self._spans(sequence))
+
+    def cut(self, text: str) -> Cut | None:
+        return Cut.spans(text, self._spans(text))
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "FixedLength", "length": self.length}
@@ -433,14 +556,26 @@ class ByteLevel(PreTokenizer):
             text = " " + text
         if not self.use_regex:
             return [byte_level.to_chars(text)] if text else []
-        table = byte_level.LATIN1_TO_CHARS
         if text.isascii():
             # subtle: an ASCII line maps char for char, so map it first and split the mapped text.
-            return GPT2_MAPPED_ASCII_RE.findall(text.translate(table))
+            return GPT2_MAPPED_ASCII_RE.findall(byte_level.ascii_to_chars(text))
         words = GPT2_RE.findall(text)
         for i in range(len(words)):
-            words[i] = words[i].encode("utf-8").decode("latin-1").translate(table)
+            words[i] = byte_level.to_chars(words[i])
         return words
+
+    def cut(self, text: str) -> Cut | None:
+        if self.add_prefix_space and text and not text.startswith(" "):
+            return None  # the inserted space needs an alignment of its own
+        if not self.use_regex:
+            return Cut.covering([text] if text else []).to_byte_level()
+        if text.isascii():
+            # subtle: ASCII maps char for char, so cut the mapped text (split_words does too).
+            return Cut.covering(GPT2_MAPPED_ASCII_RE.findall(byte_level.ascii_to_chars(text)))
+        return Cut.covering(GPT2_RE.findall(text)).to_byte_level()
+
+    def maps_bytes(self) -> bool:
+        return True
 
     def to_dict(self) -> dict[str, JsonValue]:
         return byte_level.options_to_dict(self.add_prefix_space, self.trim_offsets, self.use_regex)
@@ -486,6 +621,18 @@ class Metaspace(PreTokenizer):
         if not self.split:
             return [text] if text else []
         return self.pieces_re.findall(text)
+
+    def cut(self, text: str) -> Cut | None:
+        rep = self.replacement
+        mapped = text.replace(" ", rep)
+        prefixed = bool(mapped) and not mapped.startswith(rep) and self.prepend_scheme != metaspace.NEVER
+        if prefixed:
+            mapped = rep + mapped
+        if not self.split:
+            found = Cut.covering([mapped] if mapped else [])
+        else:
+            found = Cut.covering(self.pieces_re.findall(mapped))
+        return found.drop_prefix() if prefixed else found
 
     def to_dict(self) -> dict[str, JsonValue]:
         return metaspace.options_to_dict(self.replacement, self.prepend_scheme, self.split)
@@ -537,6 +684,25 @@ class Sequence(PreTokenizer):
                 next_words.extend(pretokenizer.split_words(word))
             words = next_words
         return words
+
+    def cut(self, text: str) -> Cut | None:
+        current = Cut.covering([text] if text else [])
+        last = len(self.pre_tokenizers) - 1
+        for k in range(len(self.pre_tokenizers)):
+            pretokenizer = self.pre_tokenizers[k]
+            if k < last and pretokenizer.maps_bytes():
+                return None  # later parts would cut byte-level chars
+            following = Cut([], [], [])
+            for i in range(len(current.words)):
+                pieces = pretokenizer.cut(current.words[i])
+                if pieces is None or pieces.prefixed:
+                    return None  # an inserted char inside the text needs alignments
+                following.extend(pieces, current.starts[i])
+            current = following
+        return current
+
+    def maps_bytes(self) -> bool:
+        return bool(self.pre_tokenizers) and self.pre_tokenizers[-1].maps_bytes()
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "Sequence", "pretokenizers": [p.to_dict() for p in self.pre_tokenizers]}

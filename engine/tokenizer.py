@@ -6,10 +6,15 @@ input. The components do the work; this module wires them together and owns no a
 
 from __future__ import annotations
 
+import asyncio
+import functools
+import gc
+import re
 import time
 from collections.abc import Iterable, Sequence
+from typing import Final
 
-from engine import corpus
+from engine import corpus, fast_path
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
 from engine.corpus import FileSlice, PipelineWords, WordSplitter
 from engine.decoders import Decoder
@@ -34,6 +39,74 @@ from engine.schema import JsonValue
 from engine.trainers import default_trainer
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import TrainHistory, TrainReport
+
+
+# Encoding a text this long makes enough objects that pausing the cyclic collector pays.
+LONG_TEXT: Final = 10_000
+# HF's messages for inputs it cannot take (a wrong type, or a str that is not valid Unicode).
+TEXT_INPUT_ERROR: Final = "TextInputSequence must be str"
+PRETOKENIZED_INPUT_ERROR: Final = "PreTokenizedInputSequence must be Union[List[str], Tuple[str]]"
+BATCH_INPUT_ERROR: Final = "TextEncodeInput must be Union[TextInputSequence, Tuple[InputSequence, InputSequence]]"
+PRETOKENIZED_BATCH_ERROR: Final = (
+    "PreTokenizedEncodeInput must be Union[PreTokenizedInputSequence, "
+    "Tuple[PreTokenizedInputSequence, PreTokenizedInputSequence]]"
+)
+# Ids are u32 in HF: others overflow before any lookup.
+MAX_ID: Final = 2**32 - 1
+# (chr: mypyc takes no surrogates in string literals)
+SURROGATE_RE: Final = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")
+
+
+def _utf8_encodable(text: str) -> bool:
+    """False for a str holding a lone surrogate (U+D800..U+DFFF), which has no UTF-8 form."""
+    return text.isascii() or SURROGATE_RE.search(text) is None
+
+
+def _check_id(id: int) -> None:
+    if id < 0:
+        raise OverflowError("number too small to fit in target type")
+    if id > MAX_ID:
+        raise OverflowError("number too large to fit in target type")
+
+
+def _batch_item(item: object, is_pretokenized: bool) -> tuple[str | Sequence[str], str | Sequence[str] | None]:
+    """One `encode_batch` input as (sequence, pair or None), HF's way of telling them apart."""
+    if isinstance(item, str):
+        if is_pretokenized:
+            raise TypeError(PRETOKENIZED_BATCH_ERROR)
+        return item, None
+    if not isinstance(item, (list, tuple)):
+        raise TypeError(PRETOKENIZED_BATCH_ERROR if is_pretokenized else BATCH_INPUT_ERROR)
+    if is_pretokenized:
+        if len(item) == 2 and isinstance(item[0], (list, tuple)) and isinstance(item[1], (list, tuple)):
+            return list(item[0]), list(item[1])
+        return list(item), None
+    if len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], str):
+        return item[0], item[1]
+    raise TypeError(BATCH_INPUT_ERROR)
+
+
+class PausedCollector:
+    """`with PausedCollector():` keeps Python's cyclic garbage collector off for a bulk encode.
+
+    Encodings hold lists and tuples, which the collector tracks; a batch keeps tens of thousands
+    of them alive, and the collector re-scanned them so often that it took half the time of
+    `encode_batch` (measured: 1.67 s -> 0.97 s on 40,000 lines with BERT). Encoding makes no
+    reference cycles, so nothing is left for the collector; its previous state comes back after.
+    """
+
+    was_enabled: bool
+
+    def __init__(self) -> None:
+        self.was_enabled = False
+
+    def __enter__(self) -> None:
+        self.was_enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        if self.was_enabled:
+            gc.enable()
 
 
 class Tokenizer:
@@ -133,6 +206,7 @@ class Tokenizer:
         return self._added.token_to_id(token, self._model)
 
     def id_to_token(self, id: int) -> str | None:
+        _check_id(id)
         found = self._added.simple_id_to_token(id)
         return found if found is not None else self._model.id_to_token(id)
 
@@ -200,34 +274,109 @@ class Tokenizer:
 
     def encode(
         self,
-        sequence: str | list[str],
-        pair: str | list[str] | None = None,
+        sequence: str | Sequence[str],
+        pair: str | Sequence[str] | None = None,
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
     ) -> Encoding:
-        """Encode one sequence (or a pair); offsets are character offsets into each input."""
+        """Encode one sequence (or a pair); offsets are character offsets into each input.
+
+        Like HF: with `is_pretokenized`, each input is a list (or tuple) of words; a str
+        holding a lone surrogate (not encodable as UTF-8) is refused with TypeError."""
+        if isinstance(sequence, str) and len(sequence) >= LONG_TEXT:
+            with PausedCollector():
+                return self._encode(sequence, pair, is_pretokenized, add_special_tokens)
+        return self._encode(sequence, pair, is_pretokenized, add_special_tokens)
+
+    def _encode(
+        self,
+        sequence: str | Sequence[str],
+        pair: str | Sequence[str] | None,
+        is_pretokenized: bool,
+        add_special_tokens: bool,
+    ) -> Encoding:
         encoding = self._encode_input(sequence, 0, is_pretokenized)
         pair_encoding = self._encode_input(pair, 1, is_pretokenized) if pair is not None else None
         return self.post_process(encoding, pair_encoding, add_special_tokens)
 
     def encode_batch(
-        self,
-        input: Sequence[str | tuple[str, str] | list[str]],
-        is_pretokenized: bool = False,
-        add_special_tokens: bool = True,
+        self, input: Sequence[object], is_pretokenized: bool = False, add_special_tokens: bool = True
     ) -> list[Encoding]:
-        """Encode many inputs; each is a sequence or a (sequence, pair) tuple. Batch padding applies."""
+        """Encode many inputs, as HF: each is a sequence or a pair, the pair a tuple or a list
+        of two (`["a b", "c d"]` is a pair; pre-tokenized, a pair is two word lists). Batch
+        padding applies."""
+        with PausedCollector():
+            return self._encode_batch(input, is_pretokenized, add_special_tokens, False)
+
+    def encode_batch_fast(
+        self, input: Sequence[object], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> list[Encoding]:
+        """HF's `encode_batch_fast`: `encode_batch` without offsets. The tokens the input gives
+        are "" with offsets (0, 0) and no word ids; special tokens the post-processor adds and
+        padding keep their strings."""
+        with PausedCollector():
+            return self._encode_batch(input, is_pretokenized, add_special_tokens, True)
+
+    def _encode_batch(
+        self, input: Sequence[object], is_pretokenized: bool, add_special_tokens: bool, fast: bool
+    ) -> list[Encoding]:
         encodings: list[Encoding] = []
         for item in input:
-            if isinstance(item, tuple):
-                first = self._encode_input(item[0], 0, is_pretokenized)
-                second = self._encode_input(item[1], 1, is_pretokenized)
-                encodings.append(self._process(first, second, add_special_tokens, False))
-            else:
-                encodings.append(self._process(self._encode_input(item, 0, is_pretokenized), None, add_special_tokens, False))
+            first, second = _batch_item(item, is_pretokenized)
+            try:
+                encoding = self._encode_input(first, 0, is_pretokenized, fast)
+                pair = self._encode_input(second, 1, is_pretokenized, fast) if second is not None else None
+            except TypeError:
+                raise TypeError(BATCH_INPUT_ERROR if not is_pretokenized else PRETOKENIZED_BATCH_ERROR) from None
+            encodings.append(self._process(encoding, pair, add_special_tokens, False))
         if self._padding is not None:
             pad_encodings(encodings, self._padding)
         return encodings
+
+    def async_encode(
+        self,
+        sequence: str | Sequence[str],
+        pair: str | Sequence[str] | None = None,
+        is_pretokenized: bool = False,
+        add_special_tokens: bool = True,
+    ) -> asyncio.Future[Encoding]:
+        """`encode` run in the event loop's executor: `await tokenizer.async_encode(text)` inside
+        a running loop (outside one, RuntimeError as in HF)."""
+        call = functools.partial(self.encode, sequence, pair, is_pretokenized, add_special_tokens)
+        return asyncio.get_running_loop().run_in_executor(None, call)
+
+    def async_encode_batch(
+        self, input: Sequence[object], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> asyncio.Future[list[Encoding]]:
+        """`encode_batch` run in the event loop's executor (await it inside a running loop)."""
+        call = functools.partial(self.encode_batch, input, is_pretokenized, add_special_tokens)
+        return asyncio.get_running_loop().run_in_executor(None, call)
+
+    def async_encode_batch_fast(
+        self, input: Sequence[object], is_pretokenized: bool = False, add_special_tokens: bool = True
+    ) -> asyncio.Future[list[Encoding]]:
+        """`encode_batch_fast` run in the event loop's executor (await it inside a running loop)."""
+        call = functools.partial(self.encode_batch_fast, input, is_pretokenized, add_special_tokens)
+        return asyncio.get_running_loop().run_in_executor(None, call)
+
+    def async_decode_batch(
+        self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True
+    ) -> asyncio.Future[list[str]]:
+        """`decode_batch` run in the event loop's executor (await it inside a running loop)."""
+        call = functools.partial(self.decode_batch, sequences, skip_special_tokens)
+        return asyncio.get_running_loop().run_in_executor(None, call)
+
+    def encode_ids(self, sequence: str, add_special_tokens: bool = True) -> list[int]:
+        """`encode(sequence, add_special_tokens=...).ids`, made the fastest way: the bulk path for
+        whole corpora (no tokens, offsets or Encoding are built when the pipeline allows it)."""
+        if not isinstance(sequence, str) or not _utf8_encodable(sequence):
+            raise TypeError(TEXT_INPUT_ERROR)
+        plain = self._truncation is None and self._padding is None
+        if plain and (not add_special_tokens or self.num_special_tokens_to_add(False) == 0):
+            ids = fast_path.ids_only(sequence, self._added, self._normalizer, self._pre_tokenizer, self._model)
+            if ids is not None:
+                return ids
+        return self.encode(sequence, add_special_tokens=add_special_tokens).ids
 
     def post_process(
         self, encoding: Encoding, pair: Encoding | None = None, add_special_tokens: bool = True
@@ -252,15 +401,22 @@ class Tokenizer:
             pad_encodings([final], self._padding)
         return final
 
-    def _encode_input(self, sequence: str | list[str], type_id: int, is_pretokenized: bool) -> Encoding:
+    def _encode_input(
+        self, sequence: str | Sequence[str], type_id: int, is_pretokenized: bool, fast: bool = False
+    ) -> Encoding:
         if is_pretokenized:
-            if isinstance(sequence, str):
-                raise TypeError("with is_pretokenized=True, each input must be a list of strings")
-            words = [self._encode_piece(word, type_id, index) for index, word in enumerate(sequence)]
+            if isinstance(sequence, str) or not isinstance(sequence, (list, tuple)):
+                raise TypeError(PRETOKENIZED_INPUT_ERROR)
+            words: list[Encoding] = []
+            for index in range(len(sequence)):
+                word = sequence[index]
+                if not isinstance(word, str) or not _utf8_encodable(word):
+                    raise TypeError(PRETOKENIZED_INPUT_ERROR)
+                words.append(self._encode_piece(word, type_id, index, fast))
             return Encoding.merge(words, False)
-        if not isinstance(sequence, str):
-            raise TypeError("with is_pretokenized=False, each input must be a string")
-        return self._encode_piece(sequence, type_id, -1)
+        if not isinstance(sequence, str) or not _utf8_encodable(sequence):
+            raise TypeError(TEXT_INPUT_ERROR)
+        return self._encode_piece(sequence, type_id, -1, fast)
 
     def _pre_tokenized(self, text: str) -> PreTokenizedString:
         """`text` with added tokens cut out, the rest normalized and pre-tokenized (HF's order)."""
@@ -269,18 +425,35 @@ class Tokenizer:
             self._pre_tokenizer.pre_tokenize(pretokenized)
         return pretokenized
 
-    def _encode_piece(self, text: str, type_id: int, word_index: int) -> Encoding:
-        """normalize + pre-tokenize + model for one text; `word_index` >= 0 forces the word id."""
+    def _encode_piece(self, text: str, type_id: int, word_index: int, fast: bool = False) -> Encoding:
+        """normalize + pre-tokenize + model for one text; `word_index` >= 0 forces the word id.
+        `fast`: HF's encode_fast, no offsets (tokens "", offsets (0, 0), no word ids)."""
+        if fast:
+            ids = fast_path.ids_only(text, self._added, self._normalizer, self._pre_tokenizer, self._model)
+            if ids is None:
+                ids = self._encode_piece(text, type_id, word_index).ids
+            n = len(ids)
+            # subtle: HF's encode_fast leaves every type id 0; only a post-processor sets them.
+            return Encoding(ids, [0] * n, [""] * n, [None] * n, [(0, 0)] * n, [0] * n, [1] * n)
+        pieces = fast_path.cut(text, self._added, self._normalizer, self._pre_tokenizer)
+        if pieces is not None:
+            lists = fast_path.token_lists(pieces, self._model, word_index)
+            return _lists_encoding(lists.ids, lists.tokens, lists.offsets, lists.words, type_id)
+        return self._encode_piece_in_full(text, type_id, word_index)
+
+    def _encode_piece_in_full(self, text: str, type_id: int, word_index: int) -> Encoding:
+        """`_encode_piece` through the whole pipeline (NormalizedStrings, Splits, Tokens)."""
         pretokenized = self._pre_tokenized(text)
         pretokenized.tokenize(self._model)
-        return _into_encoding(pretokenized, word_index, type_id)
+        ids, tokens, offsets, words = pretokenized.token_lists(word_index if word_index >= 0 else None)
+        return _lists_encoding(ids, tokens, offsets, list[int | None](words), type_id)
 
     # -- decode -----------------------------------------------------------------------------
 
     def decode(self, ids: Sequence[int], skip_special_tokens: bool = True) -> str:
         tokens: list[str] = []
         for id in ids:
-            token = self.id_to_token(id)
+            token = self.id_to_token(int(id))
             if token is None:
                 continue
             if skip_special_tokens and self._added.is_special_token(token):
@@ -460,15 +633,16 @@ class _AddedTokenAwareWords(WordSplitter):
         return self._tokenizer._training_words(line)
 
 
-def _into_encoding(pretokenized: PreTokenizedString, word_index: int, type_id: int) -> Encoding:
-    """Tokens of every split, with offsets mapped back to the original text (HF into_encoding)."""
-    ids, tokens, offsets, words = pretokenized.token_lists(word_index if word_index >= 0 else None)
+def _lists_encoding(
+    ids: list[int], tokens: list[str], offsets: list[tuple[int, int]], words: list[int | None], type_id: int
+) -> Encoding:
+    """One sequence's Encoding from its token lists (HF into_encoding)."""
     n = len(ids)
     return Encoding(
         ids=ids,
         type_ids=[type_id] * n,
         tokens=tokens,
-        words=list[int | None](words),
+        words=words,
         offsets=offsets,
         special_tokens_mask=[0] * n,
         attention_mask=[1] * n,

@@ -1,0 +1,137 @@
+"""The encode fast path: a text straight to token lists, without the pipeline's objects.
+
+HF's pipeline builds a NormalizedString per piece, a Split per piece and a Token per token. For
+most texts none of that is needed: when no added token occurs in the text, the normalizer maps it
+char for char (`Normalizer.normalize_aligned`) and the pre-tokenizer only cuts it (`PreTokenizer.cut`,
+maybe followed by byte-level chars), a token's offsets are its piece's start plus its offsets in
+the piece, and each piece's tokens come from the model's word cache (`Model.tokenize_run`).
+Anything else gives None, and the full pipeline runs; both give the same encodings (the tests
+compare them on random texts). `ids_only` is the bulk path that skips tokens and offsets.
+"""
+
+from __future__ import annotations
+
+from engine.added_vocabulary import AddedVocabulary
+from engine.models.base import Model, TokenRun
+from engine.normalizers import Normalizer
+from engine.pre_tokenizers import Cut, PreTokenizer
+
+
+class TokenLists:
+    """What an `Encoding` of one sequence is built from: parallel lists, one entry per token."""
+
+    ids: list[int]
+    tokens: list[str]
+    offsets: list[tuple[int, int]]
+    words: list[int | None]
+
+    def __init__(self) -> None:
+        self.ids = []
+        self.tokens = []
+        self.offsets = []
+        self.words = []
+
+
+def cut(
+    text: str, added: AddedVocabulary, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None
+) -> Cut | None:
+    """`text`'s pieces when the fast path applies to it, else None."""
+    if not added.is_empty() and added.may_match(text, False):
+        return None
+    normalized = text
+    if normalizer is not None:
+        aligned = normalizer.normalize_aligned(text)
+        if aligned is None:
+            return None
+        normalized = aligned
+    if not added.is_empty() and added.may_match(normalized, True):
+        return None
+    found = Cut.covering([normalized] if normalized else []) if pre_tokenizer is None else pre_tokenizer.cut(normalized)
+    if found is not None:
+        found.text = normalized
+    return found
+
+
+def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists:
+    """The tokens of every piece; `word` >= 0 is every token's word index, else the piece's."""
+    out = TokenLists()
+    ids = out.ids
+    tokens = out.tokens
+    offsets = out.offsets
+    words = out.words
+    piece_words = pieces.words
+    piece_starts = pieces.starts
+    piece_ends = pieces.ends
+    for index in range(len(piece_words)):
+        piece = piece_words[index]
+        start = piece_starts[index]
+        word_index = word if word >= 0 else index
+        run = model.tokenize_run(piece)
+        if index == 0 and pieces.prefixed:
+            _append_prefixed(out, run, start, word_index)
+            continue
+        if len(piece) != piece_ends[index] - start:
+            _append_wide(out, run, pieces.text[start : piece_ends[index]], start, word_index)
+            continue
+        ids.extend(run.ids)
+        tokens.extend(run.values)
+        starts = run.starts
+        ends = run.ends
+        for k in range(len(starts)):
+            offsets.append((start + starts[k], start + ends[k]))
+            words.append(word_index)
+    return out
+
+
+def _append_prefixed(out: TokenLists, run: TokenRun, start: int, word_index: int) -> None:
+    """Tokens of a piece whose first char was inserted (and aligned with the next one)."""
+    out.ids.extend(run.ids)
+    out.tokens.extend(run.values)
+    for k in range(len(run.starts)):
+        first = run.starts[k] - 1 if run.starts[k] > 0 else 0
+        last = run.ends[k] - 1 if run.ends[k] > 1 else 1
+        out.offsets.append((start + first, start + last))
+        out.words.append(word_index)
+
+
+def _append_wide(out: TokenLists, run: TokenRun, source: str, start: int, word_index: int) -> None:
+    """Tokens of the byte-level chars of a non-ASCII piece: their offsets count bytes, so map
+    them back to the chars they came from (a token inside a char spans the whole char, as in HF)."""
+    char_of_byte: list[int] = []
+    for i in range(len(source)):
+        cp = ord(source[i])
+        width = 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
+        for _ in range(width):
+            char_of_byte.append(i)
+    out.ids.extend(run.ids)
+    out.tokens.extend(run.values)
+    for k in range(len(run.starts)):
+        first = char_of_byte[run.starts[k]]
+        last = char_of_byte[run.ends[k] - 1] + 1 if run.ends[k] > run.starts[k] else first
+        out.offsets.append((start + first, start + last))
+        out.words.append(word_index)
+
+
+def ids_only(
+    text: str, added: AddedVocabulary, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None, model: Model
+) -> list[int] | None:
+    """The ids of `text` when no added token occurs in it (else None): the bulk path. Without
+    offsets any normalizer will do, and the pre-tokenizers' `split_words` (the word counting
+    path of training) gives the pieces as the model sees them."""
+    if not added.is_empty() and added.may_match(text, False):
+        return None
+    normalized = normalizer.normalize_str(text) if normalizer is not None else text
+    if not added.is_empty() and added.may_match(normalized, True):
+        return None
+    if pre_tokenizer is None:
+        words = [normalized] if normalized else []
+    else:
+        words = pre_tokenizer.split_words(normalized)
+    ids: list[int] = []
+    for word in words:
+        found = model.tokenize_run(word).ids
+        if len(found) == 1:
+            ids.append(found[0])
+        else:
+            ids.extend(found)
+    return ids

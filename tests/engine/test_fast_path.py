@@ -1,0 +1,178 @@
+"""The encode fast path (`engine.fast_path`) gives exactly what the full pipeline gives.
+
+Every pipeline below is encoded both ways on random texts mixing ASCII, accents, characters whose
+case mapping changes length or UTF-8 width, CJK, emoji, controls, spaces and added tokens; ids,
+tokens, offsets and word ids must be equal, and `encode_ids` must equal `encode(...).ids`.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine import Tokenizer, decoders, fast_path, models, normalizers, pre_tokenizers, processors, trainers
+from engine.formats import charsmap
+from engine.pattern import Regex
+
+LINES = [
+    "The quick brown fox jumps over the lazy dog, doesn't it? 1234 and 56.",
+    "Über café naïve résumé straße ẞ İstanbul ΣΊΣΥΦΟΣ — «quotes»",
+    "日本語のテキストも少し。中文也有。 emoji 😀🎉 tabs\tand  double  spaces",
+    "GPT-2's regex: 's 't 're 've 'm 'll 'd   trailing   ",
+]
+ALPHABET = "abcXYZ 019 ,.'!-\t\néßẞİΣ中日😀\x01\u00a0\u3000"
+TEXTS = st.lists(
+    st.one_of(st.text(alphabet=ALPHABET, max_size=12), st.sampled_from(["[UNK]", "<s>", " hello", "Don't", "ẞig"])),
+    max_size=8,
+).map("".join)
+
+
+def _bpe(pre_tokenizer: pre_tokenizers.PreTokenizer, normalizer: normalizers.Normalizer | None = None) -> Tokenizer:
+    tokenizer = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizer
+    tokenizer.pre_tokenizer = pre_tokenizer
+    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["[UNK]", "<s>"], show_progress=False)
+    tokenizer.train_from_iterator(LINES * 3, trainer)
+    return tokenizer
+
+
+def _byte_level(pre_tokenizer: pre_tokenizers.PreTokenizer, normalizer: normalizers.Normalizer | None = None) -> Tokenizer:
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.normalizer = normalizer
+    tokenizer.pre_tokenizer = pre_tokenizer
+    tokenizer.decoder = decoders.ByteLevel()
+    tokenizer.post_processor = processors.ByteLevel(trim_offsets=True)
+    alphabet = pre_tokenizers.ByteLevel.alphabet()
+    trainer = trainers.BpeTrainer(vocab_size=500, initial_alphabet=alphabet, special_tokens=["<s>"], show_progress=False)
+    tokenizer.train_from_iterator(LINES * 3, trainer)
+    return tokenizer
+
+
+def _wordpiece() -> Tokenizer:
+    tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(vocab_size=300, special_tokens=["[UNK]", "[CLS]", "[SEP]"], show_progress=False)
+    tokenizer.train_from_iterator(LINES * 3, trainer)
+    tokenizer.post_processor = processors.BertProcessing(("[SEP]", 2), ("[CLS]", 1))
+    return tokenizer
+
+
+def _unigram(normalizer: normalizers.Normalizer, pre_tokenizer: pre_tokenizers.PreTokenizer) -> Tokenizer:
+    tokenizer = Tokenizer(models.Unigram())
+    tokenizer.normalizer = normalizer
+    tokenizer.pre_tokenizer = pre_tokenizer
+    trainer = trainers.UnigramTrainer(vocab_size=120, special_tokens=["<unk>", "<s>"], unk_token="<unk>", show_progress=False)
+    tokenizer.train_from_iterator(LINES * 3, trainer)
+    return tokenizer
+
+
+PIPELINES = {
+    "metaspace-unigram": lambda: _unigram(
+        normalizers.Sequence([normalizers.NFKC(), normalizers.Replace(Regex(" {2,}"), " ")]), pre_tokenizers.Metaspace()
+    ),
+    # T5's pipeline: SentencePiece's nmt_nfkc rules, "first" as HF converts legacy=False files
+    "precompiled-metaspace-first": lambda: _unigram(
+        normalizers.Sequence(
+            [normalizers.Precompiled(charsmap.nfkc_charsmap(True)), normalizers.Replace(Regex(" {2,}"), " ")]
+        ),
+        pre_tokenizers.Metaspace(prepend_scheme="first"),
+    ),
+    "metaspace-never-whole": lambda: _unigram(normalizers.Lowercase(), pre_tokenizers.Metaspace(prepend_scheme="never", split=False)),
+    "whitespace-then-metaspace": lambda: _unigram(
+        normalizers.NFC(), pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Metaspace()])
+    ),
+    "whitespace": lambda: _bpe(pre_tokenizers.Whitespace()),
+    "whitespace-split-lowercase": lambda: _bpe(pre_tokenizers.WhitespaceSplit(), normalizers.Lowercase()),
+    "nfc-punctuation-digits": lambda: _bpe(
+        pre_tokenizers.Sequence(
+            [pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation("contiguous"), pre_tokenizers.Digits(True)]
+        ),
+        normalizers.Sequence([normalizers.NFC(), normalizers.Lowercase()]),
+    ),
+    "scripts-delimiter-fixed": lambda: _bpe(
+        pre_tokenizers.Sequence(
+            [pre_tokenizers.CharDelimiterSplit(" "), pre_tokenizers.UnicodeScripts(), pre_tokenizers.FixedLength(4)]
+        )
+    ),
+    "split-removed": lambda: _bpe(pre_tokenizers.Split(Regex(r"[,.!?]+|\s+"), "removed")),
+    "byte-level": lambda: _byte_level(pre_tokenizers.ByteLevel(add_prefix_space=False)),
+    # "ẞ" lowers to "ß": one char for one, but 2 UTF-8 bytes instead of 3
+    "byte-level-lowercase": lambda: _byte_level(pre_tokenizers.ByteLevel(add_prefix_space=False), normalizers.Lowercase()),
+    "byte-level-prefix-space": lambda: _byte_level(pre_tokenizers.ByteLevel(add_prefix_space=True)),
+    "split-then-bytes": lambda: _byte_level(
+        pre_tokenizers.Sequence(
+            [
+                pre_tokenizers.Split(Regex(r"\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+"), "isolated"),
+                pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+            ]
+        )
+    ),
+    "bert-wordpiece": _wordpiece,
+}
+
+
+@functools.lru_cache(maxsize=None)
+def tokenizer_for(name: str) -> Tokenizer:
+    return PIPELINES[name]()
+
+
+def assert_same(tokenizer: Tokenizer, text: str) -> None:
+    fast = tokenizer._encode_piece(text, 0, -1)
+    full = tokenizer._encode_piece_in_full(text, 0, -1)
+    assert (fast.ids, fast.tokens, fast.offsets, fast.word_ids) == (full.ids, full.tokens, full.offsets, full.word_ids)
+    for add_special_tokens in (True, False):
+        assert tokenizer.encode_ids(text, add_special_tokens) == tokenizer.encode(text, add_special_tokens=add_special_tokens).ids
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_the_fast_path_runs_on_plain_text(name: str) -> None:
+    tokenizer = tokenizer_for(name)
+    if name == "byte-level-prefix-space":
+        text = " a plain line"  # a prefix space to insert sends other lines through the full pipeline
+    else:
+        text = "a plain line, with 12 words"
+    parts = (tokenizer._added, tokenizer.normalizer, tokenizer.pre_tokenizer)
+    if name != "whitespace-then-metaspace":  # a "▁" inserted in every word: only encode_ids is fast
+        assert fast_path.cut(text, *parts) is not None
+    assert fast_path.ids_only(text, *parts, tokenizer.model) is not None
+    assert_same(tokenizer, text)
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+def test_fast_and_full_agree_on_the_lines(name: str) -> None:
+    tokenizer = tokenizer_for(name)
+    for line in LINES + [line.upper() for line in LINES] + ["", " ", "[UNK]", "a <s> b", "\x01x\x02"]:
+        assert_same(tokenizer, line)
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+@settings(max_examples=150, deadline=None)
+@given(text=TEXTS)
+def test_fast_and_full_agree_on_random_texts(name: str, text: str) -> None:
+    assert_same(tokenizer_for(name), text)
+
+
+def test_added_tokens_and_controls_take_the_full_pipeline() -> None:
+    tokenizer = tokenizer_for("bert-wordpiece")
+    parts = (tokenizer._added, tokenizer.normalizer, tokenizer.pre_tokenizer)
+    assert fast_path.cut("hello [CLS] world", *parts) is None
+    assert fast_path.cut("bell\x07 here", *parts) is None  # BertNormalizer removes it: alignments move
+    assert fast_path.cut("café", *parts) is None  # accents stripped: not char for char
+    assert fast_path.cut("hello [world]", *parts) is not None
+
+
+def test_the_word_cache_follows_option_changes() -> None:
+    tokenizer = Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1, "##b": 2, "<unk>": 3}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    assert tokenizer.encode("ab ac").tokens == ["a", "##b", "[UNK]"]
+    tokenizer.model.unk_token = "<unk>"  # a plain attribute: the cached words must not survive it
+    assert tokenizer.encode("ab ac").tokens == ["a", "##b", "<unk>"]
+    unigram = models.Unigram([("<unk>", 0.0), ("a", -1.0), ("<0x62>", -5.0)], 0)
+    tokenizer = Tokenizer(unigram)
+    assert tokenizer.encode("ab").tokens == ["a", "b"]
+    unigram.byte_fallback = True
+    assert tokenizer.encode("ab").tokens == ["a", "<0x62>"]
