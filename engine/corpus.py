@@ -15,7 +15,7 @@ import stat
 import sys
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Final
 
@@ -137,7 +137,7 @@ def count_words(
     enabled = gc.isenabled()
     gc.disable()
     try:
-        processes = _process_count(total, processes)
+        processes = process_count(total, processes)
         if processes > 1:
             counts = _count_in_processes(slices, processes, splitter, sink)
         else:
@@ -280,46 +280,54 @@ def _no_words_reason(total: int) -> str:
 
 
 def _count_slice(
-    path: str, start: int, end: int, splitter: WordSplitter, counts: dict[str, int], progress: _ByteProgress
+    path: str, start: int, end: int, splitter: WordSplitter, counts: dict[str, int], progress: ByteProgress
 ) -> None:
-    """Count the words of the lines in bytes [start, end) of `path` (start is a line start).
+    """Count the words of the lines in bytes [start, end) of `path` (start is a line start)."""
+    for data, offset, ends_with_newline in line_blocks(path, start, end, progress):
+        _count_lines(path, data, offset, ends_with_newline, splitter, counts)
 
-    Streams in blocks; a line longer than a block is gathered whole (HF reads whole lines too).
+
+def line_blocks(path: str, start: int, end: int, progress: ByteProgress) -> Iterator[tuple[bytes, int, bool]]:
+    """Bytes [start, end) of `path` (start is a line start) in blocks of whole lines:
+    (data, its offset in the file, whether it ends with a newline: only the last may not).
+
+    Streams in blocks of BLOCK_SIZE; a line longer than a block is gathered whole (HF reads
+    whole lines too). Raises CorpusError naming the file when it cannot be read.
     """
     try:
         stream = open(path, "rb")
     except OSError as error:
         raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
     with stream:
+        offset = start  # absolute offset of the first pending byte
+        pending: list[bytes] = []
         try:
             stream.seek(start)
-            offset = start  # absolute offset of the first pending byte
-            pending: list[bytes] = []
             remaining = end - start
             while remaining > 0:
                 block = stream.read(min(BLOCK_SIZE, remaining))
                 if not block:
                     break
                 remaining -= len(block)
+                progress.advance(len(block))
                 cut = block.rfind(b"\n") + 1
                 if cut == 0:
                     pending.append(block)
+                    continue
+                if pending:
+                    pending.append(block[:cut])
+                    data = b"".join(pending)
                 else:
-                    if pending:
-                        pending.append(block[:cut])
-                        data = b"".join(pending)
-                    else:
-                        data = block[:cut] if cut < len(block) else block
-                    _count_lines(path, data, offset, True, splitter, counts)
-                    offset += len(data)
-                    pending = [block[cut:]] if cut < len(block) else []
-                progress.advance(len(block))
+                    data = block[:cut] if cut < len(block) else block
+                yield data, offset, True
+                offset += len(data)
+                pending = [block[cut:]] if cut < len(block) else []
         except OSError as error:
             raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
         if pending:
             last = b"".join(pending)
             if last:
-                _count_lines(path, last, offset, False, splitter, counts)
+                yield last, offset, False
 
 
 def _count_lines(
@@ -351,14 +359,14 @@ def _count_lines(
 # -- progress ------------------------------------------------------------------------------
 
 
-class _ByteProgress(ABC):
+class ByteProgress(ABC):
     """Where `_count_slice` says how many bytes it has read."""
 
     @abstractmethod
     def advance(self, count: int) -> None: ...
 
 
-class _SinkProgress(_ByteProgress):
+class _SinkProgress(ByteProgress):
     """Reports read bytes to the sink; also collects child processes' progress messages."""
 
     sink: ProgressSink
@@ -434,7 +442,7 @@ class _SinkProgress(_ByteProgress):
             raise EngineError(f"a word-counting process failed: {message[1] if len(message) > 1 else kind}")
 
 
-class _PipeProgress(_ByteProgress):
+class PipeProgress(ByteProgress):
     """A child process's progress: read bytes go to the parent through the pipe."""
 
     connection: Connection
@@ -449,7 +457,7 @@ class _PipeProgress(_ByteProgress):
 # -- several processes ---------------------------------------------------------------------
 
 
-def _process_count(total: int, requested: int) -> int:
+def process_count(total: int, requested: int) -> int:
     """How many processes to count with: `requested` (0: as many as pay for `total` bytes, on
     this machine's cores), but only 1 where forking is unavailable."""
     if requested == 1 or not sys.platform.startswith("linux"):
@@ -494,7 +502,7 @@ def line_start_after(path: str, offset: int, size: int) -> int:
     return size
 
 
-def _split_work(slices: list[FileSlice], parts: int) -> list[list[FileSlice]]:
+def split_work(slices: list[FileSlice], parts: int) -> list[list[FileSlice]]:
     """Cut the slices, read one after another, into `parts` runs of about equal bytes."""
     total = 0
     for piece in slices:
@@ -527,7 +535,7 @@ def _child_main(connection: Connection, slices: list[FileSlice], splitter: WordS
     gc.disable()
     try:
         counts: dict[str, int] = {}
-        progress = _PipeProgress(connection)
+        progress = PipeProgress(connection)
         for piece in slices:
             _count_slice(piece.path, piece.start, piece.end, splitter, counts, progress)
         connection.send(("done", counts))
@@ -543,7 +551,7 @@ def _count_in_processes(
     slices: list[FileSlice], processes: int, splitter: WordSplitter, sink: ProgressSink
 ) -> dict[str, int]:
     """This process counts the first run of slices while forked children count the others."""
-    work = _split_work(slices, processes)
+    work = split_work(slices, processes)
     total = 0
     for piece in slices:
         total += piece.size

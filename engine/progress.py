@@ -118,7 +118,7 @@ class TextProgress(ProgressSink):
 def report(sink: ProgressSink, stage: str, current: int, total: int, unit: str, detail: str = "") -> None:
     """Send one progress record; raise TrainingCancelled when the sink asks to stop."""
     if not sink.report(TrainProgress(stage, current, total, unit, detail)):
-        raise TrainingCancelled(f"training cancelled during '{stage}'")
+        raise TrainingCancelled(f"cancelled during '{stage}'")
 
 
 def report_every(total: int) -> int:

@@ -8,18 +8,21 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import BinaryIO, NoReturn, TextIO
 
 from tqdm import tqdm
 
 import engine
 from workbench import presets
 from workbench.formatting import human_size
-from engine import models
+from engine import corpus_ids, models
+from engine.corpus import as_slices
+from engine.encoding import Encoding
 from engine.errors import EngineError
 from engine.formats import convert
 from engine.progress import ProgressSink, TrainProgress
@@ -170,25 +173,123 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        return _encode_to_file(args)
+    for option, given in (("--separator", args.separator), ("--processes", args.processes), ("--force", args.force or None)):
+        if given is not None:
+            raise CliError(f"{option} applies only with --out")
+    if args.text is not None and args.files:
+        raise CliError("give --text or FILE arguments, not both")
+    if args.files:
+        as_slices(args.files)  # every file readable before the first line is printed
     tokenizer = convert.load(args.tokenizer)
-    lines: Sequence[str]
-    if args.text is not None:
-        lines = [args.text]
-    else:
-        lines = [line.rstrip("\r\n") for line in sys.stdin]
     out = sys.stdout
-    for line in lines:
-        encoding = tokenizer.encode(line)
-        if args.json:
-            out.write(
-                json.dumps(
-                    {"ids": encoding.ids, "tokens": encoding.tokens, "offsets": encoding.offsets},
-                    ensure_ascii=False,
-                )
-                + "\n"
-            )
-        else:
-            out.write(" ".join(_visible(t) for t in encoding.tokens) + "\n")
+    skipped = 0
+    if args.text is not None:
+        _print_encoding(out, tokenizer.encode(args.text), args.json)
+    elif args.files:
+        for name in args.files:
+            with open(name, "rb") as stream:
+                skipped += _encode_stream(out, tokenizer, stream, name, args.errors, args.json)
+    else:
+        skipped = _encode_stream(out, tokenizer, sys.stdin.buffer, "standard input", args.errors, args.json)
+    if skipped:
+        out.flush()
+        print(f"note: skipped {skipped:,} line{'s' if skipped != 1 else ''} that {'are' if skipped != 1 else 'is'} not UTF-8", file=sys.stderr)
+    return 0
+
+
+def _encode_stream(out: TextIO, tokenizer: engine.Tokenizer, stream: BinaryIO, name: str, errors: str, as_json: bool) -> int:
+    """Encode each line of a byte stream, decoded as UTF-8 by `errors`; returns how many lines were skipped."""
+    skipped = 0
+    number = 0
+    for raw in stream:
+        number += 1
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            if errors == "skip":
+                skipped += 1
+                continue
+            if errors != "replace":
+                raise CliError(
+                    f"{name} line {number}: byte 0x{raw[error.start]:02x} at offset {error.start} is not UTF-8 "
+                    "(use --errors replace to substitute U+FFFD, or --errors skip to drop the line)"
+                ) from None
+            text = raw.decode("utf-8", errors="replace")
+        _print_encoding(out, tokenizer.encode(text.rstrip("\r\n")), as_json)
+    return skipped
+
+
+def _print_encoding(out: TextIO, encoding: Encoding, as_json: bool) -> None:
+    if as_json:
+        out.write(
+            json.dumps({"ids": encoding.ids, "tokens": encoding.tokens, "offsets": encoding.offsets}, ensure_ascii=False)
+            + "\n"
+        )
+    else:
+        out.write(" ".join(_visible(t) for t in encoding.tokens) + "\n")
+
+
+def _encode_to_file(args: argparse.Namespace) -> int:
+    """`encode --out ids.bin FILE...`: every line of the files as ids, written by engine.corpus_ids."""
+    if not args.files:
+        raise CliError("--out needs the FILE arguments to encode (standard input is not read with --out)")
+    for option, given in (("--text", args.text), ("--json", args.json or None)):
+        if given is not None:
+            raise CliError(f"{option} does not apply with --out")
+    if args.errors != "strict":
+        raise CliError("--errors applies only without --out: --out needs every line to be UTF-8")
+    if args.processes is not None and args.processes < 0:
+        raise CliError(f"--processes must be 0 (choose) or more, got {args.processes}")
+    try:
+        targets = [Path(p) for p in corpus_ids.written_paths(args.out)]
+    except ValueError as error:
+        raise CliError(f"--out {error}") from None
+    for target in targets:
+        if target.is_file() and not args.force:
+            raise CliError(f"{target}: already exists; choose another name or pass --force to replace it")
+    tokenizer = convert.load(args.tokenizer)
+    try:
+        corpus_ids.separator_id(tokenizer, args.separator)
+    except ValueError as error:
+        raise CliError(f"--separator: {error}") from None
+    if tokenizer.padding is not None:
+        print(f"note: {args.tokenizer} turns padding on: every document is padded, as encode pads it", file=sys.stderr)
+    if tokenizer.truncation is not None:
+        print(f"note: {args.tokenizer} turns truncation on: long documents are cut, as encode cuts them", file=sys.stderr)
+
+    progress: TqdmProgress | StageLines | None = None
+    if not args.quiet:
+        progress = TqdmProgress(sys.stderr) if sys.stderr.isatty() else StageLines(sys.stderr)
+    # `kill` as well as Ctrl-C stops the job cleanly: temporary files removed, the output untouched
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        summary = corpus_ids.encode_files(
+            tokenizer,
+            list(args.files),
+            args.out,
+            separator=args.separator,
+            processes=args.processes or 0,
+            progress=progress,
+            tokenizer_path=args.tokenizer,
+        )
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        if progress is not None:
+            progress.close()
+    if summary.separator_id is not None:
+        separated = f"separator {_visible(args.separator)}={summary.separator_id} after every document"
+    elif summary.dtype == "json":
+        separated = "one document per line"
+    else:
+        separated = "documents not separated"
+    print(
+        f"Encoded {summary.documents:,} documents into {summary.tokens:,} tokens "
+        f"({summary.tokens_per_second:,.0f} tokens/s, {summary.processes} process{'es' if summary.processes != 1 else ''}, "
+        f"{summary.dtype}, {separated}) -> {' and '.join(summary.paths)}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -240,11 +341,11 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     )
     added = tokenizer.get_added_tokens_decoder()
     specials = {t.content for t in added.values() if t.special}
-    special = [f"{t.content}={i}" for i, t in sorted(added.items()) if t.special]
-    plain = [f"{t.content}={i}" for i, t in sorted(added.items()) if not t.special]
-    out.write(f"special tokens:  {', '.join(special) if special else 'none'}\n")
+    special = [(i, t.content) for i, t in sorted(added.items()) if t.special]
+    plain = [(i, t.content) for i, t in sorted(added.items()) if not t.special]
+    out.write(f"special tokens:  {_token_list(special) if special else 'none'}\n")
     if plain:
-        out.write(f"added tokens:    {', '.join(plain)}\n")
+        out.write(f"added tokens:    {_token_list(plain)}\n")
     if isinstance(model, models.BPE):
         merges = model.merges
         n = args.merges
@@ -285,6 +386,24 @@ def cmd_convert(args: argparse.Namespace) -> int:
         print(f"note: {note}", file=sys.stderr)
     print(f"Wrote {' and '.join(str(t) for t in targets)} ({convert.DESCRIPTIONS[args.to]})", file=sys.stderr)
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+# `inspect` lists at most this many added (or special) tokens, then says how many more there are.
+TOKEN_LIST_LIMIT = 20
+
+
+def _token_list(tokens: Sequence[tuple[int, str]], limit: int = TOKEN_LIST_LIMIT) -> str:
+    """Tokens by id as `content=id`, quoted when blank or with controls; past `limit`, a count:
+    `a=5, b=6, ... and 1,998 more (ids 7..2004)`."""
+    shown = ", ".join(f"{_visible(content)}={i}" for i, content in tokens[:limit])
+    rest = tokens[limit:]
+    if not rest:
+        return shown
+    return f"{shown}, ... and {len(rest):,} more (ids {rest[0][0]}..{rest[-1][0]})"
 
 
 def _merge_list(merges: Sequence[tuple[str, str]]) -> str:
@@ -329,12 +448,39 @@ def make_parser() -> argparse.ArgumentParser:
 
     encode = sub.add_parser(
         "encode",
-        help="encode text with a tokenizer file (any format convert reads)",
-        description="Encode each line of standard input (or --text) and print its tokens.",
+        help="encode text with a tokenizer file (any format convert reads); whole corpora to ids with --out",
+        description="Encode each line of standard input, of FILE arguments, or --text, and print its tokens "
+        "(or, with --json, ids, tokens and offsets). Input must be UTF-8; --errors says what to do with a "
+        "line that is not. "
+        "With --out, every line of the FILEs is one document (its line ending stripped; encoded as "
+        "encode does, special tokens included) and its ids are written to the output file, "
+        "with a progress bar and several processes, ready for training a model. The output suffix picks "
+        "the format: .bin = the ids as raw little-endian unsigned integers (uint16 when every id of the "
+        "tokenizer is below 65,536, else uint32; no header; documents run together unless --separator "
+        "puts a token's id after each one), described by a JSON sidecar OUT.json (dtype, byte_order, "
+        "tokens, documents, separator_id, tokenizer, files): read it with "
+        "numpy.fromfile(OUT, dtype='<u2' or '<u4'), or as nanoGPT reads train.bin; "
+        ".npy = the same ids as a 1-D NumPy array (numpy.load); "
+        ".jsonl = one JSON array of ids per document. The output is written to a temporary file and "
+        "renamed when complete; an existing file is replaced only with --force.",
     )
     encode.add_argument("-t", "--tokenizer", required=True, metavar="TOKENIZER", help=_READABLE)
+    encode.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files, one document per line (default: standard input)")
     encode.add_argument("--text", help="encode this text instead of reading standard input")
     encode.add_argument("--json", action="store_true", help="one JSON object per line with ids, tokens and offsets")
+    encode.add_argument(
+        "--errors",
+        choices=("strict", "replace", "skip"),
+        default="strict",
+        help="a line that is not UTF-8: strict = stop with an error naming the line and byte (default), "
+        "replace = encode it with U+FFFD for each bad sequence, skip = drop the line (counted on stderr); "
+        "without --out only",
+    )
+    encode.add_argument("--out", metavar="OUT", help="write the ids of every line of the FILEs to OUT (.bin, .npy or .jsonl)")
+    encode.add_argument("--separator", metavar="TOKEN", help="with --out: put this token's id after every document (e.g. <|endoftext|>)")
+    encode.add_argument("--processes", type=int, metavar="N", help="with --out: encode with N processes (default 0: chosen by input size)")
+    encode.add_argument("--force", action="store_true", help="with --out: replace files that already exist")
+    encode.add_argument("-q", "--quiet", action="store_true", help="with --out: no progress bar")
     encode.set_defaults(func=cmd_encode)
 
     inspect = sub.add_parser(

@@ -344,3 +344,184 @@ def test_unigram_preset_refuses_a_minimum_frequency(tmp_path: Path) -> None:
     result = run_cli("train", "--preset", "sentencepiece-unigram", "--vocab-size", "500", "--min-frequency", "2",
                      "-o", str(tmp_path / "u.json"), str(SAMPLE))
     assert_one_line_error(result, "sentencepiece-unigram", "minimum frequency")
+
+
+# -- encode --out: whole corpora to ids, and input that is not UTF-8 ----------------------------
+
+
+def run_cli_bytes(*args: str, stdin: bytes) -> subprocess.CompletedProcess[str]:
+    """`run_cli` with raw bytes on standard input (which need not be UTF-8)."""
+    result = subprocess.run([sys.executable, "-P", "-m", "workbench.cli", *args], input=stdin, capture_output=True, check=False)
+    return subprocess.CompletedProcess(result.args, result.returncode, result.stdout.decode("utf-8"), result.stderr.decode("utf-8"))
+
+
+@pytest.fixture(scope="module")
+def small_gpt2(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small byte-level BPE with <|endoftext|>, saved as tokenizer.json (no padding, no truncation)."""
+    from support import train_byte_level
+
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines()[:300]
+    tokenizer = train_byte_level(lines, 400)
+    tokenizer.add_special_tokens(["<|endoftext|>"])
+    path = tmp_path_factory.mktemp("ids-cli") / "tokenizer.json"
+    tokenizer.save(str(path))
+    return path
+
+
+@pytest.fixture
+def corpus_folder(tmp_path: Path) -> Path:
+    """A folder with two small inputs: 300 lines of the sample, and made-up lines with blanks and non-ASCII."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)[:300]
+    (folder / "a.txt").write_text("".join(lines), encoding="utf-8")
+    (folder / "b.txt").write_bytes("\nnaïve café ☃\r\n\n日本語\nno newline at the end".encode())
+    return folder
+
+
+def corpus_documents(*paths: Path) -> list[str]:
+    docs: list[str] = []
+    for path in paths:
+        lines = path.read_bytes().decode("utf-8").split("\n")
+        tail = lines.pop()
+        docs += [line.rstrip("\r") for line in lines] + ([tail] if tail else [])
+    return docs
+
+
+def test_encode_out_writes_bin_with_sidecar_and_a_summary(small_gpt2: Path, corpus_folder: Path, tmp_path: Path) -> None:
+    inputs = [corpus_folder / "a.txt", corpus_folder / "b.txt"]
+    out = tmp_path / "ids.bin"
+    result = run_cli("encode", "-t", str(small_gpt2), *map(str, inputs), "--out", str(out), "--separator", "<|endoftext|>")
+    assert result.returncode == 0, result.stderr
+    tokenizer = engine.Tokenizer.from_file(str(small_gpt2))
+    separator = tokenizer.token_to_id("<|endoftext|>")
+    docs = corpus_documents(*inputs)
+    assert len(docs) == 305
+    want = [i for doc in docs for i in tokenizer.encode(doc).ids + [separator]]
+    data = out.read_bytes()
+    assert [int.from_bytes(data[k:k + 2], "little") for k in range(0, len(data), 2)] == want
+    sidecar = json.loads((tmp_path / "ids.bin.json").read_text(encoding="utf-8"))
+    assert sidecar == {"dtype": "uint16", "byte_order": "little", "tokens": len(want), "documents": 305,
+                       "separator_id": separator, "tokenizer": str(small_gpt2), "files": [str(p) for p in inputs]}
+    summary = result.stderr.strip().splitlines()[-1]
+    assert summary.startswith(f"Encoded 305 documents into {len(want):,} tokens (")
+    assert "tokens/s" in summary and "uint16" in summary and f"separator <|endoftext|>={separator}" in summary
+    assert "Encode documents" in result.stderr  # the progress line (stderr is not a terminal here)
+
+    plain = run_cli("encode", "-t", str(small_gpt2), str(inputs[1]), "--out", str(tmp_path / "plain.bin"), "-q")
+    assert plain.returncode == 0, plain.stderr
+    assert plain.stderr.count("\n") == 1 and "documents not separated" in plain.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ids.bin", "ids.bin.json", "in", "plain.bin", "plain.bin.json"]
+
+
+def test_encode_out_npy_and_jsonl_with_one_or_two_processes(small_gpt2: Path, corpus_folder: Path, tmp_path: Path) -> None:
+    numpy = pytest.importorskip("numpy")
+    inputs = [str(corpus_folder / "a.txt"), str(corpus_folder / "b.txt")]
+    tokenizer = engine.Tokenizer.from_file(str(small_gpt2))
+    docs = corpus_documents(corpus_folder / "a.txt", corpus_folder / "b.txt")
+    for kind in (".npy", ".jsonl"):
+        for processes in ("1", "2"):
+            out = tmp_path / f"ids{processes}{kind}"
+            result = run_cli("encode", "-t", str(small_gpt2), *inputs, "--out", str(out), "--processes", processes)
+            assert result.returncode == 0, result.stderr
+            assert f"{processes} process" in result.stderr
+        assert (tmp_path / f"ids1{kind}").read_bytes() == (tmp_path / f"ids2{kind}").read_bytes()
+    assert numpy.load(tmp_path / "ids2.npy").tolist() == [i for doc in docs for i in tokenizer.encode(doc).ids]
+    rows = [json.loads(line) for line in (tmp_path / "ids2.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert rows == [tokenizer.encode(doc).ids for doc in docs]
+
+
+def test_encode_out_never_replaces_a_file_unasked(small_gpt2: Path, corpus_folder: Path, tmp_path: Path) -> None:
+    source = str(corpus_folder / "b.txt")
+    out = tmp_path / "ids.npy"
+    out.write_bytes(b"mine")
+    result = run_cli("encode", "-t", str(small_gpt2), source, "--out", str(out))
+    assert_one_line_error(result, "ids.npy", "already exists", "--force")
+    assert out.read_bytes() == b"mine"
+    sidecar_only = tmp_path / "ids.bin.json"
+    sidecar_only.write_text("{}", encoding="utf-8")
+    result = run_cli("encode", "-t", str(small_gpt2), source, "--out", str(tmp_path / "ids.bin"))
+    assert_one_line_error(result, "ids.bin.json", "already exists")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ids.bin.json", "ids.npy", "in"]
+    assert run_cli("encode", "-t", str(small_gpt2), source, "--out", str(out), "--force").returncode == 0
+    assert out.read_bytes().startswith(b"\x93NUMPY")
+
+
+def test_encode_out_bad_input_leaves_nothing_behind(small_gpt2: Path, corpus_folder: Path, tmp_path: Path) -> None:
+    good = str(corpus_folder / "a.txt")
+    bad = corpus_folder / "latin1.txt"
+    bad.write_bytes(b"fine\n" + "caf\xe9\n".encode("latin-1"))
+    out = str(tmp_path / "ids.bin")
+    cases = [
+        ((good, str(corpus_folder / "missing.txt"), "--out", out), ("missing.txt", "file not found")),
+        ((str(corpus_folder), "--out", out), ("in", "directory")),
+        ((good, str(bad), "--out", out, "--processes", "2"), ("latin1.txt", "line 2", "0xe9", "at byte 8")),
+        ((good, "--out", out, "--separator", "<eos>"), ("--separator", "'<eos>'")),
+        ((good, "--out", str(tmp_path / "ids.txt")), ("ids.txt", ".bin, .npy, .jsonl")),
+        (("--out", out), ("--out needs the FILE",)),
+    ]
+    for args, fragments in cases:
+        result = run_cli("encode", "-t", str(small_gpt2), *args)
+        assert_one_line_error(result, *fragments)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["in"], args
+
+
+def test_encode_help_documents_the_output_formats() -> None:
+    result = run_cli("encode", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    for fragment in ("little-endian", "uint16", "uint32", "OUT.json", "--separator", "--errors", "numpy.load", ".jsonl"):
+        assert fragment in text, fragment
+
+
+def test_encode_stdin_that_is_not_utf8(small_gpt2: Path) -> None:
+    result = run_cli_bytes("encode", "-t", str(small_gpt2), stdin=b"caf\xe9 ok\n")
+    assert_one_line_error(
+        result,
+        "standard input line 1: byte 0xe9 at offset 3 is not UTF-8 "
+        "(use --errors replace to substitute U+FFFD, or --errors skip to drop the line)",
+    )
+    tokenizer = engine.Tokenizer.from_file(str(small_gpt2))
+    mixed = b"good\ncaf\xe9 ok\nalso good\r\n"
+    replaced = run_cli_bytes("encode", "-t", str(small_gpt2), "--errors", "replace", "--json", stdin=mixed)
+    assert replaced.returncode == 0, replaced.stderr
+    rows = [json.loads(line)["ids"] for line in replaced.stdout.splitlines()]
+    assert rows == [tokenizer.encode(text).ids for text in ("good", "caf\ufffd ok", "also good")]
+    skipped = run_cli_bytes("encode", "-t", str(small_gpt2), "--errors", "skip", "--json", stdin=mixed)
+    assert skipped.returncode == 0, skipped.stderr
+    assert [json.loads(line)["ids"] for line in skipped.stdout.splitlines()] == [rows[0], rows[2]]
+    assert "skipped 1 line" in skipped.stderr
+
+
+def test_encode_files_without_out_prints_each_line(small_gpt2: Path, corpus_folder: Path) -> None:
+    tokenizer = engine.Tokenizer.from_file(str(small_gpt2))
+    source = corpus_folder / "b.txt"
+    result = run_cli("encode", "-t", str(small_gpt2), "--json", str(source))
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line)["ids"] for line in result.stdout.splitlines()]
+    assert rows == [tokenizer.encode(doc).ids for doc in corpus_documents(source)]
+    bad = corpus_folder / "bad.txt"
+    bad.write_bytes(b"ok\nx\xffy\n")
+    result = run_cli("encode", "-t", str(small_gpt2), str(bad))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{bad} line 2: byte 0xff at offset 1 is not UTF-8" in result.stderr
+    assert_one_line_error(run_cli("encode", "-t", str(small_gpt2), str(corpus_folder / "nope.txt")), "nope.txt", "not found")
+
+
+def test_inspect_summarises_many_added_tokens_and_shows_blank_ones(tmp_path: Path) -> None:
+    tokenizer = engine.Tokenizer(engine.models.WordLevel({"[UNK]": 0, "a": 1}, unk_token="[UNK]"))
+    tokenizer.add_tokens([" ", "\t", "  ", "\n"] + [f"tok{i}" for i in range(1996)])
+    tokenizer.add_special_tokens([f"<special{i}>" for i in range(30)])
+    path = tmp_path / "many.json"
+    tokenizer.save(str(path))
+    result = run_cli("inspect", str(path))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) < 1000
+    added = next(line for line in lines if line.startswith("added tokens:"))
+    assert added.startswith('added tokens:    " "=2, "\\t"=3, "  "=4, "\\n"=5, tok0=6, ')
+    assert added.count("=") == 20
+    assert added.endswith("tok15=21, ... and 1,980 more (ids 22..2001)")
+    special = next(line for line in lines if line.startswith("special tokens:"))
+    assert special.count("=") == 20
+    assert special.endswith("<special19>=2021, ... and 10 more (ids 2022..2031)")

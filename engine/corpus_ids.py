@@ -1,0 +1,612 @@
+"""Whole corpora -> token ids on disk, the step before training a model: `.bin`, `.npy` or `.jsonl`.
+
+One document per input line (the line ending stripped; an empty line is an empty document), files
+in the order given, lines in file order, each encoded with `Tokenizer.encode_ids` (special tokens
+added as `encode` adds them). Several forked processes encode slices of the input into part files
+that are joined in order, so the output never depends on the process count. Everything is written
+to temporary files beside the output and renamed only when complete. Reading ids back is the
+reader's business (numpy, or the sidecar's description); no decoding here.
+
+Output formats, chosen by the output's suffix:
+- `.bin` (nanoGPT style): the ids as raw little-endian unsigned integers, `uint16` when every id
+  of the tokenizer fits (largest id < 65,536), else `uint32`; no header. With a separator token,
+  its id follows every document; without one, documents run together. A JSON sidecar `<out>.json`
+  says how to read it: {"dtype", "byte_order": "little", "tokens", "documents", "separator_id",
+  "tokenizer", "files"}; `numpy.fromfile(path, dtype="<u2")` reads it.
+- `.npy`: the same ids as a 1-D NumPy array (NPY format 1.0: `numpy.load` reads it), written here.
+- `.jsonl`: one JSON array of ids per document (per line), nothing else; a separator id, when
+  given, ends every array.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import secrets
+import shutil
+import signal
+import stat
+import sys
+import time
+from array import array
+from dataclasses import dataclass
+from multiprocessing import get_context
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+from typing import BinaryIO, Final
+
+from engine.corpus import (
+    BLOCK_SIZE,
+    FileSlice,
+    ByteProgress,
+    PipeProgress,
+    process_count,
+    split_work,
+    as_slices,
+    line_blocks,
+)
+from engine.errors import CorpusError, EngineError, FileError
+from engine.progress import ProgressSink, SilentProgress, report
+from engine.tokenizer import Tokenizer
+
+KIND_BIN: Final = ".bin"
+KIND_NPY: Final = ".npy"
+KIND_JSONL: Final = ".jsonl"
+# The output suffixes `encode_files` writes.
+KINDS: Final = (KIND_BIN, KIND_NPY, KIND_JSONL)
+STAGE_ENCODE: Final = "Encode documents"
+# Ids below this fit in uint16.
+UINT16_LIMIT: Final = 1 << 16
+# The .npy header is padded to this many bytes, whatever the final shape: data starts at 128.
+NPY_HEADER_SIZE: Final = 128
+NPY_MAGIC: Final = b"\x93NUMPY\x01\x00"
+# array typecodes of exactly 2 and 4 bytes (C `unsigned int` is 4 bytes on every platform we ship)
+_U16: Final = "H"
+_U32: Final = "I" if array("I").itemsize == 4 else "L"
+COPY_BUFFER: Final = 1 << 20
+
+
+@dataclass(frozen=True)
+class IdsSummary:
+    """What `encode_files` wrote: documents, ids (separators included), their dtype ("uint16",
+    "uint32"; "json" for .jsonl), wall time, and the files (the output, and its sidecar for .bin)."""
+
+    documents: int
+    tokens: int
+    dtype: str
+    seconds: float
+    paths: tuple[str, ...]
+    separator_id: int | None
+    processes: int
+    bytes_read: int
+
+    @property
+    def tokens_per_second(self) -> float:
+        return self.tokens / self.seconds if self.seconds > 0 else 0.0
+
+
+def output_kind(output: str) -> str:
+    """The format an output path asks for, from its suffix: "ids.bin" -> ".bin"; ValueError for
+    any other suffix."""
+    suffix = os.path.splitext(output)[1].lower()
+    if suffix not in KINDS:
+        raise ValueError(f"{output}: unknown output format {suffix or '(no suffix)'!r}; use one of {', '.join(KINDS)}")
+    return suffix
+
+
+def written_paths(output: str) -> list[str]:
+    """The files `encode_files` writes for `output`: "ids.bin" -> ["ids.bin", "ids.bin.json"]."""
+    if output_kind(output) == KIND_BIN:
+        return [output, output + ".json"]
+    return [output]
+
+
+def ids_dtype(tokenizer: Tokenizer) -> str:
+    """"uint16" when every id of the tokenizer (added tokens included) is below 65,536, else "uint32"."""
+    largest = tokenizer.get_vocab_size(True) - 1
+    for value in tokenizer.get_vocab(True).values():
+        largest = max(largest, value)
+    return "uint16" if largest < UINT16_LIMIT else "uint32"
+
+
+def separator_id(tokenizer: Tokenizer, separator: str | None) -> int | None:
+    """The id of the separator token (None for none); ValueError when the tokenizer lacks it."""
+    if separator is None:
+        return None
+    found = tokenizer.token_to_id(separator)
+    if found is None:
+        raise ValueError(f"separator token {separator!r} is not in the tokenizer's vocabulary")
+    return found
+
+
+def encode_files(
+    tokenizer: Tokenizer,
+    files: list[str],
+    output: str,
+    separator: str | None = None,
+    processes: int = 0,
+    progress: ProgressSink | None = None,
+    tokenizer_path: str | None = None,
+) -> IdsSummary:
+    """Encode every line of `files` and write the ids to `output` (.bin, .npy or .jsonl).
+
+    `separator`: a token whose id follows every document. `processes`: 0 chooses by input size
+    (1 for small inputs, or when this process runs other threads), N asks for N forked processes
+    (Linux; as with `corpus.count_words`, the caller knows whether forking is safe).
+    `tokenizer_path` is only recorded in the .bin sidecar. Replaces an existing `output` (callers
+    ask first). Raises ValueError (unknown suffix or separator), CorpusError (a missing,
+    unreadable or non-UTF-8 input: the message names the file, the line and the byte), FileError
+    (the output cannot be written), TrainingCancelled (the sink asked to stop); then `output` is
+    as it was and no temporary file remains.
+    """
+    started = time.monotonic()
+    kind = output_kind(output)
+    sep = separator_id(tokenizer, separator)
+    if processes < 0:
+        raise ValueError(f"processes must be 0 (choose) or more, got {processes}")
+    if not files:
+        raise CorpusError("<no files>", "no input files given")
+    slices = as_slices(files)
+    targets = written_paths(output)
+    _check_targets(targets, slices)
+    dtype = ids_dtype(tokenizer) if kind != KIND_JSONL else "json"
+    total = 0
+    for piece in slices:
+        total += piece.size
+    count = process_count(total, processes)
+    runs = split_work(slices, count) if count > 1 else [slices]
+    if not runs:
+        runs = [[]]
+    job = _Job(tokenizer, output, kind, dtype, -1 if sep is None else sep, total, progress or SilentProgress())
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        job.run(runs)
+        if kind == KIND_BIN:
+            job.write_sidecar(tokenizer_path, files)
+        job.commit(targets)
+    finally:
+        job.clean_up()
+        if enabled:
+            gc.enable()
+    return IdsSummary(
+        job.documents, job.tokens, dtype, time.monotonic() - started, tuple(targets), sep, len(runs), total
+    )
+
+
+def npy_header(descr: str, length: int) -> bytes:
+    """An NPY 1.0 header for a 1-D array of `length` items, always NPY_HEADER_SIZE bytes:
+    ("<u2", 3) -> b"\\x93NUMPY\\x01\\x00v\\x00{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }   ...\\n"."""
+    room = NPY_HEADER_SIZE - len(NPY_MAGIC) - 2
+    text = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + str(length) + ",), }"
+    if len(text) + 1 > room:
+        raise ValueError(f"{length} items do not fit an NPY header of {NPY_HEADER_SIZE} bytes")
+    # subtle: numpy requires the header to end with '\n' and lets spaces pad it.
+    return NPY_MAGIC + room.to_bytes(2, "little") + (text.ljust(room - 1) + "\n").encode("ascii")
+
+
+# -- writing ids ---------------------------------------------------------------------------
+
+
+class _PartWriter:
+    """Appends documents' ids to an open file in the output's layout (a .npy header excluded).
+
+    `add` collects one document; `flush` writes what was collected (once per block of lines).
+    """
+
+    stream: BinaryIO
+    output: str
+    as_json: bool
+    typecode: str
+    separator_id: int  # -1: none
+    documents: int
+    tokens: int
+    ids: list[int]
+    lines: list[str]
+
+    def __init__(self, stream: BinaryIO, output: str, dtype: str, separator_id: int) -> None:
+        self.stream = stream
+        self.output = output
+        self.as_json = dtype == "json"
+        self.typecode = _U16 if dtype == "uint16" else _U32
+        self.separator_id = separator_id
+        self.documents = 0
+        self.tokens = 0
+        self.ids = []
+        self.lines = []
+
+    def add(self, ids: list[int]) -> None:
+        self.documents += 1
+        if self.as_json:
+            if self.separator_id >= 0:
+                ids = ids + [self.separator_id]
+            self.tokens += len(ids)
+            self.lines.append(json.dumps(ids, separators=(",", ":")))
+        else:
+            self.ids.extend(ids)
+            if self.separator_id >= 0:
+                self.ids.append(self.separator_id)
+
+    def flush(self) -> None:
+        if self.as_json:
+            if not self.lines:
+                return
+            data = ("\n".join(self.lines) + "\n").encode("ascii")
+            self.lines = []
+        else:
+            if not self.ids:
+                return
+            try:
+                packed = array(self.typecode, self.ids)
+            except OverflowError:
+                raise EngineError(f"{self.output}: an id does not fit the file's {self._dtype()} (ids {min(self.ids)}..{max(self.ids)})") from None
+            if sys.byteorder == "big":
+                packed.byteswap()
+            self.tokens += len(self.ids)
+            self.ids = []
+            data = packed.tobytes()
+        try:
+            self.stream.write(data)
+        except OSError as error:
+            raise FileError(self.output, f"cannot be written ({error.strerror or error})") from None
+
+    def _dtype(self) -> str:
+        return "uint16" if self.typecode == _U16 else "uint32"
+
+
+def _encode_slice(tokenizer: Tokenizer, piece: FileSlice, writer: _PartWriter, progress: ByteProgress) -> None:
+    """Encode the lines in bytes [start, end) of a file (start is a line start), block by block."""
+    for data, offset, ends_with_newline in line_blocks(piece.path, piece.start, piece.end, progress):
+        _encode_lines(tokenizer, piece.path, data, offset, ends_with_newline, writer)
+
+
+def _encode_lines(
+    tokenizer: Tokenizer, path: str, data: bytes, offset: int, ends_with_newline: bool, writer: _PartWriter
+) -> None:
+    """Encode the lines in `data` (bytes from `offset` of `path`) as documents, one per line."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        where = offset + error.start
+        raise CorpusError(
+            path, f"line {_line_number(path, where)}: byte 0x{data[error.start]:02x} is not UTF-8 ({error.reason})", where
+        ) from None
+    lines = text.split("\n")
+    # subtle: only '\n' ends a line, as in training; a '\r' before it is part of the line ending.
+    whole = len(lines) - 1
+    for i in range(whole):
+        line = lines[i]
+        if line.endswith("\r"):
+            line = line.rstrip("\r")
+        writer.add(tokenizer.encode_ids(line))
+    if not ends_with_newline and lines[whole]:
+        writer.add(tokenizer.encode_ids(lines[whole].rstrip("\r")))
+    writer.flush()
+
+
+def _line_number(path: str, offset: int) -> int:
+    """The 1-based number of the line holding byte `offset` of `path` (read again: errors only)."""
+    newlines = 0
+    done = 0
+    try:
+        with open(path, "rb") as stream:
+            while done < offset:
+                block = stream.read(min(BLOCK_SIZE, offset - done))
+                if not block:
+                    break
+                newlines += block.count(b"\n")
+                done += len(block)
+    except OSError:
+        pass
+    return newlines + 1
+
+
+# -- one job: processes, part files, the atomic commit -------------------------------------
+
+
+class _Job:
+    """Encodes runs of slices (this process the first, forked children the others) into temporary
+    files beside the output, joins them in order and renames the result over the output."""
+
+    tokenizer: Tokenizer
+    output: str
+    kind: str
+    dtype: str
+    separator_id: int
+    sink: ProgressSink
+    total: int
+    done: int
+    documents: int
+    tokens: int
+    base: str
+    data_path: str
+    sidecar_path: str
+    parts: list[str]
+    temporary: list[str]
+    children: list[BaseProcess]
+    connections: list[Connection]
+    results: list[list[int]]  # per child: [documents, tokens], empty until it is done
+    pending: int
+
+    def __init__(
+        self, tokenizer: Tokenizer, output: str, kind: str, dtype: str, separator_id: int, total: int, sink: ProgressSink
+    ) -> None:
+        self.tokenizer = tokenizer
+        self.output = output
+        self.kind = kind
+        self.dtype = dtype
+        self.separator_id = separator_id
+        self.sink = sink
+        self.total = total
+        self.done = 0
+        self.documents = 0
+        self.tokens = 0
+        folder = os.path.dirname(os.path.abspath(output))
+        self.base = os.path.join(folder, f".{os.path.basename(output)}.{os.getpid()}.{secrets.token_hex(4)}")
+        self.data_path = self.base + ".tmp"
+        self.sidecar_path = self.base + ".json.tmp"
+        self.parts = []
+        self.temporary = []
+        self.children = []
+        self.connections = []
+        self.results = []
+        self.pending = 0
+
+    def run(self, runs: list[list[FileSlice]]) -> None:
+        if len(runs) > 1:
+            self._start_children(runs[1:])
+        # subtle: the first report comes after the fork: a progress bar may start a thread.
+        report(self.sink, STAGE_ENCODE, 0, self.total, "bytes")
+        self.temporary.append(self.data_path)
+        try:
+            stream = open(self.data_path, "x+b")
+        except OSError as error:
+            raise FileError(self.output, f"cannot be written ({error.strerror or error})") from None
+        with stream:
+            writer = _PartWriter(stream, self.output, self.dtype, self.separator_id)
+            if self.kind == KIND_NPY:
+                self._write(stream, npy_header(self._descr(), 0))
+            progress = _JobProgress(self)
+            for piece in runs[0]:
+                _encode_slice(self.tokenizer, piece, writer, progress)
+            self.documents = writer.documents
+            self.tokens = writer.tokens
+            while self.pending > 0:
+                self.poll(0.2)
+                self.send()
+            for index in range(len(self.parts)):
+                self._append_part(stream, index)
+            if self.kind == KIND_NPY:
+                self._seek(stream, 0)
+                self._write(stream, npy_header(self._descr(), self.tokens))
+            try:
+                stream.flush()
+                os.fsync(stream.fileno())
+            except OSError as error:
+                raise FileError(self.output, f"cannot be written ({error.strerror or error})") from None
+        self.done = self.total
+        self.send()
+
+    def write_sidecar(self, tokenizer_path: str | None, files: list[str]) -> None:
+        """The .bin's description, to a temporary file committed with the data."""
+        description = {
+            "dtype": self.dtype,
+            "byte_order": "little",
+            "tokens": self.tokens,
+            "documents": self.documents,
+            "separator_id": self.separator_id if self.separator_id >= 0 else None,
+            "tokenizer": tokenizer_path,
+            "files": list(files),
+        }
+        self.temporary.append(self.sidecar_path)
+        try:
+            with open(self.sidecar_path, "x", encoding="utf-8") as stream:
+                stream.write(json.dumps(description, indent=2, ensure_ascii=False) + "\n")
+                stream.flush()
+                os.fsync(stream.fileno())
+        except OSError as error:
+            raise FileError(self.output + ".json", f"cannot be written ({error.strerror or error})") from None
+
+    def commit(self, targets: list[str]) -> None:
+        """Rename the temporary files over the targets (data first; the sidecar after it)."""
+        sources = [self.data_path, self.sidecar_path][: len(targets)]
+        for index in range(len(targets)):
+            target = targets[index]
+            try:
+                if os.path.isfile(target):
+                    os.chmod(sources[index], stat.S_IMODE(os.stat(target).st_mode))
+                os.replace(sources[index], target)
+            except OSError as error:
+                if index > 0:
+                    # subtle: the data is already in place but its description is not: take it away.
+                    _remove(targets[0])
+                raise FileError(target, f"cannot be written ({error.strerror or error})") from None
+            self.temporary.remove(sources[index])
+
+    def clean_up(self) -> None:
+        """Stop and reap the children, close the pipes, remove every temporary file left."""
+        for connection in self.connections:
+            connection.close()
+        for child in self.children:
+            if child.is_alive():
+                child.terminate()
+            child.join()
+        self.connections = []
+        self.children = []
+        for path in self.temporary + self.parts:
+            _remove(path)
+
+    # -- children ------------------------------------------------------------------------
+
+    def _start_children(self, runs: list[list[FileSlice]]) -> None:
+        # subtle: a forked child inherits unflushed output and flushes it again when it exits.
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+        context = get_context("fork")
+        for index in range(len(runs)):
+            part = f"{self.base}.part{index + 1}"
+            self.parts.append(part)
+            receiver, sender = context.Pipe(duplex=False)
+            child = context.Process(
+                target=_child_main,
+                args=(sender, self.tokenizer, runs[index], part, self.output, self.dtype, self.separator_id),
+                daemon=True,
+            )
+            self.connections.append(receiver)
+            self.results.append([])
+            child.start()
+            sender.close()
+            self.children.append(child)
+            self.pending += 1
+
+    def poll(self, timeout: float) -> None:
+        """Take every message the children have sent (waiting up to `timeout` for the first);
+        raise a child's error at once."""
+        open_ones: list[Connection] = []
+        for index in range(len(self.connections)):
+            if not self.results[index]:
+                open_ones.append(self.connections[index])
+        if not open_ones:
+            return
+        for ready in wait(open_ones, timeout):
+            if not isinstance(ready, Connection):
+                continue
+            index = self.connections.index(ready)
+            try:
+                message = ready.recv()
+            except EOFError:
+                raise EngineError("an encoding process ended without its result") from None
+            self._take(index, message)
+
+    def send(self) -> None:
+        report(self.sink, STAGE_ENCODE, min(self.done, self.total), self.total, "bytes")
+
+    def _take(self, index: int, message: object) -> None:
+        if not isinstance(message, tuple) or not message:
+            raise EngineError("an encoding process sent an unexpected message")
+        kind = message[0]
+        if kind == "progress" and isinstance(message[1], int):
+            self.done += message[1]
+        elif kind == "done" and isinstance(message[1], int) and isinstance(message[2], int):
+            self.results[index] = [message[1], message[2]]
+            self.pending -= 1
+        elif kind == "corpus" and isinstance(message[3], int):
+            raise CorpusError(str(message[1]), str(message[2]), message[3])
+        elif kind == "file":
+            raise FileError(str(message[1]), str(message[2]))
+        else:
+            raise EngineError(f"an encoding process failed: {message[1] if len(message) > 1 else kind}")
+
+    def _append_part(self, stream: BinaryIO, index: int) -> None:
+        part = self.parts[index]
+        try:
+            with open(part, "rb") as source:
+                shutil.copyfileobj(source, stream, COPY_BUFFER)
+        except OSError as error:
+            raise FileError(self.output, f"cannot be written ({error.strerror or error})") from None
+        _remove(part)
+        self.documents += self.results[index][0]
+        self.tokens += self.results[index][1]
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _descr(self) -> str:
+        return "<u2" if self.dtype == "uint16" else "<u4"
+
+    def _write(self, stream: BinaryIO, data: bytes) -> None:
+        try:
+            stream.write(data)
+        except OSError as error:
+            raise FileError(self.output, f"cannot be written ({error.strerror or error})") from None
+
+    def _seek(self, stream: BinaryIO, position: int) -> None:
+        try:
+            stream.seek(position)
+        except OSError as error:
+            raise FileError(self.output, f"cannot be written ({error.strerror or error})") from None
+
+
+class _JobProgress(ByteProgress):
+    """This process's own reading: counts bytes, takes the children's messages, reports."""
+
+    job: _Job
+
+    def __init__(self, job: _Job) -> None:
+        self.job = job
+
+    def advance(self, count: int) -> None:
+        self.job.done += count
+        if self.job.pending > 0:
+            self.job.poll(0.0)
+        self.job.send()
+
+
+def _child_main(
+    connection: Connection,
+    tokenizer: Tokenizer,
+    slices: list[FileSlice],
+    part: str,
+    output: str,
+    dtype: str,
+    separator_id: int,
+) -> None:
+    """A forked child: encode its slices into `part`, then send ("done", documents, tokens) or the error."""
+    # subtle: Ctrl-C reaches the whole process group, and the parent may have made SIGTERM raise
+    # so that it can clean up: the parent stops its children itself, with a plain SIGTERM.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    gc.disable()
+    try:
+        try:
+            stream = open(part, "xb")
+        except OSError as error:
+            raise FileError(output, f"cannot be written ({error.strerror or error})") from None
+        with stream:
+            writer = _PartWriter(stream, output, dtype, separator_id)
+            progress = PipeProgress(connection)
+            for piece in slices:
+                _encode_slice(tokenizer, piece, writer, progress)
+            try:
+                stream.flush()
+            except OSError as error:
+                raise FileError(output, f"cannot be written ({error.strerror or error})") from None
+        connection.send(("done", writer.documents, writer.tokens))
+    except CorpusError as error:
+        connection.send(("corpus", error.path, error.reason, error.byte_offset))
+    except FileError as error:
+        connection.send(("file", error.path, error.reason))
+    except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
+        connection.send(("failed", f"{type(error).__name__}: {error}"))
+    finally:
+        connection.close()
+
+
+# -- checks --------------------------------------------------------------------------------
+
+
+def _check_targets(targets: list[str], slices: list[FileSlice]) -> None:
+    """FileError when a target is a folder, sits in a missing folder, or is one of the inputs."""
+    for target in targets:
+        if os.path.isdir(target):
+            raise FileError(target, "is a directory; give the file to write")
+        folder = os.path.dirname(os.path.abspath(target))
+        if not os.path.isdir(folder):
+            raise FileError(target, f"folder {folder} does not exist")
+        if not os.path.exists(target):
+            continue
+        for piece in slices:
+            try:
+                same = os.path.samefile(piece.path, target)
+            except OSError:
+                same = False
+            if same:
+                raise FileError(target, "is also an input file; writing there would destroy it")
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
