@@ -35,6 +35,7 @@ from engine.pattern import (
 )
 from engine.normalizers import byte_level_transform
 from engine.pretokenized import PieceSplitter, PreTokenizedString
+from engine import unicode_chars as uc
 from engine.unicode_chars import DualPattern, slot
 
 # (builtin `regex` class body, measured HF table) pairs for DualPattern templates.
@@ -70,6 +71,164 @@ GPT2_MAPPED_ASCII_RE: Final = re.compile(
     f"|{byte_level.SPACE}?[A-Za-z]+|{byte_level.SPACE}?[0-9]+|{byte_level.SPACE}?[^{BL_SPACES}A-Za-z0-9]+"
     f"|[{BL_SPACES}]+(?![^{BL_SPACES}])|[{BL_SPACES}]+"
 )
+
+RUN_DROP: Final = 0
+RUN_SINGLE: Final = -1
+
+
+class AsciiRuns:
+    """A split made of runs of char classes, scanned directly on ASCII text (about twice as fast
+    as the regex): each char of `classes` (by code point, 128 entries) is dropped (RUN_DROP),
+    a piece alone (RUN_SINGLE), or joins the run of its class (> 0) it is in.
+
+    Whitespace's `\\w+|[^\\w\\s]+` is runs of word chars (1) and of other chars (2), spaces
+    dropped; BERT's is single punctuation chars and runs of the rest, spaces dropped.
+    """
+
+    classes: list[int]
+
+    def __init__(self, classes: list[int]) -> None:
+        self.classes = classes
+
+    @staticmethod
+    def of(single: str, runs: list[str], dropped: str) -> AsciiRuns:
+        """Classes from `unicode_tables` specs: `runs[k]` is class k + 1; a char in no spec
+        joins a run of its own class after them."""
+        singles = uc.char_set(single) if single else frozenset[str]()
+        drops = uc.char_set(dropped)
+        run_sets = [uc.char_set(spec) for spec in runs]
+        classes: list[int] = []
+        for cp in range(128):
+            c = chr(cp)
+            if c in drops:
+                classes.append(RUN_DROP)
+            elif c in singles:
+                classes.append(RUN_SINGLE)
+            else:
+                found = len(run_sets) + 1
+                for k in range(len(run_sets)):
+                    if c in run_sets[k]:
+                        found = k + 1
+                        break
+                classes.append(found)
+        return AsciiRuns(classes)
+
+    def cut(self, text: str) -> Cut:
+        """The pieces of an ASCII `text`."""
+        classes = self.classes
+        out = Cut([], [], [])
+        n = len(text)
+        i = 0
+        while i < n:
+            kind = classes[ord(text[i])]
+            if kind == RUN_DROP:
+                i += 1
+                continue
+            j = i + 1
+            if kind != RUN_SINGLE:
+                while j < n and classes[ord(text[j])] == kind:
+                    j += 1
+            out.words.append(text[i:j])
+            out.starts.append(i)
+            out.ends.append(j)
+            i = j
+        return out
+
+    def words(self, text: str) -> list[str]:
+        """`cut(text).words`, without the positions (the word counting path)."""
+        classes = self.classes
+        words: list[str] = []
+        n = len(text)
+        i = 0
+        while i < n:
+            kind = classes[ord(text[i])]
+            if kind == RUN_DROP:
+                i += 1
+                continue
+            j = i + 1
+            if kind != RUN_SINGLE:
+                while j < n and classes[ord(text[j])] == kind:
+                    j += 1
+            words.append(text[i:j])
+            i = j
+        return words
+
+
+WHITESPACE_RUNS: Final = AsciiRuns.of("", [tables.RUST_WORD], tables.WHITESPACE)
+NOT_SPACES_RUNS: Final = AsciiRuns.of("", [], tables.WHITESPACE)
+BERT_RUNS: Final = AsciiRuns.of(tables.PUNCTUATION, [], tables.WHITESPACE)
+
+
+# ASCII classes of GPT-2's pattern for `gpt2_ascii_words`: 0 other, 1 letter, 2 digit, 3 space.
+GPT2_OTHER: Final = 0
+GPT2_LETTER: Final = 1
+GPT2_DIGIT: Final = 2
+GPT2_SPACE: Final = 3
+
+
+def _gpt2_ascii_classes() -> list[int]:
+    classes = [GPT2_OTHER] * 128
+    for cp in range(128):
+        c = chr(cp)
+        if "A" <= c <= "Z" or "a" <= c <= "z":
+            classes[cp] = GPT2_LETTER
+        elif "0" <= c <= "9":
+            classes[cp] = GPT2_DIGIT
+        elif c in "\t\n\x0b\x0c\r ":
+            classes[cp] = GPT2_SPACE
+    return classes
+
+
+GPT2_ASCII_CLASSES: Final = _gpt2_ascii_classes()
+
+
+def gpt2_ascii_words(text: str, mapped: str) -> list[str]:
+    """GPT-2's split of an ASCII `text`, as the pieces of `mapped` (its byte-level chars, same
+    length): `GPT2_MAPPED_ASCII_RE.findall(mapped)` by a scan of the chars, about twice as fast.
+
+    The pattern's alternatives, in its order: 's 't 're 've 'm 'll 'd; an optional space then
+    letters, digits, or other chars; a run of spaces that leaves its last one to the word after it;
+    a run of spaces.
+    """
+    classes = GPT2_ASCII_CLASSES
+    words: list[str] = []
+    n = len(text)
+    i = 0
+    while i < n:
+        c = ord(text[i])
+        if c == 39 and i + 1 < n:  # "'"
+            d = text[i + 1]
+            if d == "s" or d == "t" or d == "m" or d == "d":
+                words.append(mapped[i : i + 2])
+                i += 2
+                continue
+            if i + 2 < n:
+                two = text[i + 1 : i + 3]
+                if two == "re" or two == "ve" or two == "ll":
+                    words.append(mapped[i : i + 3])
+                    i += 3
+                    continue
+        kind = classes[c]
+        j = i
+        if c == 32 and i + 1 < n and classes[ord(text[i + 1])] != GPT2_SPACE:
+            j = i + 1  # " ?X": the space starts the word
+            kind = classes[ord(text[j])]
+        if kind != GPT2_SPACE:
+            j += 1
+            while j < n and classes[ord(text[j])] == kind:
+                j += 1
+            words.append(mapped[i:j])
+            i = j
+            continue
+        j = i + 1
+        while j < n and classes[ord(text[j])] == GPT2_SPACE:
+            j += 1
+        if j < n and j - i > 1:
+            j -= 1  # \s+(?!\S): the last space goes with the next word
+        words.append(mapped[i:j])
+        i = j
+    return words
+
 
 ANY_SCRIPT: Final = -1
 
@@ -296,9 +455,13 @@ class Whitespace(PreTokenizer):
         return _slices(piece, WHITESPACE_RE.spans(piece.normalized))
 
     def split_words(self, sequence: str) -> list[str]:
+        if sequence.isascii():
+            return WHITESPACE_RUNS.words(sequence)
         return WHITESPACE_RE.findall(sequence)
 
     def cut(self, text: str) -> Cut | None:
+        if text.isascii():
+            return WHITESPACE_RUNS.cut(text)
         return Cut.found(text, WHITESPACE_RE.findall(text))
 
     def to_dict(self) -> dict[str, JsonValue]:
@@ -312,9 +475,13 @@ class WhitespaceSplit(PreTokenizer):
         return _slices(piece, NOT_SPACES_RE.spans(piece.normalized))
 
     def split_words(self, sequence: str) -> list[str]:
+        if sequence.isascii():
+            return NOT_SPACES_RUNS.words(sequence)
         return NOT_SPACES_RE.findall(sequence)
 
     def cut(self, text: str) -> Cut | None:
+        if text.isascii():
+            return NOT_SPACES_RUNS.cut(text)
         return Cut.found(text, NOT_SPACES_RE.findall(text))
 
     def to_dict(self) -> dict[str, JsonValue]:
@@ -328,9 +495,13 @@ class BertPreTokenizer(PreTokenizer):
         return _slices(piece, BERT_RE.spans(piece.normalized))
 
     def split_words(self, sequence: str) -> list[str]:
+        if sequence.isascii():
+            return BERT_RUNS.words(sequence)
         return BERT_RE.findall(sequence)
 
     def cut(self, text: str) -> Cut | None:
+        if text.isascii():
+            return BERT_RUNS.cut(text)
         return Cut.found(text, BERT_RE.findall(text))
 
     def to_dict(self) -> dict[str, JsonValue]:
@@ -558,7 +729,7 @@ class ByteLevel(PreTokenizer):
             return [byte_level.to_chars(text)] if text else []
         if text.isascii():
             # subtle: an ASCII line maps char for char, so map it first and split the mapped text.
-            return GPT2_MAPPED_ASCII_RE.findall(byte_level.ascii_to_chars(text))
+            return gpt2_ascii_words(text, byte_level.ascii_to_chars(text))
         words = GPT2_RE.findall(text)
         for i in range(len(words)):
             words[i] = byte_level.to_chars(words[i])
@@ -571,7 +742,7 @@ class ByteLevel(PreTokenizer):
             return Cut.covering([text] if text else []).to_byte_level()
         if text.isascii():
             # subtle: ASCII maps char for char, so cut the mapped text (split_words does too).
-            return Cut.covering(GPT2_MAPPED_ASCII_RE.findall(byte_level.ascii_to_chars(text)))
+            return Cut.covering(gpt2_ascii_words(text, byte_level.ascii_to_chars(text)))
         return Cut.covering(GPT2_RE.findall(text)).to_byte_level()
 
     def maps_bytes(self) -> bool:

@@ -393,3 +393,32 @@ def test_split_with_tokens_keeps_token_splits_through_pre_tokenization() -> None
     ]
     P.Whitespace().pre_tokenize(pretok)
     assert [(w, o) for w, o, _ in pretok.get_splits()] == [("[X]", (0, 3)), ("ab", (3, 5)), ("[X]", (6, 9))]
+
+
+GPT2_ASCII = st.text(alphabet="aZ09 '\t\n\r\x0b\x0c\x01\x7f!.,-stmdrevl", max_size=40)
+
+
+@settings(max_examples=500, deadline=None)
+@given(GPT2_ASCII)
+def test_the_gpt2_ascii_scan_equals_the_pattern(text: str) -> None:
+    mapped = byte_level.ascii_to_chars(text)
+    assert P.gpt2_ascii_words(text, mapped) == P.GPT2_MAPPED_ASCII_RE.findall(mapped)
+
+
+def test_the_gpt2_ascii_scan_on_the_hard_cases() -> None:
+    for text in ["don't 's 're 'S '", "a  \tb   c\n\nd", " 's !'s 'll've", "x ", "  ", "\t", "1.5e-3 ok!!"]:
+        mapped = byte_level.ascii_to_chars(text)
+        assert P.gpt2_ascii_words(text, mapped) == P.GPT2_MAPPED_ASCII_RE.findall(mapped), text
+
+
+RUNS_ASCII = st.text(alphabet="aZ09_ '\t\n\r\x0b\x0c\x1c\x1f\x01\x7f!.,-$+<=>^`|~", max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(RUNS_ASCII)
+def test_the_ascii_run_scans_equal_the_patterns(text: str) -> None:
+    for runs, pattern in [(P.WHITESPACE_RUNS, P.WHITESPACE_RE), (P.NOT_SPACES_RUNS, P.NOT_SPACES_RE), (P.BERT_RUNS, P.BERT_RE)]:
+        cut = runs.cut(text)
+        assert cut.words == runs.words(text) == pattern.pick(text).findall(text)
+        assert [text[s:e] for s, e in zip(cut.starts, cut.ends)] == cut.words
+        assert [(s, e) for s, e in zip(cut.starts, cut.ends)] == pattern.spans(text)
