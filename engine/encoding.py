@@ -31,6 +31,11 @@ _DIRECTION_TO_JSON: Final = {"left": "Left", "right": "Right"}
 _DIRECTION_FROM_JSON: Final = {"Left": "left", "Right": "right"}
 
 
+# What `overflows()` and `ranges()` give for an encoding without any (never modified).
+NO_ENCODINGS: Final[list[Encoding]] = []
+NO_RANGES: Final[dict[int, tuple[int, int]]] = {}
+
+
 class TruncationError(EngineError):
     """Truncation cannot honour its parameters (HF's TruncationError, and its stride panic)."""
 
@@ -49,8 +54,9 @@ class Encoding:
     offsets: list[tuple[int, int]]
     special_tokens_mask: list[int]
     attention_mask: list[int]
-    overflowing: list[Encoding]
-    sequence_ranges: dict[int, tuple[int, int]]
+    # made on first use: most encodings never overflow nor hold a pair (see the properties)
+    _overflowing: list[Encoding] | None
+    _sequence_ranges: dict[int, tuple[int, int]] | None
 
     def __init__(
         self,
@@ -71,8 +77,43 @@ class Encoding:
         self.offsets = offsets if offsets is not None else []
         self.special_tokens_mask = special_tokens_mask if special_tokens_mask is not None else []
         self.attention_mask = attention_mask if attention_mask is not None else []
-        self.overflowing = overflowing if overflowing is not None else []
-        self.sequence_ranges = sequence_ranges if sequence_ranges is not None else {}
+        self._overflowing = overflowing
+        self._sequence_ranges = sequence_ranges
+
+    def overflows(self) -> list[Encoding]:
+        """`overflowing` for reading only: no list is made for an encoding without any."""
+        found = self._overflowing
+        return found if found is not None else NO_ENCODINGS
+
+    def ranges(self) -> dict[int, tuple[int, int]]:
+        """`sequence_ranges` for reading only (no dict is made when there is none)."""
+        found = self._sequence_ranges
+        return found if found is not None else NO_RANGES
+
+    @property
+    def overflowing(self) -> list[Encoding]:
+        found = self._overflowing
+        if found is None:
+            found = []
+            self._overflowing = found
+        return found
+
+    @overflowing.setter
+    def overflowing(self, value: list[Encoding]) -> None:
+        self._overflowing = value
+
+    @property
+    def sequence_ranges(self) -> dict[int, tuple[int, int]]:
+        """Sequence index -> (start, end) token range; empty: one sequence covering everything."""
+        found = self._sequence_ranges
+        if found is None:
+            found = {}
+            self._sequence_ranges = found
+        return found
+
+    @sequence_ranges.setter
+    def sequence_ranges(self, value: dict[int, tuple[int, int]]) -> None:
+        self._sequence_ranges = value
 
     @staticmethod
     def from_tokens(tokens: list[Token], type_id: int = 0) -> Encoding:
@@ -110,8 +151,8 @@ class Encoding:
             and self.offsets == other.offsets
             and self.special_tokens_mask == other.special_tokens_mask
             and self.attention_mask == other.attention_mask
-            and self.overflowing == other.overflowing
-            and self.sequence_ranges == other.sequence_ranges
+            and self.overflows() == other.overflows()
+            and self.ranges() == other.ranges()
         )
 
     @property
@@ -126,7 +167,8 @@ class Encoding:
 
     @property
     def n_sequences(self) -> int:
-        return len(self.sequence_ranges) if self.sequence_ranges else 1
+        ranges = self.ranges()
+        return len(ranges) if ranges else 1
 
     @property
     def sequence_ids(self) -> list[int | None]:
@@ -143,16 +185,16 @@ class Encoding:
         self.sequence_ranges[sequence_id] = (0, len(self.ids))
 
     def _sequence_range(self, sequence_id: int) -> tuple[int, int]:
-        found = self.sequence_ranges.get(sequence_id)
+        found = self.ranges().get(sequence_id)
         return found if found is not None else (0, len(self.ids))
 
     def token_to_sequence(self, token_index: int) -> int | None:
         # subtle: HF tests `token > len`, so token == len still answers 0 for one sequence.
         if token_index < 0 or token_index > len(self.ids):
             return None
-        if not self.sequence_ranges:
+        if not self.ranges():
             return 0
-        for seq_id, (start, end) in self.sequence_ranges.items():
+        for seq_id, (start, end) in self.ranges().items():
             if start <= token_index < end:
                 return seq_id
         return None
@@ -219,7 +261,7 @@ class Encoding:
     def copy(self) -> Encoding:
         """A deep copy (overflowing encodings included), like Rust's `clone`."""
         overflowing: list[Encoding] = []
-        for encoding in self.overflowing:
+        for encoding in self.overflows():
             overflowing.append(encoding.copy())
         return Encoding(
             list(self.ids),
@@ -230,7 +272,7 @@ class Encoding:
             list(self.special_tokens_mask),
             list(self.attention_mask),
             overflowing,
-            dict(self.sequence_ranges),
+            dict(self.ranges()),
         )
 
     def _slice(self, start: int, stop: int) -> Encoding:
@@ -263,8 +305,8 @@ class Encoding:
                 self.offsets,
                 self.special_tokens_mask,
                 self.attention_mask,
-                self.overflowing,
-                self.sequence_ranges,
+                self._overflowing,
+                self._sequence_ranges,
             )
             self._assign(Encoding())
             self.overflowing.append(moved)
@@ -310,8 +352,8 @@ class Encoding:
         self.offsets = other.offsets
         self.special_tokens_mask = other.special_tokens_mask
         self.attention_mask = other.attention_mask
-        self.overflowing = other.overflowing
-        self.sequence_ranges = other.sequence_ranges
+        self._overflowing = other._overflowing
+        self._sequence_ranges = other._sequence_ranges
 
     def pad(
         self,
@@ -324,7 +366,7 @@ class Encoding:
         """Pad to `length` tokens (overflowing encodings too); never shortens."""
         if direction not in DIRECTIONS:
             raise ValueError(f"Unknown `direction`: `{direction}`. Use one of `left` or `right`")
-        for encoding in self.overflowing:
+        for encoding in self.overflows():
             encoding.pad(length, direction, pad_id, pad_type_id, pad_token)
         n = len(self.ids)
         if n >= length:
@@ -341,7 +383,7 @@ class Encoding:
             self.special_tokens_mask = [1] * count + self.special_tokens_mask
             self.offsets = offsets + self.offsets
             shifted: dict[int, tuple[int, int]] = {}
-            for seq_id, (start, end) in self.sequence_ranges.items():
+            for seq_id, (start, end) in self.ranges().items():
                 shifted[seq_id] = (start + count, end + count)
             self.sequence_ranges = shifted
         else:
@@ -367,21 +409,21 @@ class Encoding:
         if pair is self:
             pair = self.copy()
         overflowings: list[Encoding] = []
-        for own in self.overflowing:
+        for own in self.overflows():
             combined = own.copy()
             combined.merge_with(pair, growing_offsets)
             overflowings.append(combined)
-            for other in pair.overflowing:
+            for other in pair.overflows():
                 combined = own.copy()
                 combined.merge_with(other, growing_offsets)
                 overflowings.append(combined)
-        for other in pair.overflowing:
+        for other in pair.overflows():
             combined = self.copy()
             combined.merge_with(other, growing_offsets)
             overflowings.append(combined)
 
         original_len = len(self.ids)
-        for seq_id, (start, end) in pair.sequence_ranges.items():
+        for seq_id, (start, end) in pair.ranges().items():
             self.sequence_ranges[seq_id] = (original_len + start, original_len + end)
         self.ids.extend(pair.ids)
         self.type_ids.extend(pair.type_ids)

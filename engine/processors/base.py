@@ -43,7 +43,7 @@ class PostProcessor(ABC):
         for index in range(len(encodings)):
             current = encodings[index]
             current.set_sequence_id(index)
-            for overflowing in current.overflowing:
+            for overflowing in current.overflows():
                 overflowing.set_sequence_id(index)
             current.type_ids = [index] * len(current.ids)
         return merge_encodings(self.process_encodings(encodings, add_special_tokens))
@@ -54,7 +54,7 @@ class PostProcessor(ABC):
 
 def merge_encodings(encodings: list[Encoding]) -> Encoding:
     """Concatenate without growing offsets (each sequence keeps its own offsets)."""
-    if len(encodings) == 1 and not encodings[0].overflowing:
+    if len(encodings) == 1 and not encodings[0].overflows():
         return encodings[0]
     result = Encoding()
     for encoding in encodings:

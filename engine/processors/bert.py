@@ -28,13 +28,13 @@ class BertProcessing(PostProcessor):
             encoding = encodings[index]
             overflowing: list[Encoding] = []
             if index == 0:
-                for part in encoding.overflowing:
+                for part in encoding.overflows():
                     overflowing.append(surround(part, self.cls, self.sep, [0] + part.type_ids + [0], 0, []))
                 result.append(
                     surround(encoding, self.cls, self.sep, [0] + encoding.type_ids + [0], 0, overflowing)
                 )
             else:
-                for part in encoding.overflowing:
+                for part in encoding.overflows():
                     overflowing.append(surround(part, None, self.sep, part.type_ids + [1], 1, []))
                 result.append(surround(encoding, None, self.sep, encoding.type_ids + [1], 1, overflowing))
         return result

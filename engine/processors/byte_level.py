@@ -77,5 +77,5 @@ def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> None:
 def trim_all(encodings: list[Encoding], add_prefix_space: bool) -> None:
     for encoding in encodings:
         trim_offsets(encoding, add_prefix_space)
-        for overflowing in encoding.overflowing:
+        for overflowing in encoding.overflows():
             trim_offsets(overflowing, add_prefix_space)

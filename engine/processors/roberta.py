@@ -45,7 +45,7 @@ class RobertaProcessing(PostProcessor):
             encoding = encodings[index]
             before = self.cls if index == 0 else self.sep
             overflowing: list[Encoding] = []
-            for part in encoding.overflowing:
+            for part in encoding.overflows():
                 overflowing.append(surround(part, before, self.sep, [0] * (len(part.ids) + 2), index, []))
             result.append(
                 surround(encoding, before, self.sep, [0] * (len(encoding.ids) + 2), index, overflowing)
