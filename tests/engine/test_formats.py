@@ -430,3 +430,16 @@ def test_fuzz_tiktoken(lines: list[str], extra: bytes, text: str) -> None:
                 tokenizer.encode(text)
             except EngineError:
                 pass
+
+
+def test_json_floats_are_read_as_serde_json_reads_them() -> None:
+    from engine.formats.tokenizer_json import serde_float
+
+    # what HF holds after reading these (its serde_json is not correctly rounded)
+    assert serde_float("-3.6136524666377596") == -3.61365246663776
+    assert serde_float("-4.2057790664793036") == -4.205779066479304
+    assert serde_float("0.1") == 0.1
+    assert serde_float("-12.5") == -12.5
+    assert serde_float("1e-3") == 0.001
+    assert serde_float("2.5E2") == 250.0
+    assert serde_float("123456789012345678901234.5") == 1.2345678901234567e23  # digits past u64 dropped

@@ -203,3 +203,19 @@ def test_sentencepiece_viterbi_equals_ours() -> None:
             continue
         text = processor.Normalize(line)  # type: ignore[attr-defined]
         assert [t.value for t in model.tokenize(text)] == processor.EncodeAsPieces(line), line  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow
+def test_scores_are_read_as_hf_reads_them(shakespeare_hf: HTokenizer) -> None:
+    """HF's JSON reader is one unit in the last place off for about a fifth of the scores; equal
+    segmentations then break ties its way, so ours must hold exactly the scores HF holds."""
+    data = shakespeare_hf.to_str()
+    ours = Tokenizer.from_str(data)
+    held = json.loads(HTokenizer.from_str(data).to_str())["model"]["vocab"]
+    model = ours.model
+    assert isinstance(model, Unigram)
+    assert [score for _, score in model.pieces] == [score for _, score in held]
+    exact = json.loads(data)["model"]["vocab"]
+    assert sum(1 for a, b in zip(exact, held) if a[1] != b[1]) > 100  # the test would see a regression
+    lines = ["-" * n for n in range(1, 80)] + ["ー" * 40, "あ" * 33, "=" * 64]
+    check_same(ours, shakespeare_hf, lines)
