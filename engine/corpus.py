@@ -15,9 +15,9 @@ import stat
 import sys
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from multiprocessing.connection import Connection, wait
-from typing import Final
+from typing import BinaryIO, Final
 
 from mypy_extensions import mypyc_attr
 
@@ -283,51 +283,98 @@ def _count_slice(
     path: str, start: int, end: int, splitter: WordSplitter, counts: dict[str, int], progress: ByteProgress
 ) -> None:
     """Count the words of the lines in bytes [start, end) of `path` (start is a line start)."""
-    for data, offset, ends_with_newline in line_blocks(path, start, end, progress):
-        _count_lines(path, data, offset, ends_with_newline, splitter, counts)
+    with LineBlocks(path, start, end, progress) as blocks:
+        while True:
+            block = blocks.next_block()
+            if block is None:
+                break
+            _count_lines(path, block.data, block.offset, block.complete, splitter, counts)
 
 
-def line_blocks(path: str, start: int, end: int, progress: ByteProgress) -> Iterator[tuple[bytes, int, bool]]:
-    """Bytes [start, end) of `path` (start is a line start) in blocks of whole lines:
-    (data, its offset in the file, whether it ends with a newline: only the last may not).
+class LineBlock:
+    """Whole lines read from a file: `data` starts at byte `offset`; `complete` is False only
+    for a last block that does not end with a newline."""
+
+    data: bytes
+    offset: int
+    complete: bool
+
+    def __init__(self, data: bytes, offset: int, complete: bool) -> None:
+        self.data = data
+        self.offset = offset
+        self.complete = complete
+
+
+class LineBlocks:
+    """Bytes [start, end) of a file (start is a line start) in blocks of whole lines:
+    `with LineBlocks(...) as blocks:` then `blocks.next_block()` until None.
 
     Streams in blocks of BLOCK_SIZE; a line longer than a block is gathered whole (HF reads
-    whole lines too). Raises CorpusError naming the file when it cannot be read.
+    whole lines too). `progress` hears of each block once its lines were handed out. Raises
+    CorpusError naming the file when it cannot be read.
     """
-    try:
-        stream = open(path, "rb")
-    except OSError as error:
-        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
-    with stream:
-        offset = start  # absolute offset of the first pending byte
-        pending: list[bytes] = []
+
+    path: str
+    stream: BinaryIO
+    remaining: int
+    offset: int
+    pending: list[bytes]
+    progress: ByteProgress
+    unreported: int
+
+    def __init__(self, path: str, start: int, end: int, progress: ByteProgress) -> None:
+        self.path = path
         try:
-            stream.seek(start)
-            remaining = end - start
-            while remaining > 0:
-                block = stream.read(min(BLOCK_SIZE, remaining))
-                if not block:
-                    break
-                remaining -= len(block)
-                progress.advance(len(block))
-                cut = block.rfind(b"\n") + 1
-                if cut == 0:
-                    pending.append(block)
-                    continue
-                if pending:
-                    pending.append(block[:cut])
-                    data = b"".join(pending)
-                else:
-                    data = block[:cut] if cut < len(block) else block
-                yield data, offset, True
-                offset += len(data)
-                pending = [block[cut:]] if cut < len(block) else []
+            self.stream = open(path, "rb")
+            self.stream.seek(start)
         except OSError as error:
             raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
-        if pending:
-            last = b"".join(pending)
+        self.remaining = end - start
+        self.offset = start  # absolute offset of the first pending byte
+        self.pending = []
+        self.progress = progress
+        self.unreported = 0
+
+    def __enter__(self) -> LineBlocks:
+        return self
+
+    def __exit__(self, kind: object, value: object, traceback: object) -> None:
+        self.stream.close()
+
+    def next_block(self) -> LineBlock | None:
+        if self.unreported:
+            self.progress.advance(self.unreported)
+            self.unreported = 0
+        while self.remaining > 0:
+            try:
+                block = self.stream.read(min(BLOCK_SIZE, self.remaining))
+            except OSError as error:
+                raise CorpusError(self.path, f"cannot be read ({error.strerror or error})") from None
+            if not block:
+                break
+            self.remaining -= len(block)
+            cut = block.rfind(b"\n") + 1
+            if cut == 0:
+                self.pending.append(block)
+                self.progress.advance(len(block))
+                continue
+            if self.pending:
+                self.pending.append(block[:cut])
+                data = b"".join(self.pending)
+            else:
+                data = block[:cut] if cut < len(block) else block
+            self.pending = [block[cut:]] if cut < len(block) else []
+            self.unreported = len(block)
+            found = LineBlock(data, self.offset, True)
+            self.offset += len(data)
+            return found
+        self.remaining = 0
+        if self.pending:
+            last = b"".join(self.pending)
+            self.pending = []
             if last:
-                yield last, offset, False
+                return LineBlock(last, self.offset, False)
+        return None
 
 
 def _count_lines(

@@ -44,7 +44,7 @@ from engine.corpus import (
     process_count,
     split_work,
     as_slices,
-    line_blocks,
+    LineBlocks,
 )
 from engine.errors import CorpusError, EngineError, FileError
 from engine.progress import ProgressSink, SilentProgress, report
@@ -257,8 +257,12 @@ class _PartWriter:
 
 def _encode_slice(tokenizer: Tokenizer, piece: FileSlice, writer: _PartWriter, progress: ByteProgress) -> None:
     """Encode the lines in bytes [start, end) of a file (start is a line start), block by block."""
-    for data, offset, ends_with_newline in line_blocks(piece.path, piece.start, piece.end, progress):
-        _encode_lines(tokenizer, piece.path, data, offset, ends_with_newline, writer)
+    with LineBlocks(piece.path, piece.start, piece.end, progress) as blocks:
+        while True:
+            block = blocks.next_block()
+            if block is None:
+                break
+            _encode_lines(tokenizer, piece.path, block.data, block.offset, block.complete, writer)
 
 
 def _encode_lines(
