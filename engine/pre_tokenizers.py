@@ -115,8 +115,18 @@ class AsciiRuns:
 
     def cut(self, text: str) -> Cut:
         """The pieces of an ASCII `text`."""
-        classes = self.classes
         out = Cut([], [], [])
+        self._scan(text, out, True)
+        return out
+
+    def words(self, text: str) -> list[str]:
+        """`cut(text).words`, without the positions (the word counting path)."""
+        out = Cut([], [], [])
+        self._scan(text, out, False)
+        return out.words
+
+    def _scan(self, text: str, out: Cut, positions: bool) -> None:
+        classes = self.classes
         n = len(text)
         i = 0
         while i < n:
@@ -129,29 +139,10 @@ class AsciiRuns:
                 while j < n and classes[ord(text[j])] == kind:
                     j += 1
             out.words.append(text[i:j])
-            out.starts.append(i)
-            out.ends.append(j)
+            if positions:
+                out.starts.append(i)
+                out.ends.append(j)
             i = j
-        return out
-
-    def words(self, text: str) -> list[str]:
-        """`cut(text).words`, without the positions (the word counting path)."""
-        classes = self.classes
-        words: list[str] = []
-        n = len(text)
-        i = 0
-        while i < n:
-            kind = classes[ord(text[i])]
-            if kind == RUN_DROP:
-                i += 1
-                continue
-            j = i + 1
-            if kind != RUN_SINGLE:
-                while j < n and classes[ord(text[j])] == kind:
-                    j += 1
-            words.append(text[i:j])
-            i = j
-        return words
 
 
 WHITESPACE_RUNS: Final = AsciiRuns.of("", [tables.RUST_WORD], tables.WHITESPACE)
