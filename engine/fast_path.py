@@ -11,6 +11,7 @@ compare them on random texts). `ids_only` is the bulk path that skips tokens and
 
 from __future__ import annotations
 
+from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
 from engine.models.base import Model, TokenRun
 from engine.normalizers import Normalizer
@@ -97,12 +98,7 @@ def _append_prefixed(out: TokenLists, run: TokenRun, start: int, word_index: int
 def _append_wide(out: TokenLists, run: TokenRun, source: str, start: int, word_index: int) -> None:
     """Tokens of the byte-level chars of a non-ASCII piece: their offsets count bytes, so map
     them back to the chars they came from (a token inside a char spans the whole char, as in HF)."""
-    char_of_byte: list[int] = []
-    for i in range(len(source)):
-        cp = ord(source[i])
-        width = 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
-        for _ in range(width):
-            char_of_byte.append(i)
+    char_of_byte = uc.char_of_byte(source)
     out.ids.extend(run.ids)
     out.tokens.extend(run.values)
     for k in range(len(run.starts)):

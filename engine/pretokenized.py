@@ -12,6 +12,7 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from engine.errors import EngineError
+from engine import unicode_chars as uc
 from engine.models.base import Model, Token
 from engine.normalized import NormalizedString
 from engine.normalizers import Normalizer
@@ -118,7 +119,7 @@ class PreTokenizedString:
             raise ValueError("Wrong value for OffsetType, expected one of `byte, char`")
         out: list[tuple[str, tuple[int, int], list[Token] | None]] = []
         if offset_referential == ORIGINAL:
-            prefix = _byte_prefix(self.original) if offset_type == BYTE else []
+            prefix = uc.utf8_offsets(self.original) if offset_type == BYTE else []
             for current in self.splits:
                 start, end = current.normalized.offsets_original()
                 if offset_type == BYTE:
@@ -128,7 +129,7 @@ class PreTokenizedString:
             return out
         # subtle: HF counts the normalized referential in UTF-8 bytes and, for chars, converts
         # those byte offsets with the ORIGINAL string's byte->char map; we do the same.
-        char_of_byte = _char_of_byte(self.original) if offset_type == CHAR else []
+        char_of_byte = uc.char_of_byte(self.original) if offset_type == CHAR else []
         offset = 0
         for current in self.splits:
             text = current.normalized.normalized
@@ -172,27 +173,6 @@ class PreTokenizedString:
                 values.append(token.value)
                 words.append(word)
         return ids, values, offsets, words
-
-
-def _byte_prefix(text: str) -> list[int]:
-    """UTF-8 byte offset of every char index of `text`, and of its end: `"aé"` -> `[0, 1, 3]`."""
-    out = [0]
-    total = 0
-    for c in text:
-        cp = ord(c)
-        total += 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
-        out.append(total)
-    return out
-
-
-def _char_of_byte(text: str) -> list[int]:
-    """The char index each UTF-8 byte of `text` belongs to: `"aé"` -> `[0, 1, 1]`."""
-    out: list[int] = []
-    for i, c in enumerate(text):
-        cp = ord(c)
-        width = 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
-        out.extend([i] * width)
-    return out
 
 
 def _hf_byte_to_char(char_of_byte: list[int], start: int, end: int) -> tuple[int, int]:

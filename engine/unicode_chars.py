@@ -39,6 +39,28 @@ LOWER_EXTRA: Final = frozenset(chr(cp) for cp in tables.LOWER_EXTRA)
 UPPER_EXTRA: Final = frozenset(chr(cp) for cp in tables.UPPER_EXTRA)
 
 
+def utf8_offsets(text: str) -> list[int]:
+    """UTF-8 byte offset of every char index of `text`, and of its end: `"aé"` -> `[0, 1, 3]`."""
+    out = [0]
+    total = 0
+    for c in text:
+        cp = ord(c)
+        total += 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
+        out.append(total)
+    return out
+
+
+def char_of_byte(text: str) -> list[int]:
+    """The char index each UTF-8 byte of `text` belongs to: `"aé"` -> `[0, 1, 1]`."""
+    out: list[int] = []
+    for i in range(len(text)):
+        cp = ord(text[i])
+        width = 1 if cp < 0x80 else 2 if cp < 0x800 else 3 if cp < 0x10000 else 4
+        for _ in range(width):
+            out.append(i)
+    return out
+
+
 def char_set(spec: str) -> frozenset[str]:
     """The chars of a `unicode_tables` range spec."""
     out: set[str] = set()

@@ -9,6 +9,8 @@ from __future__ import annotations
 import heapq
 import random
 
+from engine import unicode_chars as uc
+
 
 def merge_all(
     ids: list[int], lens: list[int], ranks: dict[int, int], new_ids: list[int], stride: int, dropout: float
@@ -87,11 +89,7 @@ def char_offsets_from_bytes(packed: list[int], word: str) -> None:
     A token spanning bytes [s, e) covers the chars holding byte s through byte e-1, so each
     byte-fallback token of "é" ((0, 1) and (1, 2) in bytes) covers the whole char: (0, 1).
     """
-    char_at: list[int] = []
-    for index in range(len(word)):
-        size = utf8_len(ord(word[index]))
-        for _ in range(size):
-            char_at.append(index)
+    char_at = uc.char_of_byte(word)
     total = len(char_at)
     n_chars = len(word)
     i = 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+from engine import unicode_chars as uc
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_tagged, get_bool, get_opt_float, get_opt_str, get_vocab, require
 from engine.models.base import DEFAULT_CACHE_CAPACITY, RunCache, Token, TokenRun, VocabModel
@@ -372,9 +373,7 @@ class BPE(VocabModel):
         if in_bytes and in_chars:
             char_offsets_from_bytes(packed, word)
         elif not in_bytes and not in_chars and not word.isascii():
-            byte_at = [0]
-            for c in word:
-                byte_at.append(byte_at[-1] + utf8_len(ord(c)))
+            byte_at = uc.utf8_offsets(word)
             for i in range(1, len(packed), 3):
                 packed[i] = byte_at[packed[i]]
                 packed[i + 1] = byte_at[packed[i + 1]]

@@ -11,6 +11,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
+from engine import unicode_chars as uc
 from engine.schema import JsonValue
 
 NO_ID: Final = -1
@@ -141,11 +142,7 @@ class Model(ABC):
         HF reports them ("straße" on BERT -> st (0, 2), ##raße (2, 7)). Fresh objects."""
         tokens = self.tokenize_run(sequence).tokens()
         if not sequence.isascii():
-            byte_at = [0]
-            total = 0
-            for c in sequence:
-                total += len(c.encode("utf-8"))
-                byte_at.append(total)
+            byte_at = uc.utf8_offsets(sequence)
             for token in tokens:
                 token.start = byte_at[token.start]
                 token.end = byte_at[token.end]
