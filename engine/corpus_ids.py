@@ -46,6 +46,7 @@ from engine.corpus import (
     as_slices,
     LineBlocks,
 )
+from engine.collector import PausedCollector
 from engine.errors import CorpusError, EngineError, FileError
 from engine.progress import ProgressSink, SilentProgress, report
 from engine.tokenizer import Tokenizer
@@ -159,17 +160,14 @@ def encode_files(
     if not runs:
         runs = [[]]
     job = _Job(tokenizer, output, kind, dtype, -1 if sep is None else sep, total, progress or SilentProgress())
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        job.run(runs)
-        if kind == KIND_BIN:
-            job.write_sidecar(tokenizer_path, files)
-        job.commit(targets)
-    finally:
-        job.clean_up()
-        if enabled:
-            gc.enable()
+    with PausedCollector():
+        try:
+            job.run(runs)
+            if kind == KIND_BIN:
+                job.write_sidecar(tokenizer_path, files)
+            job.commit(targets)
+        finally:
+            job.clean_up()
     return IdsSummary(
         job.documents, job.tokens, dtype, time.monotonic() - started, tuple(targets), sep, len(runs), total
     )

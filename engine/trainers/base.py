@@ -8,12 +8,12 @@ packages (`engine.bpe.trainer`, `engine.wordlevel.trainer`). Nothing here touche
 
 from __future__ import annotations
 
-import gc
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Final
 
 from engine.added_vocabulary import AddedToken, as_added_tokens
+from engine.collector import PausedCollector
 from engine.errors import SchemaError, TrainerMismatchError
 from engine.models.base import Model
 from engine.progress import ProgressSink
@@ -119,17 +119,12 @@ class Trainer(ABC):
         self.check_model(model)
         # subtle: the cyclic GC stays off until the run's millions of objects are released:
         # turned on earlier, its first pass would walk all of them for nothing.
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
+        with PausedCollector():
             run = self.start(word_counts)
             run.run_to_end(sink)
             special = self.apply(run, model)
             history = run.history
             run.release()
-        finally:
-            if enabled:
-                gc.enable()
         return special, history
 
 
