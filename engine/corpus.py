@@ -23,7 +23,7 @@ from mypy_extensions import mypyc_attr
 
 from engine.errors import CorpusError, EngineError
 from engine.normalizers import Normalizer
-from engine.pre_tokenizers import PreTokenizer
+from engine.pre_tokenizers import PreTokenizer, words_of
 from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, ProgressSink, report, report_every
 
 # Files are read in blocks of this size; progress is reported after each block.
@@ -61,12 +61,7 @@ class PipelineWords(WordSplitter):
 
     def words(self, line: str) -> list[str]:
         text = line if self.normalizer is None else self.normalizer.normalize_str(line)
-        if self.pre_tokenizer is None:
-            return [text] if text else []
-        found = self.pre_tokenizer.split_words(text)
-        if "" in found:
-            return [word for word in found if word]
-        return found
+        return words_of(self.pre_tokenizer, text)
 
 
 class FileSlice:

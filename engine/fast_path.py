@@ -15,7 +15,7 @@ from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
 from engine.models.base import Model, TokenRun
 from engine.normalizers import Normalizer
-from engine.pre_tokenizers import Cut, PreTokenizer
+from engine.pre_tokenizers import Cut, PreTokenizer, words_of
 
 
 class TokenLists:
@@ -37,7 +37,7 @@ def cut(
     text: str, added: AddedVocabulary, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None
 ) -> Cut | None:
     """`text`'s pieces when the fast path applies to it, else None."""
-    if not added.is_empty() and added.may_match(text, False):
+    if added.may_match(text, False):
         return None
     normalized = text
     if normalizer is not None:
@@ -45,7 +45,7 @@ def cut(
         if aligned is None:
             return None
         normalized = aligned
-    if not added.is_empty() and added.may_match(normalized, True):
+    if added.may_match(normalized, True):
         return None
     found = Cut.covering([normalized] if normalized else []) if pre_tokenizer is None else pre_tokenizer.cut(normalized)
     if found is not None:
@@ -114,17 +114,13 @@ def ids_only(
     """The ids of `text` when no added token occurs in it (else None): the bulk path. Without
     offsets any normalizer will do, and the pre-tokenizers' `split_words` (the word counting
     path of training) gives the pieces as the model sees them."""
-    if not added.is_empty() and added.may_match(text, False):
+    if added.may_match(text, False):
         return None
     normalized = normalizer.normalize_str(text) if normalizer is not None else text
-    if not added.is_empty() and added.may_match(normalized, True):
+    if added.may_match(normalized, True):
         return None
-    if pre_tokenizer is None:
-        words = [normalized] if normalized else []
-    else:
-        words = pre_tokenizer.split_words(normalized)
     ids: list[int] = []
-    for word in words:
+    for word in words_of(pre_tokenizer, normalized):
         found = model.tokenize_run(word).ids
         if len(found) == 1:
             ids.append(found[0])

@@ -439,6 +439,17 @@ class PreTokenizer(PieceSplitter):
         return name + "(" + ", ".join(f"{k}={v!r}" for k, v in fields.items()) + ")"
 
 
+def words_of(pre_tokenizer: PreTokenizer | None, normalized: str) -> list[str]:
+    """The non-empty pieces the model gets for a normalized text, as strings (`split_words`; the
+    whole text without a pre-tokenizer): what training counts and what `encode_ids` encodes."""
+    if pre_tokenizer is None:
+        return [normalized] if normalized else []
+    found = pre_tokenizer.split_words(normalized)
+    if "" in found:
+        return [word for word in found if word]
+    return found
+
+
 class Whitespace(PreTokenizer):
     """Words and runs of other non-space chars: `\\w+|[^\\w\\s]+` ("Let's" -> Let, ', s)."""
 
