@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+from engine.progress import ProgressSink, TrainProgress
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "corpora"
@@ -19,6 +20,18 @@ def corpus_path(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"shared corpus {name} not found at {CORPORA}")
     return path
+
+
+class Recorder(ProgressSink):
+    """Keeps every progress event; asks to stop once it has `stop_after` of them (-1: never)."""
+
+    def __init__(self, stop_after: int = -1) -> None:
+        self.events: list[TrainProgress] = []
+        self.stop_after = stop_after
+
+    def report(self, event: TrainProgress) -> bool:
+        self.events.append(event)
+        return self.stop_after < 0 or len(self.events) < self.stop_after
 
 
 def train_byte_level(lines: Iterable[str], vocab_size: int, trim_offsets: bool = False) -> Tokenizer:

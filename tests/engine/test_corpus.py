@@ -18,7 +18,8 @@ from engine.corpus import PipelineWords, WordSplitter, count_words, count_words_
 from engine.errors import CorpusError, TrainingCancelled
 from engine.normalizers import Lowercase
 from engine.pre_tokenizers import ByteLevel, Whitespace
-from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, ProgressSink, SilentProgress, TrainProgress
+from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, SilentProgress
+from support import Recorder
 
 
 class Lines(WordSplitter):
@@ -35,16 +36,6 @@ class RegexWords(WordSplitter):
 
     def words(self, line: str) -> list[str]:
         return self.pattern.findall(line)
-
-
-class Recorder(ProgressSink):
-    def __init__(self, stop_after: int = -1) -> None:
-        self.events: list[TrainProgress] = []
-        self.stop_after = stop_after
-
-    def report(self, event: TrainProgress) -> bool:
-        self.events.append(event)
-        return self.stop_after < 0 or len(self.events) < self.stop_after
 
 
 def write(path: Path, data: bytes) -> str:

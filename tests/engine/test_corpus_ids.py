@@ -23,8 +23,7 @@ from engine.corpus_ids import (
     written_paths,
 )
 from engine.errors import CorpusError, FileError, TrainingCancelled
-from engine.progress import ProgressSink, TrainProgress
-from support import corpus_path, train_byte_level
+from support import Recorder, corpus_path, train_byte_level
 
 MADE_UP = (
     "\n"  # an empty document first
@@ -36,16 +35,6 @@ MADE_UP = (
     "a lone \r inside a line\n"
     "last line without a newline"
 )
-
-
-class Recorder(ProgressSink):
-    def __init__(self, stop_after: int = -1) -> None:
-        self.events: list[TrainProgress] = []
-        self.stop_after = stop_after
-
-    def report(self, event: TrainProgress) -> bool:
-        self.events.append(event)
-        return self.stop_after < 0 or len(self.events) < self.stop_after
 
 
 @pytest.fixture(scope="module")
