@@ -86,6 +86,14 @@ def train_hf(lines: list[str], extra_pieces: int) -> HTokenizer:
     return tokenizer
 
 
+def loaded(trained: HTokenizer) -> HTokenizer:
+    """HF's tokenizer as a user gets it: loaded from its tokenizer.json. (subtle: not the object
+    its trainer returned. HF's JSON reader rounds some scores one ulp away from what it wrote, so
+    the trained object and the reloaded one can break a tie between equal segmentations
+    differently; we load files, so we match the reloaded one.)"""
+    return HTokenizer.from_str(trained.to_str())
+
+
 def with_byte_fallback(reference: HTokenizer, byte_pieces: bool) -> str:
     """The tokenizer.json with byte_fallback on (HF's UnigramTrainer has no such option), and
     optionally the 256 `<0xXX>` pieces appended (without them HF falls back to unk)."""
@@ -105,7 +113,7 @@ def shakespeare_hf() -> HTokenizer:
 def test_hf_trained_shakespeare(shakespeare_hf: HTokenizer) -> None:
     ours = Tokenizer.from_str(shakespeare_hf.to_str())
     assert isinstance(ours.model, Unigram)
-    check_same(ours, shakespeare_hf, lines_of("shakespeare.txt") + TORTURE, decode=True)
+    check_same(ours, loaded(shakespeare_hf), lines_of("shakespeare.txt") + TORTURE, decode=True)
 
 
 @pytest.mark.slow
@@ -137,7 +145,7 @@ def test_byte_fallback(shakespeare_hf: HTokenizer, byte_pieces: bool) -> None:
 
 @pytest.mark.slow
 def test_hf_trained_japanese() -> None:
-    reference = train_hf(lines_of("wagahaiwa_nekodearu.txt")[:500], 1500)
+    reference = loaded(train_hf(lines_of("wagahaiwa_nekodearu.txt")[:500], 1500))
     ours = Tokenizer.from_str(reference.to_str())
     assert isinstance(ours.model, Unigram)
     check_same(ours, reference, lines_of("wagahaiwa_nekodearu.txt") + lines_of("botchan.txt")[:500] + TORTURE)
@@ -218,4 +226,4 @@ def test_scores_are_read_as_hf_reads_them(shakespeare_hf: HTokenizer) -> None:
     exact = json.loads(data)["model"]["vocab"]
     assert sum(1 for a, b in zip(exact, held) if a[1] != b[1]) > 100  # the test would see a regression
     lines = ["-" * n for n in range(1, 80)] + ["ー" * 40, "あ" * 33, "=" * 64]
-    check_same(ours, shakespeare_hf, lines)
+    check_same(ours, loaded(shakespeare_hf), lines)
