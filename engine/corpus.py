@@ -15,15 +15,31 @@ import stat
 import sys
 import threading
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import BinaryIO, Final
 
 from mypy_extensions import mypyc_attr
 
+from engine import chunking
 from engine.errors import CorpusError, EngineError
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer, words_of
+from engine.sources import (
+    DEFAULT_FIELD,
+    FORMAT_ARROW,
+    FORMAT_COUNTS,
+    FORMAT_LINES,
+    ArrowReader,
+    CorpusSource,
+    LineReader,
+    LineSample,
+    expand_inputs,
+    open_texts,
+    source_of,
+)
+from engine.word_counts import read_counts
 from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, ProgressSink, report, report_every
 
 # Files are read in blocks of this size; progress is reported after each block.
@@ -33,6 +49,8 @@ PARALLEL_MIN_BYTES: Final = 4 << 20
 # Never more processes than this (each holds its own word counts).
 MAX_PROCESSES: Final = 8
 ITERATOR_PATH: Final = "<iterator>"
+# A splitter flushes its held-back chunks into the word counts when it holds more than this many.
+PENDING_MAX: Final = 1 << 20
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -45,23 +63,85 @@ class WordSplitter(ABC):
     @abstractmethod
     def words(self, line: str) -> list[str]: ...
 
+    def count_text(self, text: str, ends_with_newline: bool, counts: dict[str, int]) -> None:
+        """Count the words of the lines of `text` into `counts`: all of them, or some only at
+        the next `flush` (which every counting path calls before it uses `counts`).
+
+        Lines end with "\n"; the last one only if `ends_with_newline`. Equal lines are split
+        once: `{"a b\\n": 2}` -> words("a b\\n") counted twice.
+        """
+        lines = text.split("\n")
+        # subtle: only '\n' ends a line (a '\r' before it stays in the line, a lone '\r' is no break).
+        whole = len(lines) - 1
+        seen: dict[str, int] = {}
+        for i in range(whole):
+            line = lines[i]
+            seen[line] = seen.get(line, 0) + 1
+        for line, times in seen.items():
+            for word in self.words(line + "\n"):
+                counts[word] = counts.get(word, 0) + times
+        if not ends_with_newline and lines[whole]:
+            for word in self.words(lines[whole]):
+                counts[word] = counts.get(word, 0) + 1
+
+    def flush(self, counts: dict[str, int]) -> None:
+        """Count into `counts` whatever `count_text` held back."""
+
 
 class PipelineWords(WordSplitter):
     """HF's pipeline for training words: normalize the line, then pre-tokenize it.
 
-    No pre-tokenizer: the normalized line is one word. Empty words are never counted.
+    No pre-tokenizer: the normalized line is one word. Empty words are never counted. Where the
+    pipeline allows (`engine.chunking`), `count_text` counts whitespace chunks and `flush` splits
+    each distinct chunk once.
     """
 
     normalizer: Normalizer | None
     pre_tokenizer: PreTokenizer | None
+    mode: int
+    # held back: chunks (CHUNKS_DROPPED); segments that follow a space, and segments that start
+    # a line (CHUNKS_SEGMENTS)
+    chunks: Counter[str]
+    pending: dict[str, int]
+    pending_leading: dict[str, int]
 
     def __init__(self, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None) -> None:
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
+        self.mode = chunking.chunk_mode(normalizer, pre_tokenizer)
+        self.chunks = Counter()
+        self.pending = {}
+        self.pending_leading = {}
 
     def words(self, line: str) -> list[str]:
         text = line if self.normalizer is None else self.normalizer.normalize_str(line)
         return words_of(self.pre_tokenizer, text)
+
+    def count_text(self, text: str, ends_with_newline: bool, counts: dict[str, int]) -> None:
+        mode = self.mode
+        if mode == chunking.CHUNKS_NONE or chunking.needs_lines(text):
+            WordSplitter.count_text(self, text, ends_with_newline, counts)
+            return
+        if mode == chunking.CHUNKS_DROPPED:
+            chunking.count_chunks(text, self.chunks)
+        else:
+            chunking.count_segments(text, ends_with_newline, self.pending_leading, self.pending)
+        if len(self.chunks) + len(self.pending) + len(self.pending_leading) > PENDING_MAX:
+            self.flush(counts)
+
+    def flush(self, counts: dict[str, int]) -> None:
+        for chunk, times in self.chunks.items():
+            for word in self.words(chunk):
+                counts[word] = counts.get(word, 0) + times
+        self.chunks.clear()
+        for chunk, times in self.pending_leading.items():
+            for word in self.words(chunk):
+                counts[word] = counts.get(word, 0) + times
+        self.pending_leading.clear()
+        for chunk, times in self.pending.items():
+            for word in self.words(" " + chunk):
+                counts[word] = counts.get(word, 0) + times
+        self.pending.clear()
 
 
 class FileSlice:
@@ -110,44 +190,199 @@ def as_slices(files: Sequence[str | FileSlice]) -> list[FileSlice]:
     return slices
 
 
+def training_inputs(
+    files: Sequence[str | FileSlice | CorpusSource],
+    field: str = DEFAULT_FIELD,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> list[FileSlice | CorpusSource]:
+    """Each input as a checked unit of work: folders expanded (`sources.expand_inputs`), plain
+    text as a whole-file `FileSlice` (split across processes by byte ranges), every other kind
+    (`sources.source_of`: compressed, JSON Lines, Parquet/Arrow, word-count table) a
+    `CorpusSource` with its size. CorpusError for an input that cannot be read."""
+    units: list[FileSlice | CorpusSource] = []
+    for item in files:
+        if isinstance(item, FileSlice):
+            units.extend(as_slices([item]))
+        elif isinstance(item, CorpusSource):
+            units.append(_unit_of(item))
+        else:
+            for path in expand_inputs([item], include, exclude):
+                units.append(_unit_of(source_of(path, field)))
+    return units
+
+
+def _unit_of(source: CorpusSource) -> FileSlice | CorpusSource:
+    size = _checked_size(source.path)
+    if source.is_plain:
+        return FileSlice(source.path, 0, size)
+    return source.sized(size)
+
+
+def _units_size(units: list[FileSlice | CorpusSource]) -> int:
+    total = 0
+    for unit in units:
+        total += unit.size
+    return total
+
+
 def count_words(
-    files: Sequence[str | FileSlice], splitter: WordSplitter, sink: ProgressSink, processes: int = 0
+    files: Sequence[str | FileSlice | CorpusSource],
+    splitter: WordSplitter,
+    sink: ProgressSink,
+    processes: int = 0,
+    field: str = DEFAULT_FIELD,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    sample_lines: int = 0,
+    seed: int = 0,
 ) -> dict[str, int]:
     """word -> count over every line of every file (or slice of one), as HF's `train(files)`
-    feeds its trainer.
+    feeds its trainer; and over every record of the other inputs `training_inputs` reads:
+    folders (files matching `include`, not `exclude`), .gz/.bz2/.xz/.zst text (lines as in the
+    plain file), JSON Lines and Parquet/Arrow (the `field` text of each record, split whole as
+    `train_from_iterator` splits a text), .tsv word-count tables (added as they are).
 
-    Raises CorpusError for a missing, unreadable or non-UTF-8 file, for a directory, and when
-    all the inputs together hold no word; TrainingCancelled when `sink` asks to stop.
-    `processes`: 1 counts in this process only; more asks for that many forked processes (on
-    Linux; the caller knows whether forking is safe: a process running native threads, such as
-    a Qt application, must not fork); 0 chooses: several for big inputs, one when this process
-    runs other Python threads.
+    Raises CorpusError for a missing, unreadable, corrupt or non-UTF-8 input, for a folder with
+    no file, and when all the inputs together hold no word; TrainingCancelled when `sink` asks
+    to stop. `processes`: 1 counts in this process only; more asks for that many forked
+    processes (on Linux; the caller knows whether forking is safe: a process running native
+    threads, such as a Qt application, must not fork); 0 chooses: several for big inputs, one
+    when this process runs other Python threads. Each non-plain input is read whole by one
+    process. `sample_lines` > 0: see `count_sampled_words` (one process).
     """
+    if sample_lines > 0:
+        return count_sampled_words(files, splitter, sink, sample_lines, seed, field, include, exclude).counts
     if not files:
         raise CorpusError("<no files>", "no training files given")
-    slices = as_slices(files)
-    total = 0
-    for piece in slices:
-        total += piece.size
+    units = training_inputs(files, field, include, exclude)
+    total = _units_size(units)
     enabled = gc.isenabled()
     gc.disable()
     try:
         processes = process_count(total, processes)
         if processes > 1:
-            counts = _count_in_processes(slices, processes, splitter, sink)
+            counts = _count_in_processes(units, processes, splitter, sink)
         else:
             counts = {}
             progress = _SinkProgress(sink, total)
             progress.start()
-            for piece in slices:
-                _count_slice(piece.path, piece.start, piece.end, splitter, counts, progress)
+            for unit in units:
+                _count_unit(unit, splitter, counts, progress)
             progress.finish()
     finally:
         if enabled:
             gc.enable()
     if not counts:
-        raise CorpusError(", ".join(piece.path for piece in slices), _no_words_reason(total))
+        raise CorpusError(", ".join(unit.path for unit in units), _no_words_reason(total))
     return counts
+
+
+class SampledCounts:
+    """What `count_sampled_words` found: the word counts of the sample, and how many lines (or
+    records) it kept of how many it saw."""
+
+    counts: dict[str, int]
+    kept: int
+    seen: int
+
+    def __init__(self, counts: dict[str, int], kept: int, seen: int) -> None:
+        self.counts = counts
+        self.kept = kept
+        self.seen = seen
+
+
+def count_sampled_words(
+    files: Sequence[str | FileSlice | CorpusSource],
+    splitter: WordSplitter,
+    sink: ProgressSink,
+    sample_lines: int,
+    seed: int = 0,
+    field: str = DEFAULT_FIELD,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> SampledCounts:
+    """`count_words` over a uniform random sample of `sample_lines` lines and records of all the
+    inputs together (SentencePiece's `input_sentence_size`): reservoir sampling, the same
+    sample for the same `seed`, memory bounded by the sample. Word-count tables are added
+    whole. Counts in this one process: the reservoir sees every line in input order.
+    """
+    if not files:
+        raise CorpusError("<no files>", "no training files given")
+    units = training_inputs(files, field, include, exclude)
+    total = _units_size(units)
+    sample = LineSample(sample_lines, seed)
+    counts: dict[str, int] = {}
+    progress = _SinkProgress(sink, total)
+    progress.start()
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for unit in units:
+            if isinstance(unit, FileSlice):
+                with LineBlocks(unit.path, unit.start, unit.end, progress) as blocks:
+                    while True:
+                        block = blocks.next_block()
+                        if block is None:
+                            break
+                        _offer_lines(unit.path, block.data, block.offset, block.complete, sample)
+            elif unit.format == FORMAT_LINES:
+                _sample_compressed(unit, sample, progress)
+            elif unit.format == FORMAT_COUNTS:
+                _count_table(unit, counts, progress)
+            else:
+                reader = open_texts(unit)
+                reported = 0
+                try:
+                    while True:
+                        texts = reader.next_texts()
+                        if texts is None:
+                            break
+                        for text in texts:
+                            sample.offer(text)
+                        reported = _advance(progress, reported, reader.raw_done(), unit.size)
+                finally:
+                    reader.close()
+                _advance(progress, reported, unit.size, unit.size)
+        progress.finish()
+        for line in sample.kept:
+            for word in splitter.words(line):
+                counts[word] = counts.get(word, 0) + 1
+    finally:
+        if enabled:
+            gc.enable()
+    if not counts:
+        raise CorpusError(", ".join(unit.path for unit in units), _no_words_reason(total))
+    return SampledCounts(counts, len(sample.kept), sample.seen)
+
+
+def _offer_lines(path: str, data: bytes, offset: int, ends_with_newline: bool, sample: LineSample) -> None:
+    """Offer each line of `data` (with its "\\n", as `_count_lines` splits it) to the sample."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CorpusError(path, f"is not valid UTF-8 ({error.reason})", offset + error.start) from None
+    lines = text.split("\n")
+    whole = len(lines) - 1
+    for i in range(whole):
+        sample.offer(lines[i] + "\n")
+    if not ends_with_newline and lines[whole]:
+        sample.offer(lines[whole])
+
+
+def _sample_compressed(source: CorpusSource, sample: LineSample, progress: ByteProgress) -> None:
+    reader = LineReader(source)
+    reported = 0
+    try:
+        while reader.next_block():
+            try:
+                _offer_lines(source.path, reader.data, reader.offset, reader.complete, sample)
+            except CorpusError as error:
+                raise _in_decompressed(error) from None
+            reported = _advance(progress, reported, reader.raw_done, source.size)
+    finally:
+        reader.close()
+    _advance(progress, reported, source.size, source.size)
 
 
 def count_words_from_iterator(
@@ -204,12 +439,19 @@ class FileCheck:
         return f"FileCheck({self.path!r}, size={self.size}, lines={self.lines}, problem={self.problem!r})"
 
 
-def check_file(path: str) -> FileCheck:
+def check_file(path: str, field: str = DEFAULT_FIELD) -> FileCheck:
     """Read a would-be training file once, in blocks: its size, line count (a last line without
     "\n" counts), SHA-256, and whether it is UTF-8 text (the problem names the first bad byte).
 
+    Other kinds (`sources.source_of`) are checked as far as is cheap and certain: compressed
+    text decompressed whole (lines, UTF-8, truncation), every JSON Lines record parsed (its
+    `field` a string; `lines` counts records), a word-count table read (`lines` = its words),
+    a Parquet/Arrow file's `field` column found (`lines` = its rows, when the file says).
     A file that cannot be read at all raises CorpusError, as training would.
     """
+    source = source_of(path, field)
+    if not source.is_plain:
+        return _check_source(source.sized(_checked_size(path)))
     size = _checked_size(path)
     digest = hashlib.sha256()
     decoder = codecs.getincrementaldecoder("utf-8")()
@@ -247,6 +489,59 @@ def check_file(path: str) -> FileCheck:
     return FileCheck(path, size, lines, digest.hexdigest(), problem)
 
 
+def _check_source(source: CorpusSource) -> FileCheck:
+    path = source.path
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as stream:
+            while True:
+                block = stream.read(BLOCK_SIZE)
+                if not block:
+                    break
+                digest.update(block)
+    except OSError as error:
+        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
+    lines = 0
+    problem = ""
+    try:
+        if source.format == FORMAT_LINES:
+            reader = LineReader(source)
+            try:
+                while reader.next_block():
+                    data = reader.data
+                    lines += data.count(b"\n") + (0 if reader.complete else 1)
+                    if not problem:
+                        try:
+                            data.decode("utf-8")
+                        except UnicodeDecodeError as error:
+                            bad = reader.offset + error.start
+                            problem = f"is not valid UTF-8 ({error.reason}) in the decompressed text at byte {bad}"
+            finally:
+                reader.close()
+        elif source.format == FORMAT_COUNTS:
+            lines = len(read_counts(path))
+        elif source.format == FORMAT_ARROW:
+            arrow = ArrowReader(source)
+            lines = max(arrow.rows, 0)
+            arrow.close()
+        else:
+            texts = open_texts(source)
+            try:
+                while True:
+                    batch = texts.next_texts()
+                    if batch is None:
+                        break
+                    lines += len(batch)
+            finally:
+                texts.close()
+    except CorpusError as error:
+        where = f" at byte {error.byte_offset}" if error.byte_offset >= 0 else ""
+        problem = error.reason + where
+    if not problem and lines == 0 and source.format != FORMAT_ARROW:
+        problem = "is empty" if source.format == FORMAT_LINES else "has no records"
+    return FileCheck(path, source.size, lines, digest.hexdigest(), problem)
+
+
 # -- reading -------------------------------------------------------------------------------
 
 
@@ -277,13 +572,93 @@ def _no_words_reason(total: int) -> str:
 def _count_slice(
     path: str, start: int, end: int, splitter: WordSplitter, counts: dict[str, int], progress: ByteProgress
 ) -> None:
-    """Count the words of the lines in bytes [start, end) of `path` (start is a line start)."""
+    """Count the words of the lines in bytes [start, end) of `path` (start is a line start):
+    all of them, the splitter's held-back chunks included."""
     with LineBlocks(path, start, end, progress) as blocks:
         while True:
             block = blocks.next_block()
             if block is None:
                 break
             _count_lines(path, block.data, block.offset, block.complete, splitter, counts)
+    splitter.flush(counts)
+
+
+def _count_unit(
+    unit: FileSlice | CorpusSource, splitter: WordSplitter, counts: dict[str, int], progress: ByteProgress
+) -> None:
+    """Count one unit of work: a slice of a plain file, or a whole other source."""
+    if isinstance(unit, FileSlice):
+        _count_slice(unit.path, unit.start, unit.end, splitter, counts, progress)
+    elif unit.format == FORMAT_LINES:
+        _count_compressed(unit, splitter, counts, progress)
+    elif unit.format == FORMAT_COUNTS:
+        _count_table(unit, counts, progress)
+    else:
+        _count_texts(unit, splitter, counts, progress)
+
+
+def _advance(progress: ByteProgress, reported: int, done: int, size: int) -> int:
+    """Tell `progress` of raw bytes read up to `done` (at most `size`); the new `reported`."""
+    done = min(done, size)
+    if done > reported:
+        progress.advance(done - reported)
+        return done
+    return reported
+
+
+def _in_decompressed(error: CorpusError) -> CorpusError:
+    """A UTF-8 error of decompressed text: its offset is in the text, not in the file."""
+    return CorpusError(error.path, error.reason + " in the decompressed text", error.byte_offset)
+
+
+def _count_compressed(
+    source: CorpusSource, splitter: WordSplitter, counts: dict[str, int], progress: ByteProgress
+) -> None:
+    """Count a compressed text file line by line: whole-line blocks of the decompressed text go
+    to `_count_lines`, exactly as the plain file's would."""
+    reader = LineReader(source)
+    reported = 0
+    try:
+        while reader.next_block():
+            try:
+                _count_lines(source.path, reader.data, reader.offset, reader.complete, splitter, counts)
+            except CorpusError as error:
+                raise _in_decompressed(error) from None
+            reported = _advance(progress, reported, reader.raw_done, source.size)
+    finally:
+        reader.close()
+    splitter.flush(counts)
+    _advance(progress, reported, source.size, source.size)
+
+
+def _count_texts(source: CorpusSource, splitter: WordSplitter, counts: dict[str, int], progress: ByteProgress) -> None:
+    """Count JSON Lines records or Parquet/Arrow values, each text split whole."""
+    reader = open_texts(source)
+    reported = 0
+    try:
+        while True:
+            texts = reader.next_texts()
+            if texts is None:
+                break
+            # equal texts of a batch are split once (as `_count_lines` does for equal lines)
+            seen: dict[str, int] = {}
+            for text in texts:
+                seen[text] = seen.get(text, 0) + 1
+            for text, times in seen.items():
+                for word in splitter.words(text):
+                    counts[word] = counts.get(word, 0) + times
+            reported = _advance(progress, reported, reader.raw_done(), source.size)
+    finally:
+        reader.close()
+    _advance(progress, reported, source.size, source.size)
+
+
+def _count_table(source: CorpusSource, counts: dict[str, int], progress: ByteProgress) -> None:
+    """Add a word-count table's words (already normalized and pre-tokenized) as they are."""
+    table = read_counts(source.path)
+    for word, count in table.items():
+        counts[word] = counts.get(word, 0) + count
+    _advance(progress, 0, source.size, source.size)
 
 
 class LineBlock:
@@ -375,27 +750,13 @@ class LineBlocks:
 def _count_lines(
     path: str, data: bytes, offset: int, ends_with_newline: bool, splitter: WordSplitter, counts: dict[str, int]
 ) -> None:
-    """Count the words of the lines in `data` (which starts at byte `offset` of `path`).
-
-    Equal lines are split once: `{"a b\\n": 2}` -> words("a b\\n") counted twice.
-    """
+    """Count the words of the lines in `data` (which starts at byte `offset` of `path`); the
+    splitter may hold some back until its `flush`."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise CorpusError(path, f"is not valid UTF-8 ({error.reason})", offset + error.start) from None
-    lines = text.split("\n")
-    # subtle: only '\n' ends a line (a '\r' before it stays in the line, a lone '\r' is no break).
-    whole = len(lines) - 1
-    seen: dict[str, int] = {}
-    for i in range(whole):
-        line = lines[i]
-        seen[line] = seen.get(line, 0) + 1
-    for line, times in seen.items():
-        for word in splitter.words(line + "\n"):
-            counts[word] = counts.get(word, 0) + times
-    if not ends_with_newline and lines[whole]:
-        for word in splitter.words(lines[whole]):
-            counts[word] = counts.get(word, 0) + 1
+    splitter.count_text(text, ends_with_newline, counts)
 
 
 # -- progress ------------------------------------------------------------------------------
@@ -546,18 +907,32 @@ def line_start_after(path: str, offset: int, size: int) -> int:
 
 def split_work(slices: list[FileSlice], parts: int) -> list[list[FileSlice]]:
     """Cut the slices, read one after another, into `parts` runs of about equal bytes."""
-    total = 0
-    for piece in slices:
-        total += piece.size
-    work: list[list[FileSlice]] = [[] for _ in range(parts)]
+    units: list[FileSlice | CorpusSource] = list(slices)
+    work: list[list[FileSlice]] = []
+    for share in split_units(units, parts):
+        work.append([unit for unit in share if isinstance(unit, FileSlice)])
+    return work
+
+
+def split_units(units: list[FileSlice | CorpusSource], parts: int) -> list[list[FileSlice | CorpusSource]]:
+    """`split_work` over a mix: slices of plain files are cut at line starts, every other
+    source goes whole to the part that is filling when it comes."""
+    total = _units_size(units)
+    work: list[list[FileSlice | CorpusSource]] = [[] for _ in range(parts)]
     part = 0
     used = 0  # bytes given to parts before `part`, plus to `part` so far
-    for piece in slices:
-        path = piece.path
-        start = piece.start
-        end = piece.end
+    for unit in units:
+        if isinstance(unit, CorpusSource):
+            work[part].append(unit)
+            used += unit.size
+            while part < parts - 1 and used >= total * (part + 1) // parts:
+                part += 1
+            continue
+        path = unit.path
+        start = unit.start
+        end = unit.end
         while start < end:
-            goal = total * (part + 1) // parts  # where `part` should end, in the whole stream
+            goal = total * (part + 1) // parts
             if part == parts - 1 or used + (end - start) <= goal:
                 work[part].append(FileSlice(path, start, end))
                 used += end - start
@@ -572,14 +947,14 @@ def split_work(slices: list[FileSlice], parts: int) -> list[list[FileSlice]]:
     return [chunk for chunk in work if chunk]
 
 
-def _child_main(connection: Connection, slices: list[FileSlice], splitter: WordSplitter) -> None:
-    """A child process: count its slices and send the counts (or the error) to the parent."""
+def _child_main(connection: Connection, units: list[FileSlice | CorpusSource], splitter: WordSplitter) -> None:
+    """A child process: count its units and send the counts (or the error) to the parent."""
     gc.disable()
     try:
         counts: dict[str, int] = {}
         progress = PipeProgress(connection)
-        for piece in slices:
-            _count_slice(piece.path, piece.start, piece.end, splitter, counts, progress)
+        for unit in units:
+            _count_unit(unit, splitter, counts, progress)
         connection.send(("done", counts))
     except CorpusError as error:
         connection.send(("error", error.path, error.reason, error.byte_offset))
@@ -590,21 +965,19 @@ def _child_main(connection: Connection, slices: list[FileSlice], splitter: WordS
 
 
 def _count_in_processes(
-    slices: list[FileSlice], processes: int, splitter: WordSplitter, sink: ProgressSink
+    units: list[FileSlice | CorpusSource], processes: int, splitter: WordSplitter, sink: ProgressSink
 ) -> dict[str, int]:
-    """This process counts the first run of slices while forked children count the others."""
-    work = split_work(slices, processes)
-    total = 0
-    for piece in slices:
-        total += piece.size
+    """This process counts the first run of units while forked children count the others."""
+    work = split_units(units, processes)
+    total = _units_size(units)
     progress = _SinkProgress(sink, total)
     progress.start()
     context = multiprocessing.get_context("fork")
     children: list[multiprocessing.process.BaseProcess] = []
     try:
-        for slices in work[1:]:
+        for share in work[1:]:
             receiver, sender = context.Pipe(duplex=False)
-            child = context.Process(target=_child_main, args=(sender, slices, splitter), daemon=True)
+            child = context.Process(target=_child_main, args=(sender, share, splitter), daemon=True)
             child.start()
             sender.close()
             children.append(child)
@@ -613,8 +986,8 @@ def _count_in_processes(
             progress.errors.append(None)
             progress.pending += 1
         counts: dict[str, int] = {}
-        for piece in work[0]:
-            _count_slice(piece.path, piece.start, piece.end, splitter, counts, progress)
+        for unit in work[0]:
+            _count_unit(unit, splitter, counts, progress)
         while progress.pending > 0:
             progress.poll(0.2)
             progress.send()

@@ -16,6 +16,7 @@ from typing import Final
 from engine import corpus, fast_path
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
 from engine.corpus import FileSlice, PipelineWords, WordSplitter
+from engine.sources import DEFAULT_FIELD, CorpusSource
 from engine.decoders import Decoder
 from engine.encoding import (
     Encoding,
@@ -25,7 +26,7 @@ from engine.encoding import (
     pad_encodings,
     truncate_encodings,
 )
-from engine.errors import EngineError
+from engine.errors import CorpusError, EngineError
 from engine.collector import PausedCollector
 from engine.formats import tokenizer_json
 from engine.formats.files import read_text, write_text_atomically
@@ -449,21 +450,40 @@ class Tokenizer:
 
     def train(
         self,
-        files: Sequence[str | FileSlice],
+        files: Sequence[str | FileSlice | CorpusSource],
         trainer: Trainer | None = None,
         progress: ProgressSink | None = None,
         processes: int = 0,
+        field: str = DEFAULT_FIELD,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        sample_lines: int = 0,
+        seed: int = 0,
     ) -> TrainReport:
         """Train the model on text files, read line by line; `progress` receives stage reports.
 
-        Raises CorpusError for an unusable file and TrainingCancelled when `progress` asks to
-        stop; in both cases the tokenizer is left as it was. `processes` is `count_words`'s.
+        Also folders, compressed text, JSON Lines, Parquet/Arrow and word-count tables, and a
+        random sample of `sample_lines` lines: see `engine.corpus.count_words`. Raises
+        CorpusError for an unusable file and TrainingCancelled when `progress` asks to stop; in
+        both cases the tokenizer is left as it was. `processes` is `count_words`'s.
         """
         started = time.monotonic()
         chosen = trainer if trainer is not None else default_trainer(self._model)
         sink = _sink_for(chosen, progress)
-        counts = self.count_words(files, sink, processes)
-        return self._train_on_counts(counts, chosen, sink, len(files), started)
+        if not files:
+            raise CorpusError("<no files>", "no training files given")
+        units = corpus.training_inputs(files, field, include, exclude)
+        paths: set[str] = set()
+        for unit in units:
+            paths.add(unit.path)
+        if sample_lines > 0:
+            sampled = corpus.count_sampled_words(units, self._word_splitter(), sink, sample_lines, seed, field)
+            report = self._train_on_counts(sampled.counts, chosen, sink, len(paths), started)
+            return TrainReport.of(
+                sampled.counts, report.files, report.seconds, report.history, sampled.kept, sampled.seen
+            )
+        counts = self.count_words(units, sink, processes)
+        return self._train_on_counts(counts, chosen, sink, len(paths), started)
 
     def train_from_iterator(
         self,
@@ -480,16 +500,27 @@ class Tokenizer:
         return self._train_on_counts(counts, chosen, sink, 0, started)
 
     def count_words(
-        self, files: Sequence[str | FileSlice], progress: ProgressSink | None = None, processes: int = 0
+        self,
+        files: Sequence[str | FileSlice | CorpusSource],
+        progress: ProgressSink | None = None,
+        processes: int = 0,
+        field: str = DEFAULT_FIELD,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        sample_lines: int = 0,
+        seed: int = 0,
     ) -> dict[str, int]:
         """word -> count over every line of the files (or `FileSlice`s of them), split by this
-        tokenizer's added tokens, normalizer and pre-tokenizer exactly as `train` splits them.
+        tokenizer's added tokens, normalizer and pre-tokenizer exactly as `train` splits them;
+        the other inputs (folders, compressed, JSON Lines, ...) as `engine.corpus.count_words`.
 
         `processes`: 1 counts here only, N forks N counting processes (Linux; never from a
         process that runs native threads), 0 chooses by input size. Raises CorpusError.
         """
         sink = progress if progress is not None else SilentProgress()
-        return corpus.count_words(files, self._word_splitter(), sink, processes)
+        return corpus.count_words(
+            files, self._word_splitter(), sink, processes, field, include, exclude, sample_lines, seed
+        )
 
     def count_words_from_iterator(
         self,
