@@ -98,6 +98,11 @@ class TokenizerEntry:
     engine tokenizer is left to whoever needs it. `frequencies[id]` and `examples[id]` (words
     containing the token) feed the vocabulary view; `evaluations` are (merges done, characters
     per token on the held-out text).
+
+    `counts_file` is the word-counts table a BPE training kept (for continuing it to a larger
+    vocabulary without recounting; "" when none), valid only while `counts_key` (a digest of
+    the corpus files' sizes and SHA-256, the pipeline and the held-out share it was counted
+    with) still matches; `counts_held_out` is that share.
     """
 
     name: str
@@ -110,6 +115,9 @@ class TokenizerEntry:
     frequencies: list[int]
     examples: dict[int, list[tuple[str, int]]]
     evaluations: list[tuple[int, float]]
+    counts_file: str
+    counts_key: str
+    counts_held_out: float
 
     def __init__(
         self,
@@ -129,6 +137,9 @@ class TokenizerEntry:
         self.frequencies = []
         self.examples = {}
         self.evaluations = []
+        self.counts_file = ""
+        self.counts_key = ""
+        self.counts_held_out = 0.0
 
     @property
     def is_trained(self) -> bool:
@@ -155,6 +166,9 @@ class TokenizerEntry:
         self.frequencies = []
         self.examples = {}
         self.evaluations = []
+        self.counts_file = ""
+        self.counts_key = ""
+        self.counts_held_out = 0.0
 
     def to_dict(self) -> dict[str, JsonValue]:
         examples: dict[str, JsonValue] = {}
@@ -171,6 +185,9 @@ class TokenizerEntry:
             "frequencies": list[JsonValue](self.frequencies),
             "examples": examples,
             "evaluations": [[done, value] for done, value in self.evaluations],
+            "counts_file": self.counts_file,
+            "counts_key": self.counts_key,
+            "counts_held_out": self.counts_held_out,
         }
 
     @staticmethod
@@ -213,6 +230,12 @@ class TokenizerEntry:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise SchemaError(f"{where}: an evaluation's value must be a number")
             entry.evaluations.append((as_count(done, f"{where}: an evaluation's merges"), float(value)))
+        entry.counts_file = get_str(obj, "counts_file", where, "")
+        entry.counts_key = get_str(obj, "counts_key", where, "")
+        held_out = obj.get("counts_held_out", 0.0)
+        if isinstance(held_out, bool) or not isinstance(held_out, (int, float)):
+            raise SchemaError(f"{where}: 'counts_held_out' must be a number")
+        entry.counts_held_out = float(held_out)
         return entry
 
 

@@ -9,7 +9,7 @@ boundaries and goes into project files), and pickles. No training here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from engine.errors import SchemaError
@@ -377,21 +377,37 @@ class TrainHistory:
 @dataclass(frozen=True)
 class TrainReport:
     """What a training read and made (HF's `train` returns None; scripts may ignore this):
-    how many files, word occurrences and distinct words, the wall time, and the run's history."""
+    how many files, word occurrences and distinct words, the wall time, and the run's history;
+    with sampling (`input_sentence_size`), how many lines were sampled of how many read (0: all
+    lines were used)."""
 
     files: int
     total_words: int
     unique_words: int
     seconds: float
     history: TrainHistory
+    sampled_lines: int = 0
+    read_lines: int = 0
+    # Where known (the window's trainings): the training process's peak memory, and what was
+    # estimated before it started (`engine.estimate`); None otherwise and in older projects.
+    peak_bytes: int | None = None
+    estimated_seconds: float | None = None
+    estimated_peak_bytes: int | None = None
 
     @staticmethod
-    def of(word_counts: dict[str, int], files: int, seconds: float, history: TrainHistory) -> TrainReport:
+    def of(
+        word_counts: dict[str, int],
+        files: int,
+        seconds: float,
+        history: TrainHistory,
+        sampled_lines: int = 0,
+        read_lines: int = 0,
+    ) -> TrainReport:
         """The report of a training on `word_counts` (read from `files` files) that took `seconds`."""
         total = 0
         for count in word_counts.values():
             total += count
-        return TrainReport(files, total, len(word_counts), seconds, history)
+        return TrainReport(files, total, len(word_counts), seconds, history, sampled_lines, read_lines)
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {
@@ -400,6 +416,11 @@ class TrainReport:
             "unique_words": self.unique_words,
             "seconds": self.seconds,
             "history": self.history.to_dict(),
+            "sampled_lines": self.sampled_lines,
+            "read_lines": self.read_lines,
+            "peak_bytes": self.peak_bytes,
+            "estimated_seconds": self.estimated_seconds,
+            "estimated_peak_bytes": self.estimated_peak_bytes,
         }
 
     @staticmethod
@@ -412,10 +433,33 @@ class TrainReport:
             get_count(obj, "unique_words", where),
             get_float(obj, "seconds", where),
             TrainHistory.from_dict(obj.get("history")),
+            get_count(obj, "sampled_lines", where, 0),
+            get_count(obj, "read_lines", where, 0),
+            get_opt_count(obj, "peak_bytes", where),
+            get_opt_float(obj, "estimated_seconds", where),
+            get_opt_count(obj, "estimated_peak_bytes", where),
         )
 
+    def with_costs(
+        self, peak_bytes: int | None, estimated_seconds: float | None, estimated_peak_bytes: int | None
+    ) -> TrainReport:
+        """This report with the measured peak memory and what was estimated before."""
+        return replace(
+            self, peak_bytes=peak_bytes, estimated_seconds=estimated_seconds, estimated_peak_bytes=estimated_peak_bytes
+        )
+
+    def with_seconds(self, seconds: float) -> TrainReport:
+        """This report with another wall time (a paused training's, the pauses left out)."""
+        return replace(self, seconds=seconds)
+
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        return (TrainReport, (self.files, self.total_words, self.unique_words, self.seconds, self.history))
+        return (
+            TrainReport,
+            (
+                self.files, self.total_words, self.unique_words, self.seconds, self.history, self.sampled_lines,
+                self.read_lines, self.peak_bytes, self.estimated_seconds, self.estimated_peak_bytes,
+            ),
+        )
 
 
 def _step_order(item: tuple[int, int, MergeStep | RoundStep]) -> tuple[int, int]:
