@@ -21,11 +21,14 @@ import engine
 from workbench import presets
 from workbench.formatting import human_size
 from engine import corpus_ids, models
-from engine.corpus import as_slices
+from engine.corpus import FileSlice, as_slices, process_count, training_inputs
 from engine.encoding import Encoding
 from engine.errors import EngineError
+from engine.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
 from engine.formats import convert
 from engine.progress import ProgressSink, TrainProgress
+from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
+from engine.word_counts import read_counts, write_counts
 
 PROG = "tokenizer-workbench"
 EXIT_ERROR = 1
@@ -33,7 +36,7 @@ EXIT_USAGE = 2
 
 # The presets `train` offers: those the engine can train.
 TRAINABLE = [item.key for item in presets.PRESETS if item.available]
-COMMANDS = ("train", "encode", "inspect", "convert", "screenshots")
+COMMANDS = ("train", "count", "encode", "inspect", "convert", "screenshots")
 
 
 _READABLE = "tokenizer.json, a SentencePiece .model, a .tiktoken file, a BERT vocab.txt or a GPT-2 vocab.json (merges.txt beside it)"
@@ -128,41 +131,140 @@ def _check_output(output: Path, inputs: list[Path]) -> None:
             raise CliError(f"{output}: is also a training file; writing there would destroy it")
 
 
+def _preset_pipeline(
+    key: str, vocab_size: int = DEFAULT_VOCAB_SIZE, min_frequency: int = 0, special: list[str] | None = None
+) -> tuple[engine.Tokenizer, Trainer]:
+    """`--preset`'s untrained tokenizer and trainer (train and count split words alike)."""
+    try:
+        return presets.build(key, vocab_size, min_frequency, special)
+    except ValueError as error:
+        raise CliError(f"--preset {key}: {error}") from None
+
+
+def _versus(estimate: TrainingEstimate | None) -> str:
+    """What was estimated, after the actual time: " (estimated 3.1 s; peak memory 260.0 MB, estimated 253.0 MB)"."""
+    if estimate is None:
+        return ""
+    peak = peak_rss_bytes()
+    memory = f"; peak memory {human_size(peak)}, estimated {human_size(estimate.peak_bytes)}" if peak else ""
+    return f" (estimated {estimate.seconds:.1f} s{memory})"
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     if args.vocab_size <= 0:
         raise CliError(f"--vocab-size must be positive, got {args.vocab_size}")
     if args.min_frequency < 0:
         raise CliError(f"--min-frequency must be 0 or more, got {args.min_frequency}")
     files = [Path(f) for f in args.files]
-    output = Path(args.output)
-    _check_output(output, files)
-    try:
-        tokenizer, trainer = presets.build(
-            args.preset, args.vocab_size, args.min_frequency, _special_tokens(args.special_tokens)
-        )
-    except ValueError as error:
-        raise CliError(f"--preset {args.preset}: {error}") from None
+    if args.output is None and not args.estimate_only:
+        raise CliError("the following argument is required: -o/--output")
+    output = Path(args.output or "")
+    table = Path(args.counts) if args.counts is not None else None
+    if table is not None and files:
+        raise CliError("--counts: give either FILEs to train on or --counts TABLE (a word<TAB>count table), not both")
+    if table is None and not files:
+        raise CliError("nothing to train on: give FILEs, or --counts TABLE (a word<TAB>count table from `count`)")
+    if args.input_sentence_size < 0:
+        raise CliError(f"--input-sentence-size must be 0 (every line) or more, got {args.input_sentence_size}")
+    # folders expanded, every input's kind known and every file readable before anything is trained
+    units = training_inputs(args.files, args.field, args.include or (), args.exclude or ()) if table is None else []
+    if not args.estimate_only:
+        _check_output(output, [Path(unit.path) for unit in units] if table is None else [table])
+    tokenizer, trainer = _preset_pipeline(args.preset, args.vocab_size, args.min_frequency, _special_tokens(args.special_tokens))
 
+    estimate: TrainingEstimate | None = None
+    # estimates read plain text files (not compressed, JSON Lines, ... or a sample)
+    plain = all(isinstance(unit, FileSlice) for unit in units) and not args.input_sentence_size
+    if table is None and plain and (args.estimate_only or not args.quiet):
+        inputs = [unit.path for unit in units]
+        processes = process_count(sum(piece.size for piece in as_slices(inputs)), 0)
+        estimate = estimate_training(tokenizer, inputs, trainer, processes)
+        print(f"estimate: {estimate.describe()}", file=sys.stdout if args.estimate_only else sys.stderr)
+    if args.estimate_only:
+        if estimate is None:
+            raise CliError(
+                "--estimate-only: estimates are made from plain text FILEs, not from --counts, "
+                "compressed, JSON Lines, Parquet/Arrow or .tsv inputs, or with --input-sentence-size"
+            )
+        return 0
     progress: TqdmProgress | StageLines | None = None
     if not args.quiet:
         progress = TqdmProgress(sys.stderr) if sys.stderr.isatty() else StageLines(sys.stderr)
     started = time.monotonic()
     try:
-        report = tokenizer.train([str(f) for f in files], trainer, progress=progress)
+        if table is not None:
+            report = tokenizer.train_from_counts(read_counts(str(table)), trainer, progress=progress)
+        else:
+            report = tokenizer.train(units, trainer, progress=progress, sample_lines=args.input_sentence_size)
     finally:
         if progress is not None:
             progress.close()
     elapsed = time.monotonic() - started
     tokenizer.save(str(output), pretty=True)
 
-    total_bytes = sum(f.stat().st_size for f in files)
+    total_bytes = sum(unit.size for unit in units) if table is None else table.stat().st_size
+    read = len({unit.path for unit in units})
     model = tokenizer.model
     merges = len(model.merges) if isinstance(model, models.BPE) else 0
     merges_text = f", {merges:,} merges" if isinstance(model, models.BPE) else ""
+    source = f"the counts table {table}" if table is not None else f"{read} file{'s' if read != 1 else ''}"
+    if report.sampled_lines:
+        source += f", sampled {report.sampled_lines:,} of {report.read_lines:,} lines"
     print(
         f"Trained {args.preset} tokenizer: vocab {tokenizer.get_vocab_size():,}{merges_text}, "
-        f"from {len(files)} file{'s' if len(files) != 1 else ''} ({human_size(total_bytes)}, "
-        f"{report.unique_words:,} unique words) in {elapsed:.1f} s -> {output}",
+        f"from {source} ({human_size(total_bytes)}, "
+        f"{report.unique_words:,} unique words) in {elapsed:.1f} s{_versus(estimate)} -> {output}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    """`count`: the words `train` would count, written as a word<TAB>count table."""
+    files = [Path(f) for f in args.files]
+    output = Path(args.output)
+    if output.is_dir():
+        raise CliError(f"{output}: is a directory; give the table file to write, e.g. {output / 'counts.tsv'}")
+    if not output.parent.is_dir():
+        raise CliError(f"{output}: folder {output.parent} does not exist")
+    for path in files:
+        if path.exists() and path.resolve() == output.resolve():
+            raise CliError(f"{output}: is also an input file; writing there would destroy it")
+    if output.exists() and not args.force:
+        raise CliError(f"{output}: already exists; choose another name or pass --force to replace it")
+    if args.processes < 0:
+        raise CliError(f"--processes must be 0 or more, got {args.processes}")
+    if args.dask is not None and args.dask != "local" and args.processes:
+        raise CliError("--processes applies to --dask local (the workers to start); a scheduler has its own workers")
+    if args.preset is not None:
+        tokenizer, _ = _preset_pipeline(args.preset)
+    else:
+        tokenizer = convert.load(args.tokenizer)
+
+    progress: TqdmProgress | StageLines | None = None
+    if not args.quiet:
+        progress = TqdmProgress(sys.stderr) if sys.stderr.isatty() else StageLines(sys.stderr)
+    names = [str(f) for f in files]
+    started = time.monotonic()
+    try:
+        if args.dask is not None:
+            from workbench.cluster import cluster_client, count_words_on_cluster
+
+            with cluster_client(args.dask, args.processes) as client:
+                counts = count_words_on_cluster(client, tokenizer, names, progress)
+        else:
+            counts = tokenizer.count_words(names, progress, args.processes)
+    finally:
+        if progress is not None:
+            progress.close()
+    write_counts(str(output), counts)
+    elapsed = time.monotonic() - started
+    from engine.corpus import training_inputs
+
+    total_bytes = sum(unit.size for unit in training_inputs(names))
+    print(
+        f"Counted {sum(counts.values()):,} words ({len(counts):,} distinct) in {len(files)} "
+        f"file{'s' if len(files) != 1 else ''} ({human_size(total_bytes)}) in {elapsed:.1f} s -> {output}",
         file=sys.stderr,
     )
     return 0
@@ -441,10 +543,76 @@ def make_parser() -> argparse.ArgumentParser:
     train.add_argument("--vocab-size", type=int, required=True, metavar="N", help="target vocabulary size, special tokens included")
     train.add_argument("--min-frequency", type=int, default=0, metavar="K", help="ignore pairs (words, for wordlevel) seen fewer than K times")
     train.add_argument("--special-tokens", metavar="A,B", help="comma-separated special tokens, placed first in the vocabulary")
-    train.add_argument("-o", "--output", required=True, metavar="tokenizer.json", help="where to write the tokenizer")
+    train.add_argument("-o", "--output", metavar="tokenizer.json", help="where to write the tokenizer (required unless --estimate-only)")
+    train.add_argument(
+        "--estimate-only", action="store_true", help="print the estimated time and peak memory of the training, then exit"
+    )
     train.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
-    train.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to train on")
+    train.add_argument(
+        "--counts",
+        metavar="TABLE",
+        help="train on a word<TAB>count table (from `count`, or SentencePiece's input_format=tsv) instead of FILEs; "
+        "its words must come from the same normalizer and pre-tokenizer as the preset's",
+    )
+    train.add_argument(
+        "--include",
+        action="append",
+        metavar="GLOB",
+        help="in a FILE that is a folder, train on the files whose path in it matches GLOB (repeatable; default: every file)",
+    )
+    train.add_argument(
+        "--exclude", action="append", metavar="GLOB", help="in a FILE that is a folder, skip the files whose path in it matches GLOB (repeatable)"
+    )
+    train.add_argument(
+        "--field", default="text", metavar="NAME", help="the text field of JSON Lines records and the text column of Parquet/Arrow files (default: text)"
+    )
+    train.add_argument(
+        "--input-sentence-size",
+        type=int,
+        default=0,
+        metavar="N",
+        help="train on a uniform random sample of N lines (and records) of all the inputs, as SentencePiece's "
+        "input_sentence_size (default 0: every line; counted in one process)",
+    )
+    train.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="what to train on: UTF-8 text files (one line at a time, as HF reads them), also compressed (.gz, .bz2, "
+        ".xz, .zst); folders (read recursively in name order, hidden files skipped; see --include/--exclude); "
+        "JSON Lines (.jsonl, also compressed: the --field string of each record); Parquet/Arrow (.parquet, .arrow, "
+        ".feather: the --field column; needs pyarrow); word<TAB>count tables (.tsv, added as they are)",
+    )
     train.set_defaults(func=cmd_train)
+
+    count = sub.add_parser(
+        "count",
+        help="count the words a tokenizer trains on and write them as a word<TAB>count table",
+        description="Count the words of UTF-8 text files exactly as `train` counts them (the tokenizer's "
+        "added tokens, normalizer and pre-tokenizer) and write them as a word<TAB>count table "
+        "(SentencePiece's input_format=tsv; biggest counts first), for `train --counts`. With --dask, "
+        "the counting runs on a Dask cluster (pip install 'tokenizer-workbench[cluster]'): every FILE "
+        "must be readable at the same path here and on every worker. The table is written to a "
+        "temporary file and renamed when complete; an existing file is replaced only with --force.",
+    )
+    counted_by = count.add_mutually_exclusive_group(required=True)
+    counted_by.add_argument("--preset", choices=TRAINABLE, help="count as `train --preset` would")
+    counted_by.add_argument("-t", "--tokenizer", metavar="TOKENIZER", help=f"count with this tokenizer's pipeline: {_READABLE}")
+    count.add_argument("-o", "--output", required=True, metavar="counts.tsv", help="where to write the table")
+    count.add_argument(
+        "--dask",
+        metavar="SCHEDULER",
+        help="count on a Dask cluster: 'local' starts one on this machine (one worker process per core, "
+        "or --processes), tcp://host:8786 connects to a running scheduler",
+    )
+    count.add_argument(
+        "--processes", type=int, default=0, metavar="N",
+        help="count with N processes (default 0: chosen by input size); with --dask local, N workers",
+    )
+    count.add_argument("--force", action="store_true", help="replace the table if it exists")
+    count.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to count")
+    count.set_defaults(func=cmd_count)
 
     encode = sub.add_parser(
         "encode",

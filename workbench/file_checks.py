@@ -1,7 +1,8 @@
 """Checking corpus files off the GUI thread: size, lines, checksum and UTF-8 validity.
 
 `FileChecker.check(paths)` reads the files with `engine.corpus.check_file` on Qt's thread pool
-and emits `checked(checks, errors)` on the GUI thread. A folder is searched for text files.
+and emits `checked(checks, errors)` on the GUI thread. A folder is searched for corpus files:
+text (also compressed), JSON Lines, Parquet/Arrow, word-count tables.
 """
 
 from __future__ import annotations
@@ -14,8 +15,26 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 from engine.corpus import FileCheck, check_file
 from engine.errors import CorpusError
 
-# What a folder contributes: files with these endings (and files without an ending).
-TEXT_SUFFIXES: Final = (".txt", ".text", ".md", ".rst", ".csv", ".tsv", ".json", ".jsonl", ".py", ".log", "")
+# What a folder contributes: files with these endings (and files without an ending), also
+# compressed (COMPRESSED_SUFFIXES after one of them: "a.txt.gz", "b.jsonl.zst").
+TEXT_SUFFIXES: Final = (
+    ".txt", ".text", ".md", ".rst", ".csv", ".tsv", ".json", ".jsonl", ".py", ".log", "",
+    ".parquet", ".arrow", ".feather",
+)  # fmt: skip
+COMPRESSED_SUFFIXES: Final = (".gz", ".bz2", ".xz", ".zst")
+# The Add Files dialog's filter.
+CORPUS_FILTER: Final = (
+    "Corpus files (*.txt *.text *.md *.jsonl *.tsv *.parquet *.arrow *.feather *.gz *.bz2 *.xz *.zst);;All files (*)"
+)
+
+
+def is_corpus_name(name: str) -> bool:
+    """Whether a folder's file is a corpus file by its name: "a.txt", "b.jsonl.gz" yes; "c.png", "d.tar.gz" no."""
+    stem, suffix = os.path.splitext(name.lower())
+    if suffix in COMPRESSED_SUFFIXES:
+        stem, suffix = os.path.splitext(stem)
+        return suffix in TEXT_SUFFIXES and suffix not in (".parquet", ".arrow", ".feather", ".tsv")
+    return suffix in TEXT_SUFFIXES
 
 
 def files_in(paths: list[str]) -> list[str]:
@@ -26,7 +45,7 @@ def files_in(paths: list[str]) -> list[str]:
             for folder, subfolders, names in os.walk(path):
                 subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
                 for name in sorted(names):
-                    if not name.startswith(".") and os.path.splitext(name)[1].lower() in TEXT_SUFFIXES:
+                    if not name.startswith(".") and is_corpus_name(name):
                         found.append(os.path.join(folder, name))
         else:
             found.append(path)

@@ -198,7 +198,8 @@ class ProjectPanel(QWidget):
             self.add_paths([path])
 
     def add_paths(self, paths: list[str]) -> None:
-        """Check the files (in the background) and add them; folders add their text files."""
+        """Check the files (in the background) and add them; folders add their corpus files
+        (text, also compressed; JSON Lines; Parquet/Arrow; word-count tables)."""
         self.corpus_status.setText(f"Checking {len(paths)} item{'s' if len(paths) != 1 else ''}…")
         self.checker.check(paths)
 
@@ -208,7 +209,7 @@ class ProjectPanel(QWidget):
         problems = [f"{os.path.basename(check.path)} {check.problem}" for check in checks if check.problem]
         lines = errors + problems
         if not checks and not errors:
-            lines = ["No text files found there."]
+            lines = ["No corpus files found there (text, .jsonl, .parquet, .tsv, also .gz/.bz2/.xz/.zst)."]
         self.corpus_status.setText("\n".join(lines) if lines else f"Added {len(checks)} file{'s' if len(checks) != 1 else ''}.")
         self.corpus_status.setStyleSheet(ERROR_STYLE if lines else "")
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
+from workbench.file_checks import CORPUS_FILTER
+
 PROJECT_FILTER = "Tokenizer Workbench projects (*.tokproj)"
 # Every file `engine.formats.convert.load` reads, together and one format at a time.
 TOKENIZER_FILTER = (
@@ -73,7 +75,7 @@ class Prompts:
         return path or None
 
     def corpus_files(self, folder: str = "") -> list[str]:
-        paths, _ = QFileDialog.getOpenFileNames(self.parent, "Add corpus files", folder, "Text files (*.txt *.text *.md);;All files (*)")
+        paths, _ = QFileDialog.getOpenFileNames(self.parent, "Add corpus files", folder, CORPUS_FILTER)
         return list(paths)
 
     def corpus_folder(self, folder: str = "") -> str | None:

@@ -4,11 +4,18 @@ signals carrying engine records.
 One job at a time: starting a new one cancels the old one first. The pipe is read on a timer,
 a few milliseconds at a time, so a burst of messages never blocks the event loop. A child that
 dies without its final message (killed, crashed, out of memory) is reported as a failure.
+
+Pause and resume (POSIX only, `CAN_PAUSE`): SIGSTOP / SIGCONT to the child and to the counting
+processes it forked (its process group, which the child makes its own); the child keeps all its
+state. Paused time is left out of `elapsed_seconds()` and of the result's seconds.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import sys
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -29,6 +36,8 @@ READ_BUDGET_S: Final = 0.008
 CANCEL_GRACE_S: Final = 3.0
 # How long a child that sent its last message gets to exit before it is terminated (s).
 EXIT_GRACE_S: Final = 10.0
+# Stopping and continuing processes by signal: POSIX only (not Windows).
+CAN_PAUSE: Final = sys.platform != "win32" and hasattr(signal, "SIGSTOP")
 
 
 class TrainingRunner(QObject):
@@ -55,6 +64,9 @@ class TrainingRunner(QObject):
         self._cancel: Event | None = None
         self._cancel_requested_at = 0.0
         self._steps: list[MergeStep | RoundStep] = []
+        self._started_at = 0.0
+        self._paused_at = 0.0  # when the running job was paused (0: it is not)
+        self._paused_total = 0.0
         # Children that sent their last message, still exiting: (process, when it was done).
         self._exiting: list[tuple[BaseProcess, float]] = []
         self._timer = QTimer(self)
@@ -90,8 +102,47 @@ class TrainingRunner(QObject):
         self._connection = receiver
         self._cancel_requested_at = 0.0
         self._steps = []
+        self._started_at = time.monotonic()
+        self._paused_at = 0.0
+        self._paused_total = 0.0
         self._timer.start()
         self.started.emit()
+
+    # -- pause -------------------------------------------------------------------------------
+
+    def cancelling(self) -> bool:
+        """A cancel was asked for and the job has not ended yet."""
+        return self._process is not None and self._cancel_requested_at > 0.0
+
+    def is_paused(self) -> bool:
+        return self._process is not None and self._paused_at > 0.0
+
+    def elapsed_seconds(self) -> float:
+        """How long the running job has been running, paused time left out (frozen while paused)."""
+        if self._process is None:
+            return 0.0
+        now = self._paused_at if self._paused_at else time.monotonic()
+        return max(0.0, now - self._started_at - self._paused_total)
+
+    def pause(self) -> bool:
+        """Stop the training process (and its counting processes) where it is; True if it was."""
+        process = self._process
+        if not CAN_PAUSE or process is None or self._paused_at or self._cancel_requested_at or process.pid is None:
+            return False
+        if not _signal_tree(process.pid, signal.SIGSTOP):
+            return False
+        self._paused_at = time.monotonic()
+        return True
+
+    def resume(self) -> None:
+        """Continue a paused training process."""
+        process = self._process
+        if process is None or not self._paused_at:
+            return
+        if process.pid is not None:
+            _signal_tree(process.pid, signal.SIGCONT)
+        self._paused_total += time.monotonic() - self._paused_at
+        self._paused_at = 0.0
 
     def wait(self, timeout_s: float) -> str:
         """Run the event loop until the job ends; "finished", "cancelled", "failed: <why>", or
@@ -119,6 +170,7 @@ class TrainingRunner(QObject):
         """Ask the child to stop; it is terminated if it has not stopped within a few seconds."""
         if self._cancel is not None and self._process is not None and not self._cancel_requested_at:
             self._cancel.set()
+            self.resume()  # a stopped process cannot see the request
             self._cancel_requested_at = time.monotonic()
 
     def shutdown(self, wait_seconds: float = CANCEL_GRACE_S) -> None:
@@ -126,6 +178,7 @@ class TrainingRunner(QObject):
         process = self._process
         if process is not None and self._cancel is not None:
             self._cancel.set()
+            self.resume()
         self._forget()
         if process is not None:
             self._exiting.append((process, time.monotonic()))
@@ -189,6 +242,9 @@ class TrainingRunner(QObject):
                 self.evaluated.emit(int(message[1]), float(message[2]))
             elif kind == "done":
                 result = TrainingResult.from_wire(message[1], self._steps)
+                if self._paused_total > 0.0:
+                    seconds = max(0.0, result.report.seconds - self._paused_total)
+                    result.report = result.report.with_seconds(seconds)
                 self._finish()
                 self.finished.emit(result)
                 return True
@@ -234,3 +290,42 @@ class TrainingRunner(QObject):
         self._connection = None
         self._cancel = None
         self._cancel_requested_at = 0.0
+        self._paused_at = 0.0
+
+
+def _signal_tree(pid: int, number: int) -> bool:
+    """Send signal `number` to the training process `pid` and every process it started: its
+    process group when it leads one (the child makes its own), else it and its descendants as
+    /proc lists them. False when the process is gone."""
+    try:
+        if os.getpgid(pid) == pid:
+            os.killpg(pid, number)
+            return True
+    except OSError:
+        pass
+    try:
+        os.kill(pid, number)
+    except OSError:
+        return False
+    for child in _descendants(pid):
+        try:
+            os.kill(child, number)
+        except OSError:
+            pass
+    return True
+
+
+def _descendants(pid: int) -> list[int]:
+    """The processes below `pid`, from /proc (Linux; none elsewhere)."""
+    found: list[int] = []
+    waiting = [pid]
+    while waiting:
+        parent = waiting.pop()
+        try:
+            with open(f"/proc/{parent}/task/{parent}/children", encoding="ascii") as listing:
+                children = [int(item) for item in listing.read().split()]
+        except (OSError, ValueError):
+            children = []
+        found.extend(children)
+        waiting.extend(children)
+    return found

@@ -3,15 +3,23 @@ progress, the plots and the merges table follow, or step through it by hand.
 
 Settings of an untrained tokenizer apply as they are edited; a trained one keeps its result
 until a new training of the changed settings finishes (cancel or failure change nothing).
+
+Beside the Train button, an estimate of the training's time and peak memory
+(`engine.estimate`), made on a worker thread whenever the corpus or the settings change. Pause
+stops the training process where it is (POSIX only: on Windows the button is not shown).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+from pathlib import Path
 from typing import Final
 
-from PySide6.QtCore import Qt, Signal
+import platformdirs
+
+from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
@@ -25,22 +33,41 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from engine import Tokenizer, trainers
+from engine.errors import EngineError
+from engine.estimate import TrainingEstimate, estimate_training
 from engine.progress import TrainProgress
 from engine.project import TokenizerEntry
 from engine.schema import JsonValue
-from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
 from engine.vocabulary import TokenStyle
 from workbench.document import ProjectDocument
-from workbench.formatting import ERROR_STYLE
+from workbench.formatting import ERROR_STYLE, human_size
 from workbench.pipeline_form import PipelineForm
 from workbench.prompts import Prompts
-from workbench.runner import TrainingRunner
-from workbench.settings import Settings
+from workbench.runner import CAN_PAUSE, TrainingRunner
+from workbench.settings import APP_NAME, HOME_VARIABLE, Settings
 from workbench.step_panel import StepPanel
 from workbench.training import TrainingJob, TrainingResult
 from workbench.training_views import Heading, MergesTable, StageProgress, TrainingPlots
 
 DEFAULT_HELD_OUT_PERCENT: Final = 1.0
+# The estimate is remade this long after the last change of the corpus or the settings (ms).
+ESTIMATE_DELAY_MS: Final = 300
+# How often the elapsed time is redrawn while a training runs (ms).
+CLOCK_INTERVAL_MS: Final = 500
+CONTINUE_HINT: Final = (
+    "Continues from the saved word counts (no recounting); merges are recomputed from the start, "
+    "identical to one run to the larger size."
+)
+
+
+def counts_folder() -> Path:
+    """Where an unsaved project's word counts are kept: the per-user cache folder."""
+    home = os.environ.get(HOME_VARIABLE)
+    if home:
+        return Path(home) / "cache" / "counts"
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "counts"
 
 
 def default_processes() -> int:
@@ -58,6 +85,53 @@ def score_name_of(trainer: dict[str, JsonValue]) -> str:
     if trainer.get("type") == "WordPieceTrainer" and trainer.get("scoring", "likelihood") == "likelihood":
         return SCORE_LIKELIHOOD
     return SCORE_COUNT
+
+
+class _EstimateSignals(QObject):
+    """What an estimate task reports, with the number of the request it answers."""
+
+    estimated = Signal(int, object)
+    failed = Signal(int, str)
+
+
+class _EstimateTask(QRunnable):
+    """One `estimate_training` call on a pool thread (one counting process: it never forks)."""
+
+    def __init__(
+        self, number: int, tokenizer: Tokenizer, files: list[str], trainer: trainers.Trainer, processes: int, signals: _EstimateSignals
+    ) -> None:
+        super().__init__()
+        self.number = number
+        self.tokenizer = tokenizer
+        self.files = files
+        self.trainer = trainer
+        self.processes = processes
+        self.signals = signals
+
+    def run(self) -> None:
+        try:
+            estimate = estimate_training(self.tokenizer, self.files, self.trainer, self.processes)
+        except EngineError as error:
+            self.signals.failed.emit(self.number, str(error))
+            return
+        except Exception as error:  # noqa: BLE001 - shown beside the button, never raised into Qt
+            self.signals.failed.emit(self.number, f"{type(error).__name__}: {error}")
+            return
+        self.signals.estimated.emit(self.number, estimate)
+
+
+def costs_text(report: TrainReport) -> str:
+    """" Estimated 3.1 s; peak memory 260 MB (estimated 253 MB)." ("" when nothing is known)."""
+    parts: list[str] = []
+    if report.estimated_seconds is not None:
+        parts.append(f"estimated {report.estimated_seconds:.1f} s")
+    if report.peak_bytes is not None:
+        estimated = f" (estimated {human_size(report.estimated_peak_bytes)})" if report.estimated_peak_bytes is not None else ""
+        parts.append(f"peak memory {human_size(report.peak_bytes)}{estimated}")
+    if not parts:
+        return ""
+    text = "; ".join(parts)
+    return f" {text[0].upper()}{text[1:]}."
 
 
 class TrainTab(QWidget):
@@ -78,6 +152,22 @@ class TrainTab(QWidget):
         self._applying = False
         # (entry, steps) whose history the plots already show, drawn live as it trained
         self._plotted: tuple[TokenizerEntry, int] | None = None
+        # the estimate shown (None while a new one is made), the number of the latest request
+        # (older answers are dropped) and what it was asked for (`_estimate_key`)
+        self.estimate: TrainingEstimate | None = None
+        self._estimate_asked = 0
+        self._estimate_wanted = ""
+        self._job_estimate: TrainingEstimate | None = None
+        self._job_counts: tuple[str, float] = ("", 0.0)
+        self._estimate_pool = QThreadPool(self)
+        self._estimate_pool.setMaxThreadCount(1)
+        self._estimate_signals = _EstimateSignals(self)
+        self._estimate_timer = QTimer(self)
+        self._estimate_timer.setSingleShot(True)
+        self._estimate_timer.setInterval(ESTIMATE_DELAY_MS)
+        self._clock = QTimer(self)
+        self._clock.setInterval(CLOCK_INTERVAL_MS)
+        self._stage_text = ""
 
         self.form = PipelineForm()
         form_area = QScrollArea()
@@ -89,6 +179,25 @@ class TrainTab(QWidget):
         self.train_button = QPushButton("Train")
         self.train_button.setDefault(True)
         self.cancel_button = QPushButton("Cancel")
+        self.pause_button = QPushButton("Pause")
+        self.pause_button.setToolTip("Stop the training process where it is; Resume continues it")
+        # POSIX only: Windows has no SIGSTOP, and there the button is not shown at all
+        self.pause_button.setVisible(CAN_PAUSE)
+        self.estimate_label = QLabel()
+        self.continue_size = QSpinBox()
+        self.continue_size.setRange(1, 10_000_000)
+        self.continue_size.setSingleStep(1000)
+        self.continue_size.setToolTip(CONTINUE_HINT)
+        self.continue_button = QPushButton("Continue")
+        self.continue_button.setToolTip(CONTINUE_HINT)
+        self.continue_box = QWidget()
+        continue_row = QHBoxLayout(self.continue_box)
+        continue_row.setContentsMargins(0, 0, 0, 0)
+        continue_row.addWidget(QLabel("Continue to vocabulary"))
+        continue_row.addWidget(self.continue_size)
+        continue_row.addWidget(self.continue_button)
+        continue_row.addStretch(1)
+        self.continue_box.setToolTip(CONTINUE_HINT)
         self.revert_button = QPushButton("Revert Settings")
         self.revert_button.setToolTip("Show the settings the current result was trained with")
         self.held_out = QDoubleSpinBox()
@@ -115,7 +224,9 @@ class TrainTab(QWidget):
 
         controls = QHBoxLayout()
         controls.addWidget(self.train_button)
+        controls.addWidget(self.pause_button)
         controls.addWidget(self.cancel_button)
+        controls.addWidget(self.estimate_label)
         controls.addWidget(self.revert_button)
         controls.addSpacing(16)
         controls.addWidget(QLabel("Hold out"))
@@ -127,6 +238,7 @@ class TrainTab(QWidget):
         live = QWidget()
         live_layout = QVBoxLayout(live)
         live_layout.addLayout(controls)
+        live_layout.addWidget(self.continue_box)
         live_layout.addWidget(self.pending)
         live_layout.addWidget(self.message)
         live_layout.addWidget(self.stages)
@@ -154,6 +266,14 @@ class TrainTab(QWidget):
 
         self.train_button.clicked.connect(self.start_training)
         self.cancel_button.clicked.connect(self.cancel_training)
+        self.pause_button.clicked.connect(self._on_pause_clicked)
+        self.continue_button.clicked.connect(self._on_continue_clicked)
+        self._estimate_signals.estimated.connect(self._on_estimate_estimated)
+        self._estimate_signals.failed.connect(self._on_estimate_failed)
+        self._estimate_timer.timeout.connect(self._start_estimate)
+        self._clock.timeout.connect(self._show_running_state)
+        self.processes.valueChanged.connect(self.refresh_estimate)
+        document.changed.connect(self.refresh_estimate)
         self.revert_button.clicked.connect(self._on_revert_clicked)
         self.form.edited.connect(self._on_form_edited)
         self.runner.progressed.connect(self._on_runner_progressed)
@@ -199,15 +319,83 @@ class TrainTab(QWidget):
             self._say(reason, error=True)
             return
         pipeline, trainer = configuration
+        held_out = self.held_out.value() / 100.0
         job = TrainingJob(
             json.dumps(pipeline),
             trainer,
             self.document.corpus_paths(),
-            self.held_out.value() / 100.0,
+            held_out,
             self.processes.value(),
         )
+        self._job_counts = (self._counts_key(pipeline, held_out), held_out)
+        if trainer.get("type") == "BpeTrainer":
+            job.counts_out = self._counts_path(self._job_counts[0])
+        self._run(entry, configuration, job)
+
+    def continue_training(self, vocab_size: int | None = None) -> None:
+        """Train the active BPE tokenizer again to `vocab_size` (the Continue field's value)
+        from the word counts its last training kept: no recounting, the same merges as one run."""
+        entry = self.document.active
+        reason = self.continue_reason()
+        if reason or entry is None or entry.trainer is None:
+            self._say(reason or "Nothing to continue.", error=True)
+            return
+        trainer = dict(entry.trainer)
+        trainer["vocab_size"] = vocab_size if vocab_size is not None else self.continue_size.value()
+        job = TrainingJob(
+            json.dumps(entry.pipeline),
+            trainer,
+            self.document.corpus_paths(),
+            entry.counts_held_out,
+            1,
+            counts_in=entry.counts_file,
+        )
+        self._job_counts = (entry.counts_key, entry.counts_held_out)
+        self._run(entry, (entry.pipeline, trainer), job)
+
+    def continue_reason(self) -> str:
+        """Why the active tokenizer cannot be continued ("" when it can)."""
+        entry = self.document.active
+        if entry is None or not entry.is_trained or entry.trainer is None:
+            return "Train the tokenizer first."
+        if entry.trainer.get("type") != "BpeTrainer":
+            return "Only BPE trainings can be continued."
+        if not entry.counts_file or not os.path.isfile(entry.counts_file):
+            return "No word counts were kept for this training: train it again first."
+        if entry.counts_key != self._counts_key(entry.pipeline, entry.counts_held_out):
+            return "The corpus has changed since the word counts were kept: train again."
+        return ""
+
+    def _on_continue_clicked(self) -> None:
+        self.continue_training()
+
+    def _counts_key(self, pipeline: dict[str, JsonValue], held_out: float) -> str:
+        """What word counts depend on: the corpus files (sizes and SHA-256), the pipeline and
+        the held-out share; a digest of them names the counts and finds stale ones."""
+        corpus = [[item.size, item.sha256] for item in self.document.project.corpus]
+        text = json.dumps([corpus, pipeline, round(held_out, 6)], sort_keys=True)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def _counts_path(self, key: str) -> str:
+        """`<project>.counts-<key>.tsv` beside a saved project, else in the per-user cache."""
+        path = self.document.path
+        if path is not None and not self.document.is_template:
+            stem = os.path.splitext(path)[0]
+            return f"{stem}.counts-{key[:12]}.tsv"
+        folder = counts_folder()
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return ""
+        return str(folder / f"{key[:16]}.tsv")
+
+    def _run(self, entry: TokenizerEntry, configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]], job: TrainingJob) -> None:
+        pipeline, trainer = configuration
         self._job_entry = entry
         self._job_config = configuration
+        key = self._estimate_key()
+        # (a continuation skips the counting the estimate includes: it has none)
+        self._job_estimate = self.estimate if key == self._estimate_wanted and not job.counts_in else None
         self.stages.clear()
         score_name = score_name_of(trainer)
         rounds = trainer.get("type") == "UnigramTrainer"
@@ -215,23 +403,126 @@ class TrainTab(QWidget):
         self.merges.merges.reset([], self._style_of(pipeline), score_name)
         self._name_steps(rounds)
         self._say("Starting the training process…")
+        self._stage_text = "Starting the training process"
         self.runner.start(job)
+        self._clock.start()
         self.state_changed.emit("training")
         self._update_controls()
 
     def cancel_training(self) -> None:
         if self.runner.is_running():
-            self.runner.cancel()
+            self.runner.cancel()  # resumes a paused process first
             self._say("Cancelling…")
+            self._update_controls()
+
+    def pause_training(self) -> None:
+        if self.runner.pause():
+            self._show_running_state()
+            self.state_changed.emit("paused")
+            self._update_controls()
+
+    def resume_training(self) -> None:
+        if self.runner.is_paused():
+            self.runner.resume()
+            self._show_running_state()
+            self.state_changed.emit("training")
+            self._update_controls()
+
+    def _on_pause_clicked(self) -> None:
+        if self.runner.is_paused():
+            self.resume_training()
+        else:
+            self.pause_training()
 
     def shutdown(self) -> None:
         self.step_panel.stop()
+        self._clock.stop()
+        self._estimate_timer.stop()
+        self._estimate_asked += 1  # any answer still coming is dropped
+        self._estimate_pool.clear()
+        self._estimate_pool.waitForDone()
         self.runner.shutdown()
+
+    def _show_running_state(self) -> None:
+        """The status line while a training runs: its stage and the time it has run, paused
+        time left out (frozen while paused)."""
+        if not self.runner.is_running():
+            self._clock.stop()
+            return
+        elapsed = self.runner.elapsed_seconds()
+        if self.runner.is_paused():
+            self._say(f"Paused after {elapsed:.1f} s ({self._stage_text}); Resume continues, Cancel stops it.")
+        else:
+            self._say(f"{self._stage_text}… {elapsed:.0f} s")
 
     def _on_runner_progressed(self, event: TrainProgress) -> None:
         self.stages.update_stage(event)
         self.state_changed.emit(f"training: {event.stage} {100 * event.fraction:.0f}%")
-        self._say(f"{event.stage}…")
+        self._stage_text = event.stage
+        self._show_running_state()
+
+    # -- the estimate ------------------------------------------------------------------------
+
+    def _estimate_key(self) -> str:
+        """What an estimate depends on: the settings, the corpus files and the processes."""
+        configuration = self.form.configuration()
+        if configuration is None:
+            return ""
+        corpus = [(item.path, item.size, item.sha256) for item in self.document.project.corpus]
+        return json.dumps([configuration[0], configuration[1], corpus, self.processes.value()], sort_keys=True)
+
+    def refresh_estimate(self) -> None:
+        """Remake the estimate soon (after the last of a burst of changes)."""
+        self._estimate_timer.start()
+
+    def _start_estimate(self) -> None:
+        key = self._estimate_key()
+        if key == self._estimate_wanted:
+            return  # asked for already (answered, or on its way)
+        self._estimate_asked += 1
+        self._estimate_wanted = key
+        self.estimate = None
+        configuration = self.form.configuration()
+        if not key or configuration is None or self.blocked_reason():
+            self._show_estimate(None, "")
+            return
+        pipeline, trainer = configuration
+        try:
+            task = _EstimateTask(
+                self._estimate_asked,
+                Tokenizer.from_str(json.dumps(pipeline)),
+                self.document.corpus_paths(),
+                trainers.from_dict(trainer),
+                self.processes.value(),
+                self._estimate_signals,
+            )
+        except EngineError as error:
+            self._show_estimate(None, str(error))
+            return
+        self.estimate_label.setText("Estimate: …")
+        self.estimate_label.setToolTip("Estimating the time and memory of a training from a sample of the corpus")
+        self._estimate_pool.start(task)
+
+    def _on_estimate_estimated(self, number: int, estimate: TrainingEstimate) -> None:
+        if number != self._estimate_asked:
+            return  # made for settings or files that have changed since
+        self._show_estimate(estimate, "")
+
+    def _on_estimate_failed(self, number: int, message: str) -> None:
+        if number == self._estimate_asked:
+            self._show_estimate(None, message)
+
+    def _show_estimate(self, estimate: TrainingEstimate | None, problem: str) -> None:
+        self.estimate = estimate
+        if estimate is not None:
+            self.estimate_label.setText(f"Estimate: {estimate.short()}")
+            self.estimate_label.setToolTip(
+                f"A training is expected to take {estimate.describe()}.\n"
+                f"Made by {estimate.method}; expect up to about twice or half of it."
+            )
+        else:
+            self.estimate_label.setText("Estimate: not available" if problem else "")
+            self.estimate_label.setToolTip(problem)
 
     def _on_runner_stepped(self, steps: list[MergeStep | RoundStep]) -> None:
         self.plots.add_steps(steps)
@@ -240,8 +531,15 @@ class TrainTab(QWidget):
     def _on_runner_finished(self, result: TrainingResult) -> None:
         entry, configuration = self._job_entry, self._job_config
         self._job_entry = None
+        self._clock.stop()
+        estimate = self._job_estimate
+        if estimate is not None:
+            result.report = result.report.with_costs(result.report.peak_bytes, estimate.seconds, estimate.peak_bytes)
         if entry is not None and configuration is not None and entry in self.document.project.tokenizers:
             self._plotted = (entry, len(result.report.history))
+            entry.counts_file = result.counts_file
+            entry.counts_key = self._job_counts[0] if result.counts_file else ""
+            entry.counts_held_out = self._job_counts[1]
             self._store(entry, result, configuration)
         report = result.report
         held = f"; {result.held_out_bytes / 1024:,.1f} KB held out" if result.held_out_bytes else ""
@@ -250,6 +548,7 @@ class TrainTab(QWidget):
         self._say(
             f"Trained in {report.seconds:.1f} s: {len(report.history):,} steps from {report.files} file"
             f"{'s' if report.files != 1 else ''} ({report.total_words:,} words, {report.unique_words:,} distinct){held}{measured}."
+            f"{costs_text(report)}"
         )
         self.state_changed.emit("trained")
         self.trained.emit()
@@ -262,6 +561,7 @@ class TrainTab(QWidget):
 
     def _on_runner_cancelled(self) -> None:
         self._job_entry = None
+        self._clock.stop()
         self._show_stored()
         self._say("Training cancelled; the project is unchanged.")
         self.state_changed.emit("cancelled")
@@ -269,6 +569,7 @@ class TrainTab(QWidget):
 
     def _on_runner_failed(self, message: str) -> None:
         self._job_entry = None
+        self._clock.stop()
         self._say(f"Training failed: {message}", error=True)
         self.state_changed.emit("failed")
         self._update_controls()
@@ -301,6 +602,7 @@ class TrainTab(QWidget):
         else:
             self.form.set_configuration({}, None)
         self.form.setEnabled(entry is not None)
+        self.refresh_estimate()
         self.step_panel.set_files(self.document.corpus_paths())
         self.step_panel.set_configuration(self.form.configuration() if entry is not None else None)
         if not self.runner.is_running():
@@ -333,7 +635,7 @@ class TrainTab(QWidget):
             report = entry.report
             self._say(
                 f"Last trained in {report.seconds:.1f} s on {report.total_words:,} words "
-                f"({report.unique_words:,} distinct): {len(report.history):,} steps."
+                f"({report.unique_words:,} distinct): {len(report.history):,} steps.{costs_text(report)}"
             )
         elif entry is not None and entry.is_trained:
             self._say("Imported: no training history. Train to retrain this pipeline on the project's corpus.")
@@ -344,6 +646,7 @@ class TrainTab(QWidget):
         configuration = self.form.configuration()
         entry = self.document.active
         self.step_panel.set_configuration(configuration)
+        self.refresh_estimate()
         if configuration is not None and entry is not None and not entry.is_trained:
             # subtle: the document tells every view, this form included; the form already shows it.
             self._applying = True
@@ -375,6 +678,16 @@ class TrainTab(QWidget):
         self.train_button.setEnabled(not running and not reason)
         self.train_button.setToolTip(reason or "Train on the project's corpus in a separate process")
         self.cancel_button.setEnabled(running)
+        continuable = not running and not self.continue_reason()
+        self.continue_box.setVisible(continuable)
+        entry = self.document.active
+        if continuable and entry is not None and entry.trainer is not None:
+            current = entry.trainer.get("vocab_size")
+            if isinstance(current, int) and self.continue_size.value() <= current:
+                self.continue_size.setValue(current * 2)
+        paused = self.runner.is_paused()
+        self.pause_button.setEnabled(running and not self.runner.cancelling())
+        self.pause_button.setText("Resume" if paused else "Pause")
         pending = self._has_pending_edits()
         self.revert_button.setVisible(pending and not running)
         self.pending.setText(

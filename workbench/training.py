@@ -11,11 +11,14 @@ Messages, child -> window, each a tuple whose first item names it:
     ("steps", [MergeStep/RoundStep .to_dict()])    steps made since the last message
     ("evaluation", steps_done, chars_per_token)    the held-out text under the current vocabulary
     ("done", TrainingResult.to_wire())             the trained tokenizer and what the views need
+                                                   (and the child's peak memory, `peak_bytes`)
     ("cancelled",) / ("failed", message)
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -24,14 +27,17 @@ from multiprocessing.synchronize import Event
 from typing import Final
 
 from engine import Tokenizer, trainers
-from engine.corpus import FileSlice, as_slices, line_start_after
-from engine.errors import EngineError, TrainingCancelled
+from engine.corpus import FileSlice, line_start_after, training_inputs
+from engine.errors import CorpusError, EngineError, TrainingCancelled
+from engine.estimate import peak_rss_bytes
 from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
+from engine.sources import CorpusSource
 from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory, TrainReport
 from engine.unigram.training_run import STAGE_EM
 from engine.vocabulary import TokenStyle, VocabularyTable, token_examples, token_frequencies
+from engine.word_counts import read_counts, write_counts
 
 # The held-out text is at most this big: encoding it must stay cheap next to the training.
 HELD_OUT_MAX_BYTES: Final = 64 * 1024
@@ -45,7 +51,11 @@ EVALUATION_BUDGET: Final = 0.08
 class TrainingJob:
     """What to train: the untrained tokenizer (its tokenizer.json), the trainer's settings, the
     corpus files, the share of the corpus held out for evaluation (taken from the end of the
-    last file, never trained on), and how many processes count words."""
+    last file, never trained on), and how many processes count words.
+
+    `counts_out`: keep the word counts in this table (for a later continuation; a table that
+    cannot be written is skipped). `counts_in`: train on this table instead of counting the
+    files (a continuation: the files then only give the held-out text)."""
 
     tokenizer_json: str
     trainer: dict[str, JsonValue]
@@ -54,6 +64,8 @@ class TrainingJob:
     processes: int = 1
     # how the vocabulary table shows whitespace (the window's View setting)
     glyphs: bool = True
+    counts_out: str = ""
+    counts_in: str = ""
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {
@@ -63,6 +75,8 @@ class TrainingJob:
             "held_out_fraction": self.held_out_fraction,
             "processes": self.processes,
             "glyphs": self.glyphs,
+            "counts_out": self.counts_out,
+            "counts_in": self.counts_in,
         }
 
     @staticmethod
@@ -77,6 +91,8 @@ class TrainingJob:
             get_float(obj, "held_out_fraction", where),
             get_count(obj, "processes", where),
             get_bool(obj, "glyphs", where, True),
+            get_str(obj, "counts_out", where, ""),
+            get_str(obj, "counts_in", where, ""),
         )
 
 
@@ -98,6 +114,8 @@ class TrainingResult:
     held_out_bytes: int = 0
     table: VocabularyTable | None = None
     style: TokenStyle | None = None
+    # the word counts table the job kept ("" when none)
+    counts_file: str = ""
 
     def to_wire(self) -> dict[str, object]:
         report = self.report
@@ -112,6 +130,8 @@ class TrainingResult:
             "held_out_bytes": self.held_out_bytes,
             "table": self.table.to_columns() if self.table is not None else None,
             "style": (style.byte_level, style.metaspace, style.prefix, style.suffix) if style is not None else None,
+            "peak_bytes": report.peak_bytes,
+            "counts_file": self.counts_file,
         }
 
     @staticmethod
@@ -135,24 +155,36 @@ class TrainingResult:
         style = data.get("style")
         return TrainingResult(
             str(data["tokenizer"]),
-            TrainReport(int(files), int(total), int(unique), float(seconds), history),
+            TrainReport(int(files), int(total), int(unique), float(seconds), history).with_costs(
+                int(data["peak_bytes"]) if data.get("peak_bytes") is not None else None, None, None
+            ),
             list(data["frequencies"]),
             dict(data["examples"]),
             [(int(done), float(value)) for done, value in data["evaluations"]],
             int(data["held_out_bytes"]),
             VocabularyTable.from_columns(columns) if columns is not None else None,
             TokenStyle(bool(style[0]), str(style[1]), str(style[2]), str(style[3])) if style is not None else None,
+            str(data.get("counts_file", "")),
         )
 
 
-def held_out_split(files: list[str], fraction: float, max_bytes: int = HELD_OUT_MAX_BYTES) -> tuple[list[FileSlice], str]:
-    """The slices to train on, and the held-out text: the last lines of the last file, about
-    `fraction` of all the bytes (at most `max_bytes`). No held-out text when `fraction` is 0 or
-    the last file is too short to give up a line."""
-    slices = as_slices(files)
+def held_out_split(
+    files: list[str], fraction: float, max_bytes: int = HELD_OUT_MAX_BYTES
+) -> tuple[list[FileSlice | CorpusSource], str]:
+    """The inputs to train on, and the held-out text: the last lines of the last plain text
+    file, about `fraction` of all the bytes (at most `max_bytes`). No held-out text when
+    `fraction` is 0, when that file is too short to give up a line, or when no input is a plain
+    text file (compressed, JSON Lines, Parquet/Arrow and .tsv inputs are trained on whole)."""
+    slices = training_inputs(files)
     total = sum(piece.size for piece in slices)
     wanted = min(int(total * fraction), max_bytes)
-    last = slices[-1]
+    index = len(slices) - 1
+    while index >= 0 and not isinstance(slices[index], FileSlice):
+        index -= 1
+    if index < 0:
+        return slices, ""
+    last = slices[index]
+    assert isinstance(last, FileSlice)
     if wanted <= 0 or wanted >= last.size:
         return slices, ""
     cut = line_start_after(last.path, last.end - wanted, last.end)
@@ -161,7 +193,7 @@ def held_out_split(files: list[str], fraction: float, max_bytes: int = HELD_OUT_
     with open(last.path, "rb") as stream:
         stream.seek(cut)
         held = stream.read(last.end - cut)
-    slices[-1] = FileSlice(last.path, last.start, cut)
+    slices[index] = FileSlice(last.path, last.start, cut)
     return slices, held.decode("utf-8", "replace")
 
 
@@ -253,8 +285,22 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     trainer = trainers.from_dict(job.trainer)
     trainer.show_progress = False
     streamer = _Streamer(connection, cancel)
-    slices, held_out = held_out_split(job.files, job.held_out_fraction)
-    counts = tokenizer.count_words(slices, streamer, job.processes)
+    if job.counts_in:
+        counts = read_counts(job.counts_in)
+        try:
+            held_out = held_out_split(job.files, job.held_out_fraction)[1]
+        except CorpusError:
+            held_out = ""  # the corpus has gone: a continuation trains without evaluations
+    else:
+        slices, held_out = held_out_split(job.files, job.held_out_fraction)
+        counts = tokenizer.count_words(slices, streamer, job.processes)
+    counts_file = job.counts_in
+    if job.counts_out:
+        try:
+            write_counts(job.counts_out, counts)
+            counts_file = job.counts_out
+        except (CorpusError, OSError) as error:
+            print(f"tokenizer-workbench: word counts not kept: {error}", file=sys.stderr)
     run = trainer.start(counts)
     streamer.follow(run, trainer, Tokenizer.from_str(job.tokenizer_json), held_out)
     run.run_to_end(streamer)
@@ -263,20 +309,30 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     streamer.evaluate(len(history))
     report = TrainReport.of(counts, len(job.files), time.monotonic() - started, history)
     frequencies = token_frequencies(tokenizer, counts)
+    examples = token_examples(tokenizer, counts)
+    table = VocabularyTable.of(tokenizer, frequencies, job.glyphs)
     return TrainingResult(
         tokenizer.to_str(),
-        report,
+        report.with_costs(peak_rss_bytes() or None, None, None),
         frequencies,
-        token_examples(tokenizer, counts),
+        examples,
         streamer.evaluations,
         len(held_out.encode("utf-8")),
-        VocabularyTable.of(tokenizer, frequencies, job.glyphs),
+        table,
         TokenStyle.of(tokenizer),
+        counts_file,
     )
 
 
 def child_main(job_data: dict[str, JsonValue], connection: Connection, cancel: Event) -> None:
     """The training process: one job, then exit. Every outcome ends with one final message."""
+    if hasattr(os, "setpgid"):
+        # its own process group, with the counting processes it forks: the window pauses
+        # (SIGSTOP) and resumes them all at once
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            pass
     try:
         result = train(TrainingJob.from_dict(job_data), connection, cancel)
         connection.send(("done", result.to_wire()))

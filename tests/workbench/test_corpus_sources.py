@@ -1,0 +1,88 @@
+"""The window's corpus list with the new inputs: which files a folder contributes, the
+background check's problems, and the training job's held-out split over a mix of kinds."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import multiprocessing
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from engine.corpus import FileCheck, FileSlice
+from engine.sources import CorpusSource
+from workbench import presets
+from workbench.file_checks import FileChecker, files_in, is_corpus_name
+from workbench.training import TrainingJob, held_out_split, train
+
+
+def test_which_names_are_corpus_files() -> None:
+    for name in ("a.txt", "b.jsonl.gz", "c.TXT.ZST", "d.parquet", "e.arrow", "f.tsv", "README", "g.md.bz2", "h.txt.xz"):
+        assert is_corpus_name(name), name
+    for name in ("x.png", "y.tar.gz", "z.parquet.gz", "w.zip"):
+        assert not is_corpus_name(name), name
+
+
+def test_a_folder_contributes_its_corpus_files(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    for name in ("a.txt", "b.jsonl.gz", "sub/c.parquet", "d.png", "e.tar.gz", ".hidden.txt"):
+        (tmp_path / name).write_bytes(b"x")
+    found = [Path(p).relative_to(tmp_path).as_posix() for p in files_in([str(tmp_path)])]
+    assert found == ["a.txt", "b.jsonl.gz", "sub/c.parquet"]
+
+
+def test_the_checker_reports_problems_of_the_new_kinds(qtbot: QtBot, tmp_path: Path) -> None:
+    good = tmp_path / "good.jsonl.gz"
+    good.write_bytes(gzip.compress(b'{"text": "a"}\n{"text": "b"}\n'))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"text": "a"}\n{"body": "b"}\n')
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(gzip.compress(b"line\n" * 100_000)[:100])
+    checker = FileChecker()
+    with qtbot.waitSignal(checker.checked, timeout=20_000) as blocker:
+        checker.check([str(tmp_path)])
+    checks: list[FileCheck] = blocker.args[0]
+    by_name = {Path(check.path).name: check for check in checks}
+    assert by_name["good.jsonl.gz"].ok and by_name["good.jsonl.gz"].lines == 2
+    assert by_name["bad.jsonl"].problem.startswith("line 2: no field 'text'")
+    assert "is truncated" in by_name["cut.txt.gz"].problem
+
+
+def test_held_out_text_comes_from_the_last_plain_file(tmp_path: Path) -> None:
+    plain = tmp_path / "a.txt"
+    plain.write_bytes(b"".join(b"line %d of plain text\n" % i for i in range(2000)))
+    records = tmp_path / "b.jsonl.gz"
+    records.write_bytes(gzip.compress(b"".join(json.dumps({"text": f"record {i}"}).encode() + b"\n" for i in range(500))))
+    units, held = held_out_split([str(plain), str(records)], 0.05)
+    assert held.endswith("line 1999 of plain text\n") and held.startswith("line ")
+    assert units[0] == FileSlice(str(plain), 0, plain.stat().st_size - len(held.encode()))
+    assert isinstance(units[1], CorpusSource) and units[1].path == str(records)
+    only_records, none = held_out_split([str(records)], 0.05)
+    assert none == "" and len(only_records) == 1
+
+
+class Messages:
+    """Stands in for the pipe to the window: keeps the kind of each message."""
+
+    def __init__(self) -> None:
+        self.kinds: list[str] = []
+
+    def send(self, message: tuple[object, ...]) -> None:
+        self.kinds.append(str(message[0]))
+
+
+def test_the_training_child_trains_on_a_mix(tmp_path: Path) -> None:
+    plain = tmp_path / "a.txt"
+    plain.write_bytes(b"".join(b"plain words %d here\n" % (i % 50) for i in range(2000)))
+    records = tmp_path / "b.jsonl.gz"
+    records.write_bytes(gzip.compress(b"".join(json.dumps({"text": f"record words {i % 40}"}).encode() + b"\n" for i in range(500))))
+    tokenizer, trainer = presets.build("bpe", 200)
+    job = TrainingJob(tokenizer.to_str(), trainer.to_dict(), [str(plain), str(records)], 0.0, 1)
+    sent = Messages()
+    result = train(job, sent, multiprocessing.Event())  # type: ignore[arg-type]
+    assert sent.kinds and set(sent.kinds) <= {"progress", "steps", "evaluation"}
+    expected, expected_trainer = presets.build("bpe", 200)
+    report = expected.train([str(plain), str(records)], expected_trainer, processes=1)
+    assert result.report.history == report.history
+    assert result.report.unique_words == report.unique_words

@@ -1,0 +1,188 @@
+"""The Train tab before and during a training: the estimate beside the Train button, pause and
+resume (the training process stopped by signal), cancel while paused, continuing a BPE run to a
+larger vocabulary from its kept word counts, and the estimate vs actual costs in the history."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from engine import Tokenizer
+from engine.corpus import check_file
+from engine.project import Project
+from workbench import presets
+from workbench.main_window import MainWindow
+from workbench.runner import CAN_PAUSE, _descendants
+from window_support import TRAINING_TIMEOUT_MS, train_and_wait
+
+ESTIMATE_TIMEOUT_MS = 30_000
+
+
+def project_with(window: MainWindow, files: list[Path], key: str = "bpe", vocab_size: int = 600) -> None:
+    window.new_project()
+    window.document.add_checked_files([check_file(str(path)) for path in files])
+    window.document.add_preset(key, vocab_size=vocab_size)
+
+
+def wait_for_estimate(qtbot: QtBot, window: MainWindow, input_bytes: int) -> None:
+    tab = window.train_tab
+    qtbot.waitUntil(
+        lambda: tab.estimate is not None and tab.estimate.input_bytes == input_bytes, timeout=ESTIMATE_TIMEOUT_MS
+    )
+
+
+def process_state(pid: int) -> str:
+    """The state letter of /proc/PID/stat ("T" when stopped)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_the_estimate_appears_and_follows_the_corpus_and_settings(qtbot: QtBot, window: MainWindow, small_corpus: Path, corpora: Path) -> None:
+    project_with(window, [small_corpus])
+    tab = window.train_tab
+    wait_for_estimate(qtbot, window, small_corpus.stat().st_size)
+    assert tab.estimate_label.text().startswith("Estimate: ~") and " MB" in tab.estimate_label.text()
+    assert "distinct words expected" in tab.estimate_label.toolTip()
+    first = tab.estimate
+    assert first is not None
+    # another file: remade for the bigger corpus
+    window.document.add_checked_files([check_file(str(corpora / "shakespeare.txt"))])
+    total = small_corpus.stat().st_size + (corpora / "shakespeare.txt").stat().st_size
+    wait_for_estimate(qtbot, window, total)
+    assert tab.estimate is not None and tab.estimate.distinct_words > first.distinct_words
+    # a bigger vocabulary: remade, costs more
+    before = tab.estimate
+    tab.form.trainer.vocab_size.setValue(20_000)
+    tab.form.trainer.vocab_size.editingFinished.emit()
+    qtbot.waitUntil(lambda: tab.estimate is not None and tab.estimate is not before, timeout=ESTIMATE_TIMEOUT_MS)
+    assert tab.estimate is not None and tab.estimate.train_seconds > before.train_seconds
+    # no corpus: no estimate
+    window.document.remove_files([0, 1])
+    qtbot.waitUntil(lambda: tab.estimate_label.text() == "", timeout=ESTIMATE_TIMEOUT_MS)
+
+
+def test_stale_estimates_are_dropped(qtbot: QtBot, window: MainWindow, small_corpus: Path, corpora: Path) -> None:
+    project_with(window, [small_corpus])
+    tab = window.train_tab
+    wait_for_estimate(qtbot, window, small_corpus.stat().st_size)
+    shown = tab.estimate
+    tab._on_estimate_estimated(tab._estimate_asked - 1, object())  # type: ignore[arg-type]
+    assert tab.estimate is shown
+
+
+def test_the_history_keeps_the_estimate_and_the_actual_costs(qtbot: QtBot, window: MainWindow, small_corpus: Path, tmp_path: Path) -> None:
+    project_with(window, [small_corpus], "bpe", 500)
+    tab = window.train_tab
+    wait_for_estimate(qtbot, window, small_corpus.stat().st_size)
+    estimate = tab.estimate
+    assert estimate is not None
+    train_and_wait(qtbot, window)
+    entry = window.document.active
+    assert entry is not None and entry.report is not None
+    report = entry.report
+    assert report.estimated_seconds == estimate.seconds and report.estimated_peak_bytes == estimate.peak_bytes
+    assert report.peak_bytes is not None and report.peak_bytes > 10 << 20
+    assert "Estimated" in tab.message.text() and "peak memory" in tab.message.text()
+    # kept in the project file, and shown where the history is shown when it is reopened
+    path = tmp_path / "p.tokproj"
+    window.document.project.save(str(path))
+    again = Project.load(str(path)).tokenizers[0].report
+    assert again is not None and (again.peak_bytes, again.estimated_seconds) == (report.peak_bytes, report.estimated_seconds)
+    window.document.replace(Project.load(str(path)), str(path))
+    assert "Last trained" in tab.message.text() and "Estimated" in tab.message.text() and "peak memory" in tab.message.text()
+
+
+@pytest.mark.skipif(not CAN_PAUSE or not os.path.isdir("/proc/self"), reason="pause needs POSIX signals and /proc")
+def test_pause_stops_the_training_processes_and_resume_finishes_normally(qtbot: QtBot, window: MainWindow, corpora: Path, tmp_path: Path) -> None:
+    # 12 MB: long enough to pause while the counting processes run, short enough to finish
+    data = (corpora / "gcide.txt").read_bytes()[: 12 << 20]
+    corpus = tmp_path / "gcide-12mb.txt"
+    corpus.write_bytes(data[: data.rfind(b"\n") + 1])
+    project_with(window, [corpus], "bpe", 2000)
+    tab = window.train_tab
+    tab.processes.setValue(2)
+    with qtbot.waitSignal(tab.runner.progressed, timeout=TRAINING_TIMEOUT_MS):
+        tab.train_button.click()
+    assert tab.pause_button.isEnabled() and tab.pause_button.text() == "Pause"
+    pid = tab.runner.pid
+    assert pid is not None
+    tab.pause_button.click()
+    assert tab.runner.is_paused() and tab.pause_button.text() == "Resume"
+    qtbot.waitUntil(lambda: process_state(pid) == "T", timeout=10_000)
+    for child in _descendants(pid):  # the counting processes are stopped too
+        qtbot.waitUntil(lambda: process_state(child) == "T", timeout=10_000)
+    assert tab.message.text().startswith("Paused after")
+    frozen = tab.runner.elapsed_seconds()
+    qtbot.wait(300)
+    assert tab.runner.elapsed_seconds() == frozen and tab.message.text().startswith("Paused after")
+    with qtbot.waitSignal(tab.runner.finished, timeout=TRAINING_TIMEOUT_MS):
+        tab.pause_button.click()
+        assert not tab.runner.is_paused() and process_state(pid) != "T" and tab.pause_button.text() == "Pause"
+    qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
+    entry = window.document.active
+    assert entry is not None and entry.is_trained and entry.report is not None
+    assert len(entry.report.history) > 0
+
+
+@pytest.mark.skipif(not CAN_PAUSE or not os.path.isdir("/proc/self"), reason="pause needs POSIX signals and /proc")
+def test_cancel_while_paused_and_closing_while_paused(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
+    project_with(window, [corpora / "gcide.txt"], "bpe", 2000)
+    before = window.document.project.to_json("/")
+    tab = window.train_tab
+    with qtbot.waitSignal(tab.runner.progressed, timeout=TRAINING_TIMEOUT_MS):
+        tab.train_button.click()
+    pid = tab.runner.pid
+    assert pid is not None
+    tab.pause_training()
+    qtbot.waitUntil(lambda: process_state(pid) == "T", timeout=10_000)
+    with qtbot.waitSignal(tab.runner.cancelled, timeout=30_000):
+        tab.cancel_button.click()
+    qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
+    assert window.document.project.to_json("/") == before and tab.train_button.isEnabled()
+    # closing the window while paused does not hang: the process is continued and stopped
+    with qtbot.waitSignal(tab.runner.progressed, timeout=TRAINING_TIMEOUT_MS):
+        tab.train_button.click()
+    pid = tab.runner.pid
+    assert pid is not None
+    tab.pause_training()
+    qtbot.waitUntil(lambda: process_state(pid) == "T", timeout=10_000)
+    tab.shutdown()
+    assert tab.runner.is_idle()
+
+
+def test_continue_gives_the_merges_of_one_run_to_the_larger_size(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, [small_corpus], "bpe", 500)
+    tab = window.train_tab
+    tab.held_out.setValue(0.0)
+    train_and_wait(qtbot, window)
+    entry = window.document.active
+    assert entry is not None and entry.counts_file and os.path.isfile(entry.counts_file)
+    assert tab.continue_reason() == "" and tab.continue_box.isVisibleTo(tab)
+    assert "merges are recomputed from the start" in tab.continue_button.toolTip()
+    with qtbot.waitSignal(tab.runner.finished, timeout=TRAINING_TIMEOUT_MS):
+        tab.continue_training(900)
+    qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
+    assert entry.trainer is not None and entry.trainer["vocab_size"] == 900
+    direct, trainer = presets.build("bpe", 900)
+    direct.train([str(small_corpus)], trainer, processes=1)
+    continued = Tokenizer.from_str(entry.trained_json or "")
+    assert continued.get_vocab() == direct.get_vocab()
+    assert json.loads(continued.to_str())["model"]["merges"] == json.loads(direct.to_str())["model"]["merges"]
+
+
+def test_stale_word_counts_are_never_continued_from(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, [small_corpus], "bpe", 400)
+    tab = window.train_tab
+    train_and_wait(qtbot, window)
+    assert tab.continue_reason() == ""
+    # the corpus file changed since: its size and SHA-256 differ from what the counts were made of
+    with small_corpus.open("a", encoding="utf-8") as stream:
+        stream.write("a new line of words\n")
+    window.document.relocate_file(0, check_file(str(small_corpus)))
+    assert "changed" in tab.continue_reason() and not tab.continue_box.isVisibleTo(tab)
+    tab.continue_training(800)
+    assert not tab.runner.is_running() and "changed" in tab.message.text()
