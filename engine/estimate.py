@@ -122,13 +122,13 @@ class TrainingEstimate:
         """e.g. "about 12 s, peak memory about 300 MB (from a 4 MB sample; 1.2M distinct words expected)"."""
         source = "counted the whole input" if self.exact_words else f"from a {_size(self.sample_bytes)} sample"
         return (
-            f"about {_seconds(self.seconds)}, peak memory about {_size(self.peak_bytes)} "
+            f"{_roughly(self.seconds, 'about ')}, peak memory about {_size(self.peak_bytes)} "
             f"({source}; {_number(self.distinct_words)} distinct words expected)"
         )
 
     def short(self) -> str:
-        """e.g. "~12 s, ~300 MB"."""
-        return f"~{_seconds(self.seconds)}, ~{_size(self.peak_bytes)}"
+        """e.g. "~12 s, ~300 MB"; "under 1 s, ~50 MB"."""
+        return f"{_roughly(self.seconds, '~')}, ~{_size(self.peak_bytes)}"
 
     def __repr__(self) -> str:
         return f"TrainingEstimate({self.describe()})"
@@ -282,6 +282,11 @@ def _size(count: int) -> str:
     if count >= 1 << 20:
         return f"{count / (1 << 20):.0f} MB"
     return f"{max(1, count // 1024)} KB"
+
+
+def _roughly(value: float, about: str) -> str:
+    """A time estimate in words: under a second it is not worth a number ("under 1 s")."""
+    return "under 1 s" if value < 1.0 else about + _seconds(value)
 
 
 def _seconds(value: float) -> str:

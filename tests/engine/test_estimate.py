@@ -159,3 +159,11 @@ def test_project_entries_keep_their_word_counts_reference() -> None:
     entry.counts_file, entry.counts_key, entry.counts_held_out = "/x/p.counts-abc.tsv", "abc", 0.01
     again = TokenizerEntry.from_dict(json.loads(json.dumps(entry.to_dict())))
     assert (again.counts_file, again.counts_key, again.counts_held_out) == ("/x/p.counts-abc.tsv", "abc", 0.01)
+
+
+def test_times_under_a_second_are_not_given_as_numbers() -> None:
+    from engine.estimate import _roughly
+
+    assert _roughly(0.04, "~") == "under 1 s"
+    assert _roughly(12.3, "~") == "~12 s"
+    assert _roughly(125.0, "about ") == "about 2 min"
