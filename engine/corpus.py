@@ -321,32 +321,9 @@ def count_sampled_words(
     enabled = gc.isenabled()
     gc.disable()
     try:
+        sampling = _Sampling(sample, counts)
         for unit in units:
-            if isinstance(unit, FileSlice):
-                with LineBlocks(unit.path, unit.start, unit.end, progress) as blocks:
-                    while True:
-                        block = blocks.next_block()
-                        if block is None:
-                            break
-                        _offer_lines(unit.path, block.data, block.offset, block.complete, sample)
-            elif unit.format == FORMAT_LINES:
-                _sample_compressed(unit, sample, progress)
-            elif unit.format == FORMAT_COUNTS:
-                _count_table(unit, counts, progress)
-            else:
-                reader = open_texts(unit)
-                reported = 0
-                try:
-                    while True:
-                        texts = reader.next_texts()
-                        if texts is None:
-                            break
-                        for text in texts:
-                            sample.offer(text)
-                        reported = _advance(progress, reported, reader.raw_done(), unit.size)
-                finally:
-                    reader.close()
-                _advance(progress, reported, unit.size, unit.size)
+            _read_unit(unit, sampling, progress)
         progress.finish()
         for line in sample.kept:
             for word in splitter.words(line):
@@ -371,21 +348,6 @@ def _offer_lines(path: str, data: bytes, offset: int, ends_with_newline: bool, s
         sample.offer(lines[i] + "\n")
     if not ends_with_newline and lines[whole]:
         sample.offer(lines[whole])
-
-
-def _sample_compressed(source: CorpusSource, sample: LineSample, progress: ByteProgress) -> None:
-    reader = LineReader(source)
-    reported = 0
-    try:
-        while reader.next_block():
-            try:
-                _offer_lines(source.path, reader.data, reader.offset, reader.complete, sample)
-            except CorpusError as error:
-                raise _in_decompressed(error) from None
-            reported = _advance(progress, reported, reader.raw_done, source.size)
-    finally:
-        reader.close()
-    _advance(progress, reported, source.size, source.size)
 
 
 def count_words_from_iterator(
@@ -577,27 +539,115 @@ def _count_slice(
 ) -> None:
     """Count the words of the lines in bytes [start, end) of `path` (start is a line start):
     all of them, the splitter's held-back chunks included."""
-    with LineBlocks(path, start, end, progress) as blocks:
-        while True:
-            block = blocks.next_block()
-            if block is None:
-                break
-            _count_lines(path, block.data, block.offset, block.complete, splitter, counts)
-    splitter.flush(counts)
+    _read_unit(FileSlice(path, start, end), _Counting(splitter, counts), progress)
 
 
 def _count_unit(
     unit: FileSlice | CorpusSource, splitter: WordSplitter, counts: dict[str, int], progress: ByteProgress
 ) -> None:
     """Count one unit of work: a slice of a plain file, or a whole other source."""
+    _read_unit(unit, _Counting(splitter, counts), progress)
+
+
+class _TextSink(ABC):
+    """What `_read_unit` hands a unit's text to: blocks of whole lines, or batches of texts that
+    are each whole (records, column values). Word-count tables go straight to `counts`."""
+
+    counts: dict[str, int]
+
+    @abstractmethod
+    def lines(self, path: str, data: bytes, offset: int, ends_with_newline: bool) -> None: ...
+
+    @abstractmethod
+    def texts(self, texts: list[str]) -> None: ...
+
+    def unit_done(self) -> None:
+        """The unit's last text was handed over."""
+
+
+class _Counting(_TextSink):
+    """Counts the words of what it is handed into `counts`."""
+
+    splitter: WordSplitter
+
+    def __init__(self, splitter: WordSplitter, counts: dict[str, int]) -> None:
+        self.splitter = splitter
+        self.counts = counts
+
+    def lines(self, path: str, data: bytes, offset: int, ends_with_newline: bool) -> None:
+        _count_lines(path, data, offset, ends_with_newline, self.splitter, self.counts)
+
+    def texts(self, texts: list[str]) -> None:
+        # equal texts of a batch are split once (as `_count_lines` does for equal lines)
+        seen: dict[str, int] = {}
+        for text in texts:
+            seen[text] = seen.get(text, 0) + 1
+        counts = self.counts
+        for text, times in seen.items():
+            for word in self.splitter.words(text):
+                counts[word] = counts.get(word, 0) + times
+
+    def unit_done(self) -> None:
+        self.splitter.flush(self.counts)
+
+
+class _Sampling(_TextSink):
+    """Offers every line and text it is handed to the sample (tables still count whole)."""
+
+    sample: LineSample
+
+    def __init__(self, sample: LineSample, counts: dict[str, int]) -> None:
+        self.sample = sample
+        self.counts = counts
+
+    def lines(self, path: str, data: bytes, offset: int, ends_with_newline: bool) -> None:
+        _offer_lines(path, data, offset, ends_with_newline, self.sample)
+
+    def texts(self, texts: list[str]) -> None:
+        for text in texts:
+            self.sample.offer(text)
+
+
+def _read_unit(unit: FileSlice | CorpusSource, sink: _TextSink, progress: ByteProgress) -> None:
+    """Read one unit of work (a slice of a plain file, or a whole other source) into `sink`,
+    reporting raw bytes read to `progress`."""
     if isinstance(unit, FileSlice):
-        _count_slice(unit.path, unit.start, unit.end, splitter, counts, progress)
-    elif unit.format == FORMAT_LINES:
-        _count_compressed(unit, splitter, counts, progress)
-    elif unit.format == FORMAT_COUNTS:
-        _count_table(unit, counts, progress)
+        with LineBlocks(unit.path, unit.start, unit.end, progress) as blocks:
+            while True:
+                block = blocks.next_block()
+                if block is None:
+                    break
+                sink.lines(unit.path, block.data, block.offset, block.complete)
+        sink.unit_done()
+        return
+    if unit.format == FORMAT_COUNTS:
+        _count_table(unit, sink.counts, progress)
+        return
+    reported = 0
+    if unit.format == FORMAT_LINES:
+        reader = LineReader(unit)
+        try:
+            while reader.next_block():
+                try:
+                    sink.lines(unit.path, reader.data, reader.offset, reader.complete)
+                except CorpusError as error:
+                    raise _in_decompressed(error) from None
+                reported = _advance(progress, reported, reader.raw_done, unit.size)
+        finally:
+            reader.close()
     else:
-        _count_texts(unit, splitter, counts, progress)
+        texts = open_texts(unit)
+        try:
+            while True:
+                batch = texts.next_texts()
+                if batch is None:
+                    break
+                sink.texts(batch)
+                reported = _advance(progress, reported, texts.raw_done(), unit.size)
+        finally:
+            texts.close()
+    sink.unit_done()
+    _advance(progress, reported, unit.size, unit.size)
 
 
 def _advance(progress: ByteProgress, reported: int, done: int, size: int) -> int:
@@ -612,48 +662,6 @@ def _advance(progress: ByteProgress, reported: int, done: int, size: int) -> int
 def _in_decompressed(error: CorpusError) -> CorpusError:
     """A UTF-8 error of decompressed text: its offset is in the text, not in the file."""
     return CorpusError(error.path, error.reason + " in the decompressed text", error.byte_offset)
-
-
-def _count_compressed(
-    source: CorpusSource, splitter: WordSplitter, counts: dict[str, int], progress: ByteProgress
-) -> None:
-    """Count a compressed text file line by line: whole-line blocks of the decompressed text go
-    to `_count_lines`, exactly as the plain file's would."""
-    reader = LineReader(source)
-    reported = 0
-    try:
-        while reader.next_block():
-            try:
-                _count_lines(source.path, reader.data, reader.offset, reader.complete, splitter, counts)
-            except CorpusError as error:
-                raise _in_decompressed(error) from None
-            reported = _advance(progress, reported, reader.raw_done, source.size)
-    finally:
-        reader.close()
-    splitter.flush(counts)
-    _advance(progress, reported, source.size, source.size)
-
-
-def _count_texts(source: CorpusSource, splitter: WordSplitter, counts: dict[str, int], progress: ByteProgress) -> None:
-    """Count JSON Lines records or Parquet/Arrow values, each text split whole."""
-    reader = open_texts(source)
-    reported = 0
-    try:
-        while True:
-            texts = reader.next_texts()
-            if texts is None:
-                break
-            # equal texts of a batch are split once (as `_count_lines` does for equal lines)
-            seen: dict[str, int] = {}
-            for text in texts:
-                seen[text] = seen.get(text, 0) + 1
-            for text, times in seen.items():
-                for word in splitter.words(text):
-                    counts[word] = counts.get(word, 0) + times
-            reported = _advance(progress, reported, reader.raw_done(), source.size)
-    finally:
-        reader.close()
-    _advance(progress, reported, source.size, source.size)
 
 
 def _count_table(source: CorpusSource, counts: dict[str, int], progress: ByteProgress) -> None:
