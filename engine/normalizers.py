@@ -42,8 +42,8 @@ BERT_SPACE_RE: Final = regex.compile("[" + WHITESPACE_CLASS + "]")
 
 def _bert_ascii_table() -> dict[int, str | None]:
     # clean_text on ASCII in one str.translate: controls go, whitespace becomes " ".
-    removed = uc.char_set(tables.BERT_CLEAN_REMOVED)
-    spaces = uc.char_set(tables.WHITESPACE)
+    removed = uc.char_set(tables.BERT_CLEAN_REMOVED, 0x80)
+    spaces = uc.char_set(tables.WHITESPACE, 0x80)
     table: dict[int, str | None] = {}
     for cp in range(0x80):
         if chr(cp) in removed:

@@ -84,9 +84,9 @@ class AsciiRuns:
     def of(single: str, runs: list[str], dropped: str) -> AsciiRuns:
         """Classes from `unicode_tables` specs: `runs[k]` is class k + 1; a char in no spec
         joins a run of its own class after them."""
-        singles = uc.char_set(single) if single else frozenset[str]()
-        drops = uc.char_set(dropped)
-        run_sets = [uc.char_set(spec) for spec in runs]
+        singles = uc.char_set(single, 0x80) if single else frozenset[str]()
+        drops = uc.char_set(dropped, 0x80)
+        run_sets = [uc.char_set(spec, 0x80) for spec in runs]
         classes: list[int] = []
         for cp in range(128):
             c = chr(cp)

@@ -8,7 +8,9 @@ Character classes for regexes are built here too. Nothing here knows about offse
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
+from array import array
 from typing import Final
 
 import regex
@@ -61,11 +63,13 @@ def char_of_byte(text: str) -> list[int]:
     return out
 
 
-def char_set(spec: str) -> frozenset[str]:
-    """The chars of a `unicode_tables` range spec."""
+def char_set(spec: str, below: int = 0x110000) -> frozenset[str]:
+    """The chars of a `unicode_tables` range spec (those under code point `below`)."""
+    # subtle: the ASCII tables ask for `below=0x80`; the whole of a big class (\w: 145k chars)
+    # is 15 MB of one-char strs that stayed in the process's memory after the import.
     out: set[str] = set()
     for start, end in tables.parse_ranges(spec):
-        for cp in range(start, end + 1):
+        for cp in range(start, min(end + 1, below)):
             out.add(chr(cp))
     return frozenset(out)
 
@@ -357,10 +361,13 @@ def upper_str(text: str) -> str:
 
 
 def _every_char() -> str:
+    """Every code point but the surrogates, in order (4.4 MB, made once)."""
     if not CACHES.every_char:
-        CACHES.every_char = "".join([chr(cp) for cp in range(0xD800)]) + "".join(
-            [chr(cp) for cp in range(0xE000, 0x110000)]
-        )
+        # subtle: built from UTF-32 bytes, not from a list of 1.1M one-char strs (a 90 MB
+        # transient that made training's peak memory on any non-ASCII text).
+        points = array("I", range(0xD800))
+        points.extend(range(0xE000, 0x110000))
+        CACHES.every_char = points.tobytes().decode("utf-32-le" if sys.byteorder == "little" else "utf-32-be")
     return CACHES.every_char
 
 
