@@ -6,12 +6,11 @@ input. The components do the work; this module wires them together and owns no a
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import re
 import time
-from collections.abc import Iterable, Sequence
-from typing import Final
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Final, TypeVar
 
 from engine import corpus, fast_path
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
@@ -317,32 +316,32 @@ class Tokenizer:
         pair: str | Sequence[str] | None = None,
         is_pretokenized: bool = False,
         add_special_tokens: bool = True,
-    ) -> asyncio.Future[Encoding]:
+    ) -> Awaitable[Encoding]:
         """`encode` run in the event loop's executor: `await tokenizer.async_encode(text)` inside
         a running loop (outside one, RuntimeError as in HF)."""
         call = functools.partial(self.encode, sequence, pair, is_pretokenized, add_special_tokens)
-        return asyncio.get_running_loop().run_in_executor(None, call)
+        return _in_executor(call)
 
     def async_encode_batch(
         self, input: Sequence[object], is_pretokenized: bool = False, add_special_tokens: bool = True
-    ) -> asyncio.Future[list[Encoding]]:
+    ) -> Awaitable[list[Encoding]]:
         """`encode_batch` run in the event loop's executor (await it inside a running loop)."""
         call = functools.partial(self.encode_batch, input, is_pretokenized, add_special_tokens)
-        return asyncio.get_running_loop().run_in_executor(None, call)
+        return _in_executor(call)
 
     def async_encode_batch_fast(
         self, input: Sequence[object], is_pretokenized: bool = False, add_special_tokens: bool = True
-    ) -> asyncio.Future[list[Encoding]]:
+    ) -> Awaitable[list[Encoding]]:
         """`encode_batch_fast` run in the event loop's executor (await it inside a running loop)."""
         call = functools.partial(self.encode_batch_fast, input, is_pretokenized, add_special_tokens)
-        return asyncio.get_running_loop().run_in_executor(None, call)
+        return _in_executor(call)
 
     def async_decode_batch(
         self, sequences: Sequence[Sequence[int]], skip_special_tokens: bool = True
-    ) -> asyncio.Future[list[str]]:
+    ) -> Awaitable[list[str]]:
         """`decode_batch` run in the event loop's executor (await it inside a running loop)."""
         call = functools.partial(self.decode_batch, sequences, skip_special_tokens)
-        return asyncio.get_running_loop().run_in_executor(None, call)
+        return _in_executor(call)
 
     def encode_ids(self, sequence: str, add_special_tokens: bool = True) -> list[int]:
         """`encode(sequence, add_special_tokens=...).ids`, made the fastest way: the bulk path for
@@ -478,12 +477,11 @@ class Tokenizer:
             paths.add(unit.path)
         if sample_lines > 0:
             sampled = corpus.count_sampled_words(units, self._word_splitter(), sink, sample_lines, seed, field)
-            report = self._train_on_counts(sampled.counts, chosen, sink, len(paths), started)
-            return TrainReport.of(
-                sampled.counts, report.files, report.seconds, report.history, sampled.kept, sampled.seen
+            return self._train_on_counts(
+                sampled.counts, chosen, sink, len(paths), started, True, sampled.kept, sampled.seen
             )
         counts = self.count_words(units, sink, processes)
-        return self._train_on_counts(counts, chosen, sink, len(paths), started)
+        return self._train_on_counts(counts, chosen, sink, len(paths), started, True)
 
     def train_from_iterator(
         self,
@@ -497,7 +495,7 @@ class Tokenizer:
         chosen = trainer if trainer is not None else default_trainer(self._model)
         sink = _sink_for(chosen, progress)
         counts = self.count_words_from_iterator(iterator, length, sink)
-        return self._train_on_counts(counts, chosen, sink, 0, started)
+        return self._train_on_counts(counts, chosen, sink, 0, started, True)
 
     def count_words(
         self,
@@ -549,11 +547,25 @@ class Tokenizer:
         return run.history
 
     def _train_on_counts(
-        self, counts: dict[str, int], trainer: Trainer, sink: ProgressSink, files: int, started: float
+        self,
+        counts: dict[str, int],
+        trainer: Trainer,
+        sink: ProgressSink,
+        files: int,
+        started: float,
+        owned: bool = False,
+        sampled_lines: int = 0,
+        read_lines: int = 0,
     ) -> TrainReport:
-        special, history = trainer.train_and_record(counts, self._model, sink)
+        """`owned`: this tokenizer counted `counts` for this training, which may empty the dict."""
+        total = 0
+        for count in counts.values():
+            total += count
+        unique = len(counts)
+        special, history = trainer.train_and_record(counts, self._model, sink, owned)
         self._added.add_tokens(special, self._model, self._normalizer)
-        return TrainReport.of(counts, files, time.monotonic() - started, history)
+        seconds = time.monotonic() - started
+        return TrainReport(files, total, unique, seconds, history, sampled_lines, read_lines)
 
     def _word_splitter(self) -> WordSplitter:
         if self._added.is_empty():
@@ -668,3 +680,15 @@ def _flatten(iterator: Iterable[str] | Iterable[list[str]]) -> Iterable[str]:
             yield item
         else:
             yield from item
+
+
+_T = TypeVar("_T")
+
+
+def _in_executor(call: Callable[[], _T]) -> Awaitable[_T]:
+    """`call` run in the running event loop's default executor (RuntimeError outside a loop)."""
+    # asyncio is imported here, not at the top: with ssl it is 5 MB that only the async_*
+    # methods need, in every training and counting process.
+    import asyncio
+
+    return asyncio.get_running_loop().run_in_executor(None, call)

@@ -33,7 +33,8 @@ class PairMergeRun(TrainingRun):
 
     Layout (DESIGN.md "engine: speed"): a word is a `str` whose characters are symbol ids, so
     finding a pair is `str.find` and merging it `str.replace`; a pair is one int
-    (`left << shift | right`); pair counts live in `dict[int, int]`. Subclasses keep their own
+    (`left << shift | right`); pair counts live in `dict[int, int]`, without the pairs at 0.
+    Subclasses keep their own
     queue, fed by `_index_pairs` (the initial pairs) and by `_gained_pairs`/`_gained_pos` after
     each `_merge` (the pairs a merge created, with the words they are in), and implement
     `_merge_next` (choose a pair and `_merge` it) and `_settle` (make the queue top current).
@@ -48,7 +49,8 @@ class PairMergeRun(TrainingRun):
     _special_tokens: list[str]
     _limit_alphabet: int | None
     _initial_alphabet: list[str]
-    _word_counts: dict[str, int]
+    _word_counts: dict[str, int]  # read by `_prepare` only
+    _consume: bool
     # vocabulary and words
     _prepared: bool
     _finished: bool
@@ -111,6 +113,7 @@ class PairMergeRun(TrainingRun):
         self._limit_alphabet = limit_alphabet
         self._initial_alphabet = list(initial_alphabet) if initial_alphabet is not None else []
         self._word_counts = word_counts
+        self._consume = False
         self._prepared = False
         self._finished = False
         self._vocab = Vocabulary()
@@ -340,6 +343,13 @@ class PairMergeRun(TrainingRun):
             if enabled:
                 gc.enable()
         self._prepared = True
+        # The words live on as symbol strings: the counts (their strings) are not needed again.
+        if self._consume:
+            self._word_counts.clear()
+        self._word_counts = {}
+
+    def consume_counts(self) -> None:
+        self._consume = True
 
     def _count_pairs(self, sink: ProgressSink) -> None:
         """Count every adjacent pair with the words it occurs in (HF's step 4), and hand them
@@ -475,7 +485,12 @@ class PairMergeRun(TrainingRun):
         left_pos = self._left_pos
         for x in self._left_seen:
             lost = (x << shift) | a
-            pair_counts[lost] = pair_counts.get(lost, 0) - left_lost[x]
+            left_count = pair_counts.get(lost, 0) - left_lost[x]
+            if left_count == 0:
+                # A pair no word holds is forgotten (a third of them by the end of a run).
+                del pair_counts[lost]
+            else:
+                pair_counts[lost] = left_count
             found = left_pos[x]
             if len(found) > 0:
                 made = (x << shift) | new_id
@@ -490,7 +505,11 @@ class PairMergeRun(TrainingRun):
         right_pos = self._right_pos
         for y in self._right_seen:
             lost = (b << shift) | y
-            pair_counts[lost] = pair_counts.get(lost, 0) - right_lost[y]
+            right_count = pair_counts.get(lost, 0) - right_lost[y]
+            if right_count == 0:
+                del pair_counts[lost]
+            else:
+                pair_counts[lost] = right_count
             found = right_pos[y]
             if len(found) > 0:
                 made = (new_id << shift) | y

@@ -30,7 +30,9 @@ class BpeTrainingRun(PairMergeRun):
     _key_shift: int
     _pair_mask: int
     _heap: list[int]
-    _entry_pos: dict[int, list[TrainingWord]]
+    # a queue entry's words: one word stands alone, not in a list (two thirds of the entries
+    # hold one word; their lists were a tenth of a run's memory)
+    _entry_pos: dict[int, TrainingWord | list[TrainingWord]]
     _extra_pos: dict[int, list[list[TrainingWord]]]
 
     def _algorithm(self) -> str:
@@ -54,7 +56,8 @@ class BpeTrainingRun(PairMergeRun):
             if count > 0:
                 key = (-count << key_shift) | pairs[i]
                 heap.append(key)
-                entry_pos[key] = positions[i]
+                found = positions[i]
+                entry_pos[key] = found[0] if len(found) == 1 else found
         heapq.heapify(heap)
 
     def top_candidates(self, k: int) -> list[PairCandidate]:
@@ -70,7 +73,7 @@ class BpeTrainingRun(PairMergeRun):
         best: dict[int, int] = {}
         for key in self._heap:
             pair = key & pair_mask
-            count = pair_counts[pair]
+            count = pair_counts.get(pair, 0)
             if count > 0:
                 best[pair] = count
         ranked = [(-count, pair) for pair, count in best.items()]
@@ -79,7 +82,7 @@ class BpeTrainingRun(PairMergeRun):
             # subtle: the settled queue top is what `step` merges, even in HF's rare case where
             # another pair's count grew past the count it was queued with.
             top = self._heap[0] & pair_mask
-            ranked = [(-pair_counts[top], top)] + [item for item in ranked if item[1] != top]
+            ranked = [(-pair_counts.get(top, 0), top)] + [item for item in ranked if item[1] != top]
         tokens = self._vocab.id_to_token
         result: list[PairCandidate] = []
         for neg_count, pair in ranked[: max(k, 0)]:
@@ -100,7 +103,7 @@ class BpeTrainingRun(PairMergeRun):
             else:
                 extra.append(positions)
         else:
-            self._entry_pos[key] = positions
+            self._entry_pos[key] = positions[0] if len(positions) == 1 else positions
         heapq.heappush(self._heap, key)
 
     def _take(self, key: int) -> list[TrainingWord]:
@@ -109,17 +112,19 @@ class BpeTrainingRun(PairMergeRun):
         subtle: entries with equal keys leave in the order they came (HF's d-ary heap mostly
         does the same, but its order also depends on hash-map iteration: see `_push`).
         """
-        positions = self._entry_pos.pop(key)
+        found = self._entry_pos.pop(key)
         if self._extra_pos:
             extra = self._extra_pos.get(key)
             if extra is not None:
                 self._entry_pos[key] = extra.pop(0)
                 if not extra:
                     del self._extra_pos[key]
-        return positions
+        if isinstance(found, TrainingWord):
+            return [found]
+        return found
 
     def _current(self, pair: int) -> int:
-        count = self._pair_counts[pair]
+        count = self._pair_counts.get(pair, 0)
         return count if count >= 0 else count + _U64
 
     def _settle(self) -> None:
@@ -139,7 +144,10 @@ class BpeTrainingRun(PairMergeRun):
                     self._finished = True
                 return
             heapq.heappop(heap)
-            self._push(current, pair, self._take(key))
+            positions = self._take(key)
+            if current != 0 or self._max_length >= 0:
+                # (an entry at 0 is dropped: see `_merge_next`)
+                self._push(current, pair, positions)
 
     def _merge_next(self) -> bool:
         """HF's merge loop until one merge is made; False (and finished) when it stops instead."""
@@ -156,7 +164,14 @@ class BpeTrainingRun(PairMergeRun):
             count = -(key >> key_shift)
             current = self._current(pair)
             if count != current:
-                self._push(current, pair, positions)
+                # subtle: HF queues a stale entry again at its current count, even at 0. At 0
+                # it is dropped instead: an entry at 0 can never lead to a merge (every word
+                # that gains the pair again is queued under it anew), and the dropped entries
+                # were an eighth of the queue (and their word lists) at the end of a run. Not
+                # with max_token_length: a pair too long to gain still loses, its count goes
+                # below 0, and HF reads that as a huge u64 count and merges it.
+                if current != 0 or self._max_length >= 0:
+                    self._push(current, pair, positions)
                 continue
             if count < 1 or self._min_frequency > count:
                 self._finished = True
@@ -167,7 +182,7 @@ class BpeTrainingRun(PairMergeRun):
             gained_pos = self._gained_pos
             for i in range(len(gained_pairs)):
                 made = gained_pairs[i]
-                gained = pair_counts[made]
+                gained = pair_counts.get(made, 0)
                 if gained > 0:
                     self._push(gained, made, gained_pos[i])
             return True

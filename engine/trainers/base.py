@@ -74,6 +74,11 @@ class TrainingRun(ABC):
     def release(self) -> None:
         """Drop the working data (the run is over); the vocabulary and history stay."""
 
+    def consume_counts(self) -> None:
+        """Let the run empty its word counts dict once it has read them: the caller made the
+        dict for this run alone. (BPE and WordPiece then merge without the words' strings in
+        memory; the others keep the dict as it is.)"""
+
 
 class Trainer(ABC):
     """Options for one training algorithm, and the runs that apply them.
@@ -113,14 +118,16 @@ class Trainer(ABC):
         return special
 
     def train_and_record(
-        self, word_counts: dict[str, int], model: Model, sink: ProgressSink
+        self, word_counts: dict[str, int], model: Model, sink: ProgressSink, consume: bool = False
     ) -> tuple[list[AddedToken], TrainHistory]:
-        """`train`, also returning the run's history."""
+        """`train`, also returning the run's history; `consume`: see `TrainingRun.consume_counts`."""
         self.check_model(model)
         # subtle: the cyclic GC stays off until the run's millions of objects are released:
         # turned on earlier, its first pass would walk all of them for nothing.
         with PausedCollector():
             run = self.start(word_counts)
+            if consume:
+                run.consume_counts()
             run.run_to_end(sink)
             special = self.apply(run, model)
             history = run.history

@@ -132,7 +132,7 @@ class WordPieceTrainingRun(PairMergeRun):
         dead: list[int] = []
         deferred = 0.0
         for pair in pairs_of[symbol]:
-            count = pair_counts[pair]
+            count = pair_counts.get(pair, 0)
             if count < minimum:
                 # subtle: counts only fall, except for pairs a merge creates, which are
                 # registered again then; so a pair below the minimum is out for good.
@@ -198,9 +198,9 @@ class WordPieceTrainingRun(PairMergeRun):
         self._hist_right_counts.append(symbol_counts[right])
         positions = self._positions.pop(pair)
         self._merge(left, right, count, positions)
-        # Every occurrence is merged: the pair is gone (the pair index does not zero it itself,
+        # Every occurrence is merged: the pair is gone (the pair index does not drop it itself,
         # as HF's BPE queue never looks at a merged pair's count again).
-        self._pair_counts[pair] = 0
+        self._pair_counts.pop(pair, None)
         new_id = self._merge_new[len(self._merge_new) - 1]
         merged = self._merged_occurrences
         symbol_counts[left] -= merged
