@@ -24,6 +24,7 @@ from typing import Final
 from engine import normalizers as n
 from engine import pre_tokenizers as p
 from engine.metaspace import FIRST
+from engine.sources import LineCutter
 
 CHUNKS_NONE: Final = 0
 CHUNKS_DROPPED: Final = 1
@@ -158,3 +159,42 @@ def _maybe_space(code: int) -> bool:
     if code < 0x85:
         return False
     return chr(code).isspace()
+
+
+# -- cutting a long line -----------------------------------------------------------------------
+
+
+class SpaceCutter(LineCutter):
+    """CHUNKS_DROPPED: after the last space or tab (every allowed pipeline drops both, and no
+    allowed normalizer deletes them)."""
+
+    def cut(self, data: bytes) -> int:
+        return max(data.rfind(b" "), data.rfind(b"\t")) + 1
+
+
+class SegmentCutter(LineCutter):
+    """CHUNKS_SEGMENTS: before the last " " that follows a printable ASCII char, a non-space
+    char: GPT-2's regex ends every match before such a space, and the part after the cut starts
+    with " " (no prefix space is added to it, no segment of it leads a line)."""
+
+    def cut(self, data: bytes) -> int:
+        at = data.rfind(b" ")
+        while at > 0:
+            before = data[at - 1]
+            if 0x21 <= before <= 0x7E:
+                return at
+            at = data.rfind(b" ", 0, at)
+        return 0
+
+
+SPACE_CUTTER: Final = SpaceCutter()
+SEGMENT_CUTTER: Final = SegmentCutter()
+
+
+def line_cutter(mode: int) -> LineCutter | None:
+    """Where a line too long for one read block may be cut in this mode (None: nowhere)."""
+    if mode == CHUNKS_DROPPED:
+        return SPACE_CUTTER
+    if mode == CHUNKS_SEGMENTS:
+        return SEGMENT_CUTTER
+    return None

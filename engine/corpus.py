@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from multiprocessing.connection import Connection, wait
-from typing import BinaryIO, Final
+from typing import Final
 
 from mypy_extensions import mypyc_attr
 
@@ -33,7 +33,10 @@ from engine.sources import (
     FORMAT_LINES,
     ArrowReader,
     CorpusSource,
-    LineReader,
+    DecompressedStream,
+    FileRange,
+    LineBlocks,
+    LineCutter,
     LineSample,
     expand_inputs,
     open_texts,
@@ -90,6 +93,11 @@ class WordSplitter(ABC):
     def flush(self, counts: dict[str, int]) -> None:
         """Count into `counts` whatever `count_text` held back."""
 
+    def line_cutter(self) -> LineCutter | None:
+        """Where a line may be cut into parts that `count_text` counts apart to the same words
+        (None: never; a line is then read whole, however long)."""
+        return None
+
 
 class PipelineWords(WordSplitter):
     """HF's pipeline for training words: normalize the line, then pre-tokenize it.
@@ -119,6 +127,9 @@ class PipelineWords(WordSplitter):
     def words(self, line: str) -> list[str]:
         text = line if self.normalizer is None else self.normalizer.normalize_str(line)
         return words_of(self.pre_tokenizer, text)
+
+    def line_cutter(self) -> LineCutter | None:
+        return chunking.line_cutter(self.mode)
 
     def count_text(self, text: str, ends_with_newline: bool, counts: dict[str, int]) -> None:
         mode = self.mode
@@ -419,11 +430,7 @@ def check_file(path: str, field: str = DEFAULT_FIELD) -> FileCheck:
         return _check_source(source.sized(_checked_size(path)))
     size = _checked_size(path)
     digest = hashlib.sha256()
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    lines = 0
-    offset = 0
-    problem = ""
-    last = b""
+    scan = _TextScan("")
     try:
         with open(path, "rb") as stream:
             while True:
@@ -431,27 +438,58 @@ def check_file(path: str, field: str = DEFAULT_FIELD) -> FileCheck:
                 if not block:
                     break
                 digest.update(block)
-                lines += block.count(b"\n")
-                last = block[-1:]
-                if not problem:
-                    pending = len(decoder.getstate()[0])
-                    try:
-                        decoder.decode(block)
-                    except UnicodeDecodeError as error:
-                        problem = f"is not valid UTF-8 ({error.reason}) at byte {offset - pending + error.start}"
-                offset += len(block)
+                scan.feed(block)
     except OSError as error:
         raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
-    if not problem:
-        try:
-            decoder.decode(b"", True)
-        except UnicodeDecodeError as error:
-            problem = f"is not valid UTF-8 ({error.reason}) at byte {offset - len(decoder.getstate()[0]) + error.start}"
-    if size > 0 and last != b"\n":
-        lines += 1
+    scan.finish()
+    problem = scan.problem
     if not problem and size == 0:
         problem = "is empty"
-    return FileCheck(path, size, lines, digest.hexdigest(), problem)
+    return FileCheck(path, size, scan.lines, digest.hexdigest(), problem)
+
+
+class _TextScan:
+    """The lines of a text read in blocks cut anywhere (a last line without "\n" counts), and
+    its first UTF-8 problem (`where` tells what the byte offset is in)."""
+
+    where: str
+    decoder: codecs.IncrementalDecoder
+    lines: int
+    offset: int
+    last: bytes
+    problem: str
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.lines = 0
+        self.offset = 0
+        self.last = b""
+        self.problem = ""
+
+    def feed(self, block: bytes) -> None:
+        self.lines += block.count(b"\n")
+        self.last = block[-1:]
+        if not self.problem:
+            pending = len(self.decoder.getstate()[0])
+            try:
+                self.decoder.decode(block)
+            except UnicodeDecodeError as error:
+                self._bad(error, self.offset - pending)
+        self.offset += len(block)
+
+    def finish(self) -> None:
+        if not self.problem:
+            pending = len(self.decoder.getstate()[0])
+            try:
+                self.decoder.decode(b"", True)
+            except UnicodeDecodeError as error:
+                self._bad(error, self.offset - pending)
+        if self.offset > 0 and self.last != b"\n":
+            self.lines += 1
+
+    def _bad(self, error: UnicodeDecodeError, start: int) -> None:
+        self.problem = f"is not valid UTF-8 ({error.reason}){self.where} at byte {start + error.start}"
 
 
 def _check_source(source: CorpusSource) -> FileCheck:
@@ -470,19 +508,19 @@ def _check_source(source: CorpusSource) -> FileCheck:
     problem = ""
     try:
         if source.format == FORMAT_LINES:
-            reader = LineReader(source)
+            text = DecompressedStream(path, source.compression)
+            scan = _TextScan(" in the decompressed text")
             try:
-                while reader.next_block():
-                    data = reader.data
-                    lines += data.count(b"\n") + (0 if reader.complete else 1)
-                    if not problem:
-                        try:
-                            data.decode("utf-8")
-                        except UnicodeDecodeError as error:
-                            bad = reader.offset + error.start
-                            problem = f"is not valid UTF-8 ({error.reason}) in the decompressed text at byte {bad}"
+                while True:
+                    block = text.read(BLOCK_SIZE)
+                    if not block:
+                        break
+                    scan.feed(block)
             finally:
-                reader.close()
+                text.close()
+            scan.finish()
+            lines = scan.lines
+            problem = scan.problem
         elif source.format == FORMAT_COUNTS:
             lines = len(read_counts(path))
         elif source.format == FORMAT_ARROW:
@@ -561,6 +599,10 @@ class _TextSink(ABC):
     @abstractmethod
     def texts(self, texts: list[str]) -> None: ...
 
+    def cutter(self) -> LineCutter | None:
+        """Where lines too long for a block may be cut (None: lines are handed over whole)."""
+        return None
+
     def unit_done(self) -> None:
         """The unit's last text was handed over."""
 
@@ -587,6 +629,9 @@ class _Counting(_TextSink):
             for word in self.splitter.words(text):
                 counts[word] = counts.get(word, 0) + times
 
+    def cutter(self) -> LineCutter | None:
+        return self.splitter.line_cutter()
+
     def unit_done(self) -> None:
         self.splitter.flush(self.counts)
 
@@ -611,30 +656,27 @@ class _Sampling(_TextSink):
 def _read_unit(unit: FileSlice | CorpusSource, sink: _TextSink, progress: ByteProgress) -> None:
     """Read one unit of work (a slice of a plain file, or a whole other source) into `sink`,
     reporting raw bytes read to `progress`."""
-    if isinstance(unit, FileSlice):
-        with LineBlocks(unit.path, unit.start, unit.end, progress) as blocks:
-            while True:
-                block = blocks.next_block()
-                if block is None:
-                    break
-                sink.lines(unit.path, block.data, block.offset, block.complete)
-        sink.unit_done()
-        return
-    if unit.format == FORMAT_COUNTS:
+    if isinstance(unit, CorpusSource) and unit.format == FORMAT_COUNTS:
         _count_table(unit, sink.counts, progress)
         return
     reported = 0
-    if unit.format == FORMAT_LINES:
-        reader = LineReader(unit)
+    if isinstance(unit, FileSlice) or unit.format == FORMAT_LINES:
+        if isinstance(unit, FileSlice):
+            size = unit.end - unit.start
+            blocks = LineBlocks(unit.path, FileRange(unit.path, unit.start, unit.end), unit.start, sink.cutter())
+        else:
+            size = unit.size
+            blocks = LineBlocks(unit.path, DecompressedStream(unit.path, unit.compression), 0, sink.cutter())
+        compressed = isinstance(unit, CorpusSource) and unit.compression != ""
         try:
-            while reader.next_block():
+            while blocks.next_block():
                 try:
-                    sink.lines(unit.path, reader.data, reader.offset, reader.complete)
+                    sink.lines(unit.path, blocks.data, blocks.offset, blocks.complete)
                 except CorpusError as error:
-                    raise _in_decompressed(error) from None
-                reported = _advance(progress, reported, reader.raw_done, unit.size)
+                    raise (_in_decompressed(error) if compressed else error) from None
+                reported = _advance(progress, reported, blocks.raw_done, size)
         finally:
-            reader.close()
+            blocks.close()
     else:
         texts = open_texts(unit)
         try:
@@ -646,8 +688,9 @@ def _read_unit(unit: FileSlice | CorpusSource, sink: _TextSink, progress: BytePr
                 reported = _advance(progress, reported, texts.raw_done(), unit.size)
         finally:
             texts.close()
+        size = unit.size
     sink.unit_done()
-    _advance(progress, reported, unit.size, unit.size)
+    _advance(progress, reported, size, size)
 
 
 def _advance(progress: ByteProgress, reported: int, done: int, size: int) -> int:
@@ -670,92 +713,6 @@ def _count_table(source: CorpusSource, counts: dict[str, int], progress: BytePro
     for word, count in table.items():
         counts[word] = counts.get(word, 0) + count
     _advance(progress, 0, source.size, source.size)
-
-
-class LineBlock:
-    """Whole lines read from a file: `data` starts at byte `offset`; `complete` is False only
-    for a last block that does not end with a newline."""
-
-    data: bytes
-    offset: int
-    complete: bool
-
-    def __init__(self, data: bytes, offset: int, complete: bool) -> None:
-        self.data = data
-        self.offset = offset
-        self.complete = complete
-
-
-class LineBlocks:
-    """Bytes [start, end) of a file (start is a line start) in blocks of whole lines:
-    `with LineBlocks(...) as blocks:` then `blocks.next_block()` until None.
-
-    Streams in blocks of BLOCK_SIZE; a line longer than a block is gathered whole (HF reads
-    whole lines too). `progress` hears of each block once its lines were handed out. Raises
-    CorpusError naming the file when it cannot be read.
-    """
-
-    path: str
-    stream: BinaryIO
-    remaining: int
-    offset: int
-    pending: list[bytes]
-    progress: ByteProgress
-    unreported: int
-
-    def __init__(self, path: str, start: int, end: int, progress: ByteProgress) -> None:
-        self.path = path
-        try:
-            self.stream = open(path, "rb")
-            self.stream.seek(start)
-        except OSError as error:
-            raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
-        self.remaining = end - start
-        self.offset = start  # absolute offset of the first pending byte
-        self.pending = []
-        self.progress = progress
-        self.unreported = 0
-
-    def __enter__(self) -> LineBlocks:
-        return self
-
-    def __exit__(self, kind: object, value: object, traceback: object) -> None:
-        self.stream.close()
-
-    def next_block(self) -> LineBlock | None:
-        if self.unreported:
-            self.progress.advance(self.unreported)
-            self.unreported = 0
-        while self.remaining > 0:
-            try:
-                block = self.stream.read(min(BLOCK_SIZE, self.remaining))
-            except OSError as error:
-                raise CorpusError(self.path, f"cannot be read ({error.strerror or error})") from None
-            if not block:
-                break
-            self.remaining -= len(block)
-            cut = block.rfind(b"\n") + 1
-            if cut == 0:
-                self.pending.append(block)
-                self.progress.advance(len(block))
-                continue
-            if self.pending:
-                self.pending.append(block[:cut])
-                data = b"".join(self.pending)
-            else:
-                data = block[:cut] if cut < len(block) else block
-            self.pending = [block[cut:]] if cut < len(block) else []
-            self.unreported = len(block)
-            found = LineBlock(data, self.offset, True)
-            self.offset += len(data)
-            return found
-        self.remaining = 0
-        if self.pending:
-            last = b"".join(self.pending)
-            self.pending = []
-            if last:
-                return LineBlock(last, self.offset, False)
-        return None
 
 
 def _count_lines(

@@ -44,8 +44,8 @@ from engine.corpus import (
     process_count,
     split_work,
     as_slices,
-    LineBlocks,
 )
+from engine.sources import FileRange, LineBlocks
 from engine.collector import PausedCollector
 from engine.errors import CorpusError, EngineError, FileError
 from engine.progress import ProgressSink, SilentProgress, report
@@ -255,12 +255,15 @@ class _PartWriter:
 
 def _encode_slice(tokenizer: Tokenizer, piece: FileSlice, writer: _PartWriter, progress: ByteProgress) -> None:
     """Encode the lines in bytes [start, end) of a file (start is a line start), block by block."""
-    with LineBlocks(piece.path, piece.start, piece.end, progress) as blocks:
-        while True:
-            block = blocks.next_block()
-            if block is None:
-                break
-            _encode_lines(tokenizer, piece.path, block.data, block.offset, block.complete, writer)
+    blocks = LineBlocks(piece.path, FileRange(piece.path, piece.start, piece.end), piece.start)
+    reported = 0
+    try:
+        while blocks.next_block():
+            _encode_lines(tokenizer, piece.path, blocks.data, blocks.offset, blocks.complete, writer)
+            progress.advance(blocks.raw_done - reported)
+            reported = blocks.raw_done
+    finally:
+        blocks.close()
 
 
 def _encode_lines(

@@ -1,8 +1,9 @@
 """Training inputs beyond plain text files: folders, compressed text, JSON Lines, Parquet/Arrow.
 
 What kind of input a path is (`source_of`), which files a folder contributes (`expand_inputs`),
-and readers that stream a source in bounded blocks: whole-line byte blocks (`LineReader`, for
-compressed text) or texts (`RecordReader` for JSON Lines, `ArrowReader` for Parquet/Arrow).
+and readers that stream a source in bounded blocks: whole-line byte blocks (`LineBlocks`, over a
+plain file's range or decompressed text) or texts (`RecordReader` for JSON Lines, `ArrowReader` for
+Parquet/Arrow).
 No word counting here (that is `engine.corpus`); every problem is a CorpusError naming the file.
 """
 
@@ -232,7 +233,72 @@ class _ZstdStream:
         pass
 
 
-class DecompressedStream:
+class ByteStream(ABC):
+    """Bytes read in order: `read(n)` at most n bytes (b"" at the end); `raw_done` is how many
+    bytes of the file itself were consumed (the progress of a compressed file)."""
+
+    @abstractmethod
+    def read(self, size: int) -> bytes: ...
+
+    @property
+    @abstractmethod
+    def raw_done(self) -> int: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+class FileRange(ByteStream):
+    """Bytes [start, end) of a plain file. CorpusError naming the file when it cannot be read."""
+
+    path: str
+    stream: BinaryIO
+    remaining: int
+    consumed: int
+
+    def __init__(self, path: str, start: int, end: int) -> None:
+        self.path = path
+        try:
+            self.stream = open(path, "rb")
+            self.stream.seek(start)
+        except FileNotFoundError:
+            raise CorpusError(path, "file not found") from None
+        except OSError as error:
+            raise _cannot_read(path, error) from None
+        self.remaining = end - start
+        self.consumed = 0
+
+    @property
+    def raw_done(self) -> int:
+        return self.consumed
+
+    def read(self, size: int) -> bytes:
+        if self.remaining <= 0:
+            return b""
+        try:
+            block = self.stream.read(min(size, self.remaining))
+        except OSError as error:
+            raise _cannot_read(self.path, error) from None
+        if not block:
+            self.remaining = 0  # the file shrank while it was read
+        self.remaining -= len(block)
+        self.consumed += len(block)
+        return block
+
+    def close(self) -> None:
+        self.stream.close()
+
+
+class LineCutter(ABC):
+    """Where a line too long for one block may be cut so that its two parts, counted apart,
+    give the words the whole line gives (`engine.chunking` has the cutters)."""
+
+    @abstractmethod
+    def cut(self, data: bytes) -> int:
+        """A byte index 0 < i <= len(data) to cut `data` (part of a line, no "\\n") at, or 0."""
+
+
+class DecompressedStream(ByteStream):
     """A (possibly compressed) file as decompressed bytes: `read(n)` at most n bytes (b"" at the
     end); `raw_done` is how many bytes of the file itself were consumed.
 
@@ -307,14 +373,19 @@ class DecompressedStream:
         self.raw.close()
 
 
-class LineReader:
-    """A (compressed) text source in blocks of whole lines, as `engine.corpus.LineBlocks` gives
-    them: `next_block()` True while there is one, then `data` (bytes from decompressed byte
-    `offset`), `complete` (False only for a last line without "\\n"). Blocks hold about
-    READ_SIZE bytes (more only for a longer line)."""
+class LineBlocks:
+    """A byte stream in blocks of whole lines: `next_block()` True while there is one, then
+    `data` (bytes from byte `offset` of the text) and `complete` (`data` ends with "\\n").
+
+    Blocks hold about READ_SIZE bytes. A longer line is gathered whole, unless a `cutter` says
+    where it may be cut without changing what it counts: then no block holds more than about
+    READ_SIZE bytes however long the line, and a cut block is not `complete`. The last line of
+    the stream without "\\n" is not complete either.
+    """
 
     path: str
-    stream: DecompressedStream
+    stream: ByteStream
+    cutter: LineCutter | None
     pending: list[bytes]
     data: bytes
     offset: int
@@ -322,14 +393,15 @@ class LineReader:
     next_offset: int
     done: bool
 
-    def __init__(self, source: CorpusSource) -> None:
-        self.path = source.path
-        self.stream = DecompressedStream(source.path, source.compression)
+    def __init__(self, path: str, stream: ByteStream, first_offset: int = 0, cutter: LineCutter | None = None) -> None:
+        self.path = path
+        self.stream = stream
+        self.cutter = cutter
         self.pending = []
         self.data = b""
-        self.offset = 0
+        self.offset = first_offset
         self.complete = True
-        self.next_offset = 0
+        self.next_offset = first_offset
         self.done = False
 
     @property
@@ -337,12 +409,15 @@ class LineReader:
         return self.stream.raw_done
 
     def next_block(self) -> bool:
+        cutter = self.cutter
         while not self.done:
             block = self.stream.read(READ_SIZE)
             if not block:
                 self.done = True
                 break
             cut = block.rfind(b"\n") + 1
+            if cut == 0 and cutter is not None:
+                cut = cutter.cut(block)
             if cut == 0:
                 self.pending.append(block)
                 continue
@@ -352,20 +427,20 @@ class LineReader:
             else:
                 data = block[:cut] if cut < len(block) else block
             self.pending = [block[cut:]] if cut < len(block) else []
-            self._give(data, True)
+            self._give(data)
             return True
         if self.pending:
             last = b"".join(self.pending)
             self.pending = []
             if last:
-                self._give(last, False)
+                self._give(last)
                 return True
         return False
 
-    def _give(self, data: bytes, complete: bool) -> None:
+    def _give(self, data: bytes) -> None:
         self.data = data
         self.offset = self.next_offset
-        self.complete = complete
+        self.complete = data.endswith(b"\n")
         self.next_offset += len(data)
 
     def close(self) -> None:
@@ -405,13 +480,15 @@ class RecordReader(TextReader):
 
     path: str
     field: str
-    lines: LineReader
+    compressed: bool
+    lines: LineBlocks
     line_number: int
 
     def __init__(self, source: CorpusSource) -> None:
         self.path = source.path
         self.field = source.field
-        self.lines = LineReader(source)
+        self.compressed = source.compression != ""
+        self.lines = LineBlocks(source.path, DecompressedStream(source.path, source.compression))
         self.line_number = 0
 
     def raw_done(self) -> int:
@@ -424,7 +501,7 @@ class RecordReader(TextReader):
         try:
             text = reader.data.decode("utf-8")
         except UnicodeDecodeError as error:
-            where = " in the decompressed text" if reader.stream.compression else ""
+            where = " in the decompressed text" if self.compressed else ""
             raise CorpusError(self.path, f"is not valid UTF-8 ({error.reason}){where}", reader.offset + error.start) from None
         lines = text.split("\n")
         if reader.complete:

@@ -11,8 +11,11 @@ from engine.chunking import (
     CHUNKS_DROPPED,
     CHUNKS_NONE,
     CHUNKS_SEGMENTS,
+    SEGMENT_CUTTER,
+    SPACE_CUTTER,
     chunk_mode,
     count_segments,
+    line_cutter,
 )
 from engine.corpus import PipelineWords, WordSplitter
 
@@ -125,3 +128,46 @@ def test_segments_cut_only_where_a_non_space_meets_a_space() -> None:
     # "a" | " b" | "  c\td" (the second space's left neighbour is a space) | " \n"; then " x\n"
     assert leading == {"a": 1}
     assert spaced == {"b": 1, " c\td": 1, "\n": 1, "x\n": 1}
+
+
+# -- cutting a line too long for one read block ----------------------------------------------
+
+
+def _added(*counts: dict[str, int]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for part in counts:
+        for word, count in part.items():
+            total[word] = total.get(word, 0) + count
+    return total
+
+
+@pytest.mark.parametrize("name", sorted(PIPELINES))
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(alphabet=ALPHABET.replace("\n", ""), max_size=40), end=st.integers(0, 200))
+def test_a_line_cut_where_the_cutter_says_counts_the_same_words(name: str, text: str, end: int) -> None:
+    normalizer, pre_tokenizer = PIPELINES[name]
+    splitter = PipelineWords(normalizer, pre_tokenizer)
+    cutter = line_cutter(splitter.mode)
+    assert cutter is not None
+    data = text.encode()
+    # a read block ends anywhere in the line; the cutter looks at the part read so far
+    at = cutter.cut(data[: min(end, len(data))])
+    if at == 0:
+        return
+    first, rest = data[:at].decode(), data[at:].decode() + "\n"
+    whole = _line_by_line(splitter, text + "\n", True)
+    # chunk counting (as a block of text normally is) and line by line (a block holding a char
+    # of `needs_lines`), each over the two parts
+    assert _chunked(splitter, [(first, False), (rest, True)]) == whole
+    assert _added(_line_by_line(splitter, first, False), _line_by_line(splitter, rest, True)) == whole
+
+
+def test_cut_places() -> None:
+    assert SPACE_CUTTER.cut(b"ab cd\tef") == 6  # after the tab
+    assert SPACE_CUTTER.cut(b"abcdef") == 0
+    # before a space that follows a printable ASCII char; not inside a run of spaces, not after
+    # a non-ASCII char (its last byte is no char of its own)
+    assert SEGMENT_CUTTER.cut(b"ab cd  ef") == 5
+    assert SEGMENT_CUTTER.cut("a é é".encode()) == 1
+    assert SEGMENT_CUTTER.cut(b"   ") == 0
+    assert line_cutter(CHUNKS_NONE) is None

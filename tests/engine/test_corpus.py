@@ -71,6 +71,21 @@ def test_a_line_longer_than_a_block_is_one_line(tmp_path: Path) -> None:
     assert counts == {"x\n": 1, long_line.decode(): 1, "y": 1}
 
 
+@pytest.mark.parametrize("pre_tokenizer", [Whitespace(), ByteLevel(add_prefix_space=True)], ids=["whitespace", "byte_level"])
+def test_a_line_of_megabytes_counts_as_one_line(tmp_path: Path, pre_tokenizer: object) -> None:
+    # read in blocks cut at spaces (engine.chunking's cutters), never whole: the same counts
+    words = ["naïve", "words,", "  spaced", "x2", "end.\t", "'s", "中文", "  "]
+    line = " ".join(words[i % len(words)] + str(i % 97) for i in range(260_000))
+    assert len(line.encode()) > 3 * corpus.BLOCK_SIZE
+    name = write(tmp_path / "long.txt", ("short line\n" + line + "\nlast").encode())
+    assert isinstance(pre_tokenizer, (Whitespace, ByteLevel))
+    splitter = PipelineWords(None, pre_tokenizer)
+    expected: Counter[str] = Counter()
+    for text in ("short line\n", line + "\n", "last"):
+        expected.update(splitter.words(text))
+    assert count_words([name], splitter, SilentProgress(), processes=1) == dict(expected)
+
+
 def test_a_bom_is_kept_like_hf_does(tmp_path: Path) -> None:
     name = write(tmp_path / "bom.txt", "\ufeffword\n".encode())
     assert count_words([name], Lines(), SilentProgress()) == {"\ufeffword\n": 1}

@@ -27,7 +27,17 @@ from engine.corpus import (
 from engine.errors import CorpusError
 from engine.pre_tokenizers import Whitespace
 from engine.progress import STAGE_READ, SilentProgress
-from engine.sources import READ_SIZE, CorpusSource, LineReader, LineSample, expand_inputs, source_of
+from engine.chunking import SEGMENT_CUTTER, SPACE_CUTTER
+from engine.sources import (
+    READ_SIZE,
+    CorpusSource,
+    DecompressedStream,
+    FileRange,
+    LineBlocks,
+    LineSample,
+    expand_inputs,
+    source_of,
+)
 from engine.trainers.records import TrainHistory, TrainReport
 from support import Recorder, corpus_path
 
@@ -121,7 +131,7 @@ def test_blocks_handed_out_are_bounded(tmp_path: Path) -> None:
     line = b"the quick brown fox jumps over the lazy dog " * 3 + b"\n"
     data = line * (3 * READ_SIZE // len(line) + 7)
     packed = write(tmp_path / "big.txt.gz", gzip.compress(data))
-    reader = LineReader(source_of(packed))
+    reader = LineBlocks(packed, DecompressedStream(packed, "gz"))
     sizes: list[int] = []
     try:
         while reader.next_block():
@@ -133,6 +143,37 @@ def test_blocks_handed_out_are_bounded(tmp_path: Path) -> None:
     assert sum(sizes) == len(data)
     assert len(sizes) >= 3
     assert max(sizes) <= 2 * READ_SIZE
+
+
+def _blocks(reader: LineBlocks) -> list[tuple[bytes, int, bool]]:
+    found: list[tuple[bytes, int, bool]] = []
+    try:
+        while reader.next_block():
+            found.append((reader.data, reader.offset, reader.complete))
+    finally:
+        reader.close()
+    return found
+
+
+def test_a_long_line_is_read_whole_without_a_cutter_and_in_bounded_blocks_with_one(tmp_path: Path) -> None:
+    line = ("naïve words, " * (5 * READ_SIZE // 14)).encode() + b"end\n"
+    path = write(tmp_path / "long.txt", b"first\n" + line + b"last")
+    start = len(b"first\n")
+    whole = _blocks(LineBlocks(path, FileRange(path, start, start + len(line)), start))
+    assert whole == [(line, start, True)]
+    for cutter in (SPACE_CUTTER, SEGMENT_CUTTER):
+        blocks = _blocks(LineBlocks(path, FileRange(path, start, start + len(line)), start, cutter))
+        assert b"".join(data for data, _, _ in blocks) == line
+        assert len(blocks) >= 5
+        assert max(len(data) for data, _, _ in blocks) <= 2 * READ_SIZE
+        # each block starts where the last one ended; only the last ends the line
+        offsets = [offset for _, offset, _ in blocks]
+        assert offsets[0] == start
+        for (data, offset, _), following in zip(blocks, offsets[1:]):
+            assert offset + len(data) == following
+        assert [complete for _, _, complete in blocks] == [False] * (len(blocks) - 1) + [True]
+        for data, _, _ in blocks:
+            data.decode("utf-8")  # never cut inside a char
 
 
 def test_progress_counts_raw_bytes(tmp_path: Path) -> None:
