@@ -27,6 +27,7 @@ from engine.errors import EngineError
 from engine.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
 from engine.formats import convert
 from engine.progress import ProgressSink, TrainProgress
+from engine.sources import DEFAULT_FIELD
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
 from engine.word_counts import read_counts, write_counts
 
@@ -221,21 +222,25 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def cmd_count(args: argparse.Namespace) -> int:
     """`count`: the words `train` would count, written as a word<TAB>count table."""
-    files = [Path(f) for f in args.files]
     output = Path(args.output)
     if output.is_dir():
         raise CliError(f"{output}: is a directory; give the table file to write, e.g. {output / 'counts.tsv'}")
     if not output.parent.is_dir():
         raise CliError(f"{output}: folder {output.parent} does not exist")
-    for path in files:
-        if path.exists() and path.resolve() == output.resolve():
-            raise CliError(f"{output}: is also an input file; writing there would destroy it")
-    if output.exists() and not args.force:
-        raise CliError(f"{output}: already exists; choose another name or pass --force to replace it")
     if args.processes < 0:
         raise CliError(f"--processes must be 0 or more, got {args.processes}")
     if args.dask is not None and args.dask != "local" and args.processes:
         raise CliError("--processes applies to --dask local (the workers to start); a scheduler has its own workers")
+    names = [str(f) for f in args.files]
+    include: list[str] = args.include or []
+    exclude: list[str] = args.exclude or []
+    # folders expanded, every input's kind known and every file readable before anything is counted
+    units = training_inputs(names, args.field, include, exclude)
+    for unit in units:
+        if Path(unit.path).resolve() == output.resolve():
+            raise CliError(f"{output}: is also an input file; writing there would destroy it")
+    if output.exists() and not args.force:
+        raise CliError(f"{output}: already exists; choose another name or pass --force to replace it")
     if args.preset is not None:
         tokenizer, _ = _preset_pipeline(args.preset)
     else:
@@ -244,27 +249,27 @@ def cmd_count(args: argparse.Namespace) -> int:
     progress: TqdmProgress | StageLines | None = None
     if not args.quiet:
         progress = TqdmProgress(sys.stderr) if sys.stderr.isatty() else StageLines(sys.stderr)
-    names = [str(f) for f in files]
     started = time.monotonic()
     try:
         if args.dask is not None:
             from workbench.cluster import cluster_client, count_words_on_cluster
 
             with cluster_client(args.dask, args.processes) as client:
-                counts = count_words_on_cluster(client, tokenizer, names, progress)
+                counts = count_words_on_cluster(
+                    client, tokenizer, names, progress, field=args.field, include=include, exclude=exclude
+                )
         else:
-            counts = tokenizer.count_words(names, progress, args.processes)
+            counts = tokenizer.count_words(names, progress, args.processes, args.field, include, exclude)
     finally:
         if progress is not None:
             progress.close()
     write_counts(str(output), counts)
     elapsed = time.monotonic() - started
-    from engine.corpus import training_inputs
-
-    total_bytes = sum(unit.size for unit in training_inputs(names))
+    total_bytes = sum(unit.size for unit in units)
+    read = len({unit.path for unit in units})
     print(
-        f"Counted {sum(counts.values()):,} words ({len(counts):,} distinct) in {len(files)} "
-        f"file{'s' if len(files) != 1 else ''} ({human_size(total_bytes)}) in {elapsed:.1f} s -> {output}",
+        f"Counted {sum(counts.values()):,} words ({len(counts):,} distinct) in {read} "
+        f"file{'s' if read != 1 else ''} ({human_size(total_bytes)}) in {elapsed:.1f} s -> {output}",
         file=sys.stderr,
     )
     return 0
@@ -521,6 +526,32 @@ def _version() -> str:
     return f"{PROG} {engine.__version__} ({build})"
 
 
+def _add_input_arguments(parser: argparse.ArgumentParser, purpose: str, nargs: str) -> None:
+    """The inputs `train` and `count` read, alike in both: FILE..., --include, --exclude, --field."""
+    parser.add_argument(
+        "--include",
+        action="append",
+        metavar="GLOB",
+        help="in a FILE that is a folder, read only the files whose path in it matches GLOB (repeatable; default: every file)",
+    )
+    parser.add_argument(
+        "--exclude", action="append", metavar="GLOB", help="in a FILE that is a folder, skip the files whose path in it matches GLOB (repeatable)"
+    )
+    parser.add_argument(
+        "--field", default=DEFAULT_FIELD, metavar="NAME",
+        help=f"the text field of JSON Lines records and the text column of Parquet/Arrow files (default: {DEFAULT_FIELD})",
+    )
+    parser.add_argument(
+        "files",
+        nargs=nargs,
+        metavar="FILE",
+        help=f"what to {purpose}: UTF-8 text files (one line at a time, as HF reads them), also compressed (.gz, .bz2, "
+        ".xz, .zst); folders (read recursively in name order, hidden files skipped; see --include/--exclude); "
+        "JSON Lines (.jsonl, also compressed: the --field string of each record); Parquet/Arrow (.parquet, .arrow, "
+        ".feather: the --field column; needs pyarrow); word<TAB>count tables (.tsv, added as they are)",
+    )
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -555,18 +586,6 @@ def make_parser() -> argparse.ArgumentParser:
         "its words must come from the same normalizer and pre-tokenizer as the preset's",
     )
     train.add_argument(
-        "--include",
-        action="append",
-        metavar="GLOB",
-        help="in a FILE that is a folder, train on the files whose path in it matches GLOB (repeatable; default: every file)",
-    )
-    train.add_argument(
-        "--exclude", action="append", metavar="GLOB", help="in a FILE that is a folder, skip the files whose path in it matches GLOB (repeatable)"
-    )
-    train.add_argument(
-        "--field", default="text", metavar="NAME", help="the text field of JSON Lines records and the text column of Parquet/Arrow files (default: text)"
-    )
-    train.add_argument(
         "--input-sentence-size",
         type=int,
         default=0,
@@ -574,26 +593,20 @@ def make_parser() -> argparse.ArgumentParser:
         help="train on a uniform random sample of N lines (and records) of all the inputs, as SentencePiece's "
         "input_sentence_size (default 0: every line; counted in one process)",
     )
-    train.add_argument(
-        "files",
-        nargs="*",
-        metavar="FILE",
-        help="what to train on: UTF-8 text files (one line at a time, as HF reads them), also compressed (.gz, .bz2, "
-        ".xz, .zst); folders (read recursively in name order, hidden files skipped; see --include/--exclude); "
-        "JSON Lines (.jsonl, also compressed: the --field string of each record); Parquet/Arrow (.parquet, .arrow, "
-        ".feather: the --field column; needs pyarrow); word<TAB>count tables (.tsv, added as they are)",
-    )
+    _add_input_arguments(train, "train on", "*")
     train.set_defaults(func=cmd_train)
 
     count = sub.add_parser(
         "count",
         help="count the words a tokenizer trains on and write them as a word<TAB>count table",
-        description="Count the words of UTF-8 text files exactly as `train` counts them (the tokenizer's "
-        "added tokens, normalizer and pre-tokenizer) and write them as a word<TAB>count table "
-        "(SentencePiece's input_format=tsv; biggest counts first), for `train --counts`. With --dask, "
-        "the counting runs on a Dask cluster (pip install 'tokenizer-workbench[cluster]'): every FILE "
-        "must be readable at the same path here and on every worker. The table is written to a "
-        "temporary file and renamed when complete; an existing file is replaced only with --force.",
+        description="Count the words of every input `train` reads (text files, also compressed; folders; "
+        "JSON Lines; Parquet/Arrow; word<TAB>count tables, added as they are) exactly as `train` counts "
+        "them (the tokenizer's added tokens, normalizer and pre-tokenizer) and write them as a "
+        "word<TAB>count table (SentencePiece's input_format=tsv; biggest counts first), for "
+        "`train --counts`. With --dask, the counting runs on a Dask cluster (pip install "
+        "'tokenizer-workbench[cluster]'): folders are expanded here, and every file must be readable "
+        "at the same path here and on every worker. The table is written to a temporary file and "
+        "renamed when complete; an existing file is replaced only with --force.",
     )
     counted_by = count.add_mutually_exclusive_group(required=True)
     counted_by.add_argument("--preset", choices=TRAINABLE, help="count as `train --preset` would")
@@ -611,7 +624,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     count.add_argument("--force", action="store_true", help="replace the table if it exists")
     count.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    count.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files to count")
+    _add_input_arguments(count, "count", "+")
     count.set_defaults(func=cmd_count)
 
     encode = sub.add_parser(

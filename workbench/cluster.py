@@ -29,7 +29,7 @@ from engine.corpus import (
     training_inputs,
 )
 from engine.errors import CorpusError
-from engine.sources import CorpusSource
+from engine.sources import DEFAULT_FIELD, CorpusSource
 from engine.progress import STAGE_READ, ProgressSink, SilentProgress, report
 
 if TYPE_CHECKING:
@@ -65,15 +65,23 @@ class BlockFailed(Exception):
         return str(self.as_corpus_error())
 
 
-def plan_blocks(files: Sequence[str], block_bytes: int = BLOCK_BYTES) -> list[Block]:
+def plan_blocks(
+    files: Sequence[str],
+    block_bytes: int = BLOCK_BYTES,
+    field: str = DEFAULT_FIELD,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+) -> list[Block]:
     """The inputs as blocks of work: plain text cut into ranges of about `block_bytes`, each
     starting and ending at a line start (a 70 MB file -> (f, 0, ~32M), (f, ~32M, ~64M),
-    (f, ~64M, 70M)); any other input (`engine.sources.source_of`) one whole block; folders
-    expanded. CorpusError for an input that cannot be read here; an empty file gives no block."""
+    (f, ~64M, 70M)); any other input (`engine.sources.source_of`, reading `field` of JSON Lines
+    and Parquet/Arrow) one whole block; folders expanded (files matching `include`, not
+    `exclude`, as `engine.corpus.training_inputs`). CorpusError for an input that cannot be read
+    here and for a folder with no matching file; an empty file gives no block."""
     if not files:
         raise CorpusError("<no files>", "no training files given")
     blocks: list[Block] = []
-    for unit in training_inputs(list(files)):
+    for unit in training_inputs(list(files), field, include, exclude):
         if isinstance(unit, CorpusSource):
             blocks.append((unit.path, 0, unit.size, unit.format, unit.compression, unit.field))
             continue
@@ -153,9 +161,13 @@ def count_words_on_cluster(
     files: Sequence[str],
     progress: ProgressSink | None = None,
     block_bytes: int = BLOCK_BYTES,
+    field: str = DEFAULT_FIELD,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
 ) -> dict[str, int]:
-    """word -> count over every line of the files, exactly `tokenizer.count_words(files)`,
-    counted by the workers of `client`.
+    """word -> count over every line of the files, exactly
+    `tokenizer.count_words(files, field=field, include=include, exclude=exclude)`, counted by
+    the workers of `client`.
 
     The files are planned here and read by the workers at the same paths. `progress` hears the
     bytes of each finished partition (stage "Pre-processing files"). Raises CorpusError for a
@@ -168,7 +180,7 @@ def count_words_on_cluster(
     except ImportError:
         raise CorpusError(", ".join(files), INSTALL_HINT) from None
     sink = progress if progress is not None else SilentProgress()
-    blocks = plan_blocks(files, block_bytes)
+    blocks = plan_blocks(files, block_bytes, field, include, exclude)
     total = 0
     for block in blocks:
         total += block[2] - block[1]

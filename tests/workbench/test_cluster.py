@@ -91,6 +91,55 @@ def test_cluster_counts_equal_local_counts(client: Any, tmp_path: Path, preset: 
     assert kinds == {("", ""), ("lines", "gz"), ("jsonl", "")}
 
 
+def globbed_folder(folder: Path) -> Path:
+    """A folder read with --include '*.txt' --include '*.jsonl' --exclude 'build/*' --field body:
+    the texts of small_files, and records.jsonl whose text is under "body" (its "text" a decoy);
+    build/junk.txt (not UTF-8: it would fail if read) and notes.md are left out."""
+    folder.mkdir()
+    small_files(folder)
+    (folder / "build").mkdir()
+    (folder / "build" / "junk.txt").write_bytes(b"\xff not text\n")
+    (folder / "notes.md").write_text("qqqnotesqqq\n", encoding="utf-8")
+    (folder / "records.jsonl").write_text(
+        "".join(json.dumps({"body": f"body {i} words\nover lines", "text": "qqqdecoyqqq"}) + "\n" for i in range(300)),
+        encoding="utf-8",
+    )
+    return folder
+
+
+FOLDER_GLOBS: dict[str, Any] = {"field": "body", "include": ["*.txt", "*.jsonl"], "exclude": ["build/*"]}
+
+
+@pytest.mark.parametrize("preset", ["bpe", "bert"])
+def test_cluster_counts_equal_local_counts_with_globs_and_field(client: Any, tmp_path: Path, preset: str) -> None:
+    data = globbed_folder(tmp_path / "data")
+    outside = tmp_path / "outside.jsonl"  # a JSON Lines file given directly, also read by --field
+    outside.write_text("".join(json.dumps({"body": f"outside {i}"}) + "\n" for i in range(50)), encoding="utf-8")
+    files = [str(data), str(outside)]
+    tokenizer, _ = presets.build(preset)
+    local = tokenizer.count_words(files, processes=1, **FOLDER_GLOBS)
+    remote = count_words_on_cluster(client, tokenizer, files, block_bytes=SMALL_BLOCKS, **FOLDER_GLOBS)
+    assert remote == local
+    assert "qqqnotesqqq" not in remote and "qqqdecoyqqq" not in remote
+    assert remote["outside"] == 50
+    blocks = plan_blocks(files, SMALL_BLOCKS, **FOLDER_GLOBS)
+    assert sorted({Path(block[0]).name for block in blocks}) == ["a.txt", "c.txt", "outside.jsonl", "records.jsonl"]
+    assert {block[5] for block in blocks if block[3] == "jsonl"} == {"body"}
+
+
+def test_missing_jsonl_field_on_a_worker_names_file_and_line(client: Any, tmp_path: Path) -> None:
+    records = tmp_path / "records.jsonl"
+    records.write_text("".join(json.dumps({"body": "fine"}) + "\n" for _ in range(20)) + '{"title": "t"}\n', encoding="utf-8")
+    tokenizer, _ = presets.build("bpe")
+    with pytest.raises(CorpusError) as locally:
+        tokenizer.count_words([str(records)], processes=1, field="body")
+    with pytest.raises(CorpusError) as remotely:
+        count_words_on_cluster(client, tokenizer, [str(records)], field="body")
+    assert str(remotely.value) == str(locally.value)
+    assert remotely.value.path == str(records)
+    assert "line 21" in str(remotely.value) and "no field 'body'" in str(remotely.value)
+
+
 def test_added_tokens_split_words_on_the_workers_too(client: Any, tmp_path: Path) -> None:
     tokenizer, _ = presets.build("bpe")
     tokenizer.add_special_tokens(["<sep>"])
@@ -131,19 +180,22 @@ def test_no_words_and_missing_files(client: Any, tmp_path: Path) -> None:
 
 
 def test_count_command_on_a_local_cluster(tmp_path: Path) -> None:
-    files = small_files(tmp_path)
+    # --include/--exclude/--field reach the cluster (its own LocalCluster, started by the command)
+    data = globbed_folder(tmp_path / "data")
     out = tmp_path / "counts.tsv"
     result = subprocess.run(
         [sys.executable, "-P", "-m", "workbench.cli", "count", "--preset", "bpe", "--dask", "local",
-         "--processes", "2", "-q", "-o", str(out), *files],
+         "--processes", "2", "-q", "-o", str(out), "--include", "*.txt", "--include", "*.jsonl",
+         "--exclude", "build/*", "--field", "body", str(data)],
         capture_output=True, text=True, encoding="utf-8",
     )
     assert result.returncode == 0, result.stderr
     tokenizer, _ = presets.build("bpe")
-    expected = tokenizer.count_words(files, processes=1)
+    expected = tokenizer.count_words([str(data)], processes=1, **FOLDER_GLOBS)
     assert read_counts(str(out)) == expected
     last = result.stderr.strip().splitlines()[-1]
-    assert last.startswith(f"Counted {sum(expected.values()):,} words ({len(expected):,} distinct) in 3 files")
+    # a.txt, b.txt (empty), c.txt and records.jsonl
+    assert last.startswith(f"Counted {sum(expected.values()):,} words ({len(expected):,} distinct) in 4 files")
     assert last.endswith(f"-> {out}")
 
 
@@ -161,6 +213,13 @@ def test_blocks_are_cut_at_line_starts(tmp_path: Path) -> None:
         assert before[2] == start and before[3:] == after[3:] == ("", "", "")
         assert data[start - 1 : start] == b"\n"
     assert len(blocks) > 50
+
+
+def test_no_block_planned_from_a_folder_the_globs_empty(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("text\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as raised:
+        plan_blocks([str(tmp_path)], include=["*.md"])
+    assert str(raised.value) == f"{tmp_path}: is a directory with no training file in it matching '*.md'"
 
 
 def test_groups_keep_order_and_every_block() -> None:
