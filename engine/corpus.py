@@ -915,8 +915,19 @@ def split_units(units: list[FileSlice | CorpusSource], parts: int) -> list[list[
     return [chunk for chunk in work if chunk]
 
 
-def _child_main(connection: Connection, units: list[FileSlice | CorpusSource], splitter: WordSplitter) -> None:
+def close_inherited(connections: list[Connection]) -> None:
+    """In a forked child: close the parent's ends of the pipes it inherited (its own, and the
+    earlier children's). Otherwise a child outliving its parent (killed) keeps a reader of its
+    own pipe open, and its send blocks forever instead of failing: an orphan that never exits."""
+    for connection in connections:
+        connection.close()
+
+
+def _child_main(
+    connection: Connection, units: list[FileSlice | CorpusSource], splitter: WordSplitter, inherited: list[Connection]
+) -> None:
     """A child process: count its units and send the counts (or the error) to the parent."""
+    close_inherited(inherited)
     gc.disable()
     try:
         counts: dict[str, int] = {}
@@ -945,7 +956,8 @@ def _count_in_processes(
     try:
         for share in work[1:]:
             receiver, sender = context.Pipe(duplex=False)
-            child = context.Process(target=_child_main, args=(sender, share, splitter), daemon=True)
+            inherited = progress.children + [receiver]
+            child = context.Process(target=_child_main, args=(sender, share, splitter, inherited), daemon=True)
             child.start()
             sender.close()
             children.append(child)

@@ -44,6 +44,7 @@ from engine.corpus import (
     process_count,
     split_work,
     as_slices,
+    close_inherited,
 )
 from engine.sources import FileRange, LineBlocks
 from engine.collector import PausedCollector
@@ -454,9 +455,10 @@ class _Job:
             part = f"{self.base}.part{index + 1}"
             self.parts.append(part)
             receiver, sender = context.Pipe(duplex=False)
+            inherited = self.connections + [receiver]
             child = context.Process(
                 target=_child_main,
-                args=(sender, self.tokenizer, runs[index], part, self.output, self.dtype, self.separator_id),
+                args=(sender, self.tokenizer, runs[index], part, self.output, self.dtype, self.separator_id, inherited),
                 daemon=True,
             )
             self.connections.append(receiver)
@@ -556,8 +558,10 @@ def _child_main(
     output: str,
     dtype: str,
     separator_id: int,
+    inherited: list[Connection],
 ) -> None:
     """A forked child: encode its slices into `part`, then send ("done", documents, tokens) or the error."""
+    close_inherited(inherited)
     # subtle: Ctrl-C reaches the whole process group, and the parent may have made SIGTERM raise
     # so that it can clean up: the parent stops its children itself, with a plain SIGTERM.
     signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -243,6 +243,58 @@ def test_two_processes_really_share_the_work(tmp_path: Path) -> None:
     assert min(counts.values()) > 30_000  # cut near the middle, at a line start
 
 
+_KILLS_ITSELF = """
+import multiprocessing, os, sys
+from engine.corpus import PipelineWords, count_words
+from engine.pre_tokenizers import Whitespace
+from engine.progress import ProgressSink
+
+class KillOnceChildrenRun(ProgressSink):
+    def report(self, progress):
+        children = multiprocessing.active_children()
+        if children:
+            print(" ".join(str(child.pid) for child in children), flush=True)
+            os.kill(os.getpid(), 9)
+        return True
+
+count_words([sys.argv[1]], PipelineWords(None, Whitespace()), KillOnceChildrenRun(), processes=2)
+"""
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie has exited
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked counting processes are Linux only")
+def test_counting_processes_exit_when_their_parent_is_killed(tmp_path: Path) -> None:
+    import subprocess
+    import time
+
+    # enough distinct words that a child's counts do not fit in a pipe's buffer
+    text = "".join(f"w{i} x{i % 977} y{i % 13}\n" for i in range(400_000))
+    name = write(tmp_path / "a.txt", text.encode())
+    # (the output goes to files: the children inherit them, and a pipe would stay open with them)
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        run = subprocess.run([sys.executable, "-c", _KILLS_ITSELF, name], stdout=stdout, stderr=stderr, check=False)
+    assert run.returncode == -9, err.read_text()
+    pids = [int(pid) for pid in out.read_text().split()]
+    assert pids
+    # subtle: a liveness check, not a speed limit: before the fix, the child blocked forever
+    # on a pipe whose only reader was its own inherited end.
+    deadline = time.monotonic() + 120
+    while not all(_gone(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [pid for pid in pids if not _gone(pid)]
+    for pid in left:
+        os.kill(pid, 9)
+    assert not left, "counting processes outlived their killed parent"
+
+
 def test_work_is_cut_at_line_starts(tmp_path: Path) -> None:
     name = write(tmp_path / "a.txt", b"".join(f"{i:05d} words\n".encode() for i in range(50_000)))
     counts = count_words([name], Lines(), SilentProgress(), processes=4)
