@@ -13,7 +13,7 @@ import json
 import os
 from typing import Final
 
-from engine.errors import ProjectFileError, SchemaError, TokenizerFileError
+from engine.errors import CorpusError, ProjectFileError, SchemaError, TokenizerFileError
 from engine.formats.files import read_text, write_text_atomically
 from engine.schema import (
     JsonValue,
@@ -24,6 +24,7 @@ from engine.schema import (
     get_list,
     get_str,
 )
+from engine.sources import DEFAULT_FIELD, FORMAT_ARROW, FORMAT_JSONL, source_of
 from engine.tokenizer import Tokenizer
 from engine.trainers.records import TrainReport
 
@@ -33,25 +34,42 @@ SUFFIX: Final = ".tokproj"
 
 
 class CorpusFile:
-    """A training file as the project knows it: where it is (`path`, absolute) and what it was
-    when added (size, line count, SHA-256, and the encoding check's problem, "" when none)."""
+    """A training file as the project knows it: where it is (`path`, absolute), what it was
+    when added (size, line count, SHA-256, and the check's problem, "" when none), and `field`,
+    the text field of its records (JSON Lines, Parquet/Arrow; ignored for other kinds).
+
+    `CorpusFile("a.jsonl", field="content")` trains on each record's "content" string.
+    """
 
     path: str
     size: int
     lines: int
     sha256: str
     problem: str
+    field: str
 
-    def __init__(self, path: str, size: int = 0, lines: int = 0, sha256: str = "", problem: str = "") -> None:
+    def __init__(
+        self, path: str, size: int = 0, lines: int = 0, sha256: str = "", problem: str = "", field: str = DEFAULT_FIELD
+    ) -> None:
         self.path = os.path.abspath(path)
         self.size = size
         self.lines = lines
         self.sha256 = sha256
         self.problem = problem
+        self.field = field
 
     @property
     def name(self) -> str:
         return os.path.basename(self.path)
+
+    @property
+    def takes_field(self) -> bool:
+        """Whether its records have fields to choose from: JSON Lines (also compressed), Parquet/Arrow."""
+        try:
+            kind = source_of(self.path).format
+        except CorpusError:
+            return False  # a compressed Parquet file: never read
+        return kind == FORMAT_JSONL or kind == FORMAT_ARROW
 
     def exists(self) -> bool:
         return os.path.isfile(self.path)
@@ -64,12 +82,14 @@ class CorpusFile:
             "lines": self.lines,
             "sha256": self.sha256,
             "problem": self.problem,
+            "field": self.field,
         }
 
     @staticmethod
     def from_dict(data: object, folder: str) -> CorpusFile:
         """Where the file is now: beside the project as it was (the relative path), else at its
-        absolute path, else the relative place (reported as missing)."""
+        absolute path, else the relative place (reported as missing). A project written before
+        fields were kept reads as `field` "text"."""
         where = "corpus file"
         obj = expect_object(data, where)
         absolute = get_str(obj, "path", where)
@@ -79,12 +99,16 @@ class CorpusFile:
             beside = os.path.normpath(os.path.join(folder, relative))
             if os.path.isfile(beside) or not os.path.isfile(absolute):
                 path = beside
+        field = get_str(obj, "field", where, DEFAULT_FIELD)
+        if not field:
+            raise SchemaError(f"{where} {absolute!r}: 'field' must name a field, got an empty string")
         return CorpusFile(
             path,
             get_count(obj, "size", where, 0),
             get_count(obj, "lines", where, 0),
             get_str(obj, "sha256", where, ""),
             get_str(obj, "problem", where, ""),
+            field,
         )
 
 

@@ -19,6 +19,7 @@ from engine.errors import EngineError
 from engine.formats import convert
 from engine.project import CorpusFile, Project, TokenizerEntry
 from engine.schema import JsonValue
+from engine.sources import DEFAULT_FIELD
 from engine.trainers.base import Trainer
 from engine.vocabulary import TokenStyle, VocabularyTable
 from workbench import presets
@@ -178,6 +179,44 @@ class ProjectDocument(QObject):
             item.problem = check.problem
         self.changed.emit()
         self.mark_dirty()
+
+    def corpus_fields(self) -> dict[str, str]:
+        """path -> text field of the corpus files read with another field than "text"
+        (JSON Lines, Parquet/Arrow); what a training job and a re-check need."""
+        fields: dict[str, str] = {}
+        for item in self.project.corpus:
+            if item.field != DEFAULT_FIELD and item.takes_field:
+                fields[item.path] = item.field
+        return fields
+
+    def set_field(self, row: int, field: str) -> bool:
+        """Read the records of corpus file `row` from `field` from now on; its check still says
+        what it said, until `apply_field_check` brings the new one. False when nothing changed."""
+        field = field.strip()
+        if not field or not 0 <= row < len(self.project.corpus):
+            return False
+        item = self.project.corpus[row]
+        if item.field == field or not item.takes_field:
+            return False
+        item.field = field
+        self.changed.emit()
+        self.mark_dirty()
+        return True
+
+    def apply_field_check(self, path: str, field: str, check: FileCheck | None, error: str = "") -> bool:
+        """The check of corpus file `path` read with `field` (`check` None and `error` the
+        reason when it could not be read at all). Dropped (False) when the file is gone from
+        the project or has another field by now."""
+        item = next((item for item in self.project.corpus if item.path == os.path.abspath(path)), None)
+        if item is None or item.field != field:
+            return False
+        if check is not None:
+            item.size, item.lines, item.sha256, item.problem = check.size, check.lines, check.sha256, check.problem
+        else:
+            item.problem = error or "cannot be read"
+        self.changed.emit()
+        self.mark_dirty()
+        return True
 
     def remove_files(self, rows: list[int]) -> None:
         for row in sorted(set(rows), reverse=True):

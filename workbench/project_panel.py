@@ -1,5 +1,6 @@
 """`ProjectPanel`, the left dock: the corpus files (added by button or drag and drop, checked
-in the background) and the tokenizers (from presets, or imported), one of them active.
+in the background; the text field of JSON Lines and Parquet/Arrow files chosen in place) and
+the tokenizers (from presets, or imported), one of them active.
 
 A preset the engine cannot train yet is listed, disabled, with the reason. Widgets only: the
 project changes through `ProjectDocument`.
@@ -10,10 +11,21 @@ from __future__ import annotations
 import os
 from typing import Final
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -21,6 +33,8 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMenu,
     QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTableView,
     QToolButton,
     QVBoxLayout,
@@ -32,21 +46,58 @@ from engine.errors import CorpusError, EngineError
 from engine.project import CorpusFile, TokenizerEntry
 from workbench import presets
 from workbench.document import ProjectDocument
-from workbench.file_checks import FileChecker
+from workbench.file_checks import FileChecker, text_fields
 from workbench.formatting import ERROR_COLOR, ERROR_STYLE, human_size
 from workbench.prompts import Prompts
 
-CORPUS_COLUMNS: Final = ("File", "Size", "Lines", "Check")
+CORPUS_COLUMNS: Final = ("File", "Field", "Size", "Lines", "Check")
+FILE_COLUMN: Final = 0
+FIELD_COLUMN: Final = 1
+SIZE_COLUMN: Final = 2
+LINES_COLUMN: Final = 3
+CHECK_COLUMN: Final = 4
+# The absolute path of a row's file (any column).
+PATH_ROLE: Final = int(Qt.ItemDataRole.UserRole)
+# While the Field column shows, the corpus table keeps room for about this many letters of a name.
+FILE_NAME_CHARS: Final = 16
+# What the engine's problems tell a command-line user, and what the window says instead.
+CLI_FIELD_HINT: Final = "choose one with --field"
+WINDOW_FIELD_HINT: Final = "double-click its Field cell to choose one"
 Index = QModelIndex | QPersistentModelIndex
 
 
 class CorpusModel(QAbstractTableModel):
-    """The project's corpus files: name, size, lines, and the check's verdict."""
+    """The project's corpus files: name, text field (JSON Lines and Parquet/Arrow files; blank
+    for the others), size, lines, and the check's verdict. Editing a Field cell emits
+    `field_chosen(row, field)`; the project changes elsewhere. `checking` maps the files being
+    checked again to the field they are checked with."""
+
+    field_chosen = Signal(int, str)
 
     def __init__(self, document: ProjectDocument) -> None:
         super().__init__()
         self.document = document
+        self.checking: dict[str, str] = {}
         document.changed.connect(self._on_document_changed)
+
+    def has_fields(self) -> bool:
+        """Whether any file has a text field to show (else the Field column is hidden)."""
+        return any(item.takes_field for item in self.document.project.corpus)
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        flags = super().flags(index)
+        if index.isValid() and index.column() == FIELD_COLUMN and self.document.project.corpus[index.row()].takes_field:
+            flags |= Qt.ItemFlag.ItemIsEditable
+        return flags
+
+    def setData(self, index: Index, value: object, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if not index.isValid() or index.column() != FIELD_COLUMN or role != Qt.ItemDataRole.EditRole:
+            return False
+        field = str(value).strip() if value is not None else ""
+        if not field:
+            return False
+        self.field_chosen.emit(index.row(), field)
+        return True
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
         return 0 if parent.isValid() else len(self.document.project.corpus)
@@ -64,28 +115,94 @@ class CorpusModel(QAbstractTableModel):
             return None
         item = self.document.project.corpus[index.row()]
         column = index.column()
+        if role == PATH_ROLE:
+            return item.path
+        if column == FIELD_COLUMN:
+            return self._field_data(item, role)
         missing = not item.exists()
+        checking = item.path in self.checking
         if role == Qt.ItemDataRole.DisplayRole:
-            if column == 0:
+            if column == FILE_COLUMN:
                 return item.name
-            if column == 1:
+            if column == SIZE_COLUMN:
                 return human_size(item.size)
-            if column == 2:
+            if column == LINES_COLUMN:
                 return f"{item.lines:,}"
+            if checking:
+                return "checking…"
             return "missing" if missing else ("UTF-8 ✓" if not item.problem else "problem")
         if role == Qt.ItemDataRole.ToolTipRole:
             if missing:
                 return f"{item.path}\nThis file is not there any more: right-click to locate it."
-            return f"{item.path}\n{item.problem or 'valid UTF-8 text'}\nSHA-256 {item.sha256}"
-        if role == Qt.ItemDataRole.ForegroundRole and (missing or item.problem) and column in (0, 3):
+            return f"{item.path}\n{window_problem(item.problem) or 'valid UTF-8 text'}\nSHA-256 {item.sha256}"
+        if role == Qt.ItemDataRole.ForegroundRole and (missing or item.problem) and not checking and column in (FILE_COLUMN, CHECK_COLUMN):
             return QColor(ERROR_COLOR)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column in (1, 2):
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (SIZE_COLUMN, LINES_COLUMN):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
+
+    def _field_data(self, item: CorpusFile, role: int) -> object:
+        if not item.takes_field:
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return item.field
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"Each record's “{item.field}” text is trained on.\nDouble-click (or right-click, Text Field…) to choose another field."
+        return None
+
+    def refresh(self) -> None:
+        """Redraw every cell (the files being checked changed)."""
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
 
     def _on_document_changed(self) -> None:
         self.beginResetModel()
         self.endResetModel()
+
+
+class FieldDelegate(QStyledItemDelegate):
+    """The Field cell's editor: a list of the file's text fields (`file_checks.text_fields`),
+    the current one selected; a choice is committed at once. When the fields cannot be listed
+    (pyarrow missing, an unreadable first record) the field's name is typed instead, and
+    `failed(reason)` says why."""
+
+    failed = Signal(str)
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: Index) -> QWidget:  # noqa: N802
+        combo = QComboBox(parent)
+        path = str(index.data(PATH_ROLE))
+        try:
+            choices = text_fields(path)
+            reason = "" if choices else "its first record has no text field"
+        except CorpusError as error:
+            choices, reason = [], error.reason
+        combo.addItems(choices)
+        if reason:
+            combo.setEditable(True)
+            combo.setToolTip(f"{os.path.basename(path)}: {reason}. Type the field's name.")
+            self.failed.emit(f"{os.path.basename(path)}: {reason}. Type the field's name and press Enter.")
+        else:
+            combo.setPlaceholderText(str(index.data(Qt.ItemDataRole.EditRole) or ""))  # a field the file lacks
+            combo.activated.connect(lambda _row: self._commit(combo))
+            QTimer.singleShot(0, combo, combo.showPopup)  # one double-click opens the list
+        return combo
+
+    def setEditorData(self, editor: QWidget, index: Index) -> None:  # noqa: N802
+        if not isinstance(editor, QComboBox):
+            return
+        current = str(index.data(Qt.ItemDataRole.EditRole) or "")
+        if editor.isEditable():
+            editor.setEditText(current)
+        else:
+            editor.setCurrentIndex(editor.findText(current, Qt.MatchFlag.MatchExactly))
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: Index) -> None:  # noqa: N802
+        if isinstance(editor, QComboBox) and editor.currentText().strip():
+            model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
+
+    def _commit(self, combo: QComboBox) -> None:
+        self.commitData.emit(combo)
+        self.closeEditor.emit(combo, QStyledItemDelegate.EndEditHint.NoHint)
 
 
 class CorpusView(QTableView):
@@ -122,14 +239,26 @@ class ProjectPanel(QWidget):
         self.prompts = prompts
         self.checker = checker
         checker.checked.connect(self._on_checker_checked)
+        checker.field_checked.connect(self._on_checker_field_checked)
 
         self.corpus_model = CorpusModel(document)
+        # subtle: queued, so the editor that chose the field is closed before the model resets
+        self.corpus_model.field_chosen.connect(self.set_field, Qt.ConnectionType.QueuedConnection)
         self.corpus_view = CorpusView()
         self.corpus_view.setModel(self.corpus_model)
+        self.field_delegate = FieldDelegate(self)
+        self.field_delegate.failed.connect(self._on_field_delegate_failed)
+        self.corpus_view.setItemDelegateForColumn(FIELD_COLUMN, self.field_delegate)
+        self.corpus_view.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
         self.corpus_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.corpus_view.verticalHeader().hide()
-        self.corpus_view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2, 3):
+        # one line a file, its name shortened in the middle: the kind (".jsonl.gz") stays in sight
+        self.corpus_view.setWordWrap(False)
+        self.corpus_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.corpus_view.horizontalHeader().setSectionResizeMode(FILE_COLUMN, QHeaderView.ResizeMode.Stretch)
+        for column in (FIELD_COLUMN, SIZE_COLUMN, LINES_COLUMN, CHECK_COLUMN):
             self.corpus_view.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.corpus_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.corpus_view.customContextMenuRequested.connect(self._on_corpus_view_menu)
@@ -201,17 +330,54 @@ class ProjectPanel(QWidget):
         """Check the files (in the background) and add them; folders add their corpus files
         (text, also compressed; JSON Lines; Parquet/Arrow; word-count tables)."""
         self.corpus_status.setText(f"Checking {len(paths)} item{'s' if len(paths) != 1 else ''}…")
-        self.checker.check(paths)
+        # a file added again is checked with the field it has
+        self.checker.check(paths, self.document.corpus_fields())
 
     def _on_checker_checked(self, checks: list[FileCheck], errors: list[str]) -> None:
         if checks:
             self.document.add_checked_files(checks)
-        problems = [f"{os.path.basename(check.path)} {check.problem}" for check in checks if check.problem]
+        problems = [f"{os.path.basename(check.path)} {window_problem(check.problem)}" for check in checks if check.problem]
         lines = errors + problems
         if not checks and not errors:
             lines = ["No corpus files found there (text, .jsonl, .parquet, .tsv, also .gz/.bz2/.xz/.zst)."]
         self.corpus_status.setText("\n".join(lines) if lines else f"Added {len(checks)} file{'s' if len(checks) != 1 else ''}.")
         self.corpus_status.setStyleSheet(ERROR_STYLE if lines else "")
+
+    def set_field(self, row: int, field: str) -> None:
+        """Read the records of corpus file `row` from `field`, and check the file again with it
+        (in the background; its Check cell says "checking…" meanwhile)."""
+        if not self.document.set_field(row, field):
+            return
+        item = self.document.project.corpus[row]
+        self.corpus_model.checking[item.path] = item.field
+        self.corpus_model.refresh()
+        self.corpus_status.setText(f"Checking {item.name} with the field “{item.field}”…")
+        self.corpus_status.setStyleSheet("")
+        self.checker.check_field(item.path, item.field)
+
+    def choose_field(self, row: int) -> None:
+        """Open the Field cell's list of fields for corpus file `row`."""
+        self.corpus_view.edit(self.corpus_model.index(row, FIELD_COLUMN))
+
+    def _on_checker_field_checked(self, path: str, field: str, check: FileCheck | None, error: str) -> None:
+        if self.corpus_model.checking.get(path) == field:
+            del self.corpus_model.checking[path]
+        if not self.document.apply_field_check(path, field, check, error):
+            self.corpus_model.refresh()
+            return  # the field was changed again meanwhile, or the file removed
+        name = os.path.basename(path)
+        problem = window_problem(check.problem if check is not None else error)
+        if problem:
+            self.corpus_status.setText(f"{name} {problem}")
+            self.corpus_status.setStyleSheet(ERROR_STYLE)
+        else:
+            records = f": {check.lines:,} records" if check is not None and check.lines else ""
+            self.corpus_status.setText(f"{name} is read from the field “{field}”{records}.")
+            self.corpus_status.setStyleSheet("")
+
+    def _on_field_delegate_failed(self, reason: str) -> None:
+        self.corpus_status.setText(reason)
+        self.corpus_status.setStyleSheet(ERROR_STYLE)
 
     def remove_selected_files(self) -> None:
         rows = sorted({index.row() for index in self.corpus_view.selectionModel().selectedRows()})
@@ -231,7 +397,7 @@ class ProjectPanel(QWidget):
         if not path:
             return
         try:
-            check = check_file(path)
+            check = check_file(path, item.field)
         except CorpusError as error:
             self.prompts.warn("That file cannot be used", str(error))
             return
@@ -254,6 +420,10 @@ class ProjectPanel(QWidget):
             row = index.row()
             locate = menu.addAction("Locate…")
             locate.triggered.connect(lambda: self.locate(row))
+            if self.document.project.corpus[row].takes_field:
+                field = menu.addAction("Text Field…")
+                field.setStatusTip("Choose which field of each record is trained on")
+                field.triggered.connect(lambda: self.choose_field(row))
             remove = menu.addAction("Remove")
             remove.triggered.connect(self.remove_selected_files)
         menu.addAction("Add Files…").triggered.connect(self.choose_files)
@@ -309,6 +479,23 @@ class ProjectPanel(QWidget):
         self.tokenizer_list.blockSignals(False)
         self.remove_tokenizer_button.setEnabled(project.active >= 0)
         self.remove_files_button.setEnabled(bool(project.corpus))
+        self._show_field_column(self.corpus_model.has_fields())
+
+    def _show_field_column(self, shown: bool) -> None:
+        """The Field column only while a file has a field; the table then keeps room for
+        FILE_NAME_CHARS of a file's name beside it (the dock widens once, if it must)."""
+        view = self.corpus_view
+        view.setColumnHidden(FIELD_COLUMN, not shown)
+        if not shown:
+            view.setMinimumWidth(0)
+            return
+        header = view.horizontalHeader()
+        columns = 0
+        for column in (FIELD_COLUMN, SIZE_COLUMN, LINES_COLUMN, CHECK_COLUMN):
+            columns += max(header.sectionSizeHint(column), view.sizeHintForColumn(column))
+        name = view.fontMetrics().averageCharWidth() * FILE_NAME_CHARS
+        frame = 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
+        view.setMinimumWidth(columns + name + frame)
 
     def _folder(self) -> str:
         corpus = self.document.project.corpus
@@ -317,6 +504,12 @@ class ProjectPanel(QWidget):
         if self.document.path and not self.document.is_template:
             return os.path.dirname(self.document.path)
         return os.path.expanduser("~")
+
+
+def window_problem(problem: str) -> str:
+    """A check's problem as the window says it: the engine's hint to the command line
+    ("choose one with --field") becomes where to choose the field here."""
+    return problem.replace(CLI_FIELD_HINT, WINDOW_FIELD_HINT)
 
 
 def _heading(text: str) -> QLabel:

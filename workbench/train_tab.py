@@ -326,6 +326,7 @@ class TrainTab(QWidget):
             self.document.corpus_paths(),
             held_out,
             self.processes.value(),
+            fields=self.document.corpus_fields(),
         )
         self._job_counts = (self._counts_key(pipeline, held_out), held_out)
         if trainer.get("type") == "BpeTrainer":
@@ -349,6 +350,7 @@ class TrainTab(QWidget):
             entry.counts_held_out,
             1,
             counts_in=entry.counts_file,
+            fields=self.document.corpus_fields(),
         )
         self._job_counts = (entry.counts_key, entry.counts_held_out)
         self._run(entry, (entry.pipeline, trainer), job)
@@ -370,9 +372,15 @@ class TrainTab(QWidget):
         self.continue_training()
 
     def _counts_key(self, pipeline: dict[str, JsonValue], held_out: float) -> str:
-        """What word counts depend on: the corpus files (sizes and SHA-256), the pipeline and
-        the held-out share; a digest of them names the counts and finds stale ones."""
-        corpus = [[item.size, item.sha256] for item in self.document.project.corpus]
+        """What word counts depend on: the corpus files (sizes, SHA-256 and the text field read,
+        when not "text"), the pipeline and the held-out share; a digest of them names the counts
+        and finds stale ones."""
+        fields = self.document.corpus_fields()
+        corpus: list[list[JsonValue]] = []
+        for item in self.document.project.corpus:
+            chosen = fields.get(item.path)
+            # subtle: a file read as "text" keeps the key it had before fields were kept
+            corpus.append([item.size, item.sha256, chosen] if chosen else [item.size, item.sha256])
         text = json.dumps([corpus, pipeline, round(held_out, 6)], sort_keys=True)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

@@ -21,6 +21,7 @@ import os
 import sys
 import time
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
@@ -28,10 +29,10 @@ from typing import Final
 
 from engine import Tokenizer, trainers
 from engine.corpus import FileSlice, line_start_after, training_inputs
-from engine.errors import CorpusError, EngineError, TrainingCancelled
+from engine.errors import CorpusError, EngineError, SchemaError, TrainingCancelled
 from engine.estimate import peak_rss_bytes
 from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
-from engine.sources import CorpusSource
+from engine.sources import CorpusSource, source_of
 from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory, TrainReport
@@ -55,7 +56,9 @@ class TrainingJob:
 
     `counts_out`: keep the word counts in this table (for a later continuation; a table that
     cannot be written is skipped). `counts_in`: train on this table instead of counting the
-    files (a continuation: the files then only give the held-out text)."""
+    files (a continuation: the files then only give the held-out text). `fields`: path -> text
+    field of the JSON Lines and Parquet/Arrow files read with another field than "text" (the
+    others read "text")."""
 
     tokenizer_json: str
     trainer: dict[str, JsonValue]
@@ -66,6 +69,18 @@ class TrainingJob:
     glyphs: bool = True
     counts_out: str = ""
     counts_in: str = ""
+    fields: dict[str, str] = field(default_factory=dict)
+
+    def inputs(self) -> list[str | CorpusSource]:
+        """The files as training reads them: a file with its own field as its `CorpusSource`.
+
+        files ["a.txt", "b.jsonl"], fields {"b.jsonl": "content"} -> ["a.txt", CorpusSource("b.jsonl", "jsonl", "", "content")]
+        """
+        inputs: list[str | CorpusSource] = []
+        for path in self.files:
+            chosen = self.fields.get(path)
+            inputs.append(source_of(path, chosen) if chosen else path)
+        return inputs
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {
@@ -77,6 +92,7 @@ class TrainingJob:
             "glyphs": self.glyphs,
             "counts_out": self.counts_out,
             "counts_in": self.counts_in,
+            "fields": dict[str, JsonValue](self.fields),
         }
 
     @staticmethod
@@ -84,6 +100,11 @@ class TrainingJob:
         where = "training job"
         obj = expect_object(data, where)
         trainer = expect_object(obj.get("trainer"), f"{where}: trainer")
+        fields: dict[str, str] = {}
+        for path, chosen in expect_object(obj.get("fields", {}), f"{where}: fields").items():
+            if not isinstance(chosen, str) or not chosen:
+                raise SchemaError(f"{where}: the field of {path!r} must be a non-empty string")
+            fields[path] = chosen
         return TrainingJob(
             get_str(obj, "tokenizer", where),
             trainer,
@@ -93,6 +114,7 @@ class TrainingJob:
             get_bool(obj, "glyphs", where, True),
             get_str(obj, "counts_out", where, ""),
             get_str(obj, "counts_in", where, ""),
+            fields,
         )
 
 
@@ -169,7 +191,7 @@ class TrainingResult:
 
 
 def held_out_split(
-    files: list[str], fraction: float, max_bytes: int = HELD_OUT_MAX_BYTES
+    files: Sequence[str | CorpusSource], fraction: float, max_bytes: int = HELD_OUT_MAX_BYTES
 ) -> tuple[list[FileSlice | CorpusSource], str]:
     """The inputs to train on, and the held-out text: the last lines of the last plain text
     file, about `fraction` of all the bytes (at most `max_bytes`). No held-out text when
@@ -288,11 +310,11 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     if job.counts_in:
         counts = read_counts(job.counts_in)
         try:
-            held_out = held_out_split(job.files, job.held_out_fraction)[1]
+            held_out = held_out_split(job.inputs(), job.held_out_fraction)[1]
         except CorpusError:
             held_out = ""  # the corpus has gone: a continuation trains without evaluations
     else:
-        slices, held_out = held_out_split(job.files, job.held_out_fraction)
+        slices, held_out = held_out_split(job.inputs(), job.held_out_fraction)
         counts = tokenizer.count_words(slices, streamer, job.processes)
     counts_file = job.counts_in
     if job.counts_out:

@@ -107,3 +107,27 @@ def test_unique_names(tmp_path: Path) -> None:
     project = trained_project(tmp_path)
     assert project.unique_name("BPE") == "BPE (2)"
     assert project.unique_name("New") == "New"
+
+
+def test_a_corpus_files_text_field_round_trips_and_old_projects_read_text(tmp_path: Path) -> None:
+    project = trained_project(tmp_path)
+    records = tmp_path / "data" / "code.jsonl.gz"
+    records.write_bytes(b"")
+    project.corpus.append(CorpusFile(str(records), field="content"))
+    path = tmp_path / "demo.tokproj"
+    project.save(str(path))
+    again = Project.load(str(path))
+    assert [item.field for item in again.corpus] == ["text", "content"]
+    assert again.to_json(str(tmp_path)) == project.to_json(str(tmp_path))
+    assert [item.takes_field for item in again.corpus] == [False, True]
+    assert CorpusFile("t.parquet").takes_field and not CorpusFile("t.parquet.gz").takes_field
+    # a project written before fields were kept
+    data = json.loads(path.read_text(encoding="utf-8"))
+    for item in data["corpus"]:
+        del item["field"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert [item.field for item in Project.load(str(path)).corpus] == ["text", "text"]
+    data["corpus"][1]["field"] = ""
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ProjectFileError, match="'field' must name a field"):
+        Project.load(str(path))
