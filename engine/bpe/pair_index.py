@@ -442,7 +442,8 @@ class PairMergeRun(TrainingRun):
                         left_seen.append(x)
                     left_lost[x] += count
                     if not limited or sizes[j - 1] + new_len < limit:
-                        left_gain[x] += count
+                        if limited:
+                            left_gain[x] += count  # (unlimited, the gain is the loss)
                         found = left_pos[x]
                         if len(found) == 0:
                             left_pos[x] = [item]
@@ -456,7 +457,8 @@ class PairMergeRun(TrainingRun):
                         right_seen.append(y)
                     right_lost[y] += count
                     if not limited or sizes[j + 1] + new_len < limit:
-                        right_gain[y] += count
+                        if limited:
+                            right_gain[y] += count
                         found = right_pos[y]
                         if len(found) == 0:
                             right_pos[y] = [item]
@@ -476,6 +478,7 @@ class PairMergeRun(TrainingRun):
         pair_counts = self._pair_counts
         shift = self._shift
         empty = self._empty
+        limited = self._max_length >= 0
         gained_pairs: list[int] = []
         gained_pos: list[list[TrainingWord]] = []
         self._gained_pairs = gained_pairs
@@ -494,7 +497,7 @@ class PairMergeRun(TrainingRun):
             found = left_pos[x]
             if len(found) > 0:
                 made = (x << shift) | new_id
-                pair_counts[made] = pair_counts.get(made, 0) + left_gain[x]
+                pair_counts[made] = pair_counts.get(made, 0) + (left_gain[x] if limited else left_lost[x])
                 gained_pairs.append(made)
                 gained_pos.append(found)
                 left_pos[x] = empty
@@ -513,7 +516,7 @@ class PairMergeRun(TrainingRun):
             found = right_pos[y]
             if len(found) > 0:
                 made = (new_id << shift) | y
-                pair_counts[made] = pair_counts.get(made, 0) + right_gain[y]
+                pair_counts[made] = pair_counts.get(made, 0) + (right_gain[y] if limited else right_lost[y])
                 if y == new_id and made in gained_pairs:
                     # subtle: (n, n) gained on both sides is ONE `where_to_update` entry in HF.
                     both = gained_pairs.index(made)
