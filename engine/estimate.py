@@ -1,10 +1,11 @@
 """How long a training will take and how much memory it will need, measured before it starts.
 
-`estimate_training` counts the words of a small sample (slices spread over the inputs, split
-by the tokenizer's real word splitter), fits the growth of distinct words with input size
-(Heaps' law, V = K * n^beta) to extrapolate the distinct words of the whole input, and turns
-that into seconds and peak bytes with constants measured on this machine (below). It does not
-train, and it is an estimate: within about a factor of 2 on ordinary text.
+`estimate_training` counts the words of a small sample (slices spread over the plain text files;
+the first part of each compressed, JSON Lines or Parquet/Arrow input the sample reaches; word-count
+tables whole), split by the tokenizer's real word splitter, fits the growth of distinct words
+with the text read (Heaps' law, V = K * n^beta) to extrapolate the distinct words of the whole
+input, and turns that into seconds and peak bytes with constants measured on this machine
+(below). It does not train, and it is an estimate: within about a factor of 2 on ordinary text.
 """
 
 from __future__ import annotations
@@ -17,17 +18,35 @@ from typing import Final
 
 from engine import COMPILED
 from engine.bpe.trainer import BpeTrainer
-from engine.corpus import FileSlice, as_slices, line_start_after
+from engine.corpus import FileSlice, WordSplitter, count_sampled_words, line_start_after, training_inputs
 from engine.errors import CorpusError
+from engine.progress import SilentProgress
+from engine.sources import (
+    DEFAULT_FIELD,
+    FORMAT_COUNTS,
+    FORMAT_LINES,
+    CorpusSource,
+    DecompressedStream,
+    FileRange,
+    LineBlocks,
+    open_texts,
+)
 from engine.tokenizer import Tokenizer
 from engine.trainers.base import Trainer
 from engine.unigram.trainer import UnigramTrainer
 from engine.wordlevel.trainer import WordLevelTrainer
+from engine.word_counts import read_counts
 from engine.wordpiece.trainer import WordPieceTrainer
 
 # The sample is about this many bytes, in SAMPLE_PIECES slices spread evenly over the inputs.
 SAMPLE_BYTES: Final = 4 << 20
 SAMPLE_PIECES: Final = 8
+# The first part of an input read whole by training (compressed, JSON Lines, Parquet/Arrow)
+# gives a point of the Heaps fit every (its part of the sample) / SAMPLE_PIECES bytes of text,
+# at least this many. Counting 4 MB of gcide with the held-back chunks flushed every 64 KB
+# rather than every 512 KB took 0.13 s vs 0.16 s compiled, 0.32 s vs 0.29 s pure ("bpe"), and
+# 0.24 vs 0.25 s, 0.56 vs 0.52 s ("gpt2"): the finer points do not slow the counting measured.
+POINT_MIN_BYTES: Final = 64 << 10
 
 # Calibration (compiled engine, 2-core machine, one counting process, the "bpe" and "gpt2"
 # presets at vocab_size 30,000 unless said; C = characters of all distinct words together,
@@ -68,6 +87,14 @@ PURE_FACTOR: Final = 3.0
 # Heaps' exponent is kept in this range (natural text: 0.4-0.8).
 BETA_MIN: Final = 0.3
 BETA_MAX: Final = 1.0
+# --input-sentence-size (`sample_lines`): training offers every line (and record) to a random
+# sample and counts only the sample's words. Offering costs about this much per line, compiled
+# or pure alike (gcide 16 MB, 506,676 lines, a sample of 1,000 lines: 0.136 s compiled, 0.150 s
+# pure; counting every line took 0.68 s and 1.14 s). The sample's lines stay in memory until
+# counted: each about its text plus SAMPLE_LINE_BYTES (sys.getsizeof of an ASCII str is 49 + its
+# length, plus the list's 8-byte slot).
+SAMPLE_OFFER_US_PER_LINE: Final = 0.27
+SAMPLE_LINE_BYTES: Final = 57
 
 
 class TrainingEstimate:
@@ -136,67 +163,400 @@ class TrainingEstimate:
 
 def estimate_training(
     tokenizer: Tokenizer,
-    inputs: Sequence[str | FileSlice],
+    inputs: Sequence[str | FileSlice | CorpusSource],
     trainer: Trainer,
     processes: int = 1,
     sample_bytes: int = SAMPLE_BYTES,
     compiled: bool | None = None,
+    field: str = DEFAULT_FIELD,
+    include: Sequence[str] = (),
+    exclude: Sequence[str] = (),
+    sample_lines: int = 0,
+    seed: int = 0,
 ) -> TrainingEstimate:
-    """Estimate `tokenizer.train(inputs, trainer, processes=processes)`: time and peak memory.
+    """Estimate `tokenizer.train(inputs, trainer, processes=processes, field=field, include=include,
+    exclude=exclude, sample_lines=sample_lines, seed=seed)`: time and peak memory.
 
-    Reads about `sample_bytes` (all of a smaller input). Raises CorpusError for an input that
-    training would reject (missing, a directory, bad UTF-8 inside the sample, no words at all
-    in an input read whole). `compiled`: whether the engine that trains is the compiled one
-    (None: this one's `engine.COMPILED`).
+    Reads about `sample_bytes` of text: slices spread over the plain text files, and the first
+    part of each compressed, JSON Lines or Parquet/Arrow input the slices would fall in (all of
+    inputs smaller than `sample_bytes` together, compressed ones included); word-count tables
+    are read whole. `sample_lines` > 0: the training counts a random sample of that many lines,
+    so the estimate is for the text of that sample. Raises CorpusError for an input that
+    training would reject (missing, a folder with no file, bad UTF-8 or a bad record inside
+    what is read, no words at all in inputs read whole). `compiled`: whether the engine that
+    trains is the compiled one (None: this one's `engine.COMPILED`).
     """
     if not inputs:
         raise CorpusError("<no files>", "no training files given")
-    slices = as_slices(inputs)
+    units = training_inputs(inputs, field, include, exclude)
+    texts: list[FileSlice | CorpusSource] = []
+    tables: list[CorpusSource] = []
     total = 0
-    for piece in slices:
-        total += piece.size
-    whole = total <= sample_bytes
-    pieces = slices if whole else _spread(slices, total, sample_bytes, SAMPLE_PIECES)
-    sizes: list[int] = []
-    distinct: list[int] = []
-    counts: dict[str, int] = {}
-    read = 0
+    table_bytes = 0
+    longest = 0
+    for unit in units:
+        if isinstance(unit, CorpusSource) and unit.format == FORMAT_COUNTS:
+            tables.append(unit)
+            table_bytes += unit.size
+            continue
+        texts.append(unit)
+        total += unit.size
+        if isinstance(unit, CorpusSource):
+            longest = max(longest, unit.size)
+    if total <= sample_bytes:
+        return _estimate_whole(tokenizer, units, trainer, processes, compiled, sample_lines, seed, total, longest)
+    pieces = _spread(texts, total, sample_bytes, SAMPLE_PIECES)
+    sample = _Sample(tokenizer._word_splitter(), sample_lines > 0)
     began = time.perf_counter()
     for piece in pieces:
-        for word, count in _count_piece(tokenizer, piece).items():
-            counts[word] = counts.get(word, 0) + count
-        read += piece.size
-        sizes.append(read)
-        distinct.append(len(counts))
+        if isinstance(piece, FileSlice):
+            sample.add_slice(tokenizer, piece)
+        else:
+            sample.add_prefix(piece)
     counting = time.perf_counter() - began
-    if whole and not counts:
-        # training would refuse these inputs: say why, as it would
-        tokenizer.count_words(slices, None, 1)
+    words = len(sample.counts)
+    # per byte of text: splitting it into words (plain files' reading included), and reading
+    # (decompressing, parsing) the inputs that are not plain text
+    split_cost = (counting - sample.read_seconds) / sample.text if sample.text > 0 else 0.0
+    read_cost = sample.read_seconds / sample.prefix_seen if sample.prefix_seen > 0 else 0.0
+    beta = _heaps_beta(sample.sizes, sample.distinct)
+    # the text of every input: plain files' bytes, the others' as their first part showed
+    whole_text = 0.0
+    other_text = 0.0
+    longest_text = 0.0
+    for index in range(len(texts)):
+        unit = texts[index]
+        if isinstance(unit, FileSlice):
+            whole_text += unit.size
+            continue
+        text = sample.text_of(index, unit)
+        whole_text += text
+        other_text += text
+        longest_text = max(longest_text, text)
+    # sampled lines: training counts the words of that share of the text only
+    trained_text = whole_text
+    all_lines = 0.0
+    if sample_lines > 0 and sample.lines > 0 and sample.text > 0:
+        all_lines = sample.lines * whole_text / sample.text
+        if sample_lines < all_lines:
+            trained_text = whole_text * sample_lines / all_lines
+    if sample.text > 0 and words > 0:
+        words = int(words * (trained_text / sample.text) ** beta)
+    reading = other_text * read_cost
+    if sample_lines > 0:
+        # one process reads every line, offers it to the sample, then counts the sample's words
+        count_seconds = reading + all_lines * SAMPLE_OFFER_US_PER_LINE * 1e-6 + trained_text * split_cost
+    else:
+        # each input that is not plain text is read whole by one process
+        serial = reading + whole_text * split_cost
+        count_seconds = max(serial / max(1, processes), longest_text * (read_cost + split_cost))
+    # word-count tables: read whole, their words added as they are
+    began = time.perf_counter()
+    table_words: dict[str, int] = {}
+    for table in tables:
+        for word, count in read_counts(table.path).items():
+            if word not in sample.counts:
+                table_words[word] = count
+    count_seconds += time.perf_counter() - began
+    words += len(table_words)
+    chars = 0
+    for word in sample.counts:
+        chars += len(word)
+    for word in table_words:
+        chars += len(word)
+    known = len(sample.counts) + len(table_words)
+    mean_length = chars / known if known else 0.0
+    extra = 0.0
+    if sample_lines > 0:
+        extra = trained_text + SAMPLE_LINE_BYTES * min(float(sample_lines), all_lines)
+    train_seconds, peak = _training_cost(trainer, words, words * mean_length)
+    if not (COMPILED if compiled is None else compiled):
+        train_seconds *= PURE_FACTOR
+    method = f"Heaps' law (beta {beta:.2f}) fitted on {sample.what()}, {_size(sample.raw)} in all"
+    if tables:
+        method += f"; {len(tables)} word-count table{'s' if len(tables) != 1 else ''} read whole"
+    if sample_lines > 0:
+        method += f"; training samples {sample_lines:,} of about {_number(int(all_lines))} lines"
+    return TrainingEstimate(
+        total + table_bytes,
+        sample.raw + table_bytes,
+        known,
+        words,
+        beta,
+        BASE_BYTES + int(peak + extra),
+        count_seconds,
+        train_seconds,
+        method,
+    )
+
+
+def _estimate_whole(
+    tokenizer: Tokenizer,
+    units: list[FileSlice | CorpusSource],
+    trainer: Trainer,
+    processes: int,
+    compiled: bool | None,
+    sample_lines: int,
+    seed: int,
+    total: int,
+    longest: int,
+) -> TrainingEstimate:
+    """The estimate of inputs smaller than the sample: their words counted as training counts
+    them (the same sample of lines too), its time measured."""
+    extra = 0.0
+    began = time.perf_counter()
+    if sample_lines > 0:
+        sampled = count_sampled_words(units, tokenizer._word_splitter(), SilentProgress(), sample_lines, seed)
+        counts = sampled.counts
+        count_seconds = time.perf_counter() - began
+        kept_text = total * sampled.kept / sampled.seen if sampled.seen else 0.0
+        extra = kept_text + SAMPLE_LINE_BYTES * sampled.kept
+    else:
+        counts = tokenizer.count_words(units, None, 1)
+        count_seconds = time.perf_counter() - began
+        if total > 0:
+            count_seconds *= max(1.0 / max(1, processes), longest / total)
+    input_bytes = 0
+    for unit in units:
+        input_bytes += unit.size
     chars = 0
     for word in counts:
         chars += len(word)
-    beta = 1.0 if whole else _heaps_beta(sizes, distinct)
-    words = len(counts)
-    if not whole and read > 0 and words > 0:
-        words = int(words * (total / read) ** beta)
-    mean_length = chars / len(counts) if counts else 0.0
-    characters = words * mean_length
-    rate = read / counting if counting > 0 else 0.0
-    count_seconds = 0.0 if whole else (total / rate if rate > 0 else 0.0)
-    if whole:
-        count_seconds = counting
-    count_seconds /= max(1, processes)
-    train_seconds, peak = _training_cost(trainer, words, characters)
+    train_seconds, peak = _training_cost(trainer, len(counts), float(chars))
     if not (COMPILED if compiled is None else compiled):
         train_seconds *= PURE_FACTOR
-    method = (
-        "counted the whole input"
-        if whole
-        else f"Heaps' law (beta {beta:.2f}) fitted on {len(pieces)} slices, {_size(read)} in all"
-    )
+    method = "counted the whole input"
+    if sample_lines > 0:
+        method += f" (the training's sample of {sample_lines:,} lines)"
     return TrainingEstimate(
-        total, read, len(counts), words, beta, BASE_BYTES + int(peak), count_seconds, train_seconds, method
+        input_bytes,
+        input_bytes,
+        len(counts),
+        len(counts),
+        1.0,
+        BASE_BYTES + int(peak + extra),
+        count_seconds,
+        train_seconds,
+        method,
     )
+
+
+class _Prefix:
+    """The first `budget` bytes of text of an input read whole by training (`index`: its place
+    in the inputs)."""
+
+    index: int
+    source: CorpusSource
+    budget: int
+
+    def __init__(self, index: int, source: CorpusSource, budget: int) -> None:
+        self.index = index
+        self.source = source
+        self.budget = budget
+
+
+class _Sample:
+    """The words of the sample counted so far, the points of the Heaps fit (`sizes`: bytes of
+    text counted, `distinct`: distinct words then), and what the first part of each input read
+    whole by training showed of its size.
+
+    Text is what the words are split from: a plain file's bytes, the decompressed bytes of a
+    compressed one, the UTF-8 bytes of the text fields of records.
+    """
+
+    splitter: WordSplitter
+    with_lines: bool
+    counts: dict[str, int]
+    sizes: list[int]
+    distinct: list[int]
+    text: int
+    raw: int
+    lines: int
+    slices: int
+    prefixes: int
+    prefix_text: int
+    prefix_seen: int
+    read_seconds: float
+    texts: dict[int, float]
+    kind_text: dict[str, int]
+    kind_raw: dict[str, int]
+
+    def __init__(self, splitter: WordSplitter, with_lines: bool) -> None:
+        self.splitter = splitter
+        self.with_lines = with_lines
+        self.counts = {}
+        self.sizes = []
+        self.distinct = []
+        self.text = 0  # bytes of text counted
+        self.raw = 0  # bytes of the input files read for it
+        self.lines = 0  # lines and records counted (when `with_lines`)
+        self.slices = 0
+        self.prefixes = 0
+        self.prefix_text = 0
+        self.prefix_seen = 0  # bytes of text the inputs read by their first part handed over
+        self.read_seconds = 0.0  # the time spent reading them (decompressing, parsing records)
+        self.texts = {}  # input index -> its text's bytes, estimated from its first part
+        self.kind_text = {}  # "jsonl/gz" -> text bytes handed over by inputs of that kind
+        self.kind_raw = {}  # ... and the file bytes they were read from
+
+    def add_slice(self, tokenizer: Tokenizer, piece: FileSlice) -> None:
+        counts = self.counts
+        for word, count in _count_piece(tokenizer, piece).items():
+            counts[word] = counts.get(word, 0) + count
+        if self.with_lines and piece.size > 0:
+            stream = FileRange(piece.path, piece.start, piece.end)
+            try:
+                self.lines += stream.read(piece.size).count(b"\n")
+            finally:
+                stream.close()
+        self.text += piece.size
+        self.raw += piece.size
+        self.slices += 1
+        self._point()
+
+    def add_prefix(self, prefix: _Prefix) -> None:
+        """Count the first `prefix.budget` bytes of text of its input (all of it when shorter)."""
+        source = prefix.source
+        step = max(POINT_MIN_BYTES, prefix.budget // SAMPLE_PIECES)
+        before = self.text
+        if source.format == FORMAT_LINES:
+            seen, raw, ended = self._read_lines(source, prefix.budget, step)
+        else:
+            seen, raw, ended = self._read_texts(source, prefix.budget, step)
+        self.splitter.flush(self.counts)
+        if self.text > before and (not self.sizes or self.sizes[-1] != self.text):
+            self._point()
+        if ended:
+            self.texts[prefix.index] = float(seen)
+            raw = source.size
+        elif raw > 0:
+            self.texts[prefix.index] = seen * source.size / raw
+        else:
+            self.texts[prefix.index] = float(source.size)  # no progress known: a byte of text per byte
+        kind = _kind(source)
+        self.kind_text[kind] = self.kind_text.get(kind, 0) + seen
+        self.kind_raw[kind] = self.kind_raw.get(kind, 0) + raw
+        self.raw += raw
+        self.prefix_seen += seen
+        self.prefixes += 1
+        self.prefix_text += self.text - before
+
+    def _read_lines(self, source: CorpusSource, budget: int, step: int) -> tuple[int, int, bool]:
+        """Count compressed text line by line (as training does) up to `budget` bytes, a point
+        every `step` bytes: (decompressed bytes, file bytes read, whether it was read to the end)."""
+        stream = DecompressedStream(source.path, source.compression)
+        blocks = LineBlocks(source.path, stream, 0, self.splitter.line_cutter())
+        counted = 0
+        since = 0
+        ended = False
+        try:
+            while counted < budget:
+                began = time.perf_counter()
+                more = blocks.next_block()
+                self.read_seconds += time.perf_counter() - began
+                if not more:
+                    ended = True
+                    break
+                data = blocks.data
+                size = len(data)
+                start = 0
+                while start < size and counted < budget:
+                    want = min(step - since, budget - counted)
+                    cut = data.find(b"\n", start + want - 1) + 1 if start + want < size else size
+                    if cut <= 0:
+                        cut = size
+                    text = _decoded(source.path, data[start:cut], blocks.offset + start)
+                    self.splitter.count_text(text, cut < size or blocks.complete, self.counts)
+                    if self.with_lines:
+                        self.lines += text.count("\n")
+                    counted += cut - start
+                    since += cut - start
+                    self.text += cut - start
+                    start = cut
+                    if since >= step:
+                        self._point()
+                        since = 0
+            return stream.produced, stream.raw_done, ended
+        finally:
+            blocks.close()
+
+    def _read_texts(self, source: CorpusSource, budget: int, step: int) -> tuple[int, int, bool]:
+        """Count the texts of JSON Lines records or Parquet/Arrow values (each split whole) up
+        to `budget` bytes, a point every `step` bytes: (text bytes handed over, file bytes read,
+        whether it was read to the end)."""
+        reader = open_texts(source)
+        counts = self.counts
+        splitter = self.splitter
+        seen = 0
+        counted = 0
+        since = 0
+        ended = False
+        try:
+            while counted < budget:
+                began = time.perf_counter()
+                batch = reader.next_texts()
+                self.read_seconds += time.perf_counter() - began
+                if batch is None:
+                    ended = True
+                    break
+                for text in batch:
+                    size = len(text.encode("utf-8"))
+                    seen += size
+                    if counted >= budget:
+                        continue
+                    for word in splitter.words(text):
+                        counts[word] = counts.get(word, 0) + 1
+                    counted += size
+                    since += size
+                    self.text += size
+                    self.lines += 1
+                    if since >= step:
+                        self._point()
+                        since = 0
+            return seen, reader.raw_done(), ended
+        finally:
+            reader.close()
+
+    def _point(self) -> None:
+        self.splitter.flush(self.counts)
+        self.sizes.append(self.text)
+        self.distinct.append(len(self.counts))
+
+    def text_of(self, index: int, source: CorpusSource) -> float:
+        """The bytes of text of input `index`: as its first part showed, or (not sampled) as
+        much per file byte as the sampled inputs of its kind had (1 when none was sampled)."""
+        if index in self.texts:
+            return self.texts[index]
+        kind = _kind(source)
+        text = self.kind_text.get(kind, 0)
+        raw = self.kind_raw.get(kind, 0)
+        return source.size * text / raw if raw > 0 and text > 0 else float(source.size)
+
+    def what(self) -> str:
+        """What was read, for the method: "8 slices and a prefix sample of 2 inputs (1 MB of text from their starts)"."""
+        parts: list[str] = []
+        if self.slices:
+            parts.append(f"{self.slices} slice{'s' if self.slices != 1 else ''}")
+        if self.prefixes:
+            whose = "its start" if self.prefixes == 1 else "their starts"
+            parts.append(
+                f"a prefix sample of {self.prefixes} input{'s' if self.prefixes != 1 else ''} "
+                f"({_size(self.prefix_text)} of text from {whose})"
+            )
+        return " and ".join(parts) if parts else "nothing"
+
+
+def _kind(source: CorpusSource) -> str:
+    """`source_of("a.jsonl.gz")` -> "jsonl/gz"."""
+    return source.format + "/" + source.compression
+
+
+def _decoded(path: str, data: bytes, offset: int) -> str:
+    """Decompressed text, or the CorpusError training raises for it (`offset` in the text)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise CorpusError(path, f"is not valid UTF-8 ({error.reason}) in the decompressed text", offset + error.start) from None
 
 
 def _count_piece(tokenizer: Tokenizer, piece: FileSlice) -> dict[str, int]:
@@ -211,16 +571,26 @@ def _count_piece(tokenizer: Tokenizer, piece: FileSlice) -> dict[str, int]:
         raise
 
 
-def _spread(slices: list[FileSlice], total: int, sample_bytes: int, parts: int) -> list[FileSlice]:
-    """`parts` slices of about sample_bytes / parts each, centred at evenly spaced places of the
-    inputs read one after another; both ends cut at line starts."""
+def _spread(units: list[FileSlice | CorpusSource], total: int, sample_bytes: int, parts: int) -> list[FileSlice | _Prefix]:
+    """`parts` pieces of about sample_bytes / parts each, at evenly spaced places of the inputs
+    read one after another: in a plain file, a slice centred there (both ends cut at line
+    starts); in any other input, its first part (the pieces falling in one input together)."""
     each = max(1, sample_bytes // parts)
-    found: list[FileSlice] = []
+    found: list[FileSlice | _Prefix] = []
+    last = len(units) - 1
     for i in range(parts):
         centre = (2 * i + 1) * total // (2 * parts)
         offset = 0
-        for piece in slices:
-            if centre < offset + piece.size or piece is slices[-1]:
+        for index in range(len(units)):
+            piece = units[index]
+            if centre < offset + piece.size or index == last:
+                if isinstance(piece, CorpusSource):
+                    before = found[-1] if found else None
+                    if isinstance(before, _Prefix) and before.index == index:
+                        before.budget += each
+                    else:
+                        found.append(_Prefix(index, piece, each))
+                    break
                 inside = min(max(centre - offset, 0), piece.size)
                 start_at = piece.start + max(0, inside - each // 2)
                 end_at = min(piece.end, start_at + each)

@@ -27,7 +27,7 @@ from engine.errors import EngineError
 from engine.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
 from engine.formats import convert
 from engine.progress import ProgressSink, TrainProgress
-from engine.sources import DEFAULT_FIELD
+from engine.sources import DEFAULT_FIELD, FORMAT_COUNTS, CorpusSource
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
 from engine.word_counts import read_counts, write_counts
 
@@ -174,19 +174,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     tokenizer, trainer = _preset_pipeline(args.preset, args.vocab_size, args.min_frequency, _special_tokens(args.special_tokens))
 
     estimate: TrainingEstimate | None = None
-    # estimates read plain text files (not compressed, JSON Lines, ... or a sample)
-    plain = all(isinstance(unit, FileSlice) for unit in units) and not args.input_sentence_size
-    if table is None and plain and (args.estimate_only or not args.quiet):
-        inputs = [unit.path for unit in units]
-        processes = process_count(sum(piece.size for piece in as_slices(inputs)), 0)
-        estimate = estimate_training(tokenizer, inputs, trainer, processes)
+    if args.estimate_only or not args.quiet:
+        # --counts: the table's words, exactly (whatever the file is called)
+        inputs: list[FileSlice | CorpusSource] = [CorpusSource(str(table), FORMAT_COUNTS)] if table is not None else list(units)
+        processes = 1 if table is not None else process_count(sum(unit.size for unit in units), 0)
+        estimate = estimate_training(tokenizer, inputs, trainer, processes, sample_lines=args.input_sentence_size)
         print(f"estimate: {estimate.describe()}", file=sys.stdout if args.estimate_only else sys.stderr)
     if args.estimate_only:
-        if estimate is None:
-            raise CliError(
-                "--estimate-only: estimates are made from plain text FILEs, not from --counts, "
-                "compressed, JSON Lines, Parquet/Arrow or .tsv inputs, or with --input-sentence-size"
-            )
         return 0
     progress: TqdmProgress | StageLines | None = None
     if not args.quiet:

@@ -1,8 +1,11 @@
-"""`engine.estimate`: the estimate of a training's time and peak memory, made from a sample,
-and the optional estimate/actual fields of a training report (older project files load)."""
+"""`engine.estimate`: the estimate of a training's time and peak memory, made from a sample of
+every kind of input training reads (plain, compressed, JSON Lines, Parquet, folders, word-count
+tables, a sample of lines), and the optional estimate/actual fields of a training report (older
+project files load)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -12,7 +15,10 @@ from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import CorpusError
 from engine.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
 from engine.project import Project, TokenizerEntry
+from engine.sources import source_of
 from engine.trainers.records import TrainHistory, TrainReport
+from engine.word_counts import write_counts
+from support import corpus_path
 
 
 def bpe(vocab_size: int = 30_000) -> tuple[Tokenizer, trainers.BpeTrainer]:
@@ -120,6 +126,166 @@ def test_every_trainer_gets_an_estimate(corpora: Path) -> None:
 
 def test_the_peak_memory_of_this_process_is_known() -> None:
     assert peak_rss_bytes() > 10 << 20
+
+
+# -- inputs other than plain text files ---------------------------------------------------------
+
+# Small samples, so that the inputs (Shakespeare, 1.1 MB) are sampled, not read whole.
+SAMPLE = 128 * 1024
+
+
+def shakespeare_lines() -> list[str]:
+    return corpus_path("shakespeare.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+
+
+def as_jsonl(folder: Path, lines: list[str], key: str = "content") -> Path:
+    """Each line a record of its own, the text under `key` among other fields."""
+    path = folder / "plays.jsonl"
+    records = [json.dumps({"id": i, key: line, "lang": "en"}) for i, line in enumerate(lines)]
+    path.write_text("\n".join(records) + "\n", encoding="utf-8")
+    return path
+
+
+def assert_close(estimate: TrainingEstimate, actual: int) -> None:
+    """A usable estimate: positive costs, and the distinct words within a factor of 2."""
+    assert estimate.seconds > 0 and estimate.count_seconds > 0 and estimate.peak_bytes > 0
+    assert actual / 2 <= estimate.distinct_words <= actual * 2, (estimate.distinct_words, actual, estimate.method)
+
+
+def test_a_json_lines_file_is_estimated_from_its_first_records_field(tmp_path: Path) -> None:
+    tokenizer, trainer = bpe()
+    path = as_jsonl(tmp_path, shakespeare_lines())
+    actual = len(tokenizer.count_words([source_of(str(path), "content")], None, 1))
+    estimate = estimate_training(tokenizer, [str(path)], trainer, sample_bytes=SAMPLE, field="content")
+    assert_close(estimate, actual)
+    assert not estimate.exact_words and estimate.input_bytes == path.stat().st_size
+    assert "prefix sample of 1 input" in estimate.method and "from its start" in estimate.method
+    # the field's words, not the JSON's: "lang" and the ids are not words of "content"
+    assert estimate.sample_distinct < estimate.distinct_words
+    # the same source given as a CorpusSource; the whole file when it is smaller than the sample
+    again = estimate_training(tokenizer, [source_of(str(path), "content")], trainer, sample_bytes=SAMPLE)
+    assert again.distinct_words == estimate.distinct_words
+    whole = estimate_training(tokenizer, [str(path)], trainer, field="content")
+    assert whole.exact_words and whole.distinct_words == actual
+
+
+def test_a_compressed_file_is_estimated_from_its_decompressed_start(tmp_path: Path) -> None:
+    tokenizer, trainer = bpe()
+    source = corpus_path("shakespeare.txt")
+    path = tmp_path / "plays.txt.gz"
+    path.write_bytes(gzip.compress(source.read_bytes()))
+    actual = len(tokenizer.count_words([str(path)], None, 1))
+    assert actual == len(tokenizer.count_words([str(source)], None, 1))
+    estimate = estimate_training(tokenizer, [str(path)], trainer, sample_bytes=SAMPLE)
+    assert_close(estimate, actual)
+    assert estimate.input_bytes == path.stat().st_size and estimate.sample_bytes < estimate.input_bytes
+    # extrapolated by the text the file holds, as its start showed: as from the plain file
+    plain = estimate_training(tokenizer, [str(source)], trainer, sample_bytes=SAMPLE)
+    assert plain.distinct_words / 2 <= estimate.distinct_words <= plain.distinct_words * 2
+
+
+def test_a_folder_is_estimated_from_the_files_its_globs_choose(tmp_path: Path) -> None:
+    tokenizer, trainer = bpe()
+    lines = shakespeare_lines()
+    folder = tmp_path / "plays"
+    (folder / "drafts").mkdir(parents=True)
+    for part in range(4):
+        (folder / f"act{part}.txt").write_text("".join(lines[part::4]), encoding="utf-8")
+    (folder / "notes.log").write_text("zzzlog qqqlog\n" * 50_000, encoding="utf-8")
+    (folder / "drafts" / "old.txt").write_text("zzzdraft qqqdraft\n" * 50_000, encoding="utf-8")
+    include, exclude = ["*.txt"], ["drafts/*"]
+    actual = len(tokenizer.count_words([str(folder)], None, 1, include=include, exclude=exclude))
+    estimate = estimate_training(tokenizer, [str(folder)], trainer, sample_bytes=SAMPLE, include=include, exclude=exclude)
+    assert_close(estimate, actual)
+    assert estimate.input_bytes == sum((folder / f"act{part}.txt").stat().st_size for part in range(4))
+    with pytest.raises(CorpusError, match="no training file in it"):
+        estimate_training(tokenizer, [str(folder)], trainer, include=["*.jsonl"])
+
+
+def test_word_count_tables_give_their_words_exactly(tmp_path: Path) -> None:
+    tokenizer, trainer = bpe()
+    counts = tokenizer.count_words([str(corpus_path("botchan.txt"))], None, 1)
+    table = tmp_path / "botchan.tsv"
+    write_counts(str(table), counts)
+    alone = estimate_training(tokenizer, [str(table)], trainer, sample_bytes=SAMPLE)
+    assert alone.exact_words and alone.distinct_words == len(counts) and alone.peak_bytes > 0
+    # beside sampled text: the table's words are added whole to the text's estimate
+    plays = str(corpus_path("shakespeare.txt"))
+    actual = len(tokenizer.count_words([plays, str(table)], None, 1))
+    mixed = estimate_training(tokenizer, [plays, str(table)], trainer, sample_bytes=SAMPLE)
+    assert_close(mixed, actual)
+    assert "1 word-count table read whole" in mixed.method and mixed.distinct_words > len(counts)
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("word\t3\nno tab here\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="bad.tsv: line 2"):
+        estimate_training(tokenizer, [plays, str(bad)], trainer, sample_bytes=SAMPLE)
+
+
+def test_a_sample_of_lines_is_estimated_for_the_sample(tmp_path: Path) -> None:
+    tokenizer, trainer = bpe()
+    path = str(corpus_path("shakespeare.txt"))
+    every = estimate_training(tokenizer, [path], trainer, sample_bytes=SAMPLE)
+    for inputs, field in (([path], "text"), ([str(as_jsonl(tmp_path, shakespeare_lines()))], "content")):
+        actual = len(tokenizer.count_words(inputs, None, 1, field=field, sample_lines=4000))
+        estimate = estimate_training(tokenizer, inputs, trainer, sample_bytes=SAMPLE, field=field, sample_lines=4000)
+        assert_close(estimate, actual)
+        assert estimate.distinct_words < every.distinct_words / 2  # 4,000 of 40,000 lines
+        assert "training samples 4,000 of about " in estimate.method
+    # read whole: the very sample training takes (the same seed)
+    whole = estimate_training(tokenizer, [path], trainer, sample_lines=4000, seed=3)
+    assert whole.exact_words and whole.distinct_words == len(tokenizer.count_words([path], None, 1, sample_lines=4000, seed=3))
+    # a sample bigger than the input: every line
+    assert estimate_training(tokenizer, [path], trainer, sample_bytes=SAMPLE, sample_lines=10**7).distinct_words == every.distinct_words
+
+
+def test_a_parquet_file_is_estimated_from_its_first_rows(tmp_path: Path) -> None:
+    pytest.importorskip("pyarrow")
+    import pyarrow
+    import pyarrow.parquet
+
+    tokenizer, trainer = bpe()
+    lines = shakespeare_lines()
+    path = tmp_path / "plays.parquet"
+    pyarrow.parquet.write_table(pyarrow.table({"id": list(range(len(lines))), "body": lines}), str(path), row_group_size=4096)
+    actual = len(tokenizer.count_words([str(path)], None, 1, field="body"))
+    estimate = estimate_training(tokenizer, [str(path)], trainer, sample_bytes=SAMPLE, field="body")
+    assert_close(estimate, actual)
+    assert "prefix sample" in estimate.method
+
+
+def test_one_process_reads_an_input_that_is_not_plain_text(tmp_path: Path) -> None:
+    tokenizer, trainer = bpe()
+    path = tmp_path / "plays.txt.gz"
+    path.write_bytes(gzip.compress(corpus_path("shakespeare.txt").read_bytes()))
+    one = estimate_training(tokenizer, [str(path)], trainer, 1, SAMPLE)
+    four = estimate_training(tokenizer, [str(path)], trainer, 4, SAMPLE)
+    # plain text would count in about a quarter of the time; (the rates the two estimates
+    # measure differ a little, so no equality)
+    assert four.count_seconds > one.count_seconds / 2
+
+
+def test_bad_records_and_bad_compressed_text_raise_what_training_raises(tmp_path: Path) -> None:
+    tokenizer, trainer = bpe()
+    lines = shakespeare_lines()
+    records = as_jsonl(tmp_path, lines)
+    with pytest.raises(CorpusError, match="plays.jsonl: line 1: no field 'text'"):
+        estimate_training(tokenizer, [str(records)], trainer, sample_bytes=SAMPLE)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(records.read_text(encoding="utf-8").replace('"id": 5,', '"id": 5', 1), encoding="utf-8")
+    with pytest.raises(CorpusError, match="broken.jsonl: line 6: not JSON"):
+        estimate_training(tokenizer, [str(broken)], trainer, sample_bytes=SAMPLE, field="content")
+    packed = tmp_path / "bad.txt.gz"
+    packed.write_bytes(gzip.compress("".join(lines[:100]).encode() + b"bad \xff byte\n" + "".join(lines).encode()))
+    with pytest.raises(CorpusError) as training:
+        tokenizer.count_words([str(packed)], None, 1)
+    with pytest.raises(CorpusError) as estimating:
+        estimate_training(tokenizer, [str(packed)], trainer, sample_bytes=SAMPLE)
+    assert str(estimating.value) == str(training.value)
+    assert "in the decompressed text at byte" in str(estimating.value)
+    truncated = tmp_path / "cut.txt.gz"
+    truncated.write_bytes(gzip.compress("".join(lines[:3000]).encode())[:20_000])
+    with pytest.raises(CorpusError, match="cut.txt.gz: is truncated"):
+        estimate_training(tokenizer, [str(truncated)], trainer, sample_bytes=SAMPLE)
 
 
 # -- the estimate and the actual costs in the training history ---------------------------------

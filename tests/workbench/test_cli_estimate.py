@@ -1,8 +1,10 @@
 """`tokenizer-workbench train`: the estimate line before a training, the estimate next to the
-actual time and memory after it, and `--estimate-only`."""
+actual time and memory after it, and `--estimate-only`, for every kind of input."""
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -44,3 +46,45 @@ def test_estimate_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_output_is_required_unless_estimating(corpora: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["train", "--preset", "bpe", "--vocab-size", "500", str(corpora / "botchan.txt")]) == 1
     assert "-o/--output" in capsys.readouterr().err
+
+
+# -- every kind of input ------------------------------------------------------------------------
+
+
+def plays_jsonl(corpora: Path, folder: Path) -> Path:
+    """Shakespeare's lines as JSON Lines records, the text under "content"."""
+    lines = (corpora / "shakespeare.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    path = folder / "plays.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "content": line}) + "\n" for i, line in enumerate(lines)), encoding="utf-8")
+    return path
+
+
+def test_json_lines_inputs_are_estimated(corpora: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = plays_jsonl(corpora, tmp_path)
+    code = main(["train", "--preset", "bpe", "--vocab-size", "30000", "--field", "content", "--estimate-only", str(path)])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith(("estimate: about ", "estimate: under 1 s")) and "peak memory about " in out
+    assert "13k distinct words expected" in out  # read whole: the field's 13,355 words, as in the plain file
+    output = tmp_path / "tokenizer.json"
+    assert main(["train", "--preset", "bpe", "--vocab-size", "500", "--field", "content", "-o", str(output), str(path)]) == 0
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert lines[0].startswith("estimate: ") and "(estimated " in lines[-1] and output.exists()
+
+
+def test_compressed_inputs_tables_and_samples_of_lines_are_estimated(
+    corpora: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    packed = tmp_path / "plays.txt.gz"
+    packed.write_bytes(gzip.compress((corpora / "shakespeare.txt").read_bytes()))
+    assert main(["train", "--preset", "bpe", "--vocab-size", "30000", "--estimate-only", str(packed)]) == 0
+    assert "13k distinct words expected" in capsys.readouterr().out
+    # a counts table, whatever its name: its words exactly
+    table = tmp_path / "plays.counts"
+    assert main(["count", "--preset", "bpe", "-q", "-o", str(table), str(corpora / "shakespeare.txt")]) == 0
+    assert main(["train", "--preset", "bpe", "--vocab-size", "30000", "--estimate-only", "--counts", str(table)]) == 0
+    assert "13k distinct words expected" in capsys.readouterr().out
+    # a sample of 2,000 of the 40,000 lines: far fewer words
+    sampled = ["--estimate-only", "--input-sentence-size", "2000", str(corpora / "shakespeare.txt")]
+    assert main(["train", "--preset", "bpe", "--vocab-size", "30000", *sampled]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("estimate: ") and "13k distinct" not in out

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from engine import Tokenizer
 from engine.corpus import check_file
 from engine.project import Project
+from engine.sources import source_of
 from workbench import presets
 from workbench.main_window import MainWindow
 from workbench.runner import CAN_PAUSE, _descendants
@@ -72,6 +73,27 @@ def test_stale_estimates_are_dropped(qtbot: QtBot, window: MainWindow, small_cor
     shown = tab.estimate
     tab._on_estimate_estimated(tab._estimate_asked - 1, object())  # type: ignore[arg-type]
     assert tab.estimate is shown
+
+
+def test_a_json_lines_file_is_estimated_with_its_text_field(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    path = tmp_path / "code.jsonl"
+    texts = [f"def f{i}(x):\n    return x * {i % 7}  # lines of code {i % 13}\n" for i in range(400)]
+    path.write_text("".join(json.dumps({"id": i, "content": t, "lang": "python"}) + "\n" for i, t in enumerate(texts)), encoding="utf-8")
+    window.new_project()
+    window.document.add_checked_files([check_file(str(path), "content")])
+    assert window.document.set_field(0, "content")
+    window.document.add_preset("bpe", vocab_size=600)
+    tab = window.train_tab
+    wait_for_estimate(qtbot, window, path.stat().st_size)
+    assert tab.estimate_label.text().startswith(("Estimate: ~", "Estimate: under 1 s")), tab.estimate_label.toolTip()
+    tokenizer = presets.build("bpe", 600)[0]
+    content = len(tokenizer.count_words([source_of(str(path), "content")], None, 1))
+    assert tab.estimate is not None and tab.estimate.distinct_words == content  # read whole, the field's words
+    # another field: estimated again, from that field's words ("python" only)
+    first = tab.estimate
+    assert window.document.set_field(0, "lang")
+    qtbot.waitUntil(lambda: tab.estimate is not None and tab.estimate is not first, timeout=ESTIMATE_TIMEOUT_MS)
+    assert tab.estimate is not None and tab.estimate.distinct_words == 1 < content
 
 
 def test_the_history_keeps_the_estimate_and_the_actual_costs(qtbot: QtBot, window: MainWindow, small_corpus: Path, tmp_path: Path) -> None:
