@@ -447,6 +447,37 @@ class LineBlocks:
         self.stream.close()
 
 
+def opening_text(source: CorpusSource, max_bytes: int) -> str:
+    """The text `source` begins with, about `max_bytes` of it, for a preview or an evaluation
+    sample: its first lines (decompressed), or its first records' texts one per line ("" for a
+    word-count table). Bytes that are not UTF-8 are replaced; CorpusError as when training."""
+    if source.format == FORMAT_COUNTS:
+        return ""
+    if source.format == FORMAT_LINES:
+        stream = DecompressedStream(source.path, source.compression)
+        try:
+            data = stream.read(max_bytes)
+        finally:
+            stream.close()
+        return data.decode("utf-8", "replace")
+    texts = open_texts(source)
+    kept: list[str] = []
+    size = 0
+    try:
+        while size < max_bytes:
+            batch = texts.next_texts()
+            if batch is None:
+                break
+            for text in batch:
+                kept.append(text)
+                size += len(text) + 1
+                if size >= max_bytes:
+                    break
+    finally:
+        texts.close()
+    return "\n".join(kept)
+
+
 @mypyc_attr(allow_interpreted_subclasses=True)
 class TextReader(ABC):
     """A source of whole texts (JSON Lines records, Parquet values), each counted as one text:

@@ -19,11 +19,11 @@ from engine.errors import EngineError
 from engine.formats import convert
 from engine.project import CorpusFile, Project, TokenizerEntry
 from engine.schema import JsonValue
-from engine.sources import DEFAULT_FIELD
+from engine.sources import DEFAULT_FIELD, CorpusSource
 from engine.trainers.base import Trainer
 from engine.vocabulary import TokenStyle, VocabularyTable
 from workbench import presets
-from workbench.training import TrainingResult
+from workbench.training import TrainingResult, inputs_with_fields
 
 DEFAULT_VOCAB_SIZE = 8000
 
@@ -188,6 +188,11 @@ class ProjectDocument(QObject):
             if item.field != DEFAULT_FIELD and item.takes_field:
                 fields[item.path] = item.field
         return fields
+
+    def training_inputs(self) -> list[str | CorpusSource]:
+        """The corpus files as a training reads them: a file with its own text field as its
+        `CorpusSource` (as `TrainingJob.inputs` builds them in the training process)."""
+        return inputs_with_fields(self.corpus_paths(), self.corpus_fields())
 
     def set_field(self, row: int, field: str) -> bool:
         """Read the records of corpus file `row` from `field` from now on; its check still says

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Sequence
 from typing import Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -31,8 +32,9 @@ from PySide6.QtWidgets import (
 )
 
 from engine import Tokenizer, trainers
-from engine.errors import EngineError
+from engine.errors import CorpusError, EngineError
 from engine.schema import JsonValue
+from engine.sources import CorpusSource, opening_text, source_of
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import SCORE_COUNT, MergeStep, PairCandidate, RoundStep, TrainReport
 from engine.vocabulary import TokenStyle, readable, token_examples, token_frequencies
@@ -137,7 +139,7 @@ class StepPanel(QWidget):
         self._tokenizer: Tokenizer | None = None
         self._counts: dict[str, int] = {}
         self._config: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None = None
-        self._files: dict[str, str] = {}
+        self._files: dict[str, CorpusSource] = {}  # label -> the file as it is read
         self._style = TokenStyle()
         self._started = 0.0
         self._evaluator: Tokenizer | None = None
@@ -150,21 +152,23 @@ class StepPanel(QWidget):
 
     # -- sources -----------------------------------------------------------------------------
 
-    def set_files(self, paths: list[str]) -> None:
-        """Offer the small corpus files (up to 5 MB) besides typed text."""
+    def set_files(self, inputs: Sequence[str | CorpusSource]) -> None:
+        """Offer the small corpus files (up to 5 MB) besides typed text: paths, or sources that
+        read another text field (`ProjectDocument.training_inputs`)."""
         current = self.source.currentText()
         self.source.blockSignals(True)
         self.source.clear()
         self.source.addItem(TYPED_TEXT)
         self._files = {}
-        for path in paths:
+        for item in inputs:
             try:
-                size = os.path.getsize(path)
-            except OSError:
-                continue
+                source = item if isinstance(item, CorpusSource) else source_of(item)
+                size = os.path.getsize(source.path)
+            except (OSError, CorpusError):
+                continue  # gone, or a kind never read (the corpus list says why)
             if size <= MAX_STEP_BYTES:
-                label = f"{os.path.basename(path)} ({size / 1024:,.0f} KB)"
-                self._files[label] = path
+                label = f"{os.path.basename(source.path)} ({size / 1024:,.0f} KB)"
+                self._files[label] = source
                 self.source.addItem(label)
         if current in self._files or current == TYPED_TEXT:
             self.source.setCurrentText(current)
@@ -192,11 +196,10 @@ class StepPanel(QWidget):
         try:
             tokenizer = Tokenizer.from_str(json.dumps(pipeline))
             trainer = trainers.from_dict(trainer_settings)
-            path = self._files.get(self.source.currentText())
-            if path is not None:
-                counts = tokenizer.count_words([path], processes=1)
-                with open(path, "rb") as stream:
-                    sample = stream.read(EVALUATION_BYTES).decode("utf-8", "replace")
+            source = self._files.get(self.source.currentText())
+            if source is not None:
+                counts = tokenizer.count_words([source], processes=1)
+                sample = opening_text(source, EVALUATION_BYTES)
             else:
                 sample = self.text.toPlainText()
                 counts = tokenizer.count_words_from_iterator(sample.split("\n"))
@@ -268,8 +271,8 @@ class StepPanel(QWidget):
         pipeline, trainer_settings = config
         tokenizer = Tokenizer.from_str(json.dumps(pipeline))
         history = tokenizer.apply_training(trainer, run)
-        path = self._files.get(self.source.currentText())
-        report = TrainReport.of(self._counts, 1 if path else 0, time.monotonic() - self._started, history)
+        source = self._files.get(self.source.currentText())
+        report = TrainReport.of(self._counts, 0 if source is None else 1, time.monotonic() - self._started, history)
         result = TrainingResult(
             tokenizer.to_str(),
             report,

@@ -39,6 +39,7 @@ from engine.estimate import TrainingEstimate, estimate_training
 from engine.progress import TrainProgress
 from engine.project import TokenizerEntry
 from engine.schema import JsonValue
+from engine.sources import CorpusSource
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
 from engine.vocabulary import TokenStyle
 from workbench.document import ProjectDocument
@@ -98,7 +99,13 @@ class _EstimateTask(QRunnable):
     """One `estimate_training` call on a pool thread (one counting process: it never forks)."""
 
     def __init__(
-        self, number: int, tokenizer: Tokenizer, files: list[str], trainer: trainers.Trainer, processes: int, signals: _EstimateSignals
+        self,
+        number: int,
+        tokenizer: Tokenizer,
+        files: list[str | CorpusSource],
+        trainer: trainers.Trainer,
+        processes: int,
+        signals: _EstimateSignals,
     ) -> None:
         super().__init__()
         self.number = number
@@ -286,6 +293,7 @@ class TrainTab(QWidget):
         self.step_panel.state_changed.connect(self._on_step_panel_state_changed)
         document.active_changed.connect(self._on_document_active_changed)
         document.changed.connect(self._update_controls)
+        document.changed.connect(self._offer_step_files)
         self._on_document_active_changed()
 
     # -- training ----------------------------------------------------------------------------
@@ -472,12 +480,14 @@ class TrainTab(QWidget):
     # -- the estimate ------------------------------------------------------------------------
 
     def _estimate_key(self) -> str:
-        """What an estimate depends on: the settings, the corpus files and the processes."""
+        """What an estimate depends on: the settings, the corpus files (and their text fields)
+        and the processes."""
         configuration = self.form.configuration()
         if configuration is None:
             return ""
         corpus = [(item.path, item.size, item.sha256) for item in self.document.project.corpus]
-        return json.dumps([configuration[0], configuration[1], corpus, self.processes.value()], sort_keys=True)
+        fields = self.document.corpus_fields()
+        return json.dumps([configuration[0], configuration[1], corpus, fields, self.processes.value()], sort_keys=True)
 
     def refresh_estimate(self) -> None:
         """Remake the estimate soon (after the last of a burst of changes)."""
@@ -499,7 +509,7 @@ class TrainTab(QWidget):
             task = _EstimateTask(
                 self._estimate_asked,
                 Tokenizer.from_str(json.dumps(pipeline)),
-                self.document.corpus_paths(),
+                self.document.training_inputs(),
                 trainers.from_dict(trainer),
                 self.processes.value(),
                 self._estimate_signals,
@@ -600,6 +610,10 @@ class TrainTab(QWidget):
 
     # -- settings ----------------------------------------------------------------------------
 
+    def _offer_step_files(self) -> None:
+        """Step by Step offers the corpus files as they are now (with their text fields)."""
+        self.step_panel.set_files(self.document.training_inputs())
+
     def _on_document_active_changed(self) -> None:
         entry = self.document.active
         if self._applying:
@@ -611,7 +625,7 @@ class TrainTab(QWidget):
             self.form.set_configuration({}, None)
         self.form.setEnabled(entry is not None)
         self.refresh_estimate()
-        self.step_panel.set_files(self.document.corpus_paths())
+        self._offer_step_files()
         self.step_panel.set_configuration(self.form.configuration() if entry is not None else None)
         if not self.runner.is_running():
             self._show_stored()

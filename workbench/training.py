@@ -72,15 +72,8 @@ class TrainingJob:
     fields: dict[str, str] = field(default_factory=dict)
 
     def inputs(self) -> list[str | CorpusSource]:
-        """The files as training reads them: a file with its own field as its `CorpusSource`.
-
-        files ["a.txt", "b.jsonl"], fields {"b.jsonl": "content"} -> ["a.txt", CorpusSource("b.jsonl", "jsonl", "", "content")]
-        """
-        inputs: list[str | CorpusSource] = []
-        for path in self.files:
-            chosen = self.fields.get(path)
-            inputs.append(source_of(path, chosen) if chosen else path)
-        return inputs
+        """The files as training reads them (`inputs_with_fields`)."""
+        return inputs_with_fields(self.files, self.fields)
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {
@@ -188,6 +181,18 @@ class TrainingResult:
             TokenStyle(bool(style[0]), str(style[1]), str(style[2]), str(style[3])) if style is not None else None,
             str(data.get("counts_file", "")),
         )
+
+
+def inputs_with_fields(paths: Sequence[str], fields: dict[str, str]) -> list[str | CorpusSource]:
+    """The files as training reads them: a file with its own text field as its `CorpusSource`.
+
+    ["a.txt", "b.jsonl"], {"b.jsonl": "content"} -> ["a.txt", CorpusSource("b.jsonl", "jsonl", "", "content")]
+    """
+    inputs: list[str | CorpusSource] = []
+    for path in paths:
+        chosen = fields.get(path)
+        inputs.append(source_of(path, chosen) if chosen else path)
+    return inputs
 
 
 def held_out_split(

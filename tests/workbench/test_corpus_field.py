@@ -22,7 +22,7 @@ from pytestqt.qtbot import QtBot
 from engine import Tokenizer
 from engine.corpus import check_file
 from engine.errors import CorpusError
-from engine.sources import CorpusSource, source_of
+from engine.sources import CorpusSource, opening_text, source_of
 from window_support import train_and_wait
 from workbench import presets
 from workbench.file_checks import FileChecker, text_fields
@@ -314,3 +314,35 @@ def test_the_window_trains_on_the_chosen_field_and_a_new_field_needs_new_counts(
     qtbot.waitUntil(lambda: not window.file_checker.is_busy(), timeout=20_000)
     assert tab._counts_key(pipeline, 0.01) not in (content_key, old_key)
     assert "corpus has changed" in tab.continue_reason()
+
+
+def test_step_by_step_counts_a_files_chosen_field_and_evaluates_on_its_records(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    window.new_project()
+    code = write_records(tmp_path / "code.jsonl", CODE)
+    add_and_wait(qtbot, window, code)
+    window.document.add_preset("bpe", vocab_size=300)
+    window.document.set_field(0, "content")
+    panel = window.train_tab.step_panel
+    # the Train tab hands the step panel the files with their fields (as the corpus changes)
+    qtbot.waitUntil(lambda: panel.source.count() == 2, timeout=5_000)
+    panel.source.setCurrentIndex(1)
+    panel.start()
+    entry = window.document.active
+    assert entry is not None
+    tokenizer = Tokenizer.from_str(json.dumps(entry.pipeline))
+    expected = tokenizer.count_words([source_of(str(code), "content")], processes=1)
+    assert panel._counts == expected
+    assert panel._evaluation_lines[:2] == CODE[0].split("\n")
+
+
+def test_the_opening_text_of_a_source_is_its_first_lines_or_records(tmp_path: Path) -> None:
+    code = write_records(tmp_path / "code.jsonl", CODE)
+    assert opening_text(source_of(str(code), "content"), 60) == "\n".join(CODE[:2])
+    packed = tmp_path / "a.txt.gz"
+    packed.write_bytes(gzip.compress("one\ntwo\n".encode()))
+    assert opening_text(source_of(str(packed)), 5) == "one\nt"
+    table = tmp_path / "counts.tsv"
+    table.write_text("a\t3\n", encoding="utf-8")
+    assert opening_text(source_of(str(table)), 100) == ""
