@@ -102,6 +102,8 @@ def main() -> None:
         print(f"  ours  {ours['library']}")
         print(f"  wall time   ours {our_s:7.1f} s   HF {hf_s:7.1f} s   ratio ours/HF {our_s / hf_s:5.2f}")
         print(f"  peak RSS    ours {our_mb:7.0f} MB  HF {hf_mb:7.0f} MB   ratio ours/HF {our_mb / hf_mb:5.2f}")
+        for line in bench_train._profile_lines(ours):
+            print(line)
         print(f"  merges identical: {'yes' if same_merges else 'NO'}   vocab ids identical: {'yes' if same_vocab else 'NO'}")
         if note:
             print(f"  {note}")
