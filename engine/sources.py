@@ -549,14 +549,19 @@ class RecordReader(TextReader):
         self.lines.close()
 
 
-def record_text(line: str, field: str, path: str, number: int) -> str:
-    """The `field` string of one JSON Lines record, or CorpusError naming the file and line."""
+def parse_record(line: str, path: str, number: int) -> object:
+    """One JSON Lines line parsed, or CorpusError naming the file and line ("line 12: not JSON (...)")."""
     try:
-        record = json.loads(line)
+        return json.loads(line)
     except json.JSONDecodeError as error:
         raise CorpusError(path, f"line {number}: not JSON ({error.msg} at column {error.colno})") from None
     except RecursionError:
         raise CorpusError(path, f"line {number}: not JSON (nested too deeply)") from None
+
+
+def record_text(line: str, field: str, path: str, number: int) -> str:
+    """The `field` string of one JSON Lines record, or CorpusError naming the file and line."""
+    record = parse_record(line, path, number)
     if not isinstance(record, dict):
         raise CorpusError(path, f"line {number}: a JSON {_json_kind(record)}, not an object with a {field!r} field")
     if field not in record:

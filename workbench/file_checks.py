@@ -9,7 +9,6 @@ fields a JSON Lines or Parquet/Arrow file offers. No widgets here.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from typing import Final
@@ -25,6 +24,7 @@ from engine.sources import (
     PARQUET_EXTRA,
     READ_SIZE,
     DecompressedStream,
+    parse_record,
     source_of,
 )
 
@@ -82,12 +82,7 @@ def text_fields(path: str) -> list[str]:
         number, line = _first_record(path, source.compression)
         if not line:
             raise CorpusError(path, "has no records")
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise CorpusError(path, f"line {number}: not JSON ({error.msg} at column {error.colno})") from None
-        except RecursionError:
-            raise CorpusError(path, f"line {number}: not JSON (nested too deeply)") from None
+        record = parse_record(line, path, number)
         if not isinstance(record, dict):
             raise CorpusError(path, f"line {number}: not a JSON object, so it has no fields")
         return [str(key) for key, value in record.items() if isinstance(value, str)]
