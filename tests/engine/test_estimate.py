@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import multiprocessing
+import multiprocessing.queues
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,6 +129,27 @@ def test_every_trainer_gets_an_estimate(corpora: Path) -> None:
 
 def test_the_peak_memory_of_this_process_is_known() -> None:
     assert peak_rss_bytes() > 10 << 20
+
+
+def _report_peak(queue: multiprocessing.queues.Queue[int]) -> None:
+    queue.put(peak_rss_bytes())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the exec quirk is Linux's")
+def test_a_spawned_process_reports_its_own_peak_not_its_parents() -> None:
+    # ru_maxrss keeps the peak of the process image before exec: the window's training process
+    # reported the window's size
+    held = bytearray(300 << 20)
+    for i in range(0, len(held), 4096):
+        held[i] = 1
+    context = multiprocessing.get_context("spawn")
+    queue: multiprocessing.queues.Queue[int] = context.Queue()
+    child = context.Process(target=_report_peak, args=(queue,))
+    child.start()
+    peak = queue.get(timeout=120)
+    child.join()
+    assert 10 << 20 < peak < 200 << 20
+    del held
 
 
 # -- inputs other than plain text files ---------------------------------------------------------
