@@ -225,7 +225,7 @@ class TrainTab(QWidget):
         self.pending = QLabel()
         self.pending.setWordWrap(True)
 
-        self.stages = StageProgress()
+        self.stages = StageProgress(clock=self.runner.elapsed_seconds)
         self.plots = TrainingPlots()
         self.merges = MergesTable()
 

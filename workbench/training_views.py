@@ -9,7 +9,7 @@ Plots redraw on a timer a few times a second, never once per step.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 import time
 from typing import Final
 
@@ -43,12 +43,12 @@ Index = QModelIndex | QPersistentModelIndex
 
 
 class _StageRow:
-    def __init__(self, stage: str) -> None:
+    def __init__(self, stage: str, now: float) -> None:
         self.label = QLabel(stage)
         self.bar = QProgressBar()
         self.bar.setTextVisible(True)
         self.detail = QLabel()
-        self.first_time = time.monotonic()
+        self.first_time = now
         self.first_current = -1
         self.last: TrainProgress | None = None
 
@@ -59,10 +59,14 @@ STAGE_ROWS: Final = 5
 
 class StageProgress(QWidget):
     """One progress bar per stage, in the order stages start: "Compute merges 45% · 3,400 /
-    7,500 merges · 1,200/s · 3 s left · ing"."""
+    7,500 merges · 1,200/s · 3 s left · ing".
 
-    def __init__(self) -> None:
+    `clock` gives the seconds that rates and times are measured in: the training runner's, which
+    stand still while a training is paused (time.monotonic by default)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
+        self.clock = clock
         self.grid = QGridLayout(self)
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setColumnStretch(1, 1)
@@ -83,16 +87,16 @@ class StageProgress(QWidget):
         self.hint.show()
 
     def update_stage(self, event: TrainProgress) -> None:
+        now = self.clock()
         row = self.rows.get(event.stage)
         if row is None:
-            row = _StageRow(event.stage)
+            row = _StageRow(event.stage, now)
             index = len(self.rows)
             self.grid.addWidget(row.label, index, 0)
             self.grid.addWidget(row.bar, index, 1)
             self.grid.addWidget(row.detail, index, 2)
             self.rows[event.stage] = row
             self.hint.hide()
-        now = time.monotonic()
         if row.first_current < 0:
             row.first_current = event.current
             row.first_time = now

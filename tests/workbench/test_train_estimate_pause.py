@@ -13,11 +13,13 @@ from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer
 from engine.corpus import check_file
+from engine.progress import STAGE_COMPUTE_MERGES, TrainProgress
 from engine.project import Project
 from engine.sources import source_of
 from workbench import presets
 from workbench.main_window import MainWindow
 from workbench.runner import CAN_PAUSE, _descendants
+from workbench.training_views import StageProgress
 from window_support import TRAINING_TIMEOUT_MS, train_and_wait
 
 ESTIMATE_TIMEOUT_MS = 30_000
@@ -116,6 +118,16 @@ def test_the_history_keeps_the_estimate_and_the_actual_costs(qtbot: QtBot, windo
     assert again is not None and (again.peak_bytes, again.estimated_seconds) == (report.peak_bytes, report.estimated_seconds)
     window.document.replace(Project.load(str(path)), str(path))
     assert "Last trained" in tab.message.text() and "Estimated" in tab.message.text() and "peak memory" in tab.message.text()
+
+
+def test_stage_rates_are_measured_on_the_runners_clock_which_stands_still_while_paused(window: MainWindow) -> None:
+    # the Train tab's stage rows read the runner's clock, not the wall clock
+    assert window.train_tab.stages.clock == window.train_tab.runner.elapsed_seconds
+    times = iter([10.0, 12.0])  # two seconds of training between the events, however long a pause
+    stages = StageProgress(clock=lambda: next(times))
+    stages.update_stage(TrainProgress(STAGE_COMPUTE_MERGES, 0, 400, "merges"))
+    stages.update_stage(TrainProgress(STAGE_COMPUTE_MERGES, 100, 400, "merges"))
+    assert "50/s · 6 s left" in stages.rows[STAGE_COMPUTE_MERGES].detail.text()
 
 
 @pytest.mark.skipif(not CAN_PAUSE or not os.path.isdir("/proc/self"), reason="pause needs POSIX signals and /proc")
