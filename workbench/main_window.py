@@ -44,7 +44,7 @@ from workbench.file_checks import FileChecker
 from workbench.project_panel import ProjectPanel
 from workbench.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
 from workbench.settings import Settings, state_dir
-from workbench.train_tab import TrainTab
+from workbench.train_tab import TrainTab, stale_counts_files
 from workbench.vocab_tab import VocabTab
 
 SAMPLE_PROJECT: Final = ("sample", "sample.tokproj")
@@ -296,6 +296,11 @@ class MainWindow(QMainWindow):
             self.prompts.warn("The project was not saved", f"{error}\n\nNothing was written at {path}.")
             return False
         self.document.mark_saved(path)
+        for stale in stale_counts_files(path, self.document.project):
+            try:
+                os.remove(stale)  # counts no tokenizer keeps (derived data, not the user's)
+            except OSError:
+                pass
         self.settings.add_recent(path)
         self.settings.save()
         self.remove_recovery()

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Final
 
@@ -37,7 +38,7 @@ from engine import Tokenizer, trainers
 from engine.errors import EngineError
 from engine.estimate import TrainingEstimate, estimate_training
 from engine.progress import TrainProgress
-from engine.project import TokenizerEntry
+from engine.project import Project, TokenizerEntry
 from engine.schema import JsonValue
 from engine.sources import CorpusSource
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
@@ -69,6 +70,26 @@ def counts_folder() -> Path:
     if home:
         return Path(home) / "cache" / "counts"
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "counts"
+
+
+def stale_counts_files(project_path: str, project: Project) -> list[str]:
+    """The word-counts tables beside a saved project (`<project>.counts-<key>.tsv`, as the Train
+    tab names them) that none of its tokenizers keeps any more: the counts of an earlier corpus
+    or pipeline, or of a removed tokenizer."""
+    folder, name = os.path.split(os.path.abspath(project_path))
+    stem = os.path.splitext(name)[0]
+    pattern = re.compile(re.escape(stem) + r"\.counts-[0-9a-f]{12}\.tsv")
+    kept = {os.path.abspath(entry.counts_file) for entry in project.tokenizers if entry.counts_file}
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    stale: list[str] = []
+    for candidate in sorted(names):
+        path = os.path.join(folder, candidate)
+        if pattern.fullmatch(candidate) and path not in kept:
+            stale.append(path)
+    return stale
 
 
 def default_processes() -> int:

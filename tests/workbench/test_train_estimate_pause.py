@@ -220,3 +220,20 @@ def test_stale_word_counts_are_never_continued_from(qtbot: QtBot, window: MainWi
     assert "changed" in tab.continue_reason() and not tab.continue_box.isVisibleTo(tab)
     tab.continue_training(800)
     assert not tab.runner.is_running() and "changed" in tab.message.text()
+
+
+def test_saving_a_project_removes_the_word_counts_no_tokenizer_keeps(window: MainWindow, tmp_path: Path) -> None:
+    window.new_project()
+    window.document.add_preset("bpe", vocab_size=600)
+    entry = window.document.active
+    assert entry is not None
+    project = tmp_path / "p.tokproj"
+    kept = tmp_path / "p.counts-0123456789ab.tsv"
+    stale = tmp_path / "p.counts-ba9876543210.tsv"
+    others = [tmp_path / "p.counts-my-notes.tsv", tmp_path / "q.counts-0123456789ab.tsv", tmp_path / "p.tsv"]
+    for path in [kept, stale, *others]:
+        path.write_text("a\t1\n", encoding="utf-8")
+    entry.counts_file = str(kept)
+    assert window._write(str(project))
+    assert kept.exists() and not stale.exists()
+    assert all(path.exists() for path in others)  # only the Train tab's own names are touched
