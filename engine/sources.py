@@ -260,10 +260,14 @@ class FileRange(ByteStream):
         self.path = path
         try:
             self.stream = open(path, "rb")
-            self.stream.seek(start)
         except FileNotFoundError:
             raise CorpusError(path, "file not found") from None
         except OSError as error:
+            raise _cannot_read(path, error) from None
+        try:
+            self.stream.seek(start)
+        except OSError as error:
+            self.stream.close()
             raise _cannot_read(path, error) from None
         self.remaining = end - start
         self.consumed = 0
