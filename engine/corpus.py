@@ -38,6 +38,7 @@ from engine.sources import (
     LineBlocks,
     LineCutter,
     LineSample,
+    decode_text,
     expand_inputs,
     open_texts,
     source_of,
@@ -349,10 +350,7 @@ def count_sampled_words(
 
 def _offer_lines(path: str, data: bytes, offset: int, ends_with_newline: bool, sample: LineSample) -> None:
     """Offer each line of `data` (with its "\\n", as `_count_lines` splits it) to the sample."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise CorpusError(path, f"is not valid UTF-8 ({error.reason})", offset + error.start) from None
+    text = decode_text(path, data, offset)
     lines = text.split("\n")
     whole = len(lines) - 1
     for i in range(whole):
@@ -720,10 +718,7 @@ def _count_lines(
 ) -> None:
     """Count the words of the lines in `data` (which starts at byte `offset` of `path`); the
     splitter may hold some back until its `flush`."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise CorpusError(path, f"is not valid UTF-8 ({error.reason})", offset + error.start) from None
+    text = decode_text(path, data, offset)
     splitter.count_text(text, ends_with_newline, counts)
 
 

@@ -29,6 +29,7 @@ from engine.sources import (
     DecompressedStream,
     FileRange,
     LineBlocks,
+    decode_text,
     open_texts,
 )
 from engine.tokenizer import Tokenizer
@@ -465,7 +466,7 @@ class _Sample:
                     cut = data.find(b"\n", start + want - 1) + 1 if start + want < size else size
                     if cut <= 0:
                         cut = size
-                    text = _decoded(source.path, data[start:cut], blocks.offset + start)
+                    text = decode_text(source.path, data[start:cut], blocks.offset + start, True)
                     self.splitter.count_text(text, cut < size or blocks.complete, self.counts)
                     if self.with_lines:
                         self.lines += text.count("\n")
@@ -549,14 +550,6 @@ class _Sample:
 def _kind(source: CorpusSource) -> str:
     """`source_of("a.jsonl.gz")` -> "jsonl/gz"."""
     return source.format + "/" + source.compression
-
-
-def _decoded(path: str, data: bytes, offset: int) -> str:
-    """Decompressed text, or the CorpusError training raises for it (`offset` in the text)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise CorpusError(path, f"is not valid UTF-8 ({error.reason}) in the decompressed text", offset + error.start) from None
 
 
 def _count_piece(tokenizer: Tokenizer, piece: FileSlice) -> dict[str, int]:

@@ -533,11 +533,7 @@ class RecordReader(TextReader):
         reader = self.lines
         if not reader.next_block():
             return None
-        try:
-            text = reader.data.decode("utf-8")
-        except UnicodeDecodeError as error:
-            where = " in the decompressed text" if self.compressed else ""
-            raise CorpusError(self.path, f"is not valid UTF-8 ({error.reason}){where}", reader.offset + error.start) from None
+        text = decode_text(self.path, reader.data, reader.offset, self.compressed)
         lines = text.split("\n")
         if reader.complete:
             lines.pop()  # the empty string after the last "\n"
@@ -551,6 +547,16 @@ class RecordReader(TextReader):
 
     def close(self) -> None:
         self.lines.close()
+
+
+def decode_text(path: str, data: bytes, offset: int, decompressed: bool = False) -> str:
+    """`data` (from byte `offset` of the file, or of its decompressed text) as UTF-8, or the
+    CorpusError that names the file and the first bad byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        where = " in the decompressed text" if decompressed else ""
+        raise CorpusError(path, f"is not valid UTF-8 ({error.reason}){where}", offset + error.start) from None
 
 
 def parse_record(line: str, path: str, number: int) -> object:
