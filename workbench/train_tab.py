@@ -72,13 +72,17 @@ def counts_folder() -> Path:
     return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "counts"
 
 
+# A word-counts table beside a project is named `<project>.counts-<first chars of its key>.tsv`.
+COUNTS_KEY_CHARS: Final = 12
+
+
 def stale_counts_files(project_path: str, project: Project) -> list[str]:
     """The word-counts tables beside a saved project (`<project>.counts-<key>.tsv`, as the Train
     tab names them) that none of its tokenizers keeps any more: the counts of an earlier corpus
     or pipeline, or of a removed tokenizer."""
     folder, name = os.path.split(os.path.abspath(project_path))
     stem = os.path.splitext(name)[0]
-    pattern = re.compile(re.escape(stem) + r"\.counts-[0-9a-f]{12}\.tsv")
+    pattern = re.compile(re.escape(stem) + r"\.counts-[0-9a-f]{%d}\.tsv" % COUNTS_KEY_CHARS)
     kept = {os.path.abspath(entry.counts_file) for entry in project.tokenizers if entry.counts_file}
     try:
         names = os.listdir(folder)
@@ -418,7 +422,7 @@ class TrainTab(QWidget):
         path = self.document.path
         if path is not None and not self.document.is_template:
             stem = os.path.splitext(path)[0]
-            return f"{stem}.counts-{key[:12]}.tsv"
+            return f"{stem}.counts-{key[:COUNTS_KEY_CHARS]}.tsv"
         folder = counts_folder()
         try:
             folder.mkdir(parents=True, exist_ok=True)
