@@ -9,10 +9,12 @@ its sentences; no EM here (`engine.unigram.training_run`).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Final
 
 # Marks the end of a word in the sorted suffixes (the lowest code point sorts first).
 _END: Final = "\0"
+_END_CODE: Final = 0  # ord(_END)
 
 
 class SeedPieces:
@@ -32,12 +34,18 @@ class SeedPieces:
 
 def char_counts(words: list[str], counts: list[int]) -> dict[str, int]:
     """How often each character occurs, words weighted by their counts: ["ab", "b"], [2, 1] ->
-    {"a": 2, "b": 3}."""
-    result: dict[str, int] = {}
+    {"a": 2, "b": 3}. (Counted by Counter's C loop, once per distinct word count.)"""
+    by_count: dict[int, list[str]] = {}
     for k in range(len(words)):
-        count = counts[k]
-        for char in words[k]:
-            result[char] = result.get(char, 0) + count
+        group = by_count.get(counts[k])
+        if group is None:
+            by_count[counts[k]] = [words[k]]
+        else:
+            group.append(words[k])
+    result: dict[str, int] = {}
+    for count, group in by_count.items():
+        for char, seen in Counter("".join(group)).items():
+            result[char] = result.get(char, 0) + seen * count
     return result
 
 
@@ -45,7 +53,11 @@ def required_chars(words: list[str], counts: list[int], initial_alphabet: list[s
     """The characters every final vocabulary holds: the words' (count descending, then code
     point), then the initial alphabet's others (code-point order): ["ab", "b"], [2, 1], ["c"]
     -> ["b", "a", "c"]."""
-    counted = char_counts(words, counts)
+    return chars_by_count(char_counts(words, counts), initial_alphabet)
+
+
+def chars_by_count(counted: dict[str, int], initial_alphabet: list[str]) -> list[str]:
+    """`required_chars` from the words' `char_counts`."""
     ranked = [(-count, char) for char, count in counted.items()]
     ranked.sort()
     result = [char for _, char in ranked]
@@ -62,72 +74,56 @@ def frequent_substrings(words: list[str], counts: list[int], max_length: int) ->
     counts as "followed by many": the next word varies, as in sentencepiece's sentences).
 
     The suffixes of every word, cut to `max_length + 1` characters (+ an end mark when they
-    reach the word's end), are sorted in one C-level sort; the repeated prefixes of neighbours
-    (their LCPs) then give the suffix tree's internal nodes with a stack, as esaxx does.
+    reach the word's end), are counted (equal ones are one entry, their weights summed: they
+    stay together in any interval) and sorted in one C-level sort; the repeated prefixes of
+    neighbours (their LCPs) then give the suffix tree's internal nodes with a stack, as esaxx does.
     """
-    keys: list[str] = []
-    weights: list[int] = []
+    weights: dict[str, int] = {}
     cut = max_length + 1
     for k in range(len(words)):
         word = words[k]
         count = counts[k]
         size = len(word)
         for start in range(size):
-            if start + cut <= size:
-                keys.append(word[start : start + cut])
-            else:
-                keys.append(word[start:] + _END)
-            weights.append(count)
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    n = len(order)
-    sorted_keys: list[str] = []
+            key = word[start : start + cut] if start + cut <= size else word[start:] + _END
+            weights[key] = weights.get(key, 0) + count
+    sorted_keys = sorted(weights)
+    n = len(sorted_keys)
     prefix_weight: list[int] = [0]
     running = 0
-    for i in order:
-        sorted_keys.append(keys[i])
-        running += weights[i]
+    for key in sorted_keys:
+        running += weights[key]
         prefix_weight.append(running)
-    del keys
+    del weights
     found: dict[str, int] = {}
-    word_final: set[str] = set()  # found only as a repeated word end, so far
     # subtle: the stack holds (left boundary, depth) of open LCP intervals; depth 0 is the root.
+    # An interval holds two keys or more, which differ before their end marks: its shared
+    # prefix never holds one.
     stack_left: list[int] = [0]
     stack_depth: list[int] = [0]
-    previous = ""
     for i in range(1, n + 1):
+        lcp = 0
         if i < n:
             current = sorted_keys[i]
             previous = sorted_keys[i - 1]
             limit = len(current) if len(current) < len(previous) else len(previous)
-            lcp = 0
-            while lcp < limit and current[lcp] == previous[lcp]:
+            while lcp < limit and ord(current[lcp]) == ord(previous[lcp]):  # ord: no 1-char strs
                 lcp += 1
-        else:
-            lcp = 0
         left = i - 1
         while stack_depth[-1] > lcp:
             depth = stack_depth.pop()
             left = stack_left.pop()
             # the interval [left, i) of suffixes shares `depth` characters and no more
-            substring = sorted_keys[left][:depth]
-            weight = prefix_weight[i] - prefix_weight[left]
-            if substring[-1] == _END:
-                # the same word end, repeated: a word-final substring, unless a branching node
-                # (reported later: it is shallower) says the same with all its occurrences
-                substring = substring[:-1]
-                if 2 <= len(substring) <= max_length and substring not in found:
-                    found[substring] = weight
-                    word_final.add(substring)
-            elif 2 <= len(substring) <= max_length and (substring not in found or substring in word_final):
-                found[substring] = weight
-                word_final.discard(substring)
+            if 2 <= depth <= max_length:
+                found[sorted_keys[left][:depth]] = prefix_weight[i] - prefix_weight[left]
         if stack_depth[-1] < lcp:
             stack_left.append(left)
             stack_depth.append(lcp)
-    # A word-final substring seen in one suffix only, from a word counted twice or more.
+    # A word-final substring no branching node reports: its one key, from word ends that add up
+    # to two or more (each is followed by whatever word comes next).
     for i in range(n):
         key = sorted_keys[i]
-        if key[-1] == _END and 3 <= len(key) <= max_length + 1:
+        if ord(key[-1]) == _END_CODE and 3 <= len(key) <= max_length + 1:
             weight = prefix_weight[i + 1] - prefix_weight[i]
             substring = key[:-1]
             if weight >= 2 and substring not in found:
@@ -135,13 +131,17 @@ def frequent_substrings(words: list[str], counts: list[int], max_length: int) ->
     return found
 
 
-def make_seed_pieces(words: list[str], counts: list[int], max_length: int, seed_size: int) -> SeedPieces:
+def make_seed_pieces(
+    words: list[str], counts: list[int], max_length: int, seed_size: int, counted: dict[str, int] | None = None
+) -> SeedPieces:
     """Every character, then the best-scoring frequent substrings (count x length), `seed_size`
-    pieces at most (characters always all), scored log(value / total of values).
+    pieces at most (characters always all), scored log(value / total of values). `counted`:
+    the words' `char_counts`, when the caller has them.
 
     subtle: a substring ending in "\\0" is never seeded (the character is the end mark here).
     """
-    counted = char_counts(words, counts)
+    if counted is None:
+        counted = char_counts(words, counts)
     ranked_chars = [(-count, char) for char, count in counted.items()]
     ranked_chars.sort()
     pieces: list[str] = []

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import TrainerMismatchError, TrainingCancelled
@@ -54,6 +56,37 @@ def test_frequent_substrings_are_repeated_and_branching() -> None:
     assert "▁x" not in found  # seen once
     # max_length bounds the substrings
     assert frequent_substrings(["▁abc", "▁abd"], [1, 1], 2) == {"ab": 2}
+
+
+def branching_substrings(words: list[str], counts: list[int], max_length: int) -> dict[str, int]:
+    """`frequent_substrings` by its definition, by brute force: every substring of 2 to
+    `max_length` chars seen at least twice (weighted) that is followed by at least two
+    different things, where each occurrence of a word at its end is followed by something
+    different (the next word varies)."""
+    weight: dict[str, int] = {}
+    followers: dict[str, set[object]] = {}
+    for k, (word, count) in enumerate(zip(words, counts)):
+        for start in range(len(word)):
+            for end in range(start + 2, min(start + max_length, len(word)) + 1):
+                piece = word[start:end]
+                weight[piece] = weight.get(piece, 0) + count
+                after = followers.setdefault(piece, set())
+                if end < len(word):
+                    after.add(word[end])
+                else:
+                    after.update((k, copy) for copy in range(count))
+    return {piece: w for piece, w in weight.items() if w >= 2 and len(followers[piece]) >= 2}
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(st.text("abc▁", min_size=1, max_size=9), st.integers(1, 3), min_size=1, max_size=8),
+    st.integers(2, 5),
+)
+def test_frequent_substrings_equal_the_brute_force_definition(counted: dict[str, int], max_length: int) -> None:
+    words = sorted(counted)
+    counts = [counted[word] for word in words]
+    assert frequent_substrings(words, counts, max_length) == branching_substrings(words, counts, max_length)
 
 
 def test_seed_pieces_are_characters_then_substrings_by_count_times_length() -> None:
