@@ -14,11 +14,14 @@ import math
 import time
 from typing import Final
 
+from librt.vecs import append, vec
+from mypy_extensions import i64
+
 from engine.progress import ProgressSink, SilentProgress, report
 from engine.trainers.base import TrainingRun
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
 from engine.unigram.lattice import UNK_PENALTY
-from engine.unigram.seeds import make_seed_pieces, required_chars
+from engine.unigram.seeds import char_counts, chars_by_count, make_seed_pieces, required_chars
 
 # Phase names of the rounds (RoundStep.phase).
 PHASE_SEED: Final = "seed"
@@ -38,6 +41,8 @@ MIN_SCORE_PENALTY_DELTA: Final = 0.0001
 VOCABULARY_TOO_SMALL: Final = "The vocabulary is not large enough to contain all chars"
 
 _NEG_INF: Final = float("-inf")
+# Bits of a code point (up to 0x10FFFF), in the keys of the pieces' trie.
+_CODE_BITS: Final = 21
 
 # What to do next (UnigramTrainingRun._next).
 _NEXT_SEED: Final = 0
@@ -103,16 +108,22 @@ class UnigramTrainingRun(TrainingRun):
     _scores: list[float]
     _present: list[bool]
     _n_chars: int
-    # the lattices of all words
-    _len_bits: int
-    _len_mask: int
-    _base: list[int]
-    _lo: list[int]
-    _edges: list[int]
+    _required: list[str]  # the characters every final vocabulary holds (seeds.required_chars)
+    # the lattices of all words (vecs: unboxed in compiled code, which the passes need)
+    _len_bits: i64
+    _len_mask: i64
+    _base: vec[i64]
+    _lo: vec[i64]
+    _edges: vec[i64]
     # what the last pass computed
-    _expected: list[float]
-    _viterbi_freq: list[int]
-    _occurrence: list[int]
+    _expected: vec[float]
+    _viterbi_freq: vec[i64]
+    _occurrence: vec[i64]
+    # scratch space, one entry per lattice node, reused by every pass (each pass writes an
+    # entry before it reads it)
+    _node_floats: vec[float]
+    _node_floats2: vec[float]
+    _node_ints: vec[i64]
     _viterbi_valid: bool
     _log_likelihood: float
     _tokens: int
@@ -153,14 +164,18 @@ class UnigramTrainingRun(TrainingRun):
         self._scores = []
         self._present = []
         self._n_chars = 0
+        self._required = []
         self._len_bits = max(max_piece_length, 1).bit_length()
         self._len_mask = (1 << self._len_bits) - 1
-        self._base = []
-        self._lo = []
-        self._edges = []
-        self._expected = []
-        self._viterbi_freq = []
-        self._occurrence = []
+        self._base = vec[i64]()
+        self._lo = vec[i64]()
+        self._edges = vec[i64]()
+        self._expected = vec[float]()
+        self._viterbi_freq = vec[i64]()
+        self._occurrence = vec[i64]()
+        self._node_floats = vec[float]()
+        self._node_floats2 = vec[float]()
+        self._node_ints = vec[i64]()
         self._viterbi_valid = False
         self._log_likelihood = 0.0
         self._tokens = 0
@@ -243,16 +258,16 @@ class UnigramTrainingRun(TrainingRun):
         """
         if self._next == _NEXT_SEED or self._next == _NEXT_DONE or self._released or k <= 0:
             return []
-        losses, alternatives = self._pruning_losses()
+        losses = self._pruning_losses()
         ranked: list[tuple[float, int]] = []
-        for id in range(len(losses)):
-            if alternatives[id]:
-                ranked.append((losses[id], id))
+        for id in range(len(losses.values)):
+            if losses.has_alternative(id):
+                ranked.append((losses.values[id], id))
         ranked.sort()
         result: list[PairCandidate] = []
         for loss, id in ranked[:k]:
-            replacement = " ".join([self._pieces[alt] for alt in alternatives[id]])
-            result.append(PairCandidate(self._pieces[id], replacement, self._viterbi_freq[id], loss))
+            replacement = " ".join([self._pieces[alt] for alt in losses.alternative(id)])
+            result.append(PairCandidate(self._pieces[id], replacement, int(self._viterbi_freq[id]), loss))
         return result
 
     def segmentations(self, k: int) -> list[tuple[list[str], int]]:
@@ -297,12 +312,15 @@ class UnigramTrainingRun(TrainingRun):
         self._word_counts = {}
         self._words = []
         self._counts = []
-        self._base = []
-        self._lo = []
-        self._edges = []
-        self._expected = []
-        self._viterbi_freq = []
-        self._occurrence = []
+        self._base = vec[i64]()
+        self._lo = vec[i64]()
+        self._edges = vec[i64]()
+        self._expected = vec[float]()
+        self._viterbi_freq = vec[i64]()
+        self._occurrence = vec[i64]()
+        self._node_floats = vec[float]()
+        self._node_floats2 = vec[float]()
+        self._node_ints = vec[i64]()
 
     # -- what the run has made so far -----------------------------------------------------
 
@@ -403,9 +421,11 @@ class UnigramTrainingRun(TrainingRun):
         self._words = words
         self._counts = counts
         self._total_count = total
-        if len(required_chars(words, counts, self._initial_alphabet)) > self._vocab_size:
+        counted = char_counts(words, counts)
+        self._required = chars_by_count(counted, self._initial_alphabet)
+        if len(self._required) > self._vocab_size:
             raise ValueError(VOCABULARY_TOO_SMALL)
-        seeds = make_seed_pieces(words, counts, self._max_piece_length, self._seed_size)
+        seeds = make_seed_pieces(words, counts, self._max_piece_length, self._seed_size, counted)
         self._pieces = seeds.pieces
         self._scores = seeds.scores
         self._present = [True] * len(seeds.pieces)
@@ -425,42 +445,60 @@ class UnigramTrainingRun(TrainingRun):
         return words, counts
 
     def _build_lattices(self) -> None:
-        """Every word's edges: each piece ending at each node, shortest first."""
-        suffixes: dict[str, int] = {}  # every suffix of every piece -> its id, or -1
+        """Every word's edges: each piece ending at each node, shortest first.
+
+        The pieces go into a trie read backwards (last character first), keyed by node and
+        code point, so walking back from a node finds every piece ending there, and stops as
+        soon as no piece ends that way (no string is sliced or hashed).
+        """
+        children: dict[int, int] = {}  # (node << _CODE_BITS) | code point -> child node
+        piece_at = vec[i64]([-1])  # node -> the piece spelled by the path to it, or -1
         pieces = self._pieces
         for id in range(len(pieces)):
             piece = pieces[id]
-            for start in range(1, len(piece)):
-                if piece[start:] not in suffixes:
-                    suffixes[piece[start:]] = -1
-        for id in range(len(pieces)):
-            suffixes[pieces[id]] = id
+            node: i64 = 0
+            k = len(piece) - 1
+            while k >= 0:
+                key = (node << _CODE_BITS) | ord(piece[k])
+                child: i64 = children.get(key, -1)
+                if child < 0:
+                    child = len(piece_at)
+                    children[key] = child
+                    piece_at = append(piece_at, -1)
+                node = child
+                k -= 1
+            piece_at[node] = id
         bits = self._len_bits
         max_length = self._max_piece_length
-        base: list[int] = []
-        lo: list[int] = []
-        edges: list[int] = []
-        node = 0
+        base = vec[i64]()
+        lo = vec[i64]()
+        edges = vec[i64]()
+        start_node = 0
         for word in self._words:
             size = len(word)
-            base.append(node)
-            lo.append(len(edges))  # the word's first node: no edge ends there
+            base = append(base, start_node)
+            lo = append(lo, len(edges))  # the word's first node: no edge ends there
             for end in range(1, size + 1):
-                lo.append(len(edges))
-                length = 1
+                lo = append(lo, len(edges))
+                node = 0
+                length: i64 = 1
                 limit = end if end < max_length else max_length
                 while length <= limit:
-                    found = suffixes.get(word[end - length : end], -2)
-                    if found == -2:
+                    node = children.get((node << _CODE_BITS) | ord(word[end - length]), -1)
+                    if node < 0:
                         break
+                    found = piece_at[node]
                     if found >= 0:
-                        edges.append((found << bits) | length)
+                        edges = append(edges, (found << bits) | length)
                     length += 1
-            node += size + 1
-        lo.append(len(edges))
+            start_node += size + 1
+        lo = append(lo, len(edges))
         self._base = base
         self._lo = lo
         self._edges = edges
+        self._node_floats = _filled(len(lo) - 1, 0.0)
+        self._node_floats2 = _filled(len(lo) - 1, 0.0)
+        self._node_ints = _int_filled(len(lo) - 1, -1)
 
     def _unk_score(self) -> float:
         low = float("inf")
@@ -469,18 +507,18 @@ class UnigramTrainingRun(TrainingRun):
                 low = self._scores[id]
         return (low if low != float("inf") else 0.0) - UNK_PENALTY
 
-    def _edge_scores(self) -> list[float]:
+    def _edge_scores(self) -> vec[float]:
         """Each id's score in the lattices: its own, min_score - 10 for an absent character (an
         unknown), -inf for a removed piece whose edges are not dropped yet."""
         unk_score = self._unk_score()
-        scores: list[float] = []
+        scores = vec[float](capacity=len(self._pieces))
         for id in range(len(self._pieces)):
             if self._present[id]:
-                scores.append(self._scores[id])
+                scores = append(scores, self._scores[id])
             elif id < self._n_chars:
-                scores.append(unk_score)
+                scores = append(scores, unk_score)
             else:
-                scores.append(_NEG_INF)
+                scores = append(scores, _NEG_INF)
         return scores
 
     def _forward_backward(self, backward: bool) -> None:
@@ -496,38 +534,41 @@ class UnigramTrainingRun(TrainingRun):
         """
         scores = self._edge_scores()
         n_pieces = len(scores)
-        probs: list[float] = []
+        probs = vec[float](capacity=n_pieces)
         for id in range(n_pieces):
-            probs.append(math.exp(scores[id]) if scores[id] != _NEG_INF else 0.0)
+            probs = append(probs, math.exp(scores[id]) if scores[id] != _NEG_INF else 0.0)
         edges = self._edges
         lo = self._lo
         bits = self._len_bits
         mask = self._len_mask
-        n_nodes = len(lo) - 1
-        inv: list[float] = [1.0] * n_nodes
-        beta: list[float] = [0.0] * n_nodes if backward else []
-        expected: list[float] = [0.0] * n_pieces
+        inv = self._node_floats
+        beta = self._node_floats2
+        expected = _filled(n_pieces, 0.0)
         log_likelihood = 0.0
         words = self._words
         counts = self._counts
         bases = self._base
         for k in range(len(words)):
-            base = bases[k]
-            last = base + len(words[k])
+            base: i64 = bases[k]
+            last: i64 = base + len(words[k])
             count = counts[k]
             log_z = 0.0
             product = 1.0  # of the c[t] not yet in log_z (one log per ~100 nodes, not per node)
-            for t in range(base + 1, last + 1):
+            t: i64 = base + 1
+            while t <= last:
                 c = 0.0
                 r = 1.0
-                cur = t - 1
-                for e in range(lo[t], lo[t + 1]):
+                cur: i64 = t - 1
+                e: i64 = lo[t]
+                stop: i64 = lo[t + 1]
+                while e < stop:
                     packed = edges[e]
                     s = t - (packed & mask)
                     while cur > s:
                         r *= inv[cur]
                         cur -= 1
                     c += probs[packed >> bits] * r
+                    e += 1
                 if not c > 0.0:
                     c = 1e-300  # subtle: only if every way in underflowed; keeps the pass finite
                 inv[t] = 1.0 / c
@@ -535,18 +576,24 @@ class UnigramTrainingRun(TrainingRun):
                 if product < 1e-150 or product > 1e150:
                     log_z += math.log(product)
                     product = 1.0
+                t += 1
             log_z += math.log(product)
             log_likelihood += count * log_z
             if not backward:
                 continue
-            for t in range(base, last):
+            t = base
+            while t < last:
                 beta[t] = 0.0
+                t += 1
             beta[last] = float(count)
-            for t in range(last, base, -1):
+            t = last
+            while t > base:
                 scale = beta[t] * inv[t]
                 r = 1.0
                 cur = t - 1
-                for e in range(lo[t], lo[t + 1]):
+                e = lo[t]
+                stop = lo[t + 1]
+                while e < stop:
                     packed = edges[e]
                     s = t - (packed & mask)
                     p = packed >> bits
@@ -556,6 +603,8 @@ class UnigramTrainingRun(TrainingRun):
                     m = probs[p] * r * scale
                     expected[p] += m
                     beta[s] += m
+                    e += 1
+                t -= 1
         self._expected = expected
         self._log_likelihood = log_likelihood
 
@@ -570,30 +619,35 @@ class UnigramTrainingRun(TrainingRun):
         lo = self._lo
         bits = self._len_bits
         mask = self._len_mask
-        viterbi_freq: list[int] = [0] * n_pieces
-        occurrence: list[int] = [-1] * n_pieces
-        tokens = 0
+        viterbi_freq = _int_filled(n_pieces, 0)
+        occurrence = _int_filled(n_pieces, -1)
+        tokens: i64 = 0
         words = self._words
         counts = self._counts
         bases = self._base
-        best: list[float] = [0.0] * (len(lo) - 1)
-        back: list[int] = [-1] * (len(lo) - 1)
+        best = self._node_floats
+        back = self._node_ints
         for k in range(len(words)):
-            base = bases[k]
-            last = base + len(words[k])
-            count = counts[k]
+            base: i64 = bases[k]
+            last: i64 = base + len(words[k])
+            count: i64 = counts[k]
             best[base] = 0.0
-            for t in range(base + 1, last + 1):
+            t: i64 = base + 1
+            while t <= last:
                 top = _NEG_INF
-                top_edge = -1
-                for e in range(lo[t], lo[t + 1]):
+                top_edge: i64 = -1
+                e: i64 = lo[t]
+                stop: i64 = lo[t + 1]
+                while e < stop:
                     packed = edges[e]
                     v = best[t - (packed & mask)] + scores[packed >> bits]
                     if v > top:
                         top = v
                         top_edge = e
+                    e += 1
                 best[t] = top
                 back[t] = top_edge
+                t += 1
             t = last
             while t > base:
                 packed = edges[back[t]]
@@ -618,11 +672,11 @@ class UnigramTrainingRun(TrainingRun):
         word = self._words[k]
         base = self._base[k]
         size = len(word)
-        best: list[float] = [0.0] * (size + 1)
-        back: list[int] = [0] * (size + 1)
+        best = _filled(size + 1, 0.0)
+        back = _int_filled(size + 1, 0)
         for u in range(1, size + 1):
             top = _NEG_INF
-            top_length = 1
+            top_length: i64 = 1
             t = base + u
             for e in range(lo[t], lo[t + 1]):
                 packed = edges[e]
@@ -658,60 +712,69 @@ class UnigramTrainingRun(TrainingRun):
                 self._scores[id] = digamma(expected[id]) - log_total
         return self._remove(keep)
 
-    def _pruning_losses(self) -> tuple[list[float], list[list[int]]]:
+    def _pruning_losses(self) -> PruningLosses:
         """For each piece, the likelihood its removal would lose and the pieces that would replace
         it (sentencepiece's PruneSentencePieces, with the Viterbi counts of the last pass).
 
-        An empty replacement means: no second-best split (a single character), or the piece
-        is not its own best split (loss 0.0: it can go), or no best segmentation uses it.
+        No replacement means: no second-best split (a single character), or the piece is not
+        its own best split (loss 0.0: it can go), or no best segmentation uses it.
         """
         self._ensure_viterbi()
         n = len(self._pieces)
         freq = self._viterbi_freq
-        losses: list[float] = [0.0] * n
-        alternatives: list[list[int]] = []
-        for _ in range(n):
-            alternatives.append([])
+        losses = PruningLosses(n)
         total = 0.0
         for id in range(n):
-            total += freq[id]
+            total += float(freq[id])
         if total <= 0.0 or self._total_count <= 0:
-            return losses, alternatives
+            losses.close(n)
+            return losses
         log_total = math.log(total)
         scores = self._edge_scores()
+        longest = 0
+        for piece in self._pieces:
+            if len(piece) > longest:
+                longest = len(piece)
+        best = _filled(longest + 1, 0.0)
+        back = _int_filled(longest + 1, -1)
         for id in range(self._n_chars, n):
+            losses.close(id)
             if not self._present[id] or freq[id] == 0:
                 continue
-            alternative = self._second_best(id, scores)
-            if not alternative:
+            if not self._second_best(id, scores, best, back, losses):
                 continue
-            alternatives[id] = alternative
             f = float(freq[id])
             log_prob = math.log(f) - log_total
-            log_total_alt = math.log(total + f * (len(alternative) - 1))
+            log_total_alt = math.log(total + f * float(losses.alternative_size(id) - 1))
             log_prob_alt = 0.0
-            for alt in alternative:
-                log_prob_alt += math.log(freq[alt] + f) - log_total_alt
-            losses[id] = f / self._total_count * (log_prob - log_prob_alt)
-        return losses, alternatives
+            for alt in losses.alternative(id):
+                log_prob_alt += math.log(float(freq[alt]) + f) - log_total_alt
+            losses.values[id] = f / self._total_count * (log_prob - log_prob_alt)
+        losses.close(n)
+        return losses
 
-    def _second_best(self, id: int, scores: list[float]) -> list[int]:
-        """The best split of piece `id` other than itself, or [] when some split scores higher
-        than the piece itself (ties keep the piece). Read off a word that uses the piece."""
-        end = self._occurrence[id]
-        length = len(self._pieces[id])
+    def _second_best(
+        self, id: int, scores: vec[float], best: vec[float], back: vec[i64], out: PruningLosses
+    ) -> bool:
+        """Add to `out` the best split of piece `id` other than itself; False (nothing added)
+        when some split scores higher than the piece itself (ties keep the piece). Read off a
+        word that uses the piece; `best` and `back` are scratch space for its length + 1."""
+        end: i64 = self._occurrence[id]
+        length: i64 = len(self._pieces[id])
         start = end - length
         edges = self._edges
         lo = self._lo
         bits = self._len_bits
         mask = self._len_mask
-        best: list[float] = [0.0] * (length + 1)
-        back: list[int] = [-1] * (length + 1)
-        for u in range(1, length + 1):
+        best[0] = 0.0
+        u: i64 = 1
+        while u <= length:
             top = _NEG_INF
-            top_edge = -1
+            top_edge: i64 = -1
             node = start + u
-            for e in range(lo[node], lo[node + 1]):
+            e: i64 = lo[node]
+            stop: i64 = lo[node + 1]
+            while e < stop:
                 packed = edges[e]
                 size = packed & mask
                 if size >= u:
@@ -719,29 +782,30 @@ class UnigramTrainingRun(TrainingRun):
                     # the piece itself (the split being looked for is another one)
                     if size > u or u == length:
                         break
-                p = packed >> bits
-                v = best[u - size] + scores[p]
+                v = best[u - size] + scores[packed >> bits]
                 if v > top:
                     top = v
                     top_edge = e
+                e += 1
             best[u] = top
             back[u] = top_edge
+            u += 1
         if best[length] > scores[id] or back[length] < 0:
-            return []
-        result: list[int] = []
+            return False
+        first = len(out.items)
         u = length
         while u > 0:
             packed = edges[back[u]]
-            result.append(packed >> bits)
+            out.items = append(out.items, packed >> bits)
             u -= packed & mask
-        result.reverse()
-        return result
+        out.reverse_from(first)
+        return True
 
     def _prune(self) -> int:
         """Keep the characters the best segmentations use and the pieces whose removal would lose
         the most likelihood, shrinking to max(shrinking_factor x size, 1.1 x vocab_size);
         returns how many pieces left. Ties of loss: the smaller id stays."""
-        losses, alternatives = self._pruning_losses()
+        losses = self._pruning_losses()
         n = len(self._pieces)
         keep: list[bool] = [False] * n
         kept = 0
@@ -755,8 +819,8 @@ class UnigramTrainingRun(TrainingRun):
             pruned_size = self._desired_size()
         ranked: list[tuple[float, int]] = []
         for id in range(self._n_chars, n):
-            if alternatives[id]:
-                ranked.append((-losses[id], id))
+            if losses.has_alternative(id):
+                ranked.append((-losses.values[id], id))
         ranked.sort()
         for _, id in ranked:
             if kept >= pruned_size:
@@ -786,7 +850,7 @@ class UnigramTrainingRun(TrainingRun):
     def _compact(self) -> None:
         """Renumber the longer pieces still in the model and drop the others' edges."""
         n_chars = self._n_chars
-        new_id: list[int] = [-1] * len(self._pieces)
+        new_id = _int_filled(len(self._pieces), -1)
         pieces: list[str] = self._pieces[:n_chars]
         scores: list[float] = self._scores[:n_chars]
         for id in range(n_chars):
@@ -800,16 +864,22 @@ class UnigramTrainingRun(TrainingRun):
         mask = self._len_mask
         old_edges = self._edges
         old_lo = self._lo
-        edges: list[int] = []
-        lo: list[int] = []
-        for t in range(len(old_lo) - 1):
-            lo.append(len(edges))
-            for e in range(old_lo[t], old_lo[t + 1]):
+        edges = vec[i64](capacity=len(old_edges))
+        lo = vec[i64](capacity=len(old_lo))
+        t: i64 = 0
+        n_nodes: i64 = len(old_lo) - 1
+        while t < n_nodes:
+            lo = append(lo, len(edges))
+            e: i64 = old_lo[t]
+            stop: i64 = old_lo[t + 1]
+            while e < stop:
                 packed = old_edges[e]
                 p = new_id[packed >> bits]
                 if p >= 0:
-                    edges.append((p << bits) | (packed & mask))
-        lo.append(len(edges))
+                    edges = append(edges, (p << bits) | (packed & mask))
+                e += 1
+            t += 1
+        lo = append(lo, len(edges))
         self._edges = edges
         self._lo = lo
         self._pieces = pieces
@@ -848,7 +918,6 @@ class UnigramTrainingRun(TrainingRun):
                     low = self._scores[id]
         if low == float("inf"):
             low = 0.0
-        words, counts = (self._words, self._counts) if self._next != _NEXT_SEED else self._sorted_words()
         specials: list[tuple[str, float]] = []
         unk = self._unk_token
         if unk is not None and unk not in self._special_tokens:
@@ -859,7 +928,12 @@ class UnigramTrainingRun(TrainingRun):
         chosen: list[tuple[float, str]] = []
         inserted: set[str] = set()
         penalty = 0.0
-        for char in required_chars(words, counts, self._initial_alphabet):
+        if self._next == _NEXT_SEED:
+            words, counts = self._sorted_words()
+            required = required_chars(words, counts, self._initial_alphabet)
+        else:
+            required = self._required
+        for char in required:
             score = present_scores.get(char)
             if score is None:
                 score = low + penalty
@@ -896,3 +970,53 @@ class UnigramTrainingRun(TrainingRun):
         if low >= len(self._words) or self._words[low] != word:
             return list(word)
         return self._word_viterbi(low)
+
+
+def _filled(n: i64, value: float) -> vec[float]:
+    """A vec of `n` floats, each `value` (from a list: three times quicker than n appends)."""
+    return vec[float]([value] * n)
+
+
+def _int_filled(n: i64, value: i64) -> vec[i64]:
+    """A vec of `n` ints, each `value`."""
+    return vec[i64]([value] * n)
+
+
+class PruningLosses:
+    """What a prune weighs (`UnigramTrainingRun._pruning_losses`): per piece id, the likelihood
+    its removal would lose (`values`) and the pieces that would replace it, kept flat: piece
+    `id`'s replacement is `items[starts[id]:starts[id + 1]]` (empty: no replacement)."""
+
+    values: vec[float]
+    starts: vec[i64]
+    items: vec[i64]
+
+    def __init__(self, n: i64) -> None:
+        self.values = _filled(n, 0.0)
+        self.starts = vec[i64](capacity=n + 1)
+        self.items = vec[i64]()
+
+    def close(self, id: i64) -> None:
+        """Pieces up to `id` (exclusive) are done: their replacements start here or before."""
+        while len(self.starts) <= id:
+            self.starts = append(self.starts, len(self.items))
+
+    def has_alternative(self, id: i64) -> bool:
+        return self.alternative_size(id) > 0
+
+    def alternative_size(self, id: i64) -> i64:
+        end = self.starts[id + 1] if id + 1 < len(self.starts) else len(self.items)
+        return end - self.starts[id]
+
+    def alternative(self, id: i64) -> list[int]:
+        end = self.starts[id + 1] if id + 1 < len(self.starts) else len(self.items)
+        return [int(self.items[k]) for k in range(self.starts[id], end)]
+
+    def reverse_from(self, first: i64) -> None:
+        """Reverse `items[first:]` (a replacement is read off back to front)."""
+        low = first
+        high = len(self.items) - 1
+        while low < high:
+            self.items[low], self.items[high] = self.items[high], self.items[low]
+            low += 1
+            high -= 1
