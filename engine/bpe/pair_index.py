@@ -15,6 +15,9 @@ import time
 from abc import abstractmethod
 from typing import Final
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 from engine.bpe.training_words import TrainingWord, Vocabulary, initial_vocabulary, training_words
 from engine.progress import (
     STAGE_COMPUTE_MERGES,
@@ -61,13 +64,14 @@ class PairMergeRun(TrainingRun):
     _shift: int
     _id_mask: int
     _pair_counts: dict[int, int]
-    # per-merge accumulators, indexed by the id of a neighbour of the merged pair
-    _left_lost: list[int]
-    _left_gain: list[int]
+    # per-merge accumulators, indexed by the id of a neighbour of the merged pair (the counts in
+    # vecs: unboxed, so adding to one allocates nothing)
+    _left_lost: vec[i64]
+    _left_gain: vec[i64]
     _left_pos: list[list[TrainingWord]]
     _left_seen: list[int]
-    _right_lost: list[int]
-    _right_gain: list[int]
+    _right_lost: vec[i64]
+    _right_gain: vec[i64]
     _right_pos: list[list[TrainingWord]]
     _right_seen: list[int]
     _empty: list[TrainingWord]
@@ -122,12 +126,12 @@ class PairMergeRun(TrainingRun):
         self._shift = 0
         self._id_mask = 0
         self._pair_counts = {}
-        self._left_lost = []
-        self._left_gain = []
+        self._left_lost = vec[i64]()
+        self._left_gain = vec[i64]()
         self._left_pos = []
         self._left_seen = []
-        self._right_lost = []
-        self._right_gain = []
+        self._right_lost = vec[i64]()
+        self._right_gain = vec[i64]()
         self._right_pos = []
         self._right_seen = []
         self._empty = []
@@ -332,11 +336,11 @@ class PairMergeRun(TrainingRun):
             self._shift = max(self._initial_size, self._vocab_size).bit_length()
             self._id_mask = (1 << self._shift) - 1
             id_space = 1 << self._shift
-            self._left_lost = [0] * id_space
-            self._left_gain = [0] * id_space
+            self._left_lost = vec[i64]([0] * id_space)
+            self._left_gain = vec[i64]([0] * id_space)
             self._left_pos = [self._empty] * id_space
-            self._right_lost = [0] * id_space
-            self._right_gain = [0] * id_space
+            self._right_lost = vec[i64]([0] * id_space)
+            self._right_gain = vec[i64]([0] * id_space)
             self._right_pos = [self._empty] * id_space
             self._count_pairs(sink)
         finally:
