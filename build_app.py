@@ -128,6 +128,8 @@ def main() -> int:
             "--noconfirm",
             # mypyc puts every compiled engine module in one shared library that nothing imports by name
             "--hidden-import=engine__mypyc",
+            # the compiled training passes import mypyc's native vecs from C, where PyInstaller cannot see it
+            "--hidden-import=librt.vecs",
             "--collect-submodules=engine",
             # resources/ goes where workbench.shipped looks for it in an installed application
             f"--add-data={HERE / 'resources'}{os.pathsep}workbench/resources",
