@@ -66,7 +66,10 @@ def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists:
     for index in range(len(piece_words)):
         piece = piece_words[index]
         start = piece_starts[index]
-        word_index = word if word >= 0 else index
+        # subtle: typed `int | None`, the word index is boxed once here, and every token of the
+        # piece shares that object (an `int` is boxed again at each append: one allocation a
+        # token on a long line, past CPython's small ints)
+        word_index: int | None = word if word >= 0 else index
         run = model.tokenize_run(piece)
         if index == 0 and pieces.prefixed:
             _append_prefixed(out, run, start, word_index)
@@ -84,7 +87,7 @@ def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists:
     return out
 
 
-def _append_prefixed(out: TokenLists, run: TokenRun, start: int, word_index: int) -> None:
+def _append_prefixed(out: TokenLists, run: TokenRun, start: int, word_index: int | None) -> None:
     """Tokens of a piece whose first char was inserted (and aligned with the next one)."""
     out.ids.extend(run.ids)
     out.tokens.extend(run.values)
@@ -95,7 +98,7 @@ def _append_prefixed(out: TokenLists, run: TokenRun, start: int, word_index: int
         out.words.append(word_index)
 
 
-def _append_wide(out: TokenLists, run: TokenRun, source: str, start: int, word_index: int) -> None:
+def _append_wide(out: TokenLists, run: TokenRun, source: str, start: int, word_index: int | None) -> None:
     """Tokens of the byte-level chars of a non-ASCII piece: their offsets count bytes, so map
     them back to the chars they came from (a token inside a char spans the whole char, as in HF)."""
     char_of_byte = uc.char_of_byte(source)

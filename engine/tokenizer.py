@@ -668,6 +668,7 @@ def _lists_encoding(
         attention_mask=[1] * n,
     )
 
+
 def _sink_for(trainer: Trainer, progress: ProgressSink | None) -> ProgressSink:
     if progress is not None:
         return progress
