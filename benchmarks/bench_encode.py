@@ -11,7 +11,9 @@ Measurements, each printed as MB/s on both sides and ours/HF throughput:
   line   one `encode` per line of --text (full Encodings: ids, tokens, offsets), both single-threaded
   batch  `encode_batch` over all lines: HF with its default threads, ours with its default processes
   long   one `encode` of a single line of >= --long-chars characters (the text's lines joined by spaces),
-         at full and at half length so the ratio shows whether the time is linear in the length
+         at full and at half length so the ratio shows whether the time is linear in the length,
+         and the time per character at 1/8 to 4 times --long-chars on both sides (a cost per
+         character that levels off is linear; a step is the memory caches filling up)
   ids    (bl only) our ids-only path `encode_ids` per line against tiktoken's single-threaded
          `encode_ordinary` on an Encoding built from our tiktoken export of the same merges
 
@@ -40,6 +42,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "corpora"
 CONFIGS = ("ws", "bl", "bert")
+# The long line's lengths for the cost per character, as multiples of --long-chars.
+SCALES = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)
 
 
 # -- building the tokenizers (with HF, so both sides load HF's files) ----------------------
@@ -110,6 +114,8 @@ def hf_child(path: str, text_path: str, long_chars: int, repeat: int, threads: b
         result["line"] = best_of(repeat, per_line(tokenizer.encode, lines))
         result["long"] = best_of(repeat, lambda: tokenizer.encode(long_text))
         result["long_half"] = best_of(repeat, lambda: tokenizer.encode(long_text[: len(long_text) // 2]))
+        for chars, text in scaled_lines(lines, long_chars):
+            result[f"scale{chars}"] = best_of(repeat, lambda: tokenizer.encode(text))
     Path(out).write_text(json.dumps(result))
 
 
@@ -129,6 +135,12 @@ def run_hf(path: Path, text: Path, long_chars: int, repeat: int, threads: bool, 
     subprocess.run([sys.executable, "-c", code, *args], check=True, cwd=folder, env=env)
     result: dict[str, float] = json.loads(out.read_text())
     return result
+
+
+def scaled_lines(lines: list[str], long_chars: int) -> list[tuple[int, str]]:
+    """(length, line) at each of SCALES times `long_chars`."""
+    longest = long_line(lines, int(long_chars * SCALES[-1]))
+    return [(int(long_chars * scale), longest[: int(long_chars * scale)]) for scale in SCALES]
 
 
 def long_line(lines: list[str], chars: int) -> str:
@@ -195,8 +207,25 @@ def main() -> None:
             half = best_of(args.repeat, lambda: ours.encode(long_text[: len(long_text) // 2]))
             report(config, "long", long_mb, single["long"], full)
             print(f"{'':5} {'':6} full/half length time: HF {single['long'] / single['long_half']:.2f}, ours {full / half:.2f}")
+            scaling(ours, single, lines, args.long_chars, args.repeat)
             if config == "bl":
                 ids_pass(ours, path, lines, megabytes, args.repeat, folder)
+
+
+def scaling(ours: object, single: dict[str, float], lines: list[str], long_chars: int, repeat: int) -> None:
+    """Print the long line's cost per character at each length, HF's and ours."""
+    theirs: list[str] = []
+    mine: list[str] = []
+    sizes: list[str] = []
+    worst = float("inf")
+    for chars, text in scaled_lines(lines, long_chars):
+        seconds = best_of(repeat, lambda: ours.encode(text))  # type: ignore[attr-defined]
+        sizes.append(f"{chars // 1000}k")
+        theirs.append(f"{single[f'scale{chars}'] / chars * 1e9:.0f}")
+        mine.append(f"{seconds / chars * 1e9:.0f}")
+        worst = min(worst, single[f"scale{chars}"] / seconds)
+    print(f"{'':5} {'':6} ns per char at {' '.join(sizes)} chars: HF {' '.join(theirs)}, ours {' '.join(mine)}")
+    print(f"{'':5} {'':6} lowest ours/HF over those lengths {worst:.2f}x")
 
 
 def ids_pass(ours: object, path: Path, lines: list[str], megabytes: float, repeat: int, folder: Path) -> None:
