@@ -167,15 +167,7 @@ class UnigramTrainingRun(TrainingRun):
         self._required = []
         self._len_bits = max(max_piece_length, 1).bit_length()
         self._len_mask = (1 << self._len_bits) - 1
-        self._base = vec[i64]()
-        self._lo = vec[i64]()
-        self._edges = vec[i64]()
-        self._expected = vec[float]()
-        self._viterbi_freq = vec[i64]()
-        self._occurrence = vec[i64]()
-        self._node_floats = vec[float]()
-        self._node_floats2 = vec[float]()
-        self._node_ints = vec[i64]()
+        self._drop_lattices()
         self._viterbi_valid = False
         self._log_likelihood = 0.0
         self._tokens = 0
@@ -312,6 +304,10 @@ class UnigramTrainingRun(TrainingRun):
         self._word_counts = {}
         self._words = []
         self._counts = []
+        self._drop_lattices()
+
+    def _drop_lattices(self) -> None:
+        """No lattices, no results of a pass (before the seed round, and once released)."""
         self._base = vec[i64]()
         self._lo = vec[i64]()
         self._edges = vec[i64]()
