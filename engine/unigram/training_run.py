@@ -739,6 +739,7 @@ class UnigramTrainingRun(TrainingRun):
                 continue
             if not self._second_best(id, scores, best, back, losses):
                 continue
+            losses.close(id + 1)
             f = float(freq[id])
             log_prob = math.log(f) - log_total
             log_total_alt = math.log(total + f * float(losses.alternative_size(id) - 1))
@@ -997,16 +998,16 @@ class PruningLosses:
         while len(self.starts) <= id:
             self.starts = append(self.starts, len(self.items))
 
+    # Read a piece's replacement once it is closed (`close(id + 1)`): its end is then in `starts`.
+
     def has_alternative(self, id: i64) -> bool:
         return self.alternative_size(id) > 0
 
     def alternative_size(self, id: i64) -> i64:
-        end = self.starts[id + 1] if id + 1 < len(self.starts) else len(self.items)
-        return end - self.starts[id]
+        return self.starts[id + 1] - self.starts[id]
 
     def alternative(self, id: i64) -> list[int]:
-        end = self.starts[id + 1] if id + 1 < len(self.starts) else len(self.items)
-        return [int(self.items[k]) for k in range(self.starts[id], end)]
+        return [int(self.items[k]) for k in range(self.starts[id], self.starts[id + 1])]
 
     def reverse_from(self, first: i64) -> None:
         """Reverse `items[first:]` (a replacement is read off back to front)."""
