@@ -160,6 +160,14 @@ def add_and_wait(qtbot: QtBot, window: MainWindow, *paths: Path) -> None:
         window.project_panel.add_paths([str(path) for path in paths])
 
 
+def new_code_project(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> Path:
+    """A new project whose corpus is one JSON Lines file of CODE records (checked); its path."""
+    window.new_project()
+    code = write_records(tmp_path / "code.jsonl", CODE)
+    add_and_wait(qtbot, window, code)
+    return code
+
+
 def test_the_field_is_chosen_in_the_corpus_list_and_the_file_checked_again(
     qtbot: QtBot, window: MainWindow, tmp_path: Path, small_corpus: Path
 ) -> None:
@@ -211,9 +219,7 @@ def test_the_field_is_chosen_in_the_corpus_list_and_the_file_checked_again(
 def test_a_field_changed_again_before_its_check_returns_keeps_the_last_one(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    window.new_project()
-    code = write_records(tmp_path / "code.jsonl", CODE)
-    add_and_wait(qtbot, window, code)
+    code = new_code_project(qtbot, window, tmp_path)
     panel = window.project_panel
     panel.set_field(0, "content")
     # (the answer comes through the event loop, so the cell says so until then)
@@ -244,9 +250,7 @@ def test_a_file_whose_fields_cannot_be_listed_gets_a_typed_field(qtbot: QtBot, w
 
 
 def test_the_field_is_saved_with_the_project(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
-    window.new_project()
-    code = write_records(tmp_path / "code.jsonl", CODE)
-    add_and_wait(qtbot, window, code)
+    code = new_code_project(qtbot, window, tmp_path)
     window.project_panel.set_field(0, "content")
     qtbot.waitUntil(lambda: not window.file_checker.is_busy(), timeout=20_000)
     data = json.loads(window.document.project.to_json(str(tmp_path)))
@@ -287,9 +291,7 @@ def test_the_training_job_reads_each_files_field(tmp_path: Path) -> None:
 def test_the_window_trains_on_the_chosen_field_and_a_new_field_needs_new_counts(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    window.new_project()
-    code = write_records(tmp_path / "code.jsonl", CODE)
-    add_and_wait(qtbot, window, code)
+    code = new_code_project(qtbot, window, tmp_path)
     window.document.add_preset("bpe", vocab_size=300)
     tab = window.train_tab
     pipeline = json.loads(json.dumps(window.document.active.pipeline))  # type: ignore[union-attr]
@@ -319,9 +321,7 @@ def test_the_window_trains_on_the_chosen_field_and_a_new_field_needs_new_counts(
 def test_step_by_step_counts_a_files_chosen_field_and_evaluates_on_its_records(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    window.new_project()
-    code = write_records(tmp_path / "code.jsonl", CODE)
-    add_and_wait(qtbot, window, code)
+    code = new_code_project(qtbot, window, tmp_path)
     window.document.add_preset("bpe", vocab_size=300)
     window.document.set_field(0, "content")
     panel = window.train_tab.step_panel
