@@ -10,6 +10,9 @@ import warnings
 from dataclasses import dataclass
 from typing import Final
 
+from librt.vecs import append, extend, vec
+from mypy_extensions import i64
+
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, as_count, expect_object, get_choice, get_count, get_str, require
 from engine.models.base import Token
@@ -45,13 +48,19 @@ class Encoding:
 
     `sequence_ranges` maps a sequence index to the (start, end) token range it covers; empty
     means one sequence covering everything. Offsets are character offsets into the input.
+
+    The offsets are kept flat (`spans`: start and end of token 0, then of token 1, ...) and
+    `offsets` makes the (start, end) tuples when it is read, as HF's binding does: a tuple and
+    two ints a token were most of what encoding a long line allocated.
     """
 
     ids: list[int]
     type_ids: list[int]
     tokens: list[str]
     word_ids: list[int | None]
-    offsets: list[tuple[int, int]]
+    # subtle: a vec's `append`/`extend` may share the buffer of the vec it was given, so each
+    # encoding owns its spans alone: copies are made with a slice, never by sharing.
+    _spans: vec[i64]
     special_tokens_mask: list[int]
     attention_mask: list[int]
     # made on first use: most encodings never overflow nor hold a pair (see the properties)
@@ -69,12 +78,17 @@ class Encoding:
         attention_mask: list[int] | None = None,
         overflowing: list[Encoding] | None = None,
         sequence_ranges: dict[int, tuple[int, int]] | None = None,
+        spans: vec[i64] | None = None,
     ) -> None:
+        """`offsets` as tuples, or `spans` flat (the encoding then owns that vec)."""
         self.ids = ids if ids is not None else []
         self.type_ids = type_ids if type_ids is not None else []
         self.tokens = tokens if tokens is not None else []
         self.word_ids = words if words is not None else []
-        self.offsets = offsets if offsets is not None else []
+        if spans is not None:
+            self._spans = spans
+        else:
+            self._spans = flat_spans(offsets) if offsets is not None else vec[i64]()
         self.special_tokens_mask = special_tokens_mask if special_tokens_mask is not None else []
         self.attention_mask = attention_mask if attention_mask is not None else []
         self._overflowing = overflowing
@@ -121,13 +135,58 @@ class Encoding:
         n = len(tokens)
         ids: list[int] = []
         values: list[str] = []
-        offsets: list[tuple[int, int]] = []
+        spans = vec[i64]()
         for token in tokens:
             ids.append(token.id)
             values.append(token.value)
-            offsets.append((token.start, token.end))
+            spans = append(spans, token.start)
+            spans = append(spans, token.end)
         words: list[int | None] = [None] * n
-        return Encoding(ids, [type_id] * n, values, words, offsets, [0] * n, [1] * n)
+        return Encoding(ids, [type_id] * n, values, words, None, [0] * n, [1] * n, spans=spans)
+
+    # -- offsets --------------------------------------------------------------------------------
+
+    @property
+    def offsets(self) -> list[tuple[int, int]]:
+        """(start, end) of each token, made at each read as HF's do (changing the list leaves
+        the encoding as it is). Read it once, not once per token: `offset(i)` reads one."""
+        spans = self._spans
+        result: list[tuple[int, int]] = []
+        for i in range(0, len(spans), 2):
+            result.append((spans[i], spans[i + 1]))
+        return result
+
+    def offset(self, token_index: int) -> tuple[int, int]:
+        """(start, end) of token `token_index` (IndexError outside the tokens)."""
+        if token_index < 0 or 2 * token_index >= len(self._spans):
+            raise IndexError(f"token index {token_index} out of range for {len(self._spans) // 2} tokens")
+        return (self._spans[2 * token_index], self._spans[2 * token_index + 1])
+
+    def spans(self) -> vec[i64]:
+        """The offsets flat, start and end of each token in turn, for reading only."""
+        return self._spans
+
+    def set_offset(self, token_index: int, start: int, end: int) -> None:
+        """Change the offsets of one token (a post-processor trimming them)."""
+        self._spans[2 * token_index] = start
+        self._spans[2 * token_index + 1] = end
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # (a vec does not pickle: its values go as a list)
+        return (
+            _restore,
+            (
+                self.ids,
+                self.type_ids,
+                self.tokens,
+                self.word_ids,
+                list(self._spans),
+                self.special_tokens_mask,
+                self.attention_mask,
+                self._overflowing,
+                self._sequence_ranges,
+            ),
+        )
 
     # -- HF's read-only view ------------------------------------------------------------------
 
@@ -148,7 +207,7 @@ class Encoding:
             and self.type_ids == other.type_ids
             and self.tokens == other.tokens
             and self.word_ids == other.word_ids
-            and self.offsets == other.offsets
+            and self._spans == other._spans
             and self.special_tokens_mask == other.special_tokens_mask
             and self.attention_mask == other.attention_mask
             and self.overflows() == other.overflows()
@@ -200,9 +259,9 @@ class Encoding:
         return None
 
     def token_to_chars(self, token_index: int) -> tuple[int, int] | None:
-        if self.token_to_sequence(token_index) is None or token_index >= len(self.offsets):
+        if self.token_to_sequence(token_index) is None or 2 * token_index >= len(self._spans):
             return None
-        return self.offsets[token_index]
+        return self.offset(token_index)
 
     def token_to_word(self, token_index: int) -> int | None:
         if self.token_to_sequence(token_index) is None or token_index >= len(self.word_ids):
@@ -236,17 +295,17 @@ class Encoding:
         if found is None:
             return None
         start, end = found
-        return (self.offsets[start][0], self.offsets[end - 1][1])
+        return (self._spans[2 * start], self._spans[2 * end - 1])
 
     def char_to_token(self, char_pos: int, sequence_index: int = 0) -> int | None:
         if char_pos < 0 or sequence_index < 0:
             return None
         range_start, range_end = self._sequence_range(sequence_index)
-        if range_start > range_end or range_end > len(self.offsets):
+        spans = self._spans
+        if range_start > range_end or 2 * range_end > len(spans):
             return None
         for i in range(range_start, range_end):
-            start, end = self.offsets[i]
-            if start <= char_pos < end:
+            if spans[2 * i] <= char_pos < spans[2 * i + 1]:
                 return i
         return None
 
@@ -268,11 +327,12 @@ class Encoding:
             list(self.type_ids),
             list(self.tokens),
             list(self.word_ids),
-            list(self.offsets),
+            None,
             list(self.special_tokens_mask),
             list(self.attention_mask),
             overflowing,
             dict(self.ranges()),
+            self._spans[:],
         )
 
     def _slice(self, start: int, stop: int) -> Encoding:
@@ -281,9 +341,10 @@ class Encoding:
             self.type_ids[start:stop],
             self.tokens[start:stop],
             self.word_ids[start:stop],
-            self.offsets[start:stop],
+            None,
             self.special_tokens_mask[start:stop],
             self.attention_mask[start:stop],
+            spans=self._spans[2 * start : 2 * stop],
         )
 
     def truncate(self, max_length: int, stride: int = 0, direction: str = "right") -> None:
@@ -302,11 +363,12 @@ class Encoding:
                 self.type_ids,
                 self.tokens,
                 self.word_ids,
-                self.offsets,
+                None,
                 self.special_tokens_mask,
                 self.attention_mask,
                 self._overflowing,
                 self._sequence_ranges,
+                self._spans,
             )
             self._assign(Encoding())
             self.overflowing.append(moved)
@@ -349,7 +411,7 @@ class Encoding:
         self.type_ids = other.type_ids
         self.tokens = other.tokens
         self.word_ids = other.word_ids
-        self.offsets = other.offsets
+        self._spans = other._spans
         self.special_tokens_mask = other.special_tokens_mask
         self.attention_mask = other.attention_mask
         self._overflowing = other._overflowing
@@ -373,7 +435,7 @@ class Encoding:
             return
         count = length - n
         words: list[int | None] = [None] * count
-        offsets: list[tuple[int, int]] = [(0, 0)] * count
+        zeros = vec[i64]([0] * (2 * count))
         if direction == "left":
             self.ids = [pad_id] * count + self.ids
             self.type_ids = [pad_type_id] * count + self.type_ids
@@ -381,7 +443,7 @@ class Encoding:
             self.word_ids = words + self.word_ids
             self.attention_mask = [0] * count + self.attention_mask
             self.special_tokens_mask = [1] * count + self.special_tokens_mask
-            self.offsets = offsets + self.offsets
+            self._spans = extend(zeros, self._spans)
             shifted: dict[int, tuple[int, int]] = {}
             for seq_id, (start, end) in self.ranges().items():
                 shifted[seq_id] = (start + count, end + count)
@@ -393,7 +455,7 @@ class Encoding:
             self.word_ids.extend(words)
             self.attention_mask.extend([0] * count)
             self.special_tokens_mask.extend([1] * count)
-            self.offsets.extend(offsets)
+            self._spans = extend(self._spans, zeros)
 
     @staticmethod
     def merge(encodings: list[Encoding], growing_offsets: bool = True) -> Encoding:
@@ -429,15 +491,43 @@ class Encoding:
         self.type_ids.extend(pair.type_ids)
         self.tokens.extend(pair.tokens)
         self.word_ids.extend(pair.word_ids)
-        shift = self.offsets[-1][1] if growing_offsets and self.offsets else 0
+        spans = self._spans
+        shift = spans[len(spans) - 1] if growing_offsets and len(spans) > 0 else 0
         if shift == 0:
-            self.offsets.extend(pair.offsets)
+            spans = extend(spans, pair._spans)
         else:
-            for start, end in pair.offsets:
-                self.offsets.append((start + shift, end + shift))
+            for value in pair._spans:
+                spans = append(spans, value + shift)
+        self._spans = spans
         self.special_tokens_mask.extend(pair.special_tokens_mask)
         self.attention_mask.extend(pair.attention_mask)
         self.overflowing = overflowings
+
+
+def _restore(
+    ids: list[int],
+    type_ids: list[int],
+    tokens: list[str],
+    words: list[int | None],
+    spans: list[int],
+    special_tokens_mask: list[int],
+    attention_mask: list[int],
+    overflowing: list[Encoding] | None,
+    sequence_ranges: dict[int, tuple[int, int]] | None,
+) -> Encoding:
+    """An unpickled `Encoding` (see `Encoding.__reduce__`)."""
+    return Encoding(
+        ids, type_ids, tokens, words, None, special_tokens_mask, attention_mask, overflowing, sequence_ranges, vec[i64](spans)
+    )
+
+
+def flat_spans(offsets: list[tuple[int, int]]) -> vec[i64]:
+    """[(0, 2), (3, 5)] -> vec [0, 2, 3, 5]: what an `Encoding` keeps."""
+    spans = vec[i64]()
+    for start, end in offsets:
+        spans = append(spans, start)
+        spans = append(spans, end)
+    return spans
 
 
 # -- truncation -------------------------------------------------------------------------------

@@ -11,6 +11,9 @@ compare them on random texts). `ids_only` is the bulk path that skips tokens and
 
 from __future__ import annotations
 
+from librt.vecs import append, vec
+from mypy_extensions import i64
+
 from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
 from engine.models.base import Model, TokenRun
@@ -19,17 +22,18 @@ from engine.pre_tokenizers import Cut, PreTokenizer, words_of
 
 
 class TokenLists:
-    """What an `Encoding` of one sequence is built from: parallel lists, one entry per token."""
+    """What an `Encoding` of one sequence is built from: parallel lists, one entry per token
+    (two in `spans`: the start and end of each token, as `Encoding` keeps them)."""
 
     ids: list[int]
     tokens: list[str]
-    offsets: list[tuple[int, int]]
+    spans: vec[i64]
     words: list[int | None]
 
     def __init__(self) -> None:
         self.ids = []
         self.tokens = []
-        self.offsets = []
+        self.spans = vec[i64]()
         self.words = []
 
 
@@ -58,7 +62,6 @@ def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists:
     out = TokenLists()
     ids = out.ids
     tokens = out.tokens
-    offsets = out.offsets
     words = out.words
     piece_words = pieces.words
     piece_starts = pieces.starts
@@ -81,9 +84,12 @@ def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists:
         tokens.extend(run.values)
         starts = run.starts
         ends = run.ends
+        spans = out.spans
         for k in range(len(starts)):
-            offsets.append((start + starts[k], start + ends[k]))
+            spans = append(spans, start + starts[k])
+            spans = append(spans, start + ends[k])
             words.append(word_index)
+        out.spans = spans
     return out
 
 
@@ -91,11 +97,14 @@ def _append_prefixed(out: TokenLists, run: TokenRun, start: int, word_index: int
     """Tokens of a piece whose first char was inserted (and aligned with the next one)."""
     out.ids.extend(run.ids)
     out.tokens.extend(run.values)
+    spans = out.spans
     for k in range(len(run.starts)):
         first = run.starts[k] - 1 if run.starts[k] > 0 else 0
         last = run.ends[k] - 1 if run.ends[k] > 1 else 1
-        out.offsets.append((start + first, start + last))
+        spans = append(spans, start + first)
+        spans = append(spans, start + last)
         out.words.append(word_index)
+    out.spans = spans
 
 
 def _append_wide(out: TokenLists, run: TokenRun, source: str, start: int, word_index: int | None) -> None:
@@ -104,11 +113,14 @@ def _append_wide(out: TokenLists, run: TokenRun, source: str, start: int, word_i
     char_of_byte = uc.char_of_byte(source)
     out.ids.extend(run.ids)
     out.tokens.extend(run.values)
+    spans = out.spans
     for k in range(len(run.starts)):
         first = char_of_byte[run.starts[k]]
         last = char_of_byte[run.ends[k] - 1] + 1 if run.ends[k] > run.starts[k] else first
-        out.offsets.append((start + first, start + last))
+        spans = append(spans, start + first)
+        spans = append(spans, start + last)
         out.words.append(word_index)
+    out.spans = spans
 
 
 def ids_only(

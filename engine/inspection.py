@@ -92,7 +92,7 @@ def round_trip(tokenizer: Tokenizer, text: str, encoding: Encoding) -> RoundTrip
     unknown_spans: list[tuple[int, int]] = []
     for index in range(len(encoding.ids)):
         if unk and encoding.tokens[index] == unk:
-            unknown_spans.append(encoding.offsets[index])
+            unknown_spans.append(encoding.offset(index))
     specials: list[str] = []
     for token in tokenizer.get_added_tokens_decoder().values():
         if token.special:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Final
 
-from mypy_extensions import mypyc_attr
+from librt.vecs import append, vec
+from mypy_extensions import i64, mypyc_attr
 
 from engine.errors import EngineError
 from engine import unicode_chars as uc
@@ -143,8 +144,9 @@ class PreTokenizedString:
 
     def token_lists(
         self, word_idx: int | None = None
-    ) -> tuple[list[int], list[str], list[tuple[int, int]], list[int]]:
-        """(ids, tokens, offsets, word indices) of all tokens, offsets in original chars.
+    ) -> tuple[list[int], list[str], vec[i64], list[int]]:
+        """(ids, tokens, spans, word indices) of all tokens, offsets in original chars (flat in
+        `spans`: start and end of each token, as `Encoding` keeps them).
 
         HF `into_encoding`: each token's normalized span goes through its split's alignments; a token
         whose span cannot be converted keeps its piece-relative offsets. The word index is the split
@@ -152,7 +154,7 @@ class PreTokenizedString:
         """
         ids: list[int] = []
         values: list[str] = []
-        offsets: list[tuple[int, int]] = []
+        spans = vec[i64]()
         words: list[int] = []
         for index, current in enumerate(self.splits):
             tokens = current.tokens
@@ -166,13 +168,15 @@ class PreTokenizedString:
             for token in tokens:
                 found = piece.convert_normalized_range(token.start, token.end)
                 if found is None:
-                    offsets.append((token.start, token.end))
+                    spans = append(spans, token.start)
+                    spans = append(spans, token.end)
                 else:
-                    offsets.append((shift + found[0], shift + found[1]))
+                    spans = append(spans, shift + found[0])
+                    spans = append(spans, shift + found[1])
                 ids.append(token.id)
                 values.append(token.value)
                 words.append(word)
-        return ids, values, offsets, words
+        return ids, values, spans, words
 
 
 def _hf_byte_to_char(char_of_byte: list[int], start: int, end: int) -> tuple[int, int]:

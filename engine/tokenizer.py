@@ -12,6 +12,9 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Final, TypeVar
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 from engine import corpus, fast_path
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
 from engine.corpus import FileSlice, PipelineWords, WordSplitter
@@ -411,19 +414,19 @@ class Tokenizer:
                 ids = self._encode_piece(text, type_id, word_index).ids
             n = len(ids)
             # subtle: HF's encode_fast leaves every type id 0; only a post-processor sets them.
-            return Encoding(ids, [0] * n, [""] * n, [None] * n, [(0, 0)] * n, [0] * n, [1] * n)
+            return Encoding(ids, [0] * n, [""] * n, [None] * n, None, [0] * n, [1] * n, spans=vec[i64]([0] * (2 * n)))
         pieces = fast_path.cut(text, self._added, self._normalizer, self._pre_tokenizer)
         if pieces is not None:
             lists = fast_path.token_lists(pieces, self._model, word_index)
-            return _lists_encoding(lists.ids, lists.tokens, lists.offsets, lists.words, type_id)
+            return _lists_encoding(lists.ids, lists.tokens, lists.spans, lists.words, type_id)
         return self._encode_piece_in_full(text, type_id, word_index)
 
     def _encode_piece_in_full(self, text: str, type_id: int, word_index: int) -> Encoding:
         """`_encode_piece` through the whole pipeline (NormalizedStrings, Splits, Tokens)."""
         pretokenized = self._pre_tokenized(text)
         pretokenized.tokenize(self._model)
-        ids, tokens, offsets, words = pretokenized.token_lists(word_index if word_index >= 0 else None)
-        return _lists_encoding(ids, tokens, offsets, list[int | None](words), type_id)
+        ids, tokens, spans, words = pretokenized.token_lists(word_index if word_index >= 0 else None)
+        return _lists_encoding(ids, tokens, spans, list[int | None](words), type_id)
 
     # -- decode -----------------------------------------------------------------------------
 
@@ -653,19 +656,17 @@ class _AddedTokenAwareWords(WordSplitter):
         return self._tokenizer._training_words(line)
 
 
-def _lists_encoding(
-    ids: list[int], tokens: list[str], offsets: list[tuple[int, int]], words: list[int | None], type_id: int
-) -> Encoding:
-    """One sequence's Encoding from its token lists (HF into_encoding)."""
+def _lists_encoding(ids: list[int], tokens: list[str], spans: vec[i64], words: list[int | None], type_id: int) -> Encoding:
+    """One sequence's Encoding from its token lists (HF into_encoding); it owns `spans`."""
     n = len(ids)
     return Encoding(
         ids=ids,
         type_ids=[type_id] * n,
         tokens=tokens,
         words=words,
-        offsets=offsets,
         special_tokens_mask=[0] * n,
         attention_mask=[1] * n,
+        spans=spans,
     )
 
 

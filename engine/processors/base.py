@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 
+from librt.vecs import append, extend, vec
+from mypy_extensions import i64
+
 from engine.encoding import Encoding
 from engine.errors import SchemaError
 from engine.schema import JsonValue, as_count, require
@@ -90,28 +93,29 @@ def surround(
     ids: list[int] = []
     tokens: list[str] = []
     words: list[int | None] = []
-    offsets: list[tuple[int, int]] = []
+    spans = vec[i64]()
     mask: list[int] = []
     if before is not None:
         ids.append(before[1])
         tokens.append(before[0])
         words.append(None)
-        offsets.append((0, 0))
+        spans = vec[i64]([0, 0])
         mask.append(1)
     ids.extend(encoding.ids)
     tokens.extend(encoding.tokens)
     words.extend(encoding.word_ids)
-    offsets.extend(encoding.offsets)
+    spans = extend(spans, encoding.spans())
     mask.extend([0] * n)
     ids.append(after[1])
     tokens.append(after[0])
     words.append(None)
-    offsets.append((0, 0))
+    spans = append(spans, 0)
+    spans = append(spans, 0)
     mask.append(1)
     total = len(ids)
     start = 1 if before is not None else 0
     return Encoding(
-        ids, type_ids, tokens, words, offsets, mask, [1] * total, overflowing, {sequence_id: (start, total - 1)}
+        ids, type_ids, tokens, words, None, mask, [1] * total, overflowing, {sequence_id: (start, total - 1)}, spans
     )
 
 

@@ -56,14 +56,13 @@ def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> None:
     With `add_prefix_space`, one leading space of a first token is kept: the pre-tokenizer added it.
     """
     tokens = encoding.tokens
-    offsets = encoding.offsets
-    for index in range(len(offsets)):
+    for index in range(len(tokens)):
         token = tokens[index]
         leading = len(token) - len(token.lstrip(_TRIMMED_CHARS))
         trailing = len(token) - len(token.rstrip(_TRIMMED_CHARS))
         if leading == 0 and trailing == 0:
             continue
-        start, end = offsets[index]
+        start, end = encoding.offset(index)
         if leading > 0:
             is_first = index == 0 or start == 0
             if is_first and add_prefix_space and leading == 1:
@@ -71,7 +70,7 @@ def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> None:
             start = min(start + leading, end)
         if trailing > 0 and end >= trailing:
             end = max(end - trailing, start)
-        offsets[index] = (start, end)
+        encoding.set_offset(index, start, end)
 
 
 def trim_all(encodings: list[Encoding], add_prefix_space: bool) -> None:

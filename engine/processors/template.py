@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 from engine.encoding import Encoding
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, as_count, expect_object, get_list, require
@@ -160,9 +163,11 @@ class TemplateProcessing(PostProcessor):
                     raise EngineError(f"TemplateProcessing: missing special token {piece.id!r}")
                 n = len(token.ids)
                 words: list[int | None] = [None] * n
-                offsets: list[tuple[int, int]] = [(0, 0)] * n
+                spans = vec[i64]([0] * (2 * n))
                 result.append(
-                    Encoding(list(token.ids), [piece.type_id] * n, list(token.tokens), words, offsets, [1] * n, [1] * n)
+                    Encoding(
+                        list(token.ids), [piece.type_id] * n, list(token.tokens), words, None, [1] * n, [1] * n, spans=spans
+                    )
                 )
         return result
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -273,6 +275,54 @@ def test_copy_is_deep() -> None:
     clone.overflowing[0].ids.append(99)
     clone.ids.append(99)
     assert encoding.ids == [1, 2] and encoding.overflowing[0].ids == [3]
+
+
+def test_offsets_are_a_new_list_at_each_read_as_in_hf() -> None:
+    encoding = hello_world()
+    offsets = encoding.offsets
+    offsets[0] = (7, 7)
+    offsets.append((9, 9))
+    assert encoding.offsets == [(0, 5), (6, 11), (11, 12)]
+    assert encoding.offset(1) == (6, 11)
+    with pytest.raises(IndexError):
+        encoding.offset(3)
+    with pytest.raises(IndexError):
+        encoding.offset(-1)
+
+
+def test_encoding_pickles_with_its_offsets_and_overflow() -> None:
+    encoding = Encoding.merge([hello_world(), hello_world()], True)
+    encoding.truncate(4, 1)
+    restored = pickle.loads(pickle.dumps(encoding))
+    assert restored == encoding
+    assert restored.offsets == [(0, 5), (6, 11), (11, 12), (12, 17)]
+    assert restored.overflowing[0].offsets == [(12, 17), (18, 23), (23, 24)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 12), st.integers(0, 16), st.sampled_from(["right", "left"]), st.integers(1, 6))
+def test_edits_of_one_encoding_never_reach_another(n: int, length: int, direction: str, max_length: int) -> None:
+    # subtle: offsets live in vecs, whose append may share a buffer; every edit below must
+    # leave the encodings it started from exactly as they were.
+    original = make(list(range(n)))
+    before = original.offsets
+    clone = original.copy()
+    clone.pad(length, direction)
+    clone.merge_with(make([1, 2]), True)
+    merged = Encoding.merge([original, original], True)
+    merged.pad(length + 3, direction)
+    truncated = original.copy()
+    truncated.truncate(max_length)
+    for part in truncated.overflowing:
+        part.pad(max_length + 2, direction)
+    truncated.pad(max_length + 2, direction)
+    assert original.offsets == before
+    assert original == make(list(range(n)))
+    grown = [(s + n, e + n) for s, e in before]
+    pads = len(merged) - 2 * n
+    assert merged.offsets == (before + grown + [(0, 0)] * pads if direction == "right" else [(0, 0)] * pads + before + grown)
+    if length <= n:
+        assert clone.offsets == before + [(n, n + 1), (n + 1, n + 2)]
 
 
 # -- truncate_encodings (HF truncation.rs tests) ------------------------------------------------

@@ -191,9 +191,9 @@ def test_tokens_map_back_to_original_offsets() -> None:
     P.WhitespaceSplit().pre_tokenize(pretok)
     assert [(w, o) for w, o, _ in pretok.get_splits()] == [("ca", (0, 2)), ("fit", (3, 5))]
     pretok.tokenize(char_model("cafit"))
-    ids, tokens, offsets, words = pretok.token_lists()
+    ids, tokens, spans, words = pretok.token_lists()
     assert tokens == ["c", "a", "f", "i", "t"]
-    assert offsets == [(0, 1), (1, 2), (3, 4), (3, 4), (4, 5)]
+    assert list(spans) == [0, 1, 1, 2, 3, 4, 3, 4, 4, 5]
     assert words == [0, 0, 1, 1, 1]
     assert ids == [0, 1, 2, 3, 4]
     assert pretok.token_lists(word_idx=7)[3] == [7] * 5
@@ -210,10 +210,10 @@ def test_splits_with_tokens_are_left_alone() -> None:
         ("▁a", (0, 1)), ("▁", (1, 2)), ("[X]", (2, 5)), ("▁b", (5, 7))
     ]
     pretok.tokenize(char_model("▁ab"))
-    ids, tokens, offsets, words = pretok.token_lists()
+    ids, tokens, spans, words = pretok.token_lists()
     assert tokens == ["▁", "a", "▁", "[X]", "▁", "b"]
     assert ids == [0, 1, 0, 99, 0, 2]
-    assert offsets == [(0, 1), (0, 1), (1, 2), (2, 5), (5, 6), (6, 7)]
+    assert list(spans) == [0, 1, 0, 1, 1, 2, 2, 5, 5, 6, 6, 7]
     assert words == [0, 0, 1, 2, 3, 3]
 
 
