@@ -12,7 +12,8 @@ from bisect import bisect_right
 from typing import Final
 
 import regex
-from mypy_extensions import mypyc_attr
+from librt.vecs import append, vec
+from mypy_extensions import i64, mypyc_attr
 
 from engine import byte_level, metaspace
 from engine import unicode_tables as tables
@@ -105,13 +106,13 @@ class AsciiRuns:
 
     def cut(self, text: str) -> Cut:
         """The pieces of an ASCII `text`."""
-        out = Cut([], [], [])
+        out = Cut.empty()
         self._scan(text, out, True)
         return out
 
     def words(self, text: str) -> list[str]:
         """`cut(text).words`, without the positions (the word counting path)."""
-        out = Cut([], [], [])
+        out = Cut.empty()
         self._scan(text, out, False)
         return out.words
 
@@ -128,10 +129,10 @@ class AsciiRuns:
             if kind != RUN_SINGLE:
                 while j < n and classes[ord(text[j])] == kind:
                     j += 1
-            out.words.append(text[i:j])
             if positions:
-                out.starts.append(i)
-                out.ends.append(j)
+                out.add(text[i:j], i, j)
+            else:
+                out.words.append(text[i:j])
             i = j
 
 
@@ -292,15 +293,16 @@ class Cut:
     `text[starts[i]:ends[i]]` where it came from. The two have the same length unless the word
     is the byte-level chars of a non-ASCII piece, or `prefixed`: then the first word starts with
     one inserted char (Metaspace's "▁"), which takes the first char's alignment. No empty pieces.
-    `text` is set by whoever asked for the cut (the encode fast path)."""
+    `text` is set by whoever asked for the cut (the encode fast path). The positions are vecs:
+    unboxed, a long line's pieces cost no int objects."""
 
     words: list[str]
-    starts: list[int]
-    ends: list[int]
+    starts: vec[i64]
+    ends: vec[i64]
     prefixed: bool
     text: str
 
-    def __init__(self, words: list[str], starts: list[int], ends: list[int]) -> None:
+    def __init__(self, words: list[str], starts: vec[i64], ends: vec[i64]) -> None:
         self.words = words
         self.starts = starts
         self.ends = ends
@@ -308,45 +310,45 @@ class Cut:
         self.text = ""
 
     @staticmethod
+    def empty() -> Cut:
+        return Cut([], vec[i64](), vec[i64]())
+
+    def add(self, word: str, start: int, end: int) -> None:
+        """One more piece: `word`, from `text[start:end]`."""
+        self.words.append(word)
+        self.starts = append(self.starts, start)
+        self.ends = append(self.ends, end)
+
+    @staticmethod
     def covering(words: list[str]) -> Cut:
         """Pieces that follow each other with nothing between them (GPT-2's pattern, Digits)."""
-        starts: list[int] = []
-        ends: list[int] = []
+        out = Cut.empty()
         position = 0
-        kept: list[str] = []
         for word in words:
             if word:
-                kept.append(word)
-                starts.append(position)
+                out.add(word, position, position + len(word))
                 position += len(word)
-                ends.append(position)
-        return Cut(kept, starts, ends)
+        return out
 
     @staticmethod
     def found(text: str, words: list[str]) -> Cut:
         """Matches of a pattern whose gaps hold only chars no match starts with (spaces between
         words), so each match is the next occurrence of its text."""
-        starts: list[int] = []
-        ends: list[int] = []
-        kept: list[str] = []
+        out = Cut.empty()
         position = 0
         for word in words:
             if word:
                 position = text.find(word, position)
-                kept.append(word)
-                starts.append(position)
+                out.add(word, position, position + len(word))
                 position += len(word)
-                ends.append(position)
-        return Cut(kept, starts, ends)
+        return out
 
     @staticmethod
     def spans(text: str, spans: list[tuple[int, int]]) -> Cut:
-        out = Cut([], [], [])
+        out = Cut.empty()
         for start, end in spans:
             if start < end:
-                out.words.append(text[start:end])
-                out.starts.append(start)
-                out.ends.append(end)
+                out.add(text[start:end], start, end)
         return out
 
     def drop_prefix(self) -> Cut:
@@ -367,9 +369,13 @@ class Cut:
     def extend(self, other: Cut, shift: int) -> None:
         """Append `other`'s pieces, found in a piece that starts at `shift`."""
         self.words.extend(other.words)
+        starts = self.starts
+        ends = self.ends
         for i in range(len(other.starts)):
-            self.starts.append(other.starts[i] + shift)
-            self.ends.append(other.ends[i] + shift)
+            starts = append(starts, other.starts[i] + shift)
+            ends = append(ends, other.ends[i] + shift)
+        self.starts = starts
+        self.ends = ends
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -855,7 +861,7 @@ class Sequence(PreTokenizer):
             pretokenizer = self.pre_tokenizers[k]
             if k < last and pretokenizer.maps_bytes():
                 return None  # later parts would cut byte-level chars
-            following = Cut([], [], [])
+            following = Cut.empty()
             for i in range(len(current.words)):
                 pieces = pretokenizer.cut(current.words[i])
                 if pieces is None or pieces.prefixed:
