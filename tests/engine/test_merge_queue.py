@@ -1,0 +1,71 @@
+"""MergeQueue: HF's merge order (count as u64 descending, pair ascending, then arrival)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.bpe.merge_queue import MergeQueue
+from engine.bpe.training_words import TrainingWord
+
+_U64 = 1 << 64
+
+
+def word(name: str) -> TrainingWord:
+    return TrainingWord(name, 1, [])
+
+
+def test_most_frequent_first_then_lowest_pair_then_first_come() -> None:
+    queue = MergeQueue()
+    first, second = word("a"), word("b")
+    queue.push(5, 9, [first])
+    queue.push(7, 3, [second])
+    queue.push(5, 2, [first, second])
+    queue.push(5, 9, [second])
+    taken = []
+    while len(queue) > 0:
+        taken.append((queue.top_count(), queue.top_pair(), [w.symbols for w in queue.take()]))
+    assert taken == [(7, 3, ["b"]), (5, 2, ["a", "b"]), (5, 9, ["a"]), (5, 9, ["b"])]
+
+
+def test_a_count_below_zero_is_a_huge_u64_count_as_in_hf() -> None:
+    queue = MergeQueue()
+    queue.push(1 << 40, 1, [word("a")])
+    queue.push(-1, 2, [word("b")])
+    queue.push(-3, 3, [word("c")])
+    queue.push(0, 4, [word("d")])
+    order = []
+    while len(queue) > 0:
+        order.append((queue.top_count(), queue.top_pair()))
+        queue.take()
+    assert order == [(-1, 2), (-3, 3), (1 << 40, 1), (0, 4)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(-3, 6), st.integers(0, 5)), max_size=40),
+    st.lists(st.tuples(st.integers(-3, 6), st.integers(0, 5)), max_size=20),
+    st.integers(0, 60),
+)
+def test_entries_leave_in_hfs_order(initial: list[tuple[int, int]], later: list[tuple[int, int]], taken_between: int) -> None:
+    queue = MergeQueue()
+    waiting: list[tuple[int, int, int]] = []  # (u64 count, pair, arrival)
+    for arrival, (count, pair) in enumerate(initial):
+        queue.add_unordered(count, pair, [word(str(arrival))])
+        waiting.append((count % _U64, pair, arrival))
+    queue.heapify()
+
+    def take_one() -> None:
+        waiting.sort(key=lambda entry: (-entry[0], entry[1], entry[2]))
+        count, pair, arrival = waiting.pop(0)
+        assert (queue.top_count() % _U64, queue.top_pair()) == (count, pair)
+        assert [w.symbols for w in queue.take()] == [str(arrival)]
+
+    for _ in range(min(taken_between, len(waiting))):
+        take_one()
+    for arrival, (count, pair) in enumerate(later, start=len(initial)):
+        queue.push(count, pair, [word(str(arrival))])
+        waiting.append((count % _U64, pair, arrival))
+    while waiting:
+        take_one()
+    assert len(queue) == 0
