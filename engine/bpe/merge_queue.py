@@ -100,19 +100,10 @@ class MergeQueue:
         return self._arrivals[a] < self._arrivals[b]
 
     def _swap(self, a: int, b: int) -> None:
-        ranks = self._ranks
-        pairs = self._pairs
-        arrivals = self._arrivals
+        _swap_in(self._ranks, a, b)
+        _swap_in(self._pairs, a, b)
+        _swap_in(self._arrivals, a, b)
         words = self._words
-        rank = ranks[a]
-        ranks[a] = ranks[b]
-        ranks[b] = rank
-        pair = pairs[a]
-        pairs[a] = pairs[b]
-        pairs[b] = pair
-        arrival = arrivals[a]
-        arrivals[a] = arrivals[b]
-        arrivals[b] = arrival
         word = words[a]
         words[a] = words[b]
         words[b] = word
@@ -138,3 +129,9 @@ class MergeQueue:
             self._swap(pos, child)
             pos = child
 
+
+def _swap_in(values: vec[i64], a: int, b: int) -> None:
+    """Swap two items of `values` in place (its buffer: every copy of this vec sees it)."""
+    value = values[a]
+    values[a] = values[b]
+    values[b] = value

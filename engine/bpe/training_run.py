@@ -128,7 +128,9 @@ class BpeTrainingRun(PairMergeRun):
             if self._stops_at(count):
                 self._finished = True
                 return False
-            self._merge(int(pair >> self._shift), int(pair & self._id_mask), count if count >= 0 else count + _U64, positions)
+            # (HF's u64 count goes into the history: a count below 0 there is a huge one)
+            recorded = int(count) if count >= 0 else int(count) + _U64
+            self._merge(int(pair >> self._shift), int(pair & self._id_mask), recorded, positions)
             gained_pairs = self._gained_pairs
             gained_pos = self._gained_pos
             for i in range(len(gained_pairs)):
