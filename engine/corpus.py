@@ -7,6 +7,7 @@ No training here: the counts go to a trainer. Big inputs are counted by several 
 from __future__ import annotations
 
 import codecs
+import functools
 import gc
 import hashlib
 import multiprocessing
@@ -17,13 +18,13 @@ import threading
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from multiprocessing.connection import Connection, wait
 from typing import Final
 
 from mypy_extensions import mypyc_attr
 
 from engine import chunking
 from engine.errors import CorpusError, EngineError
+from engine.forked import ByteProgress, Children
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer, words_of
 from engine.sources import (
@@ -725,99 +726,37 @@ def _count_lines(
 # -- progress ------------------------------------------------------------------------------
 
 
-class ByteProgress(ABC):
-    """Where `_count_slice` says how many bytes it has read."""
-
-    @abstractmethod
-    def advance(self, count: int) -> None: ...
-
-
 class _SinkProgress(ByteProgress):
-    """Reports read bytes to the sink; also collects child processes' progress messages."""
+    """Reports the bytes read to the sink: this process's, and its counting children's."""
 
     sink: ProgressSink
     total: int
     done: int
-    children: list[Connection]
-    results: list[dict[str, int] | None]
-    errors: list[CorpusError | None]
-    pending: int
+    children: Children | None
 
     def __init__(self, sink: ProgressSink, total: int) -> None:
         self.sink = sink
         self.total = total
         self.done = 0
-        self.children = []
-        self.results = []
-        self.errors = []
-        self.pending = 0
+        self.children = None
 
     def start(self) -> None:
         report(self.sink, STAGE_READ, 0, self.total, "bytes")
 
     def advance(self, count: int) -> None:
         self.done += count
-        if self.children:
-            self.poll(0.0)
+        if self.children is not None:
+            self.children.poll(0.0)
         self.send()
 
     def send(self) -> None:
-        done = min(self.done, self.total)
-        report(self.sink, STAGE_READ, done, self.total, "bytes")
+        done = self.done + (self.children.read if self.children is not None else 0)
+        report(self.sink, STAGE_READ, min(done, self.total), self.total, "bytes")
 
     def finish(self) -> None:
         self.done = self.total
+        self.children = None
         self.send()
-
-    def poll(self, timeout: float) -> None:
-        """Read every message the children have sent (waiting up to `timeout` for the first)."""
-        open_ones = [self.children[i] for i in range(len(self.children)) if self.results[i] is None and self.errors[i] is None]
-        if not open_ones:
-            return
-        for ready in wait(open_ones, timeout):
-            if not isinstance(ready, Connection):
-                continue
-            index = self.children.index(ready)
-            try:
-                message = ready.recv()
-            except EOFError:
-                raise EngineError("a word-counting process ended without its result") from None
-            self._take(index, message)
-
-    def _take(self, index: int, message: object) -> None:
-        if not isinstance(message, tuple) or not message:
-            raise EngineError("a word-counting process sent an unexpected message")
-        kind = message[0]
-        if kind == "progress":
-            amount = message[1]
-            if isinstance(amount, int):
-                self.done += amount
-        elif kind == "done":
-            counts = message[1]
-            if not isinstance(counts, dict):
-                raise EngineError("a word-counting process sent an unexpected result")
-            self.results[index] = counts
-            self.pending -= 1
-        elif kind == "error":
-            path, reason, offset = message[1], message[2], message[3]
-            if not isinstance(path, str) or not isinstance(reason, str) or not isinstance(offset, int):
-                raise EngineError("a word-counting process sent an unexpected error")
-            self.errors[index] = CorpusError(path, reason, offset)
-            self.pending -= 1
-        else:
-            raise EngineError(f"a word-counting process failed: {message[1] if len(message) > 1 else kind}")
-
-
-class PipeProgress(ByteProgress):
-    """A child process's progress: read bytes go to the parent through the pipe."""
-
-    connection: Connection
-
-    def __init__(self, connection: Connection) -> None:
-        self.connection = connection
-
-    def advance(self, count: int) -> None:
-        self.connection.send(("progress", count))
 
 
 # -- several processes ---------------------------------------------------------------------
@@ -910,32 +849,12 @@ def split_units(units: list[FileSlice | CorpusSource], parts: int) -> list[list[
     return [chunk for chunk in work if chunk]
 
 
-def close_inherited(connections: list[Connection]) -> None:
-    """In a forked child: close the parent's ends of the pipes it inherited (its own, and the
-    earlier children's). Otherwise a child outliving its parent (killed) keeps a reader of its
-    own pipe open, and its send blocks forever instead of failing: an orphan that never exits."""
-    for connection in connections:
-        connection.close()
-
-
-def _child_main(
-    connection: Connection, units: list[FileSlice | CorpusSource], splitter: WordSplitter, inherited: list[Connection]
-) -> None:
-    """A child process: count its units and send the counts (or the error) to the parent."""
-    close_inherited(inherited)
-    gc.disable()
-    try:
-        counts: dict[str, int] = {}
-        progress = PipeProgress(connection)
-        for unit in units:
-            _count_unit(unit, splitter, counts, progress)
-        connection.send(("done", counts))
-    except CorpusError as error:
-        connection.send(("error", error.path, error.reason, error.byte_offset))
-    except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
-        connection.send(("failed", f"{type(error).__name__}: {error}"))
-    finally:
-        connection.close()
+def _count_share(units: list[FileSlice | CorpusSource], splitter: WordSplitter, progress: ByteProgress) -> dict[str, int]:
+    """The word counts of one process's share of the units."""
+    counts: dict[str, int] = {}
+    for unit in units:
+        _count_unit(unit, splitter, counts, progress)
+    return counts
 
 
 def _count_in_processes(
@@ -943,44 +862,27 @@ def _count_in_processes(
 ) -> dict[str, int]:
     """This process counts the first run of units while forked children count the others."""
     work = split_units(units, processes)
-    total = _units_size(units)
-    progress = _SinkProgress(sink, total)
+    progress = _SinkProgress(sink, _units_size(units))
     progress.start()
-    context = multiprocessing.get_context("fork")
-    children: list[multiprocessing.process.BaseProcess] = []
+    children = Children("word-counting")
     try:
         for share in work[1:]:
-            receiver, sender = context.Pipe(duplex=False)
-            inherited = progress.children + [receiver]
-            child = context.Process(target=_child_main, args=(sender, share, splitter, inherited), daemon=True)
-            child.start()
-            sender.close()
-            children.append(child)
-            progress.children.append(receiver)
-            progress.results.append(None)
-            progress.errors.append(None)
-            progress.pending += 1
-        counts: dict[str, int] = {}
-        for unit in work[0]:
-            _count_unit(unit, splitter, counts, progress)
-        while progress.pending > 0:
-            progress.poll(0.2)
-            progress.send()
-        for error in progress.errors:
-            if error is not None:
-                raise error
-        for result in progress.results:
-            if result is not None:
-                if len(result) > len(counts):
-                    result, counts = counts, result
-                for word, count in result.items():
-                    counts[word] = counts.get(word, 0) + count
+            children.start(functools.partial(_count_share, share, splitter))
+        progress.children = children
+        counts = _count_share(work[0], splitter, progress)
+        children.wait(progress.send)
+        # (the error of the first share that failed, in the order of the shares)
+        error = children.first_error()
+        if error is not None:
+            raise error
+        for result in children.results:
+            if not isinstance(result, dict):
+                raise EngineError("a word-counting process sent an unexpected result")
+            if len(result) > len(counts):
+                result, counts = counts, result
+            for word, count in result.items():
+                counts[word] = counts.get(word, 0) + count
         progress.finish()
         return counts
     finally:
-        for receiver in progress.children:
-            receiver.close()
-        for process in children:
-            if process.is_alive():
-                process.terminate()
-            process.join()
+        children.stop()

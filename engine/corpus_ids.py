@@ -20,32 +20,20 @@ Output formats, chosen by the output's suffix:
 
 from __future__ import annotations
 
-import gc
+import functools
 import json
 import os
 import secrets
 import shutil
-import signal
 import stat
 import sys
 import time
 from array import array
 from dataclasses import dataclass
-from multiprocessing import get_context
-from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
 from typing import BinaryIO, Final
 
-from engine.corpus import (
-    BLOCK_SIZE,
-    FileSlice,
-    ByteProgress,
-    PipeProgress,
-    process_count,
-    split_work,
-    as_slices,
-    close_inherited,
-)
+from engine.corpus import BLOCK_SIZE, FileSlice, process_count, split_work, as_slices
+from engine.forked import ByteProgress, Children
 from engine.sources import FileRange, LineBlocks
 from engine.collector import PausedCollector
 from engine.errors import CorpusError, EngineError, FileError
@@ -330,10 +318,7 @@ class _Job:
     sidecar_path: str
     parts: list[str]
     temporary: list[str]
-    children: list[BaseProcess]
-    connections: list[Connection]
-    results: list[list[int]]  # per child: [documents, tokens], empty until it is done
-    pending: int
+    children: Children  # each returns [documents, tokens] of its part
 
     def __init__(
         self, tokenizer: Tokenizer, output: str, kind: str, dtype: str, separator_id: int, total: int, sink: ProgressSink
@@ -354,10 +339,7 @@ class _Job:
         self.sidecar_path = self.base + ".json.tmp"
         self.parts = []
         self.temporary = []
-        self.children = []
-        self.connections = []
-        self.results = []
-        self.pending = 0
+        self.children = Children("encoding")
 
     def run(self, runs: list[list[FileSlice]]) -> None:
         if len(runs) > 1:
@@ -378,7 +360,7 @@ class _Job:
                 _encode_slice(self.tokenizer, piece, writer, progress)
             self.documents = writer.documents
             self.tokens = writer.tokens
-            while self.pending > 0:
+            while self.children.pending > 0:
                 self.poll(0.2)
                 self.send()
             for index in range(len(self.parts)):
@@ -432,79 +414,33 @@ class _Job:
 
     def clean_up(self) -> None:
         """Stop and reap the children, close the pipes, remove every temporary file left."""
-        for connection in self.connections:
-            connection.close()
-        for child in self.children:
-            if child.is_alive():
-                child.terminate()
-            child.join()
-        self.connections = []
-        self.children = []
+        self.children.stop()
         for path in self.temporary + self.parts:
             _remove(path)
 
     # -- children ------------------------------------------------------------------------
 
     def _start_children(self, runs: list[list[FileSlice]]) -> None:
-        # subtle: a forked child inherits unflushed output and flushes it again when it exits.
-        for stream in (sys.stdout, sys.stderr):
-            if stream is not None:
-                stream.flush()
-        context = get_context("fork")
         for index in range(len(runs)):
             part = f"{self.base}.part{index + 1}"
             self.parts.append(part)
-            receiver, sender = context.Pipe(duplex=False)
-            inherited = self.connections + [receiver]
-            child = context.Process(
-                target=_child_main,
-                args=(sender, self.tokenizer, runs[index], part, self.output, self.dtype, self.separator_id, inherited),
-                daemon=True,
+            self.children.start(
+                functools.partial(
+                    _encode_part, self.tokenizer, runs[index], part, self.output, self.dtype, self.separator_id
+                )
             )
-            self.connections.append(receiver)
-            self.results.append([])
-            child.start()
-            sender.close()
-            self.children.append(child)
-            self.pending += 1
 
     def poll(self, timeout: float) -> None:
         """Take every message the children have sent (waiting up to `timeout` for the first);
         raise a child's error at once."""
-        open_ones: list[Connection] = []
-        for index in range(len(self.connections)):
-            if not self.results[index]:
-                open_ones.append(self.connections[index])
-        if not open_ones:
-            return
-        for ready in wait(open_ones, timeout):
-            if not isinstance(ready, Connection):
-                continue
-            index = self.connections.index(ready)
-            try:
-                message = ready.recv()
-            except EOFError:
-                raise EngineError("an encoding process ended without its result") from None
-            self._take(index, message)
+        self.children.poll(timeout)
+        error = self.children.first_error()
+        if error is not None:
+            raise error
 
     def send(self) -> None:
-        report(self.sink, STAGE_ENCODE, min(self.done, self.total), self.total, "bytes")
-
-    def _take(self, index: int, message: object) -> None:
-        if not isinstance(message, tuple) or not message:
-            raise EngineError("an encoding process sent an unexpected message")
-        kind = message[0]
-        if kind == "progress" and isinstance(message[1], int):
-            self.done += message[1]
-        elif kind == "done" and isinstance(message[1], int) and isinstance(message[2], int):
-            self.results[index] = [message[1], message[2]]
-            self.pending -= 1
-        elif kind == "corpus" and isinstance(message[3], int):
-            raise CorpusError(str(message[1]), str(message[2]), message[3])
-        elif kind == "file":
-            raise FileError(str(message[1]), str(message[2]))
-        else:
-            raise EngineError(f"an encoding process failed: {message[1] if len(message) > 1 else kind}")
+        done = self.done + self.children.read
+        report(self.sink, STAGE_ENCODE, min(done, self.total), self.total, "bytes")
 
     def _append_part(self, stream: BinaryIO, index: int) -> None:
         part = self.parts[index]
@@ -514,8 +450,11 @@ class _Job:
         except OSError as error:
             raise FileError(self.output, f"cannot be written ({error.strerror or error})") from None
         _remove(part)
-        self.documents += self.results[index][0]
-        self.tokens += self.results[index][1]
+        result = self.children.results[index]
+        if not isinstance(result, list) or len(result) != 2:
+            raise EngineError("an encoding process sent an unexpected result")
+        self.documents += result[0]
+        self.tokens += result[1]
 
     # -- helpers -------------------------------------------------------------------------
 
@@ -545,51 +484,34 @@ class _JobProgress(ByteProgress):
 
     def advance(self, count: int) -> None:
         self.job.done += count
-        if self.job.pending > 0:
+        if self.job.children.pending > 0:
             self.job.poll(0.0)
         self.job.send()
 
 
-def _child_main(
-    connection: Connection,
+def _encode_part(
     tokenizer: Tokenizer,
     slices: list[FileSlice],
     part: str,
     output: str,
     dtype: str,
     separator_id: int,
-    inherited: list[Connection],
-) -> None:
-    """A forked child: encode its slices into `part`, then send ("done", documents, tokens) or the error."""
-    close_inherited(inherited)
-    # subtle: Ctrl-C reaches the whole process group, and the parent may have made SIGTERM raise
-    # so that it can clean up: the parent stops its children itself, with a plain SIGTERM.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    gc.disable()
+    progress: ByteProgress,
+) -> list[int]:
+    """A forked child's share: encode its slices into `part`; [documents, tokens] written."""
     try:
+        stream = open(part, "xb")
+    except OSError as error:
+        raise FileError(output, f"cannot be written ({error.strerror or error})") from None
+    with stream:
+        writer = _PartWriter(stream, output, dtype, separator_id)
+        for piece in slices:
+            _encode_slice(tokenizer, piece, writer, progress)
         try:
-            stream = open(part, "xb")
+            stream.flush()
         except OSError as error:
             raise FileError(output, f"cannot be written ({error.strerror or error})") from None
-        with stream:
-            writer = _PartWriter(stream, output, dtype, separator_id)
-            progress = PipeProgress(connection)
-            for piece in slices:
-                _encode_slice(tokenizer, piece, writer, progress)
-            try:
-                stream.flush()
-            except OSError as error:
-                raise FileError(output, f"cannot be written ({error.strerror or error})") from None
-        connection.send(("done", writer.documents, writer.tokens))
-    except CorpusError as error:
-        connection.send(("corpus", error.path, error.reason, error.byte_offset))
-    except FileError as error:
-        connection.send(("file", error.path, error.reason))
-    except Exception as error:  # noqa: BLE001 - reported to the parent, which raises it
-        connection.send(("failed", f"{type(error).__name__}: {error}"))
-    finally:
-        connection.close()
+    return [writer.documents, writer.tokens]
 
 
 # -- checks --------------------------------------------------------------------------------
