@@ -435,7 +435,7 @@ class Encoding:
             return
         count = length - n
         words: list[int | None] = [None] * count
-        zeros = vec[i64]([0] * (2 * count))
+        zeros = zero_spans(count)
         if direction == "left":
             self.ids = [pad_id] * count + self.ids
             self.type_ids = [pad_type_id] * count + self.type_ids
@@ -519,6 +519,11 @@ def _restore(
     return Encoding(
         ids, type_ids, tokens, words, None, special_tokens_mask, attention_mask, overflowing, sequence_ranges, vec[i64](spans)
     )
+
+
+def zero_spans(n: int) -> vec[i64]:
+    """The spans of `n` tokens at (0, 0): special tokens, padding, encode_fast's tokens."""
+    return vec[i64]([0] * (2 * n))
 
 
 def flat_spans(offsets: list[tuple[int, int]]) -> vec[i64]:

@@ -106,13 +106,13 @@ class AsciiRuns:
 
     def cut(self, text: str) -> Cut:
         """The pieces of an ASCII `text`."""
-        out = Cut.empty()
+        out = Cut()
         self._scan(text, out, True)
         return out
 
     def words(self, text: str) -> list[str]:
         """`cut(text).words`, without the positions (the word counting path)."""
-        out = Cut.empty()
+        out = Cut()
         self._scan(text, out, False)
         return out.words
 
@@ -302,16 +302,13 @@ class Cut:
     prefixed: bool
     text: str
 
-    def __init__(self, words: list[str], starts: vec[i64], ends: vec[i64]) -> None:
-        self.words = words
-        self.starts = starts
-        self.ends = ends
+    def __init__(self) -> None:
+        """No pieces yet: `add` them."""
+        self.words = []
+        self.starts = vec[i64]()
+        self.ends = vec[i64]()
         self.prefixed = False
         self.text = ""
-
-    @staticmethod
-    def empty() -> Cut:
-        return Cut([], vec[i64](), vec[i64]())
 
     def add(self, word: str, start: int, end: int) -> None:
         """One more piece: `word`, from `text[start:end]`."""
@@ -322,7 +319,7 @@ class Cut:
     @staticmethod
     def covering(words: list[str]) -> Cut:
         """Pieces that follow each other with nothing between them (GPT-2's pattern, Digits)."""
-        out = Cut.empty()
+        out = Cut()
         position = 0
         for word in words:
             if word:
@@ -334,7 +331,7 @@ class Cut:
     def found(text: str, words: list[str]) -> Cut:
         """Matches of a pattern whose gaps hold only chars no match starts with (spaces between
         words), so each match is the next occurrence of its text."""
-        out = Cut.empty()
+        out = Cut()
         position = 0
         for word in words:
             if word:
@@ -345,7 +342,7 @@ class Cut:
 
     @staticmethod
     def spans(text: str, spans: list[tuple[int, int]]) -> Cut:
-        out = Cut.empty()
+        out = Cut()
         for start, end in spans:
             if start < end:
                 out.add(text[start:end], start, end)
@@ -861,7 +858,7 @@ class Sequence(PreTokenizer):
             pretokenizer = self.pre_tokenizers[k]
             if k < last and pretokenizer.maps_bytes():
                 return None  # later parts would cut byte-level chars
-            following = Cut.empty()
+            following = Cut()
             for i in range(len(current.words)):
                 pieces = pretokenizer.cut(current.words[i])
                 if pieces is None or pieces.prefixed:

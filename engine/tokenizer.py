@@ -27,6 +27,7 @@ from engine.encoding import (
     TruncationParams,
     pad_encodings,
     truncate_encodings,
+    zero_spans,
 )
 from engine.errors import CorpusError, EngineError
 from engine.collector import PausedCollector
@@ -414,7 +415,7 @@ class Tokenizer:
                 ids = self._encode_piece(text, type_id, word_index).ids
             n = len(ids)
             # subtle: HF's encode_fast leaves every type id 0; only a post-processor sets them.
-            return Encoding(ids, [0] * n, [""] * n, [None] * n, None, [0] * n, [1] * n, spans=vec[i64]([0] * (2 * n)))
+            return Encoding(ids, [0] * n, [""] * n, [None] * n, None, [0] * n, [1] * n, spans=zero_spans(n))
         pieces = fast_path.cut(text, self._added, self._normalizer, self._pre_tokenizer)
         if pieces is not None:
             lists = fast_path.token_lists(pieces, self._model, word_index)

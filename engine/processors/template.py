@@ -9,10 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from librt.vecs import vec
-from mypy_extensions import i64
-
-from engine.encoding import Encoding
+from engine.encoding import Encoding, zero_spans
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, as_count, expect_object, get_list, require
 from engine.processors.base import PostProcessor
@@ -163,7 +160,7 @@ class TemplateProcessing(PostProcessor):
                     raise EngineError(f"TemplateProcessing: missing special token {piece.id!r}")
                 n = len(token.ids)
                 words: list[int | None] = [None] * n
-                spans = vec[i64]([0] * (2 * n))
+                spans = zero_spans(n)
                 result.append(
                     Encoding(
                         list(token.ids), [piece.type_id] * n, list(token.tokens), words, None, [1] * n, [1] * n, spans=spans
