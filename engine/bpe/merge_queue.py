@@ -2,7 +2,7 @@
 lowest pair (left id, then right id), then in the order they came.
 
 A binary heap over parallel vecs, so ordering two entries compares unboxed ints; each entry
-carries the words its pair was counted in (one word alone, not in a list). Counts are signed
+carries the offsets of the words its pair was counted in (`TrainingWords`). Counts are signed
 as the pair counts keep them, but ordered as HF's u64: with max_token_length a count can go
 below 0, which HF reads as a huge count (`count as u64`) that leaves first.
 
@@ -16,8 +16,6 @@ from typing import Final
 from librt.vecs import append, pop, vec
 from mypy_extensions import i64
 
-from engine.bpe.training_words import TrainingWord
-
 # Flipping the sign bit orders signed counts as their u64 values: 0 < 1 < ... < -2 < -1.
 _SIGN_BIT: Final[i64] = -0x8000_0000_0000_0000
 
@@ -25,36 +23,37 @@ _SIGN_BIT: Final[i64] = -0x8000_0000_0000_0000
 class MergeQueue:
     """A priority queue of (count, pair, words); see the module docstring for the order."""
 
-    # per heap slot: count with its sign bit flipped (higher leaves first), pair, arrival number
+    # per heap slot: count with its sign bit flipped (higher leaves first), pair, arrival
+    # number, word offsets
     _ranks: vec[i64]
     _pairs: vec[i64]
     _arrivals: vec[i64]
-    _words: list[TrainingWord | list[TrainingWord]]
+    _words: vec[vec[i64]]
     _arrived: i64
 
     def __init__(self) -> None:
         self._ranks = vec[i64]()
         self._pairs = vec[i64]()
         self._arrivals = vec[i64]()
-        self._words = []
+        self._words = vec[vec[i64]]()
         self._arrived = 0
 
     def __len__(self) -> int:
         return len(self._words)
 
-    def add_unordered(self, count: i64, pair: i64, words: list[TrainingWord]) -> None:
+    def add_unordered(self, count: i64, pair: i64, words: vec[i64]) -> None:
         """Add an entry without ordering the heap: `heapify` once after the last one."""
         self._ranks = append(self._ranks, count ^ _SIGN_BIT)
         self._pairs = append(self._pairs, pair)
         self._arrivals = append(self._arrivals, self._arrived)
         self._arrived += 1
-        self._words.append(words[0] if len(words) == 1 else words)
+        self._words = append(self._words, words)
 
     def heapify(self) -> None:
         for pos in range(len(self._words) // 2 - 1, -1, -1):
             self._sift_down(pos)
 
-    def push(self, count: i64, pair: i64, words: list[TrainingWord]) -> None:
+    def push(self, count: i64, pair: i64, words: vec[i64]) -> None:
         self.add_unordered(count, pair, words)
         self._sift_up(len(self._words) - 1)
 
@@ -69,24 +68,21 @@ class MergeQueue:
         """The pair of heap slot `slot`, in no particular order (to list every queued pair)."""
         return self._pairs[slot]
 
-    def take(self) -> list[TrainingWord]:
-        """Remove the next entry and return its words (the queue must not be empty)."""
-        words = self._words
-        found = words[0]
-        last = len(words) - 1
+    def take(self) -> vec[i64]:
+        """Remove the next entry and return its word offsets (the queue must not be empty)."""
+        found = self._words[0]
+        last = len(self._words) - 1
         self._ranks, rank = pop(self._ranks)
         self._pairs, pair = pop(self._pairs)
         self._arrivals, arrival = pop(self._arrivals)
-        moved = words.pop()
+        self._words, moved = pop(self._words)
         if last > 0:
             # the last entry fills the root's slot, then sinks to its place
             self._ranks[0] = rank
             self._pairs[0] = pair
             self._arrivals[0] = arrival
-            words[0] = moved
+            self._words[0] = moved
             self._sift_down(0)
-        if isinstance(found, TrainingWord):
-            return [found]
         return found
 
     def _before(self, a: int, b: int) -> bool:

@@ -15,10 +15,10 @@ import time
 from abc import abstractmethod
 from typing import Final
 
-from librt.vecs import vec
+from librt.vecs import append, vec
 from mypy_extensions import i64
 
-from engine.bpe.training_words import TrainingWord, Vocabulary, initial_vocabulary, training_words
+from engine.bpe.training_words import TrainingWords, Vocabulary, initial_vocabulary, training_words
 from engine.progress import (
     STAGE_COMPUTE_MERGES,
     STAGE_COUNT_PAIRS,
@@ -34,10 +34,10 @@ from engine.trainers.records import SCORE_COUNT, MergeStep, RoundStep, TrainHist
 class PairMergeRun(TrainingRun):
     """A training run that merges one adjacent pair at a time, over an index of pairs.
 
-    Layout (DESIGN.md "engine: speed"): a word is a `str` whose characters are symbol ids, so
-    finding a pair is `str.find` and merging it `str.replace`; a pair is one int
-    (`left << shift | right`); pair counts live in `dict[int, int]`, without the pairs at 0.
-    Subclasses keep their own
+    Layout (DESIGN.md "engine: speed"): the words are `TrainingWords`, one flat vec in which a
+    word is known by its offset, and the words a pair occurs in are a vec of offsets; a pair is
+    one int (`left << shift | right`); pair counts live in `dict[int, int]`, without the pairs
+    at 0. Subclasses keep their own
     queue, fed by `_index_pairs` (the initial pairs) and by `_gained_pairs`/`_gained_pos` after
     each `_merge` (the pairs a merge created, with the words they are in), and implement
     `_merge_next` (choose a pair and `_merge` it) and `_settle` (make the queue top current).
@@ -59,7 +59,7 @@ class PairMergeRun(TrainingRun):
     _finished: bool
     _vocab: Vocabulary
     _initial_size: int
-    _words: list[TrainingWord]
+    _words: TrainingWords
     # pairs
     _shift: int
     _id_mask: int
@@ -68,16 +68,15 @@ class PairMergeRun(TrainingRun):
     # vecs: unboxed, so adding to one allocates nothing)
     _left_lost: vec[i64]
     _left_gain: vec[i64]
-    _left_pos: list[list[TrainingWord]]
+    _left_pos: vec[vec[i64]]
     _left_seen: list[int]
     _right_lost: vec[i64]
     _right_gain: vec[i64]
-    _right_pos: list[list[TrainingWord]]
+    _right_pos: vec[vec[i64]]
     _right_seen: list[int]
-    _empty: list[TrainingWord]
     # what the last merge created: pairs gained (with the words they are in), occurrences merged
     _gained_pairs: list[int]
-    _gained_pos: list[list[TrainingWord]]
+    _gained_pos: vec[vec[i64]]
     _merged_occurrences: int
     # what was merged
     _merge_left: list[int]
@@ -92,8 +91,8 @@ class PairMergeRun(TrainingRun):
     _hist_left_counts: list[int]
     _hist_right_counts: list[int]
     _started: float
-    # the most frequent words, for `segmentations` (sorted once, on first use)
-    _frequent: list[TrainingWord]
+    # the offsets of the most frequent words, for `segmentations` (sorted once, on first use)
+    _frequent: vec[i64]
 
     def __init__(
         self,
@@ -122,21 +121,20 @@ class PairMergeRun(TrainingRun):
         self._finished = False
         self._vocab = Vocabulary()
         self._initial_size = 0
-        self._words = []
+        self._words = _no_words()
         self._shift = 0
         self._id_mask = 0
         self._pair_counts = {}
         self._left_lost = vec[i64]()
         self._left_gain = vec[i64]()
-        self._left_pos = []
+        self._left_pos = vec[vec[i64]]()
         self._left_seen = []
         self._right_lost = vec[i64]()
         self._right_gain = vec[i64]()
-        self._right_pos = []
+        self._right_pos = vec[vec[i64]]()
         self._right_seen = []
-        self._empty = []
         self._gained_pairs = []
-        self._gained_pos = []
+        self._gained_pos = vec[vec[i64]]()
         self._merged_occurrences = 0
         self._merge_left = []
         self._merge_right = []
@@ -149,13 +147,13 @@ class PairMergeRun(TrainingRun):
         self._hist_left_counts = []
         self._hist_right_counts = []
         self._started = time.perf_counter()
-        self._frequent = []
+        self._frequent = vec[i64]()
         self._clear_queue()
 
     # -- what a subclass decides ---------------------------------------------------------------
 
     @abstractmethod
-    def _index_pairs(self, pairs: list[int], counts: list[int], positions: list[list[TrainingWord]]) -> None:
+    def _index_pairs(self, pairs: list[int], counts: list[int], positions: vec[vec[i64]]) -> None:
         """Queue the initial pairs (`_pair_counts` already holds their counts)."""
 
     @abstractmethod
@@ -244,13 +242,13 @@ class PairMergeRun(TrainingRun):
         """Drop the words, pair counts and queue (the run is over); vocab and merges stay."""
         self._finished = True
         self._word_counts = {}
-        self._words = []
+        self._words = _no_words()
         self._pair_counts = {}
         self._clear_queue()
-        self._left_pos = []
-        self._right_pos = []
-        self._gained_pos = []
-        self._frequent = []
+        self._left_pos = vec[vec[i64]]()
+        self._right_pos = vec[vec[i64]]()
+        self._gained_pos = vec[vec[i64]]()
+        self._frequent = vec[i64]()
 
     # -- driving ---------------------------------------------------------------------------
 
@@ -301,14 +299,15 @@ class PairMergeRun(TrainingRun):
         {"hug": 10, "pug": 5} after merging (u, g) -> [(["h", "ug"], 10), (["p", "ug"], 5)]
         """
         self._prepare(SilentProgress())
-        if len(self._frequent) < min(k, len(self._words)):
-            ranked = [(-self._words[i].count, i) for i in range(len(self._words))]
+        words = self._words
+        if len(self._frequent) < min(k, len(words)):
+            ranked = [(-int(words.count(o)), int(o)) for o in words.offsets]
             ranked.sort()
-            self._frequent = [self._words[i] for _, i in ranked[: max(k, 256)]]
+            self._frequent = vec[i64]([o for _, o in ranked[: max(k, 256)]])
         tokens = self._vocab.id_to_token
         result: list[tuple[list[str], int]] = []
-        for word in self._frequent[: max(k, 0)]:
-            result.append(([tokens[ord(symbol)] for symbol in word.symbols], word.count))
+        for o in self._frequent[: max(k, 0)]:
+            result.append(([tokens[symbol] for symbol in words.symbols(o)], int(words.count(o))))
         return result
 
     # -- preparation: HF's steps 1-4 ------------------------------------------------------
@@ -338,10 +337,10 @@ class PairMergeRun(TrainingRun):
             id_space = 1 << self._shift
             self._left_lost = vec[i64]([0] * id_space)
             self._left_gain = vec[i64]([0] * id_space)
-            self._left_pos = [self._empty] * id_space
+            self._left_pos = _empty_lists(id_space)
             self._right_lost = vec[i64]([0] * id_space)
             self._right_gain = vec[i64]([0] * id_space)
-            self._right_pos = [self._empty] * id_space
+            self._right_pos = _empty_lists(id_space)
             self._count_pairs(sink)
         finally:
             if enabled:
@@ -378,9 +377,9 @@ class PairMergeRun(TrainingRun):
 
     # -- one merge ----------------------------------------------------------------------------
 
-    def _merge(self, left: int, right: int, count: int, positions: list[TrainingWord]) -> None:
-        """Merge (left, right) in the listed words and record it; the pairs it created are then
-        in `_gained_pairs`/`_gained_pos` for the subclass to queue."""
+    def _merge(self, left: int, right: int, count: int, positions: vec[i64]) -> None:
+        """Merge (left, right) in the words at `positions` and record it; the pairs it created
+        are then in `_gained_pairs`/`_gained_pos` for the subclass to queue."""
         part_b = self._vocab.id_to_token[right]
         prefix = self._prefix
         if prefix is not None and part_b.startswith(prefix):
@@ -396,19 +395,20 @@ class PairMergeRun(TrainingRun):
         self._hist_sizes.append(len(self._vocab))
         self._hist_seconds.append(time.perf_counter() - self._started)
 
-    def _merge_words(self, a: int, b: int, new_id: int, positions: list[TrainingWord]) -> int:
-        """HF `Word::merge` on each listed word; returns how many words changed, and leaves the
-        number of occurrences merged (weighted by word count) in `_merged_occurrences`.
+    def _merge_words(self, a: i64, b: i64, new_id: i64, positions: vec[i64]) -> int:
+        """HF `Word::merge` on the word at each offset; returns how many words changed, and
+        leaves the number of occurrences merged (weighted by word count) in `_merged_occurrences`.
 
         Merging (a, b) -> n in `x a b y`: (x, a) and (b, y) lose the word's count; (x, n) and
         (n, y) gain it unless max_token_length forbids, and the word is queued under them.
-        Changes are summed per neighbour id (lists indexed by id: no hashing per occurrence)
+        Occurrences are merged left to right without overlap, the word shortened in place.
+        Changes are summed per neighbour id (vecs indexed by id: no hashing per occurrence)
         and reach the pair counts once per distinct neighbour, in `_apply_changes`.
         """
-        limit = self._max_length
+        limit: i64 = self._max_length
         limited = limit >= 0
-        pattern = chr(a) + chr(b)
-        replacement = chr(new_id)
+        flat = self._words.flat
+        sizes = self._words.sizes
         left_lost = self._left_lost
         left_gain = self._left_gain
         left_pos = self._left_pos
@@ -418,60 +418,63 @@ class PairMergeRun(TrainingRun):
         right_pos = self._right_pos
         right_seen = self._right_seen
         touched = 0
-        occurrences = 0
-        for item in positions:
-            word = item.symbols
-            at = word.find(pattern)
-            if at < 0:
-                continue
+        occurrences: i64 = 0
+        for o in positions:
+            start = o + 2
+            last = start + flat[o] - 1  # the index of the word's last symbol
+            i = start
+            while i < last and (flat[i] != a or flat[i + 1] != b):
+                i += 1
+            if i >= last:
+                continue  # (merged away by an earlier merge: positions are never pruned)
             touched += 1
-            count = item.count
-            sizes = item.sizes
-            end = len(word)
-            previous_end = -1
-            merged = 0
-            while at >= 0:
-                # `at` indexes the word before this merge; `j` the same symbol in HF's updated
-                # word, where the `merged` earlier occurrences already became one symbol each.
-                j = at - merged
-                new_len = 0
+            count = flat[o + 1]
+            out = i  # where the next symbol of the merged word goes
+            merged: i64 = 0
+            while i <= last:
+                if i == last or flat[i] != a or flat[i + 1] != b:
+                    flat[out] = flat[i]
+                    if limited:
+                        sizes[out] = sizes[i]
+                    out += 1
+                    i += 1
+                    continue
+                new_len: i64 = 0
                 if limited:
-                    new_len = sizes[j] + sizes[j + 1]
-                    sizes[j] = new_len
-                    sizes.pop(j + 1)
-                if at > 0:
-                    # subtle: right after an earlier occurrence, the left neighbour is the new symbol.
-                    x = new_id if at == previous_end else ord(word[at - 1])
+                    new_len = sizes[i] + sizes[i + 1]
+                if out > start:
+                    # The merged word so far ends with the left neighbour (the new symbol when
+                    # an occurrence was merged right before this one).
+                    x = flat[out - 1]
                     if left_lost[x] == 0 and len(left_pos[x]) == 0:
                         left_seen.append(x)
                     left_lost[x] += count
-                    if not limited or sizes[j - 1] + new_len < limit:
+                    if not limited or sizes[out - 1] + new_len < limit:
                         if limited:
                             left_gain[x] += count  # (unlimited, the gain is the loss)
                         found = left_pos[x]
-                        if len(found) == 0:
-                            left_pos[x] = [item]
-                        elif found[len(found) - 1] is not item:
-                            found.append(item)
-                if at + 2 < end:
+                        if len(found) == 0 or found[len(found) - 1] != o:
+                            left_pos[x] = append(found, o)
+                if i + 2 <= last:
                     # subtle: HF reports the ORIGINAL right neighbour, even when it starts the
                     # next occurrence ("a b a b": (b, a) lost, (n, a) gained, then (n, a) lost).
-                    y = ord(word[at + 2])
+                    y = flat[i + 2]
                     if right_lost[y] == 0 and len(right_pos[y]) == 0:
                         right_seen.append(y)
                     right_lost[y] += count
-                    if not limited or sizes[j + 1] + new_len < limit:
+                    if not limited or sizes[i + 2] + new_len < limit:
                         if limited:
                             right_gain[y] += count
                         found = right_pos[y]
-                        if len(found) == 0:
-                            right_pos[y] = [item]
-                        elif found[len(found) - 1] is not item:
-                            found.append(item)
-                previous_end = at + 2
+                        if len(found) == 0 or found[len(found) - 1] != o:
+                            right_pos[y] = append(found, o)
+                flat[out] = new_id
+                if limited:
+                    sizes[out] = new_len
+                out += 1
+                i += 2
                 merged += 1
-                at = word.find(pattern, at + 2)
-            item.symbols = word.replace(pattern, replacement)
+            flat[o] = out - start
             occurrences += count * merged
         self._merged_occurrences = occurrences
         return touched
@@ -481,12 +484,9 @@ class PairMergeRun(TrainingRun):
         `_gained_pairs`/`_gained_pos` (HF queues `where_to_update` only after all changes are in)."""
         pair_counts = self._pair_counts
         shift = self._shift
-        empty = self._empty
         limited = self._max_length >= 0
         gained_pairs: list[int] = []
-        gained_pos: list[list[TrainingWord]] = []
-        self._gained_pairs = gained_pairs
-        self._gained_pos = gained_pos
+        gained_pos = vec[vec[i64]]()
         left_lost = self._left_lost
         left_gain = self._left_gain
         left_pos = self._left_pos
@@ -503,8 +503,8 @@ class PairMergeRun(TrainingRun):
                 made = (x << shift) | new_id
                 pair_counts[made] = pair_counts.get(made, 0) + (left_gain[x] if limited else left_lost[x])
                 gained_pairs.append(made)
-                gained_pos.append(found)
-                left_pos[x] = empty
+                gained_pos = append(gained_pos, found)
+                left_pos[x] = vec[i64]()
             left_lost[x] = 0
             left_gain[x] = 0
         right_lost = self._right_lost
@@ -524,15 +524,17 @@ class PairMergeRun(TrainingRun):
                 if y == new_id and made in gained_pairs:
                     # subtle: (n, n) gained on both sides is ONE `where_to_update` entry in HF.
                     both = gained_pairs.index(made)
-                    gained_pos[both] = list(dict.fromkeys(gained_pos[both] + found))
+                    gained_pos[both] = vec[i64](dict.fromkeys(list(gained_pos[both]) + list(found)))
                 else:
                     gained_pairs.append(made)
-                    gained_pos.append(found)
-                right_pos[y] = empty
+                    gained_pos = append(gained_pos, found)
+                right_pos[y] = vec[i64]()
             right_lost[y] = 0
             right_gain[y] = 0
         del self._left_seen[:]
         del self._right_seen[:]
+        self._gained_pairs = gained_pairs
+        self._gained_pos = gained_pos
 
     def _merge_step(self, index: int) -> MergeStep:
         """The record of merge number `index` (with its score where a score chose it)."""
@@ -559,77 +561,89 @@ class PairMergeRun(TrainingRun):
 _DENSE_PAIRS_MAX_IDS: Final = 1024
 
 
+def _no_words() -> TrainingWords:
+    return TrainingWords(vec[i64](), vec[i64](), vec[i64]())
+
+
+def _empty_lists(n: int) -> vec[vec[i64]]:
+    """`n` empty vecs of offsets (each without a buffer until something is appended)."""
+    lists = vec[vec[i64]](capacity=n)
+    for _ in range(n):
+        lists = append(lists, vec[i64]())
+    return lists
+
+
 def _count_pairs_dense(
-    words: list[TrainingWord], size: int, shift: int, sink: ProgressSink
-) -> tuple[list[int], list[int], list[list[TrainingWord]]]:
-    """(pairs, counts, word lists) of every adjacent pair, counted in lists indexed by
-    `left * size + right`: `[ab, ba]` words "aba" x2 -> pairs (a,b) (b,a), counts 2 2."""
+    words: TrainingWords, size: int, shift: int, sink: ProgressSink
+) -> tuple[list[int], list[int], vec[vec[i64]]]:
+    """(pairs, counts, word offsets) of every adjacent pair, counted in lists indexed by
+    `left * size + right`: words "aba" x2 -> pairs (a,b) (b,a), counts 2 2, offsets [0] [0]."""
     slots = size * size
-    counts = [0] * slots
-    empty: list[TrainingWord] = []
-    where = [empty] * slots
+    counts = vec[i64]([0] * slots)
+    where = _empty_lists(slots)
     seen: list[int] = []
-    total = len(words)
+    flat = words.flat
+    offsets = words.offsets
+    total = len(offsets)
     every = report_every(total)
     for wi in range(total):
         if wi % every == 0 and wi > 0:
             report(sink, STAGE_COUNT_PAIRS, wi, total, "words")
-        entry = words[wi]
-        word = entry.symbols
-        count = entry.count
-        prev = ord(word[0]) * size
-        for j in range(1, len(word)):
-            cur = ord(word[j])
+        o = offsets[wi]
+        count = flat[o + 1]
+        prev = flat[o + 2] * size
+        for j in range(o + 3, o + 2 + flat[o]):
+            cur = flat[j]
             slot = prev + cur
             found = where[slot]
             if len(found) == 0:
-                where[slot] = [entry]
                 seen.append(slot)
-            elif found[len(found) - 1] is not entry:
-                found.append(entry)
+            if len(found) == 0 or found[len(found) - 1] != o:
+                where[slot] = append(found, o)
             counts[slot] += count
             prev = cur * size
     seen.sort()
     pairs: list[int] = []
     pair_counts: list[int] = []
-    positions: list[list[TrainingWord]] = []
+    positions = vec[vec[i64]](capacity=len(seen))
     for slot in seen:
         pairs.append(((slot // size) << shift) | (slot % size))
-        pair_counts.append(counts[slot])
-        positions.append(where[slot])
+        pair_counts.append(int(counts[slot]))
+        positions = append(positions, where[slot])
     return pairs, pair_counts, positions
 
 
 def _count_pairs_sparse(
-    words: list[TrainingWord], shift: int, sink: ProgressSink
-) -> tuple[list[int], list[int], list[list[TrainingWord]]]:
-    """`_count_pairs_dense` for big alphabets: the same, in a dict keyed by the packed pair."""
-    counts: dict[int, int] = {}
-    where: dict[int, list[TrainingWord]] = {}
-    total = len(words)
+    words: TrainingWords, shift: int, sink: ProgressSink
+) -> tuple[list[int], list[int], vec[vec[i64]]]:
+    """`_count_pairs_dense` for big alphabets: each pair numbered in a dict on first sight."""
+    slot_of: dict[int, int] = {}
+    pairs: list[int] = []
+    pair_counts: list[int] = []
+    positions = vec[vec[i64]]()
+    flat = words.flat
+    offsets = words.offsets
+    total = len(offsets)
     every = report_every(total)
     for wi in range(total):
         if wi % every == 0 and wi > 0:
             report(sink, STAGE_COUNT_PAIRS, wi, total, "words")
-        entry = words[wi]
-        word = entry.symbols
-        count = entry.count
-        prev = ord(word[0])
-        for j in range(1, len(word)):
-            cur = ord(word[j])
+        o = offsets[wi]
+        count = int(flat[o + 1])
+        prev = int(flat[o + 2])
+        for j in range(o + 3, o + 2 + flat[o]):
+            cur = int(flat[j])
             pair = (prev << shift) | cur
-            counts[pair] = counts.get(pair, 0) + count
-            found = where.get(pair)
-            if found is None:
-                where[pair] = [entry]
-            elif found[len(found) - 1] is not entry:
-                found.append(entry)
+            slot = slot_of.get(pair, -1)
+            if slot < 0:
+                slot = len(pairs)
+                slot_of[pair] = slot
+                pairs.append(pair)
+                pair_counts.append(0)
+                positions = append(positions, vec[i64]())
+            pair_counts[slot] += count
+            found = positions[slot]
+            if len(found) == 0 or found[len(found) - 1] != o:
+                positions[slot] = append(found, o)
             prev = cur
-    pairs: list[int] = []
-    pair_counts: list[int] = []
-    positions: list[list[TrainingWord]] = []
-    for pair, found in where.items():
-        pairs.append(pair)
-        pair_counts.append(counts[pair])
-        positions.append(found)
     return pairs, pair_counts, positions

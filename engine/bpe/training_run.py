@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Final
 
+from librt.vecs import vec
 from mypy_extensions import i64
 
 from engine.bpe.merge_queue import MergeQueue
 from engine.bpe.pair_index import PairMergeRun
-from engine.bpe.training_words import TrainingWord
 from engine.progress import SilentProgress
 from engine.trainers.records import PairCandidate
 
@@ -38,7 +38,7 @@ class BpeTrainingRun(PairMergeRun):
     def _clear_queue(self) -> None:
         self._queue = MergeQueue()
 
-    def _index_pairs(self, pairs: list[int], counts: list[int], positions: list[list[TrainingWord]]) -> None:
+    def _index_pairs(self, pairs: list[int], counts: list[int], positions: vec[vec[i64]]) -> None:
         queue = self._queue
         for i in range(len(pairs)):
             count = counts[i]

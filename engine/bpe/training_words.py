@@ -1,18 +1,22 @@
 """BPE training input: the initial vocabulary (special tokens, alphabet, decorated characters) and
 each word as a str of symbol ids, as HF's `add_special_tokens`/`compute_alphabet`/`tokenize_words`.
 
-`{"ab": 3}` -> vocab a=0 b=1, words [TrainingWord("\\x00\\x01", 3)]. No pairs or merges here.
+`{"ab": 3}` -> vocab a=0 b=1, words flat [2, 3, 0, 1] (length, count, symbol ids). No pairs or
+merges here.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from librt.vecs import append, vec
+from mypy_extensions import i64
+
 from engine.progress import STAGE_TOKENIZE_WORDS, ProgressSink, report, report_every
 
 # HF: an initial-alphabet char counts as usize::MAX, so a limit drops it last.
 ALWAYS_KEPT: Final = (1 << 64) - 1
-# A word is a str whose characters are symbol ids, so ids must be code points.
+# Words reach symbol ids through `str.translate` (one char per id), so ids must be code points.
 MAX_IDS: Final = 0x110000
 
 
@@ -40,22 +44,34 @@ class Vocabulary:
         return len(self.id_to_token)
 
 
-class TrainingWord:
-    """One distinct word during training: its symbols (a str of symbol ids) and its count.
+class TrainingWords:
+    """The distinct words during training, in one flat vec. A word is known by its offset `o`:
+    `flat[o]` is its length n, `flat[o + 1]` its count, `flat[o + 2 : o + 2 + n]` its symbol ids.
+    A merge shortens a word in place (the slots past its length are left unused).
 
-    subtle: the merge queue lists these objects, not word indexes: following a position is then
-    one pointer to a small object made with all the others, where an index would cost a list
-    slot and a separate int object, each somewhere else in memory.
+    subtle: one vec, so the merge loop visiting a word reads one place in memory (length, count
+    and symbols are neighbours), where a word object and its symbols str were two cache misses.
     """
 
-    symbols: str
-    count: int
-    sizes: list[int]  # chars covered by each symbol; only kept with max_token_length
+    flat: vec[i64]
+    offsets: vec[i64]  # every word's offset, in the order of the word counts
+    sizes: vec[i64]  # chars covered by the symbol at the same index of `flat`; only with max_token_length
 
-    def __init__(self, symbols: str, count: int, sizes: list[int]) -> None:
-        self.symbols = symbols
-        self.count = count
+    def __init__(self, flat: vec[i64], offsets: vec[i64], sizes: vec[i64]) -> None:
+        self.flat = flat
+        self.offsets = offsets
         self.sizes = sizes
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def count(self, o: i64) -> i64:
+        return self.flat[o + 1]
+
+    def symbols(self, o: i64) -> list[int]:
+        """The symbol ids of the word at offset `o`, as they are now."""
+        flat = self.flat
+        return [int(flat[i]) for i in range(o + 2, o + 2 + flat[o])]
 
 
 def initial_vocabulary(
@@ -127,7 +143,7 @@ def training_words(
     limited: bool,
     keep_sizes: bool,
     sink: ProgressSink,
-) -> list[TrainingWord]:
+) -> TrainingWords:
     """HF `tokenize_words`: each word as symbol ids (chars outside the alphabet are dropped, a
     non-first char gets the prefix, the last char the suffix). Words of fewer than 2 symbols
     have no pair and are left out. `limited`: the alphabet may lack some chars. Reports the
@@ -144,8 +160,8 @@ def training_words(
     for token, id in vocab.token_to_id.items():
         if len(token) == 1:
             table[ord(token)] = id
-    words: list[TrainingWord] = []
-    no_sizes: list[int] = []
+    flat = vec[i64]()
+    offsets = vec[i64]()
     every = report_every(total)
     done = 0
     for word, count in word_counts.items():
@@ -160,9 +176,15 @@ def training_words(
             symbols = _decorated(word, vocab.token_to_id, prefix or "", suffix or "")
         if len(symbols) < 2:
             continue
-        words.append(TrainingWord(symbols, count, [1] * len(symbols) if keep_sizes else no_sizes))
+        offsets = append(offsets, len(flat))
+        flat = append(flat, len(symbols))
+        flat = append(flat, count)
+        for symbol in symbols:
+            flat = append(flat, ord(symbol))
     report(sink, STAGE_TOKENIZE_WORDS, total, total, "words")
-    return words
+    # (every symbol starts as one char; the header slots' sizes are never read)
+    sizes = vec[i64]([1] * len(flat)) if keep_sizes else vec[i64]()
+    return TrainingWords(flat, offsets, sizes)
 
 
 def _decorated(word: str, token_to_id: dict[str, int], prefix: str, suffix: str) -> str:

@@ -18,8 +18,10 @@ from __future__ import annotations
 import heapq
 from typing import Final
 
+from librt.vecs import extend, vec
+from mypy_extensions import i64
+
 from engine.bpe.pair_index import PairMergeRun
-from engine.bpe.training_words import TrainingWord
 from engine.progress import SilentProgress
 from engine.trainers.records import SCORE_LIKELIHOOD, PairCandidate
 
@@ -45,7 +47,7 @@ class WordPieceTrainingRun(PairMergeRun):
     """
 
     _heap: list[tuple[float, int, int]]
-    _positions: dict[int, list[TrainingWord]]
+    _positions: dict[int, vec[i64]]  # pair -> word offsets
     _pairs_of: list[set[int]]
     _symbol_counts: list[int]
     _dirty: list[bool]
@@ -71,13 +73,15 @@ class WordPieceTrainingRun(PairMergeRun):
 
     # -- the index ------------------------------------------------------------------------------
 
-    def _index_pairs(self, pairs: list[int], counts: list[int], positions: list[list[TrainingWord]]) -> None:
+    def _index_pairs(self, pairs: list[int], counts: list[int], positions: vec[vec[i64]]) -> None:
         id_space = 1 << self._shift
         symbol_counts = [0] * id_space
-        for word in self._words:
-            weight = word.count
-            for symbol in word.symbols:
-                symbol_counts[ord(symbol)] += weight
+        words = self._words
+        flat = words.flat
+        for o in words.offsets:
+            weight = int(flat[o + 1])
+            for i in range(o + 2, o + 2 + flat[o]):
+                symbol_counts[flat[i]] += weight
         # One-symbol words hold no pair, so the pair index left them out; their symbol counts.
         suffix = self._suffix or ""
         token_to_id = self._vocab.token_to_id
@@ -220,7 +224,7 @@ class WordPieceTrainingRun(PairMergeRun):
             if found is None:
                 positions_of[made] = gained_pos[i]
             else:
-                found.extend(gained_pos[i])
+                positions_of[made] = extend(found, gained_pos[i])
             pairs_of[made >> shift].add(made)
             pairs_of[made & mask].add(made)
         self._mark(left)

@@ -4,36 +4,36 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from engine.bpe.merge_queue import MergeQueue
-from engine.bpe.training_words import TrainingWord
 
 _U64 = 1 << 64
 
 
-def word(name: str) -> TrainingWord:
-    return TrainingWord(name, 1, [])
+def words(*offsets: int) -> vec[i64]:
+    return vec[i64](offsets)
 
 
 def test_most_frequent_first_then_lowest_pair_then_first_come() -> None:
     queue = MergeQueue()
-    first, second = word("a"), word("b")
-    queue.push(5, 9, [first])
-    queue.push(7, 3, [second])
-    queue.push(5, 2, [first, second])
-    queue.push(5, 9, [second])
+    queue.push(5, 9, words(10))
+    queue.push(7, 3, words(20))
+    queue.push(5, 2, words(10, 20))
+    queue.push(5, 9, words(20))
     taken = []
     while len(queue) > 0:
-        taken.append((queue.top_count(), queue.top_pair(), [w.symbols for w in queue.take()]))
-    assert taken == [(7, 3, ["b"]), (5, 2, ["a", "b"]), (5, 9, ["a"]), (5, 9, ["b"])]
+        taken.append((queue.top_count(), queue.top_pair(), list(queue.take())))
+    assert taken == [(7, 3, [20]), (5, 2, [10, 20]), (5, 9, [10]), (5, 9, [20])]
 
 
 def test_a_count_below_zero_is_a_huge_u64_count_as_in_hf() -> None:
     queue = MergeQueue()
-    queue.push(1 << 40, 1, [word("a")])
-    queue.push(-1, 2, [word("b")])
-    queue.push(-3, 3, [word("c")])
-    queue.push(0, 4, [word("d")])
+    queue.push(1 << 40, 1, words(1))
+    queue.push(-1, 2, words(2))
+    queue.push(-3, 3, words(3))
+    queue.push(0, 4, words(4))
     order = []
     while len(queue) > 0:
         order.append((queue.top_count(), queue.top_pair()))
@@ -51,7 +51,7 @@ def test_entries_leave_in_hfs_order(initial: list[tuple[int, int]], later: list[
     queue = MergeQueue()
     waiting: list[tuple[int, int, int]] = []  # (u64 count, pair, arrival)
     for arrival, (count, pair) in enumerate(initial):
-        queue.add_unordered(count, pair, [word(str(arrival))])
+        queue.add_unordered(count, pair, words(arrival))
         waiting.append((count % _U64, pair, arrival))
     queue.heapify()
 
@@ -59,12 +59,12 @@ def test_entries_leave_in_hfs_order(initial: list[tuple[int, int]], later: list[
         waiting.sort(key=lambda entry: (-entry[0], entry[1], entry[2]))
         count, pair, arrival = waiting.pop(0)
         assert (queue.top_count() % _U64, queue.top_pair()) == (count, pair)
-        assert [w.symbols for w in queue.take()] == [str(arrival)]
+        assert list(queue.take()) == [arrival]
 
     for _ in range(min(taken_between, len(waiting))):
         take_one()
     for arrival, (count, pair) in enumerate(later, start=len(initial)):
-        queue.push(count, pair, [word(str(arrival))])
+        queue.push(count, pair, words(arrival))
         waiting.append((count % _U64, pair, arrival))
     while waiting:
         take_one()
