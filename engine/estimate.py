@@ -49,42 +49,47 @@ SAMPLE_PIECES: Final = 8
 # 0.24 vs 0.25 s, 0.56 vs 0.52 s ("gpt2"): the finer points do not slow the counting measured.
 POINT_MIN_BYTES: Final = 64 << 10
 
-# Calibration (compiled engine, 2-core machine, one counting process, the "bpe" and "gpt2"
-# presets at vocab_size 30,000 unless said; C = characters of all distinct words together,
-# M = merges made; merge s = the training run after counting; RSS = peak resident set):
-#   corpus          preset  D (distinct) C          M       count s  merge s  peak RSS
-#   gcide 40 MB     bpe     284,747      2,302,274  29,905  1.18     1.67     260 MB
-#   gcide 40 MB     bpe 5k  284,747      2,302,274   4,905  1.10     1.09     198 MB
-#   gcide 40 MB     gpt2    331,270      2,820,578  29,743  2.05     1.95     291 MB
-#   stdlib .py 31MB bpe     131,564      1,544,870  29,557  0.74     1.13     180 MB
-#   stdlib .py 31MB gpt2     95,196        796,887  29,743  1.51     0.54     149 MB
-#   shakespeare 1MB bpe      13,355         88,684  18,083  0.03     0.07      53 MB
-#   shakespeare 1MB bpe 8k   13,355         88,684   7,936  0.03     0.05      51 MB
-#   shakespeare 1MB gpt2     15,057        109,449  21,271  0.06     0.09      57 MB
-#   wagahaiwa 1MB   bpe      29,558        305,150  26,899  0.12     0.46     123 MB
-#   gcide 40 MB     bert     219,216      1,789,373 29,891  1.72     5.15     171 MB
-#   shakespeare     unigram  30,411        252,314      -   0.06     0.68     135 MB
-# A process that imported the engine has a peak RSS of 46 MB. A BPE run's time grows with C
-# and, per character, with the log of the merges: 0.47 us/char at 5k merges, 0.72 at 30k
-# (MERGE_BASE_US + MERGE_LOG_US * ln M); its memory is about 56 bytes per character plus
-# 1.1 more per thousand merges (the pair index and the history). A run cannot make many
-# more merges than there are distinct words (1.35-1.41 * D when it runs out).
+# Calibration (`benchmarks/bench_estimate.py` prints these rows: compiled engine, 2-core machine,
+# one counting process, vocab_size 30,000 unless said; C = characters of all distinct words
+# together, M = merges made; train s = the training run from the counts; RSS = peak resident set):
+#   corpus          preset   D (distinct) C          M       count s  train s  peak RSS
+#   gcide 40 MB     bpe      284,747      2,302,274  29,905  0.96     0.73     183 MB
+#   gcide 40 MB     bpe 5k   284,747      2,302,274   4,905  1.02     0.42     156 MB
+#   gcide 40 MB     gpt2     331,270      2,820,578  29,743  1.72     0.84     226 MB
+#   gcide 40 MB     bert     219,216      1,789,373  29,891  1.36     4.12     156 MB
+#   shakespeare 1MB bpe       13,355         88,684  18,083  0.02     0.08      52 MB
+#   shakespeare 1MB bpe 8k    13,355         88,684   7,936  0.03     0.05      44 MB
+#   shakespeare 1MB gpt2      15,057        109,449  21,271  0.03     0.10      52 MB
+#   wagahaiwa 1MB   bpe       29,558        305,150  26,899  0.03     0.30      96 MB
+#   gcide 40 MB     unigram 32k 738,292     8,169,348     -   2.13    24.74   1,488 MB
+#   wagahaiwa 1MB   unigram 8k    2,367       378,955     -   0.05     0.89     102 MB
+#   shakespeare 1MB unigram 8k   30,411       252,314     -   0.05     0.33      77 MB
+# A process that imported the engine has a peak RSS of 46 MB. A BPE run costs about 2.7 us per
+# merge (the model and history it makes) plus, per character, a cost growing with the log of
+# the merges: 0.18 us/char at 5k merges, 0.28 at 30k (MERGE_BASE_US + MERGE_LOG_US * ln M);
+# Japanese text split at whitespace only (long words, big alphabet) costs about twice that.
+# Its memory is about 45 bytes per character plus 0.5 more per thousand merges (the pair
+# index and the history). A run cannot make many more merges than there are distinct words
+# (1.35-1.41 * D when it runs out).
 BASE_BYTES: Final = 48 << 20
-MERGE_BASE_US: Final = -0.72
-MERGE_LOG_US: Final = 0.14
-MERGE_MIN_US: Final = 0.2
-BYTES_PER_CHAR: Final = 56.0
-BYTES_PER_CHAR_PER_KMERGE: Final = 1.1
+MERGE_FIXED_US: Final = 2.7
+MERGE_BASE_US: Final = -0.32
+MERGE_LOG_US: Final = 0.058
+MERGE_MIN_US: Final = 0.1
+BYTES_PER_CHAR: Final = 45.0
+BYTES_PER_CHAR_PER_KMERGE: Final = 0.5
 MERGES_PER_WORD: Final = 1.4
-# WordPiece's likelihood scoring costs about 3x BPE's per merge; Unigram's EM about 2.7 us per
-# character; WordLevel only sorts.
-WORDPIECE_FACTOR: Final = 3.0
+# WordPiece's likelihood scoring costs about 7x BPE's; Unigram's EM about 2.7 us per character
+# on a big corpus (3.0 on gcide, 2.3 on wagahaiwa, 1.3 on shakespeare) and about 180 bytes;
+# WordLevel only sorts.
+WORDPIECE_FACTOR: Final = 7.0
 UNIGRAM_US_PER_CHAR: Final = 2.7
-UNIGRAM_BYTES_PER_CHAR: Final = 350.0
+UNIGRAM_BYTES_PER_CHAR: Final = 180.0
 WORDLEVEL_US_PER_WORD: Final = 1.0
-# The pure-Python engine's run is this much slower than the compiled one's (shakespeare, bpe
-# 30k: 0.19 s vs 0.07 s; the counting speed is measured on the sample either way).
-PURE_FACTOR: Final = 3.0
+# The pure-Python engine's run is this much slower than the compiled one's (bpe 30k: gcide
+# 5.01 s vs 0.72 s, shakespeare 0.59 s vs 0.08 s; the counting speed is measured on the
+# sample either way).
+PURE_FACTOR: Final = 7.0
 # Heaps' exponent is kept in this range (natural text: 0.4-0.8).
 BETA_MIN: Final = 0.3
 BETA_MAX: Final = 1.0
@@ -627,7 +632,7 @@ def _training_cost(trainer: Trainer, words: int, characters: float) -> tuple[flo
         return words * WORDLEVEL_US_PER_WORD * 1e-6, characters * BYTES_PER_CHAR * 0.5
     merges = float(max(1, min(trainer.vocab_size, int(MERGES_PER_WORD * words))))
     per_char = max(MERGE_MIN_US, MERGE_BASE_US + MERGE_LOG_US * math.log(merges))
-    seconds = characters * per_char * 1e-6
+    seconds = (characters * per_char + merges * MERGE_FIXED_US) * 1e-6
     if isinstance(trainer, WordPieceTrainer):
         seconds *= WORDPIECE_FACTOR
     elif not isinstance(trainer, BpeTrainer):
