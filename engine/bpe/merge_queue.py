@@ -1,10 +1,10 @@
 """HF's BPE merge queue: entries (count, pair, words) leave the most frequent first, then the
 lowest pair (left id, then right id), then in the order they came.
 
-A binary heap over parallel vecs, so ordering two entries compares unboxed ints; each entry
-carries the offsets of the words its pair was counted in (`TrainingWords`). Counts are signed
-as the pair counts keep them, but ordered as HF's u64: with max_token_length a count can go
-below 0, which HF reads as a huge count (`count as u64`) that leaves first.
+A binary heap over parallel vecs (`engine.slot_heap`), so ordering two entries compares unboxed
+ints; each entry carries the offsets of the words its pair was counted in (`TrainingWords`).
+Counts are signed as the pair counts keep them, but ordered as HF's u64: with max_token_length
+a count can go below 0, which HF reads as a huge count (`count as u64`) that leaves first.
 
 push (5, p), (7, q), (5, p') -> pops (7, q), then (5, min(p, p')), ...
 """
@@ -16,11 +16,13 @@ from typing import Final
 from librt.vecs import append, pop, vec
 from mypy_extensions import i64
 
+from engine.slot_heap import SlotHeap, swap_i64
+
 # Flipping the sign bit orders signed counts as their u64 values: 0 < 1 < ... < -2 < -1.
 _SIGN_BIT: Final[i64] = -0x8000_0000_0000_0000
 
 
-class MergeQueue:
+class MergeQueue(SlotHeap):
     """A priority queue of (count, pair, words); see the module docstring for the order."""
 
     # per heap slot: count with its sign bit flipped (higher leaves first), pair, arrival
@@ -39,7 +41,7 @@ class MergeQueue:
         self._arrived = 0
 
     def __len__(self) -> int:
-        return len(self._words)
+        return len(self._ranks)
 
     def add_unordered(self, count: i64, pair: i64, words: vec[i64]) -> None:
         """Add an entry without ordering the heap: `heapify` once after the last one."""
@@ -49,13 +51,9 @@ class MergeQueue:
         self._arrived += 1
         self._words = append(self._words, words)
 
-    def heapify(self) -> None:
-        for pos in range(len(self._words) // 2 - 1, -1, -1):
-            self._sift_down(pos)
-
     def push(self, count: i64, pair: i64, words: vec[i64]) -> None:
         self.add_unordered(count, pair, words)
-        self._sift_up(len(self._words) - 1)
+        self._sift_up(len(self._ranks) - 1)
 
     def top_count(self) -> i64:
         """The signed count of the next entry (the queue must not be empty)."""
@@ -85,8 +83,7 @@ class MergeQueue:
             self._sift_down(0)
         return found
 
-    def _before(self, a: int, b: int) -> bool:
-        """Whether slot `a` leaves before slot `b`."""
+    def _before(self, a: i64, b: i64) -> bool:
         ranks = self._ranks
         if ranks[a] != ranks[b]:
             return ranks[a] > ranks[b]
@@ -95,39 +92,11 @@ class MergeQueue:
             return pairs[a] < pairs[b]
         return self._arrivals[a] < self._arrivals[b]
 
-    def _swap(self, a: int, b: int) -> None:
-        _swap_in(self._ranks, a, b)
-        _swap_in(self._pairs, a, b)
-        _swap_in(self._arrivals, a, b)
+    def _swap(self, a: i64, b: i64) -> None:
+        swap_i64(self._ranks, a, b)
+        swap_i64(self._pairs, a, b)
+        swap_i64(self._arrivals, a, b)
         words = self._words
         word = words[a]
         words[a] = words[b]
         words[b] = word
-
-    def _sift_up(self, pos: int) -> None:
-        while pos > 0:
-            parent = (pos - 1) >> 1
-            if not self._before(pos, parent):
-                return
-            self._swap(pos, parent)
-            pos = parent
-
-    def _sift_down(self, pos: int) -> None:
-        n = len(self._words)
-        while True:
-            child = 2 * pos + 1
-            if child >= n:
-                return
-            if child + 1 < n and self._before(child + 1, child):
-                child += 1
-            if not self._before(child, pos):
-                return
-            self._swap(pos, child)
-            pos = child
-
-
-def _swap_in(values: vec[i64], a: int, b: int) -> None:
-    """Swap two items of `values` in place (its buffer: every copy of this vec sees it)."""
-    value = values[a]
-    values[a] = values[b]
-    values[b] = value

@@ -15,7 +15,6 @@ bound reaches the top. Frequent symbols, whose pairs are many and score low, rar
 
 from __future__ import annotations
 
-import heapq
 from typing import Final
 
 from librt.vecs import extend, vec
@@ -24,8 +23,9 @@ from mypy_extensions import i64
 from engine.bpe.pair_index import PairMergeRun
 from engine.progress import SilentProgress
 from engine.trainers.records import SCORE_LIKELIHOOD, PairCandidate
+from engine.wordpiece.score_queue import ScoreQueue
 
-# A symbol's queue entry sorts before a pair's at the same score: (-bound, -_BEFORE_PAIRS, -1 - id).
+# A symbol's queue entry leaves before a pair's at the same score: (bound, _BEFORE_PAIRS, -1 - id).
 _BEFORE_PAIRS: Final = 1 << 62
 # Rescoring a symbol queues its pairs scoring at least this fraction of the queue's top.
 _NEAR_TOP: Final = 0.5
@@ -38,15 +38,15 @@ class WordPieceTrainingRun(PairMergeRun):
     """One WordPiece training by likelihood, advanced one merge at a time or to the end.
 
     Ties: the higher score, then the more frequent pair, then the smaller pair of ids (the
-    alphabet in code-point order, then merged tokens in creation order). The queue is a heap of
-    (-score, -count, pair) with lazy invalidation: an entry whose count or score is no longer
+    alphabet in code-point order, then merged tokens in creation order). The queue holds
+    (score, count, pair) with lazy invalidation: an entry whose count or score is no longer
     current is dropped when it comes up. A symbol whose count changed is "dirty": it is queued
-    as (-1 / count, -_BEFORE_PAIRS, -1 - id), and when that entry comes up its live pairs are
+    as (1 / count, _BEFORE_PAIRS, -1 - id), and when that entry comes up its live pairs are
     queued at their current scores. So when a pair entry comes up current, no pair can score
     more: a pair whose entry is stale holds a dirty symbol, whose bound would have come first.
     """
 
-    _heap: list[tuple[float, int, int]]
+    _queue: ScoreQueue
     _positions: dict[int, vec[i64]]  # pair -> word offsets
     _pairs_of: list[set[int]]
     _symbol_counts: list[int]
@@ -59,7 +59,7 @@ class WordPieceTrainingRun(PairMergeRun):
         return SCORE_LIKELIHOOD
 
     def _clear_queue(self) -> None:
-        self._heap = []
+        self._queue = ScoreQueue()
         self._positions = {}
         self._pairs_of = []
         self._symbol_counts = []
@@ -97,7 +97,7 @@ class WordPieceTrainingRun(PairMergeRun):
         shift = self._shift
         mask = self._id_mask
         minimum = max(self._min_frequency, 1)
-        heap = self._heap
+        queue = self._queue
         for i in range(len(pairs)):
             pair = pairs[i]
             count = counts[i]
@@ -108,8 +108,8 @@ class WordPieceTrainingRun(PairMergeRun):
             pairs_of[right].add(pair)
             if count >= minimum:
                 score = count / (symbol_counts[left] * symbol_counts[right])
-                heap.append((-score, -count, pair))
-        heapq.heapify(heap)
+                queue.add_unordered(score, count, pair)
+        queue.heapify()
 
     def _mark(self, symbol: int) -> None:
         """`symbol`'s count changed: queue the bound of its pairs' scores (or forget its pairs
@@ -120,7 +120,7 @@ class WordPieceTrainingRun(PairMergeRun):
             self._pairs_of[symbol] = set()
             return
         self._dirty[symbol] = True
-        heapq.heappush(self._heap, (-1.0 / count, -_BEFORE_PAIRS, -1 - symbol))
+        self._queue.push(1.0 / count, _BEFORE_PAIRS, -1 - symbol)
 
     def _rescore(self, symbol: int, floor: float) -> None:
         """Queue the live pairs holding `symbol` that score `floor` or more at their current
@@ -132,7 +132,7 @@ class WordPieceTrainingRun(PairMergeRun):
         shift = self._shift
         mask = self._id_mask
         minimum = max(self._min_frequency, 1)
-        heap = self._heap
+        queue = self._queue
         dead: list[int] = []
         deferred = 0.0
         for pair in pairs_of[symbol]:
@@ -144,7 +144,7 @@ class WordPieceTrainingRun(PairMergeRun):
                 continue
             score = count / (symbol_counts[pair >> shift] * symbol_counts[pair & mask])
             if score >= floor:
-                heapq.heappush(heap, (-score, -count, pair))
+                queue.push(score, count, pair)
             elif score > deferred:
                 deferred = score
         for pair in dead:
@@ -155,49 +155,53 @@ class WordPieceTrainingRun(PairMergeRun):
             # The pairs left out wait behind their best score: the symbol is rescored when that
             # comes up (or earlier, if its count changes again).
             self._dirty[symbol] = True
-            heapq.heappush(heap, (-deferred, -_BEFORE_PAIRS, -1 - symbol))
+            queue.push(deferred, _BEFORE_PAIRS, -1 - symbol)
 
-    def _entry_is_current(self, entry: tuple[float, int, int]) -> bool:
-        pair = entry[2]
+    def _is_current(self, slot: int) -> bool:
+        """Whether the pair entry in queue slot `slot` has its pair's current count and score."""
+        queue = self._queue
+        pair = int(queue.key_at(slot))
         count = self._pair_counts.get(pair, 0)
-        if count != -entry[1] or count < 1:
+        if count != queue.count_at(slot) or count < 1:
             return False
         symbol_counts = self._symbol_counts
         score = count / (symbol_counts[pair >> self._shift] * symbol_counts[pair & self._id_mask])
-        return score == -entry[0]
+        return score == queue.score_at(slot)
 
     def _settle(self) -> None:
         """Pop until the top is a current pair (rescoring dirty symbols that come up); finished
         when the vocabulary is full or no pair is left."""
-        heap = self._heap
+        queue = self._queue
         dirty = self._dirty
         while True:
-            if len(self._vocab) >= self._vocab_size or not heap:
+            if len(self._vocab) >= self._vocab_size or len(queue) == 0:
                 self._finished = True
                 return
-            entry = heap[0]
-            if entry[2] < 0:
-                heapq.heappop(heap)
-                symbol = -1 - entry[2]
+            key = int(queue.key_at(0))
+            if key < 0:
+                queue.drop()
+                symbol = -1 - key
                 if dirty[symbol]:
                     # Queue only what is near the top now; the rest waits behind a new bound.
-                    self._rescore(symbol, -heap[0][0] * _NEAR_TOP if heap else 0.0)
+                    self._rescore(symbol, queue.score_at(0) * _NEAR_TOP if len(queue) > 0 else 0.0)
                 continue
-            if self._entry_is_current(entry):
+            if self._is_current(0):
                 return
-            heapq.heappop(heap)
+            queue.drop()
 
     def _merge_next(self) -> bool:
         self._settle()
         if self._finished:
             return False
-        entry = heapq.heappop(self._heap)
-        pair = entry[2]
-        count = -entry[1]
+        queue = self._queue
+        pair = int(queue.key_at(0))
+        count = int(queue.count_at(0))
+        score = queue.score_at(0)
+        queue.drop()
         left = pair >> self._shift
         right = pair & self._id_mask
         symbol_counts = self._symbol_counts
-        self._hist_scores.append(-entry[0])
+        self._hist_scores.append(score)
         self._hist_left_counts.append(symbol_counts[left])
         self._hist_right_counts.append(symbol_counts[right])
         positions = self._positions.pop(pair)
@@ -232,7 +236,7 @@ class WordPieceTrainingRun(PairMergeRun):
             self._mark(right)
         if new_id != left and new_id != right:
             self._mark(new_id)
-        if len(self._heap) > _STALE_FACTOR * max(len(positions_of), _MIN_QUEUE_REBUILD):
+        if len(queue) > _STALE_FACTOR * max(len(positions_of), _MIN_QUEUE_REBUILD):
             self._rebuild_queue()
         return True
 
@@ -243,14 +247,14 @@ class WordPieceTrainingRun(PairMergeRun):
         shift = self._shift
         mask = self._id_mask
         minimum = max(self._min_frequency, 1)
-        heap: list[tuple[float, int, int]] = []
+        queue = ScoreQueue()
         for pair in self._positions:
             count = pair_counts.get(pair, 0)
             if count >= minimum:
                 score = count / (symbol_counts[pair >> shift] * symbol_counts[pair & mask])
-                heap.append((-score, -count, pair))
-        heapq.heapify(heap)
-        self._heap = heap
+                queue.add_unordered(score, count, pair)
+        queue.heapify()
+        self._queue = queue
         self._dirty = [False] * len(self._dirty)
 
     def top_candidates(self, k: int) -> list[PairCandidate]:
@@ -263,12 +267,14 @@ class WordPieceTrainingRun(PairMergeRun):
                 self._rescore(symbol, 0.0)
         if not self._finished:
             self._settle()
-        best: list[tuple[float, int, int]] = []
+        queue = self._queue
+        best: list[tuple[float, int, int]] = []  # (-score, -count, pair): best first when sorted
         seen: set[int] = set()
-        for entry in self._heap:
-            if entry[2] >= 0 and entry[2] not in seen and self._entry_is_current(entry):
-                seen.add(entry[2])
-                best.append(entry)
+        for slot in range(len(queue)):
+            pair = int(queue.key_at(slot))
+            if pair >= 0 and pair not in seen and self._is_current(slot):
+                seen.add(pair)
+                best.append((-queue.score_at(slot), -int(queue.count_at(slot)), pair))
         best.sort()
         tokens = self._vocab.id_to_token
         symbol_counts = self._symbol_counts
