@@ -26,7 +26,7 @@ from engine.encoding import Encoding
 from engine.errors import EngineError
 from engine.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
 from engine.formats import convert
-from engine.progress import ProgressSink, TrainProgress
+from engine.progress import ProgressSink, SilentProgress, TrainProgress
 from engine.sources import DEFAULT_FIELD, FORMAT_COUNTS, CorpusSource
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
 from engine.word_counts import read_counts, write_counts
@@ -167,6 +167,11 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise CliError("nothing to train on: give FILEs, or --counts TABLE (a word<TAB>count table from `count`)")
     if args.input_sentence_size < 0:
         raise CliError(f"--input-sentence-size must be 0 (every line) or more, got {args.input_sentence_size}")
+    if table is not None and args.input_sentence_size > 0:
+        raise CliError(
+            "--input-sentence-size samples the lines of FILEs, and a --counts table has none: "
+            "train on the FILEs to sample them, or leave the option out to train on the whole table"
+        )
     # folders expanded, every input's kind known and every file readable before anything is trained
     units = training_inputs(args.files, args.field, args.include or (), args.exclude or ()) if table is None else []
     if not args.estimate_only:
@@ -185,12 +190,14 @@ def cmd_train(args: argparse.Namespace) -> int:
     progress: TqdmProgress | StageLines | None = None
     if not args.quiet:
         progress = TqdmProgress(sys.stderr) if sys.stderr.isatty() else StageLines(sys.stderr)
+    # subtle: without a sink the engine shows the trainer's own bars (show_progress, as HF does)
+    sink: ProgressSink = progress if progress is not None else SilentProgress()
     started = time.monotonic()
     try:
         if table is not None:
-            report = tokenizer.train_from_counts(read_counts(str(table)), trainer, progress=progress)
+            report = tokenizer.train_from_counts(read_counts(str(table)), trainer, progress=sink)
         else:
-            report = tokenizer.train(units, trainer, progress=progress, sample_lines=args.input_sentence_size)
+            report = tokenizer.train(units, trainer, progress=sink, sample_lines=args.input_sentence_size)
     finally:
         if progress is not None:
             progress.close()

@@ -88,3 +88,21 @@ def test_compressed_inputs_tables_and_samples_of_lines_are_estimated(
     assert main(["train", "--preset", "bpe", "--vocab-size", "30000", *sampled]) == 0
     out = capsys.readouterr().out
     assert out.startswith("estimate: ") and "13k distinct" not in out
+
+
+def test_quiet_shows_no_progress_at_all(corpora: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # (without a sink the engine would fall back to the trainer's own show_progress bars)
+    output = tmp_path / "tokenizer.json"
+    assert main(["train", "--preset", "bpe", "--vocab-size", "500", "-q", "-o", str(output), str(corpora / "botchan.txt")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("Trained bpe tokenizer: vocab 500") and err.count("\n") == 1
+
+
+def test_sampling_lines_of_a_counts_table_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    table = tmp_path / "counts.tsv"
+    table.write_text("hello\t3\nworld\t2\n", encoding="utf-8")
+    output = tmp_path / "tokenizer.json"
+    args = ["train", "--preset", "bpe", "--vocab-size", "50", "--counts", str(table), "--input-sentence-size", "10"]
+    assert main([*args, "-o", str(output)]) == 1
+    err = capsys.readouterr().err
+    assert "--input-sentence-size samples the lines of FILEs" in err and not output.exists()
