@@ -18,7 +18,7 @@ from typing import Final
 
 from engine import COMPILED
 from engine.bpe.trainer import BpeTrainer
-from engine.corpus import FileSlice, WordSplitter, count_sampled_words, line_start_after, training_inputs
+from engine.corpus import FileSlice, WordSplitter, count_sampled_words, training_inputs
 from engine.errors import CorpusError
 from engine.progress import SilentProgress
 from engine.sources import (
@@ -571,8 +571,8 @@ def _count_piece(tokenizer: Tokenizer, piece: FileSlice) -> dict[str, int]:
 
 def _spread(units: list[FileSlice | CorpusSource], total: int, sample_bytes: int, parts: int) -> list[FileSlice | _Prefix]:
     """`parts` pieces of about sample_bytes / parts each, at evenly spaced places of the inputs
-    read one after another: in a plain file, a slice centred there (both ends cut at line
-    starts); in any other input, its first part (the pieces falling in one input together)."""
+    read one after another: in a plain file, a slice centred there (both ends cut by
+    `_sample_cut`); in any other input, its first part (the pieces falling in one input together)."""
     each = max(1, sample_bytes // parts)
     found: list[FileSlice | _Prefix] = []
     last = len(units) - 1
@@ -592,13 +592,41 @@ def _spread(units: list[FileSlice | CorpusSource], total: int, sample_bytes: int
                 inside = min(max(centre - offset, 0), piece.size)
                 start_at = piece.start + max(0, inside - each // 2)
                 end_at = min(piece.end, start_at + each)
-                start = line_start_after(piece.path, start_at, piece.end) if start_at > piece.start else piece.start
-                end = line_start_after(piece.path, end_at, piece.end) if end_at < piece.end else piece.end
+                start = _sample_cut(piece.path, start_at, piece.end, each) if start_at > piece.start else piece.start
+                end = _sample_cut(piece.path, end_at, piece.end, each) if end_at < piece.end else piece.end
                 if end > start:
                     found.append(FileSlice(piece.path, start, end))
                 break
             offset += piece.size
     return found
+
+
+def _sample_cut(path: str, offset: int, end: int, reach: int) -> int:
+    """Where a sample slice starts or ends near `offset` (below `end`): the first line start at
+    or after it within `reach` bytes; in a longer line, just after the first space or tab
+    there, else the first UTF-8 character start. So a file of one huge line is sampled where
+    asked, as training reads it (in bounded chunks), instead of not at all.
+
+    b"ab\ncd" at 1 -> 3; b"ab cd" at 1 (no line start near) -> 3; b"a\xc3\xa9b" at 2 -> 3."""
+    if offset <= 0:
+        return 0
+    try:
+        with open(path, "rb") as stream:
+            stream.seek(offset - 1)
+            data = stream.read(min(reach, end - offset) + 1)
+    except OSError as error:
+        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
+    found = data.find(b"\n")
+    if found < 0:
+        space = data.find(b" ")
+        tab = data.find(b"\t")
+        found = min(space, tab) if space >= 0 and tab >= 0 else max(space, tab)
+    if found >= 0:
+        return min(offset + found, end)
+    for i in range(1, len(data)):
+        if data[i] & 0xC0 != 0x80:
+            return offset - 1 + i
+    return end
 
 
 def _heaps_beta(sizes: list[int], distinct: list[int]) -> float:

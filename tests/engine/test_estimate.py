@@ -63,6 +63,19 @@ def test_the_distinct_words_of_shakespeare_are_extrapolated_within_a_factor_of_2
     assert "from a 256 KB sample" in estimate.describe() and "distinct words expected" in estimate.describe()
 
 
+def test_a_file_of_one_huge_line_is_sampled_like_any_other(corpora: Path, tmp_path: Path) -> None:
+    # (slices cut at line starts only would find none: the estimate saw no words at all)
+    tokenizer, trainer = bpe()
+    text = (corpora / "shakespeare.txt").read_text(encoding="utf-8")
+    path = tmp_path / "one-line.txt"
+    path.write_text(" ".join(text.split()) + "é" * 3, encoding="utf-8")
+    lines = str(corpora / "shakespeare.txt")
+    one = estimate_training(tokenizer, [str(path)], trainer, sample_bytes=256 * 1024)
+    many = estimate_training(tokenizer, [lines], trainer, sample_bytes=256 * 1024)
+    assert 200 * 1024 < one.sample_bytes < 300 * 1024
+    assert many.distinct_words / 2 <= one.distinct_words <= many.distinct_words * 2
+
+
 def test_the_estimate_grows_with_the_input(corpora: Path, tmp_path: Path) -> None:
     tokenizer, trainer = bpe()
     source = corpora / "shakespeare.txt"
