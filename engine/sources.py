@@ -114,10 +114,8 @@ def source_of(path: str, field: str = DEFAULT_FIELD) -> CorpusSource:
 
 
 def expand_inputs(paths: Sequence[str], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[str]:
-    """The files behind `paths`: a file as is; a folder's files, recursively, sorted by their
-    path relative to the folder, hidden files and folders skipped, kept when that relative path
-    matches an `include` glob (any file when none) and no `exclude` glob (fnmatch: `*` also
-    matches "/"). CorpusError for a folder with no matching file.
+    """The files behind `paths`: a file as is; a folder's files (`folder_files`) that `wanted`
+    keeps. CorpusError for a folder with no matching file.
 
     `expand_inputs(["data"], include=["*.txt"], exclude=["build/*"])` -> ["data/a.txt", "data/sub/b.txt"]
     """
@@ -126,36 +124,55 @@ def expand_inputs(paths: Sequence[str], include: Sequence[str] = (), exclude: Se
         if not os.path.isdir(path):
             found.append(path)
             continue
-        relative: list[str] = []
-        for folder, subfolders, names in os.walk(path):
-            subfolders[:] = [name for name in subfolders if not name.startswith(".")]
-            for name in names:
-                if name.startswith("."):
-                    continue
-                rel = os.path.relpath(os.path.join(folder, name), path).replace(os.sep, "/")
-                if _wanted(rel, include, exclude):
-                    relative.append(rel)
+        relative = [rel for rel in folder_files(path) if wanted(rel, include, exclude)]
         if not relative:
             raise CorpusError(path, f"is a directory with no training file in it{_globs_text(include, exclude)}")
-        relative.sort()
         for rel in relative:
             found.append(os.path.join(path, rel.replace("/", os.sep)))
     return found
 
 
-def _wanted(relative: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
+def folder_files(folder: str) -> list[str]:
+    """Every file in `folder`, recursively, as its path relative to the folder with "/"
+    separators, sorted; hidden files and folders (a leading ".") are skipped."""
+    relative: list[str] = []
+    for parent, subfolders, names in os.walk(folder):
+        subfolders[:] = [name for name in subfolders if not name.startswith(".")]
+        for name in names:
+            if not name.startswith("."):
+                relative.append(os.path.relpath(os.path.join(parent, name), folder).replace(os.sep, "/"))
+    relative.sort()
+    return relative
+
+
+def wanted(relative: str, include: Sequence[str], exclude: Sequence[str]) -> bool:
+    """Whether a folder's file (its path inside the folder) matches an `include` glob (any file
+    when none) and no `exclude` glob. fnmatch, so `*` also matches "/"; a `**/` may also match
+    no folder, as in git: "**/*.txt" keeps "a.txt" and "sub/b.txt", "sub/**/*.txt" "sub/b.txt"."""
     if include:
         hit = False
         for pattern in include:
-            if fnmatch.fnmatch(relative, pattern):
+            if _glob_matches(relative, pattern):
                 hit = True
                 break
         if not hit:
             return False
     for pattern in exclude:
-        if fnmatch.fnmatch(relative, pattern):
+        if _glob_matches(relative, pattern):
             return False
     return True
+
+
+def _glob_matches(relative: str, pattern: str) -> bool:
+    if fnmatch.fnmatch(relative, pattern):
+        return True
+    # a "**/" starting the pattern or one of its folders may stand for no folder at all
+    at = pattern.find("**/")
+    while at >= 0:
+        if (at == 0 or pattern[at - 1] == "/") and _glob_matches(relative, pattern[:at] + pattern[at + 3 :]):
+            return True
+        at = pattern.find("**/", at + 1)
+    return False
 
 
 def _globs_text(include: Sequence[str], exclude: Sequence[str]) -> str:

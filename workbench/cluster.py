@@ -180,6 +180,8 @@ def count_words_on_cluster(
     except ImportError:
         raise CorpusError(", ".join(files), INSTALL_HINT) from None
     sink = progress if progress is not None else SilentProgress()
+    # subtle: a worker's current folder is its own, so a relative path would name another file
+    files = [os.path.abspath(path) for path in files]
     blocks = plan_blocks(files, block_bytes, field, include, exclude)
     total = 0
     for block in blocks:

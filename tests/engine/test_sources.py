@@ -304,6 +304,14 @@ def test_folders_with_globs(tmp_path: Path) -> None:
     assert count_words([root], Lines(), SilentProgress(), 1, include=["*.txt", "*.gz"], exclude=["build/*"])["f\n"] == 1
 
 
+def test_a_leading_double_star_also_matches_files_at_the_top(tmp_path: Path) -> None:
+    make_tree(tmp_path)
+    root = str(tmp_path)
+    found = expand_inputs([root], include=["**/*.txt"], exclude=["**/build/*"])
+    assert found == [os.path.join(root, name) for name in ("b.txt", os.path.join("sub", "c.txt"))]
+    assert expand_inputs([root], include=["sub/**/*.txt"]) == [os.path.join(root, "sub", "c.txt")]
+
+
 def test_a_folder_without_matching_files_names_the_folder_and_globs(tmp_path: Path) -> None:
     make_tree(tmp_path)
     error = error_of([str(tmp_path)], include=["*.rst"], exclude=["build/*"])
