@@ -3,14 +3,15 @@
 `FileChecker.check(paths)` reads the files with `engine.corpus.check_file` on Qt's thread pool
 and emits `checked(checks, errors)` on the GUI thread; `check_field(path, field)` checks one
 file again with another text field. A folder is searched for corpus files: text (also
-compressed), JSON Lines, Parquet/Arrow, word-count tables. `text_fields(path)` lists the
+compressed), JSON Lines, Parquet/Arrow, word-count tables (`files_in`; the Add Folder dialog
+chooses with globs too). `text_fields(path)` lists the
 fields a JSON Lines or Parquet/Arrow file offers. No widgets here.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
@@ -24,8 +25,10 @@ from engine.sources import (
     PARQUET_EXTRA,
     READ_SIZE,
     DecompressedStream,
+    folder_files,
     parse_record,
     source_of,
+    wanted,
 )
 
 # What a folder contributes: files with these endings (and files without an ending), also
@@ -52,19 +55,28 @@ def is_corpus_name(name: str) -> bool:
     return suffix in TEXT_SUFFIXES
 
 
-def files_in(paths: list[str]) -> list[str]:
-    """The files behind `paths`: a file as is, a folder's text files (recursively, sorted)."""
+def files_in(
+    paths: list[str], include: Sequence[str] = (), exclude: Sequence[str] = (), corpus_only: bool = True
+) -> list[str]:
+    """The files behind `paths`: a file as is, a folder's files that `chosen` keeps (sorted)."""
     found: list[str] = []
     for path in paths:
         if os.path.isdir(path):
-            for folder, subfolders, names in os.walk(path):
-                subfolders[:] = sorted(name for name in subfolders if not name.startswith("."))
-                for name in sorted(names):
-                    if not name.startswith(".") and is_corpus_name(name):
-                        found.append(os.path.join(folder, name))
+            for rel in chosen(folder_files(path), include, exclude, corpus_only):
+                found.append(os.path.join(path, rel.replace("/", os.sep)))
         else:
             found.append(path)
     return found
+
+
+def chosen(relative: list[str], include: Sequence[str], exclude: Sequence[str], corpus_only: bool) -> list[str]:
+    """The files of a folder (paths inside it) to add: those the globs keep as the command
+    line's --include/--exclude do (`engine.sources.wanted`), and with `corpus_only` only the
+    corpus files by name. ["a.txt", "b.png"], no globs -> ["a.txt"] (["a.txt", "b.png"] without
+    corpus_only, as the command line takes them)."""
+    return [
+        rel for rel in relative if wanted(rel, include, exclude) and (not corpus_only or is_corpus_name(os.path.basename(rel)))
+    ]
 
 
 def text_fields(path: str) -> list[str]:

@@ -262,7 +262,7 @@ class ProjectPanel(QWidget):
             self.corpus_view.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.corpus_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.corpus_view.customContextMenuRequested.connect(self._on_corpus_view_menu)
-        self.corpus_view.dropped.connect(self.add_paths)
+        self.corpus_view.dropped.connect(self.add_dropped)
         self.corpus_status = QLabel()
         self.corpus_status.setWordWrap(True)
 
@@ -324,7 +324,21 @@ class ProjectPanel(QWidget):
     def choose_folder(self) -> None:
         path = self.prompts.corpus_folder(self._folder())
         if path:
-            self.add_paths([path])
+            self.add_dropped([path])
+
+    def add_dropped(self, paths: list[str]) -> None:
+        """Add files as they are and, for each folder, the files chosen in the Add Folder
+        dialog (its globs); a cancelled dialog adds nothing of that folder."""
+        files: list[str] = []
+        for path in paths:
+            if not os.path.isdir(path):
+                files.append(path)
+                continue
+            chosen = self.prompts.folder_files(path)
+            if chosen:
+                files.extend(chosen)
+        if files:
+            self.add_paths(files)
 
     def add_paths(self, paths: list[str]) -> None:
         """Check the files (in the background) and add them; folders add their corpus files

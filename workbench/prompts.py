@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
-from workbench.file_checks import CORPUS_FILTER
+from workbench.file_checks import CORPUS_FILTER, files_in
+from workbench.folder_dialog import FolderDialog
 
 PROJECT_FILTER = "Tokenizer Workbench projects (*.tokproj)"
 # Every file `engine.formats.convert.load` reads, together and one format at a time.
@@ -82,6 +83,14 @@ class Prompts:
         path = QFileDialog.getExistingDirectory(self.parent, "Add a folder of corpus files", folder)
         return path or None
 
+    def folder_files(self, folder: str) -> list[str] | None:
+        """Which files of `folder` to add to the corpus (the Add Folder dialog's globs); None
+        when cancelled."""
+        dialog = FolderDialog(folder, self.parent)
+        if dialog.exec() != FolderDialog.DialogCode.Accepted:
+            return None
+        return dialog.files()
+
     def tokenizer_file(self, folder: str = "") -> str | None:
         path, _ = QFileDialog.getOpenFileName(self.parent, "Import tokenizer", folder, TOKENIZER_FILTER)
         return path or None
@@ -139,6 +148,16 @@ class ScriptedPrompts(Prompts):
 
     def corpus_folder(self, folder: str = "") -> str | None:
         return _path(self._answer("corpus_folder", folder, None))
+
+    def folder_files(self, folder: str) -> list[str] | None:
+        """Scripted: a dict of the dialog's choice ("include", "exclude": lists of globs,
+        "corpus_only"), or None to cancel; unscripted, the dialog's defaults accepted."""
+        choice = self._answer("folder_files", folder, {})
+        if not isinstance(choice, dict):
+            return None
+        return files_in(
+            [folder], list(choice.get("include", [])), list(choice.get("exclude", [])), bool(choice.get("corpus_only", True))
+        )
 
     def tokenizer_file(self, folder: str = "") -> str | None:
         return _path(self._answer("tokenizer_file", folder, None))

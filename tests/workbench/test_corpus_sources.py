@@ -11,9 +11,12 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from engine.corpus import FileCheck, FileSlice
-from engine.sources import CorpusSource
+from engine.sources import CorpusSource, expand_inputs
 from workbench import presets
 from workbench.file_checks import FileChecker, files_in, is_corpus_name
+from workbench.folder_dialog import FolderDialog
+from workbench.main_window import MainWindow
+from workbench.prompts import ScriptedPrompts
 from workbench.training import TrainingJob, held_out_split, train
 
 
@@ -30,6 +33,48 @@ def test_a_folder_contributes_its_corpus_files(tmp_path: Path) -> None:
         (tmp_path / name).write_bytes(b"x")
     found = [Path(p).relative_to(tmp_path).as_posix() for p in files_in([str(tmp_path)])]
     assert found == ["a.txt", "b.jsonl.gz", "sub/c.parquet"]
+
+
+def folder_tree(root: Path) -> Path:
+    for name in ("a.txt", "b.md", "sub/c.txt", "build/d.txt", ".git/e.txt", "z.bin", "notes.png"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(name + " words\n", encoding="utf-8")
+    return root
+
+
+def test_the_folder_dialog_chooses_with_the_command_lines_globs(qtbot: QtBot, tmp_path: Path) -> None:
+    root = folder_tree(tmp_path / "data")
+    dialog = FolderDialog(str(root))
+    qtbot.addWidget(dialog)
+    ok = dialog.buttons.button(dialog.buttons.StandardButton.Ok)
+    assert dialog.relative() == ["a.txt", "b.md", "build/d.txt", "sub/c.txt"] and ok.isEnabled()
+    assert "4 of 6 files" in dialog.summary.text() and dialog.listing.toPlainText().splitlines()[0] == "a.txt"
+    dialog.include.setText("**/*.txt")
+    dialog.exclude.setText("build/*")
+    cli = expand_inputs([str(root)], include=["**/*.txt"], exclude=["build/*"])
+    assert dialog.files() == cli == [str(root / "a.txt"), str(root / "sub" / "c.txt")]
+    # without the window's own filter: exactly the command line's choice
+    dialog.include.setText("")
+    dialog.exclude.setText("")
+    dialog.corpus_only.setChecked(False)
+    assert dialog.files() == expand_inputs([str(root)]) and len(dialog.files()) == 6
+    dialog.include.setText("*.rst, *.tex")
+    assert not ok.isEnabled() and dialog.listing.toPlainText() == ""
+    assert "None of the folder's 6 files is chosen: change the globs" in dialog.summary.text()
+
+
+def test_add_folder_adds_what_the_dialog_chose(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path
+) -> None:
+    root = folder_tree(tmp_path / "data")
+    prompts.answers["corpus_folder"] = [str(root), str(root)]
+    prompts.answers["folder_files"] = [None, {"include": ["**/*.txt"], "exclude": ["build/*"]}]
+    window.project_panel.choose_folder()  # cancelled in the dialog: nothing is checked or added
+    assert not window.file_checker.is_busy() and window.document.project.corpus == []
+    with qtbot.waitSignal(window.file_checker.checked, timeout=20_000):
+        window.project_panel.choose_folder()
+    assert [item.name for item in window.document.project.corpus] == ["a.txt", "c.txt"]
+    assert ("folder_files", str(root)) in prompts.asked
 
 
 def test_the_checker_reports_problems_of_the_new_kinds(qtbot: QtBot, tmp_path: Path) -> None:
