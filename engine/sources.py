@@ -205,6 +205,7 @@ class _ZstdStream:
     output: bytearray
     in_frame: bool
     finished: bool
+    broken: bool  # the input ended inside a frame: EOFError once `output` is handed out
 
     def __init__(self, raw: BinaryIO) -> None:
         import zstandard
@@ -216,16 +217,18 @@ class _ZstdStream:
         self.output = bytearray()
         self.in_frame = False
         self.finished = False
+        self.broken = False
 
     def read(self, size: int) -> bytes:
         while len(self.output) < size and not self.finished:
             piece = self.raw.read(ZSTD_FEED)
             if not piece:
                 self.finished = True
-                if self.in_frame:
-                    raise EOFError("zstd stream ended inside a frame")
+                self.broken = self.in_frame
                 break
             self._feed(piece)
+        if self.broken and not self.output:
+            raise EOFError("zstd stream ended inside a frame")
         block = bytes(self.output[:size])
         del self.output[:size]
         return block
@@ -319,12 +322,63 @@ class LineCutter(ABC):
         """A byte index 0 < i <= len(data) to cut `data` (part of a line, no "\\n") at, or 0."""
 
 
+# Finding where a truncated file's text breaks off reads it again in pieces this small.
+_RECOVERY_READ: Final = 1 << 14
+
+
+def _text_before_break(path: str, compression: str) -> tuple[int, int]:
+    """(bytes, line breaks) of the text a truncated compressed file gives before it breaks off.
+
+    subtle: the file readers raise EOFError for the whole read that meets the end, dropping
+    what that read had decompressed, so the text is decompressed again here, piece by piece,
+    with the bare decompressors (only ever for a broken file)."""
+    text = 0
+    lines = 0
+    try:
+        with open(path, "rb") as raw:
+            if compression == "zst":
+                stream = _ZstdStream(raw)
+                while True:
+                    block: bytes = stream.read(_RECOVERY_READ)
+                    if not block:
+                        break
+                    text += len(block)
+                    lines += block.count(b"\n")
+                return text, lines
+            decompressor = _decompressor(compression)
+            while True:
+                piece = raw.read(_RECOVERY_READ)
+                if not piece:
+                    break
+                while piece:
+                    out: bytes = decompressor.decompress(piece)
+                    text += len(out)
+                    lines += out.count(b"\n")
+                    piece = b""
+                    if decompressor.eof:
+                        # (a file of several members or streams: the next one starts here)
+                        piece = decompressor.unused_data
+                        decompressor = _decompressor(compression)
+    except Exception:  # noqa: BLE001 - the break itself, or the file changed since
+        pass
+    return text, lines
+
+
+def _decompressor(compression: str) -> Any:
+    """A bare decompressor for one gzip member, xz stream or bz2 stream."""
+    if compression == "gz":
+        return zlib.decompressobj(31)
+    if compression == "xz":
+        return lzma.LZMADecompressor()
+    return bz2.BZ2Decompressor()
+
+
 class DecompressedStream(ByteStream):
     """A (possibly compressed) file as decompressed bytes: `read(n)` at most n bytes (b"" at the
     end); `raw_done` is how many bytes of the file itself were consumed.
 
-    Raises CorpusError naming the file: truncated data ("the compressed data ends early, after N
-    bytes of text"), corrupt data, and a file that cannot be read.
+    Raises CorpusError naming the file: truncated data (where the text breaks off, in
+    `_truncated`), corrupt data, and a file that cannot be read.
     """
 
     path: str
@@ -369,9 +423,7 @@ class DecompressedStream(ByteStream):
         try:
             block: bytes = self.reader.read(size)
         except EOFError:
-            raise CorpusError(
-                self.path, f"is truncated: the compressed data ends early, after {self.produced:,} bytes of text"
-            ) from None
+            raise self._truncated() from None
         except (zlib.error, lzma.LZMAError, ValueError) as error:
             raise self._corrupt(error) from None
         except OSError as error:
@@ -380,6 +432,15 @@ class DecompressedStream(ByteStream):
             raise _cannot_read(self.path, error) from None
         self.produced += len(block)
         return block
+
+    def _truncated(self) -> CorpusError:
+        """The error for compressed data that ends early, saying where its text breaks off."""
+        text, lines = _text_before_break(self.path, self.compression)
+        return CorpusError(
+            self.path,
+            f"is truncated: the compressed data ends early (at byte {self.raw_done:,} of the file), in line "
+            f"{lines + 1:,} of the text, after {max(text, self.produced):,} bytes of text; nothing after that can be read",
+        )
 
     def _corrupt(self, error: Exception) -> CorpusError:
         kind = _COMPRESSION_NAMES.get(self.compression, self.compression)
