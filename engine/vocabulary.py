@@ -20,7 +20,6 @@ from engine.wordpiece.model import WordPiece
 SPACE_GLYPH: Final = "·"
 TAB_GLYPH: Final = "→"
 NEWLINE_GLYPH: Final = "↵"
-CONTINUATION_GLYPH: Final = "…"
 
 
 def _visible_table() -> dict[int, str]:
@@ -144,15 +143,14 @@ def visible_text(text: str, glyphs: bool = True) -> str:
 
 def readable(token: str, style: TokenStyle, glyphs: bool = True) -> str:
     """The token as a person reads it: the byte map and byte tokens decoded (bytes that are not
-    whole UTF-8 characters as `\\xNN`), `##` as a leading "…", and whitespace as glyphs (or,
-    without `glyphs`, as spaces and escapes)."""
+    whole UTF-8 characters as `\\xNN`), an end-of-word suffix as a space, and whitespace as
+    glyphs (or, without `glyphs`, as spaces and escapes). A continuing prefix stays as it is
+    written ("##ing"): it is the token's name in every file and library that has it."""
     raw = _byte_token(token, style)
     if raw is not None:
         return _bytes_text(raw, glyphs)
     text = token
     space = SPACE_GLYPH if glyphs else " "
-    if style.prefix and text.startswith(style.prefix) and len(text) > len(style.prefix):
-        text = CONTINUATION_GLYPH + text[len(style.prefix) :]
     if style.suffix and text.endswith(style.suffix) and len(text) > len(style.suffix):
         text = text[: len(text) - len(style.suffix)] + space
     if style.metaspace:

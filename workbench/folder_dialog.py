@@ -26,11 +26,10 @@ from PySide6.QtWidgets import (
 
 from engine.sources import folder_files
 from workbench.file_checks import chosen
-from workbench.formatting import human_size
+from workbench.formatting import ERROR_STYLE, human_size
 
 # The list shows at most this many of the chosen files (the count covers them all).
 LISTED_MAX: Final = 500
-ERROR_STYLE: Final = "color: #c0392b;"
 
 
 def split_globs(text: str) -> list[str]:

@@ -21,12 +21,22 @@ def human_size(size: float) -> str:
     return f"{size:.0f} B"
 
 
+def score(value: float) -> str:
+    """A merge's score (WordPiece's likelihood) in one format for every row, so a column of
+    them scans: 0.0005988 -> "5.988e-04", 6.016e-05 -> "6.016e-05"."""
+    return f"{value:.3e}"
+
+
 def quantity(value: float, unit: str) -> str:
     """A byte count as `human_size`, anything else as a grouped whole number."""
     return human_size(value) if unit in BYTE_UNITS else f"{value:,.0f}"
 
 
-def duration(seconds: float) -> str:
+def duration(seconds: float, tenths: bool = False) -> str:
+    """42 -> "42 s"; with `tenths`, below 10 s: 0.64 -> "0.6 s" (a time taken, as the
+    summaries give it; a time left is no more precise than whole seconds)."""
+    if tenths and seconds < 10:
+        return f"{seconds:.1f} s"
     if seconds < 60:
         return f"{seconds:.0f} s"
     minutes, rest = divmod(int(seconds), 60)

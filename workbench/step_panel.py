@@ -36,10 +36,11 @@ from engine.errors import CorpusError, EngineError
 from engine.schema import JsonValue
 from engine.sources import CorpusSource, opening_text, source_of
 from engine.trainers.base import Trainer, TrainingRun
-from engine.trainers.records import SCORE_COUNT, MergeStep, PairCandidate, RoundStep, TrainReport
+from engine.trainers.records import SCORE_COUNT, MergeStep, PairCandidate, RoundStep, TrainHistory, TrainReport
 from engine.vocabulary import TokenStyle, readable, token_examples, token_frequencies
+from workbench.formatting import score
 from workbench.training import TrainingResult, characters_per_token
-from workbench.training_views import Heading, MergesTable, TrainingPlots
+from workbench.training_views import Heading, MergesTable, TrainingPlots, steps_text
 
 # Step mode is for small corpora: a file above this size is not offered.
 MAX_STEP_BYTES: Final = 5 * 1024 * 1024
@@ -320,7 +321,8 @@ class StepPanel(QWidget):
         value = characters_per_token(evaluator, self._evaluation_lines)
         if value > 0:
             model = self.merges.merges
-            self.plots.add_evaluation(len(model.rounds) if model.shows_rounds else len(model.steps), value)
+            # (after n merges; at the latest round's number, the seed being round 0)
+            self.plots.add_evaluation(len(model.rounds) - 1 if model.shows_rounds else len(model.steps), value)
 
     # -- drawing -------------------------------------------------------------------------------
 
@@ -371,10 +373,10 @@ class StepPanel(QWidget):
             left, right = candidate.left, candidate.right
             if self._kind == "UnigramTrainer":
                 shown_right = " ".join(readable(piece, self._style) for piece in right.split(" "))
-                cells = (readable(left, self._style), shown_right, f"{candidate.count:,}", f"{candidate.score or 0.0:.4g}")
+                cells = (readable(left, self._style), shown_right, f"{candidate.count:,}", score(candidate.score or 0.0))
             elif candidate.score is not None:
                 counts = f"{candidate.count:,} · {_count(candidate.left_count)} · {_count(candidate.right_count)}"
-                cells = (readable(left, self._style), readable(right, self._style), f"{candidate.score:.4g}", counts)
+                cells = (readable(left, self._style), readable(right, self._style), score(candidate.score), counts)
             else:
                 cells = (readable(left, self._style), readable(right, self._style), f"{candidate.count:,}", "")
             for column, text in enumerate(cells):
@@ -396,7 +398,7 @@ class StepPanel(QWidget):
         size = len(run.vocab)
         if self._kind == "UnigramTrainer":
             rounds = self.merges.merges.rounds
-            steps = f"{len(rounds):,} rounds"
+            steps = steps_text(TrainHistory("Unigram", "", rounds=list(rounds)))
             upcoming = run.top_candidates(1)
             state = (
                 "done: the vocabulary is final" if run.done

@@ -51,7 +51,7 @@ from workbench.runner import CAN_PAUSE, TrainingRunner
 from workbench.settings import APP_NAME, HOME_VARIABLE, Settings
 from workbench.step_panel import StepPanel
 from workbench.training import TrainingJob, TrainingResult
-from workbench.training_views import Heading, MergesTable, StageProgress, TrainingPlots
+from workbench.training_views import Heading, MergesTable, StageProgress, TrainingPlots, steps_text
 
 DEFAULT_HELD_OUT_PERCENT: Final = 1.0
 # The estimate is remade this long after the last change of the corpus or the settings (ms).
@@ -589,7 +589,7 @@ class TrainTab(QWidget):
         last = result.evaluations[-1][1] if result.evaluations else 0.0
         measured = f", {last:.2f} characters per token on it" if last else ""
         self._say(
-            f"Trained in {report.seconds:.1f} s: {len(report.history):,} steps from {report.files} file"
+            f"Trained in {report.seconds:.1f} s: {steps_text(report.history)} from {report.files} file"
             f"{'s' if report.files != 1 else ''} ({report.total_words:,} words, {report.unique_words:,} distinct){held}{measured}."
             f"{costs_text(report)}"
         )
@@ -682,7 +682,7 @@ class TrainTab(QWidget):
             report = entry.report
             self._say(
                 f"Last trained in {report.seconds:.1f} s on {report.total_words:,} words "
-                f"({report.unique_words:,} distinct): {len(report.history):,} steps.{costs_text(report)}"
+                f"({report.unique_words:,} distinct): {steps_text(report.history)}.{costs_text(report)}"
             )
         elif entry is not None and entry.is_trained:
             self._say("Imported: no training history. Train to retrain this pipeline on the project's corpus.")

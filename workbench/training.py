@@ -268,7 +268,9 @@ class _Streamer(ProgressSink):
             self._maybe_evaluate(event.current, event.total)
         elif event.stage == STAGE_EM and event.total > 0:
             # subtle: a Unigram run's total is an estimate of its rounds; count the rounds made.
-            self._maybe_evaluate(self.sent, max(event.total, self.sent))
+            # Its evaluations sit at the latest round's number (the seed is round 0), as the
+            # rounds' own plots and table number them.
+            self._maybe_evaluate(max(self.sent - 1, 0), max(event.total, self.sent))
         return not self.cancel.is_set()
 
     def flush_steps(self) -> None:
@@ -333,7 +335,7 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     run.run_to_end(streamer)
     streamer.flush_steps()
     history = tokenizer.apply_training(trainer, run)
-    streamer.evaluate(len(history))
+    streamer.evaluate(len(history) - 1 if history.rounds and not history.merges else len(history))
     report = TrainReport.of(counts, len(job.files), time.monotonic() - started, history)
     frequencies = token_frequencies(tokenizer, counts)
     examples = token_examples(tokenizer, counts)

@@ -31,7 +31,8 @@ from PySide6.QtWidgets import (
 from engine.progress import TrainProgress
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.vocabulary import TokenStyle, readable
-from workbench.formatting import BYTE_UNITS, ERROR_COLOR, duration, quantity
+from engine.unigram.training_run import PHASE_SEED
+from workbench.formatting import BYTE_UNITS, ERROR_COLOR, duration, quantity, score
 
 # How each kind of round is drawn (RoundStep.phase -> pyqtgraph symbol), and in what order the
 # legend names them.
@@ -113,7 +114,7 @@ class StageProgress(QWidget):
             parts.append(f"{quantity(rate, event.unit)}/s")
             parts.append(f"{duration((event.total - event.current) / rate)} left")
         elif event.total > 0 and event.current >= event.total:
-            parts.append(f"done in {duration(max(elapsed, 0.0))}")
+            parts.append(f"done in {duration(max(elapsed, 0.0), tenths=True)}")
         if event.detail:
             parts.append(f"newest: {event.detail!r}")
         row.detail.setText(" · ".join(parts))
@@ -376,6 +377,17 @@ SCORED_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Score", "Pair ·
 ROUND_COLUMNS: Final = ("Round", "Phase", "Vocabulary", "Removed", "Log-likelihood", "Seconds")
 
 
+def steps_text(history: TrainHistory) -> str:
+    """What a training made, as its tables count it: "29,904 merges"; "the seed and 18 rounds"
+    (the seed is round 0, so the last round is number 18); "1 round"."""
+    if history.merges or not history.rounds:
+        return f"{len(history.merges):,} merge{'s' if len(history.merges) != 1 else ''}"
+    rounds = len(history.rounds)
+    if history.rounds[0].phase == PHASE_SEED and rounds > 1:
+        return f"the seed and {rounds - 1:,} round{'s' if rounds != 2 else ''}"
+    return f"{rounds:,} round{'s' if rounds != 1 else ''}"
+
+
 class MergesModel(QAbstractTableModel):
     """The merges made so far, one row each, tokens shown readable (raw form on hover); for a
     round-based training (Unigram), its rounds."""
@@ -448,7 +460,8 @@ class MergesModel(QAbstractTableModel):
             return None
         column = index.column()
         if self.shows_rounds:
-            return self._round_data(self.rounds[index.row()], column, role)
+            row = index.row()
+            return self._round_data(self.rounds[row], self.rounds[row - 1] if row > 0 else None, column, role)
         step = self.steps[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             if column == 0:
@@ -457,7 +470,7 @@ class MergesModel(QAbstractTableModel):
                 token = (step.left, step.right, step.new_token)[column - 1]
                 return readable(token, self.style) if self.glyphs else token
             if column == 4:
-                return f"{step.score:.4g}" if step.score is not None else f"{step.count:,}"
+                return score(step.score) if step.score is not None else f"{step.count:,}"
             if step.score is not None:
                 return f"{step.count:,} · {_count(step.left_count)} · {_count(step.right_count)}"
             return f"{step.words_touched:,}"
@@ -470,10 +483,20 @@ class MergesModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None
 
-    def _round_data(self, step: RoundStep, column: int, role: int) -> object:
+    def _round_data(self, step: RoundStep, before: RoundStep | None, column: int, role: int) -> object:
+        # subtle: finalizing puts the required characters and the special tokens back in, so
+        # the size is not the previous one less the removed pieces: say how many came back
+        back = step.vocab_size - (before.vocab_size - step.removed) if before is not None else 0
         if role == Qt.ItemDataRole.DisplayRole:
             likelihood = f"{step.log_likelihood:,.1f}" if step.log_likelihood is not None else "—"
-            return (str(step.index), step.phase, f"{step.vocab_size:,}", f"{step.removed:,}", likelihood, f"{step.seconds:.2f}")[column]
+            removed = f"{step.removed:,}" + (f" ({back:,} back in)" if back > 0 else "")
+            return (str(step.index), step.phase, f"{step.vocab_size:,}", removed, likelihood, f"{step.seconds:.2f}")[column]
+        if role == Qt.ItemDataRole.ToolTipRole and column == 3 and back > 0:
+            return (
+                f"{step.removed:,} pieces removed, {back:,} put back: the characters the corpus needs and the "
+                f"special tokens ({before.vocab_size if before is not None else 0:,} − {step.removed:,} + {back:,} "
+                f"= {step.vocab_size:,})"
+            )
         if role == Qt.ItemDataRole.TextAlignmentRole and column != 1:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

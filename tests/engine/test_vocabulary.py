@@ -34,7 +34,7 @@ BYTE_LEVEL = TokenStyle(byte_level=True)
         ("<0x0A>", TokenStyle(), "↵"),
         ("<0x41>", TokenStyle(), "A"),
         ("▁the", TokenStyle(metaspace="▁"), "·the"),
-        ("##ing", TokenStyle(prefix="##"), "…ing"),
+        ("##ing", TokenStyle(prefix="##"), "##ing"),  # (as every WordPiece file and library names it)
         ("##", TokenStyle(prefix="##"), "##"),
         ("low</w>", TokenStyle(suffix="</w>"), "low·"),
         ("a b", TokenStyle(), "a·b"),

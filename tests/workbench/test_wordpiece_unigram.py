@@ -10,8 +10,10 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine.corpus import check_file
-from engine.trainers.records import MergeStep, RoundStep
+from engine.trainers.records import MergeStep, RoundStep, TrainHistory
+from engine.vocabulary import TokenStyle
 from workbench.main_window import MainWindow
+from workbench.training_views import MergesModel, steps_text
 from window_support import train_and_wait
 
 
@@ -76,7 +78,7 @@ def test_bert_wordpiece_trains_in_the_window_and_plots_likelihood(qtbot: QtBot, 
     assert model.headerData(4, Qt.Orientation.Horizontal) == "Likelihood"
     last = history.merges[-1]
     assert last.score is not None and last.left_count is not None
-    assert model.data(model.index(model.rowCount() - 1, 4)) == f"{last.score:.4g}"
+    assert model.data(model.index(model.rowCount() - 1, 4)) == f"{last.score:.3e}"  # (one format down the column)
     assert model.data(model.index(model.rowCount() - 1, 5)).startswith(f"{last.count:,} · {last.left_count:,}")
     assert window.vocab_tab.model.rowCount() == 400
 
@@ -100,6 +102,9 @@ def test_sentencepiece_unigram_trains_in_the_window_and_plots_rounds(qtbot: QtBo
     assert tab.merges_heading.label.text() == "Rounds"
     assert [model.data(model.index(row, 1)) for row in range(model.rowCount())] == [step.phase for step in rounds]
     assert window.vocab_tab.model.rowCount() == 400
+    # the held-out compression is measured at rounds' numbers, the last at the finalize round
+    assert entry.evaluations and entry.evaluations[-1][0] == rounds[-1].index == len(rounds) - 1
+    assert f"the seed and {len(rounds) - 1} rounds" in tab.message.text()
     # the log-likelihood rises with EM (it is what EM maximises)
     em = [step.log_likelihood for step in rounds if step.phase == "EM" and step.log_likelihood is not None]
     assert em and em[1] >= em[0]
@@ -124,10 +129,26 @@ def test_step_mode_names_wordpiece_scores_and_unigram_pieces(window: MainWindow)
     assert headers == ["Piece", "Split into", "Uses", "Loss"]
     assert panel.candidates_heading.label.text().startswith("Pieces the next prune")
     assert panel.merges.merges.shows_rounds and panel.merges.merges.rowCount() == 2
-    assert "2 rounds" in panel.status.text() and "EM" in panel.status.text()
+    assert "the seed and 1 round" in panel.status.text() and "EM" in panel.status.text()
     assert all(isinstance(s, RoundStep) for s in panel.merges.merges.rounds)
     panel.run_to_end()
     while panel.is_stepping():
         panel._on_timer_timeout()
     assert "final" in panel.status.text()
     assert panel.plots.point_counts()[0] == panel.merges.merges.rowCount()
+
+
+def test_the_rounds_table_says_what_finalizing_puts_back(qtbot: QtBot) -> None:
+    model = MergesModel()
+    rounds = [
+        RoundStep(0, "seed", 27_000, 0, -490_000.0),
+        RoundStep(1, "prune", 2_200, 24_800, -459_013.2),
+        RoundStep(2, "finalize", 2_000, 223, -466_614.5),
+    ]
+    model.reset([], TokenStyle(), rounds=rounds)
+    removed = model.index(2, 3)
+    assert model.data(removed) == "223 (23 back in)"  # 2,200 - 223 + 23 = 2,000
+    assert "2,200 − 223 + 23 = 2,000" in str(model.data(removed, Qt.ItemDataRole.ToolTipRole))
+    assert model.data(model.index(1, 3)) == "24,800"
+    assert steps_text(TrainHistory("Unigram", "", rounds=rounds)) == "the seed and 2 rounds"
+    assert steps_text(TrainHistory("BPE", "count", merges=[])) == "0 merges"
