@@ -20,12 +20,29 @@ from engine.schema import JsonValue
 from engine.tokenizer import Tokenizer
 
 CAUSE_UNKNOWN: Final = "unknown characters became the unknown token"
+CAUSE_UNKNOWN_SKIPPED: Final = "unknown characters became the unknown token, which decoding leaves out (a special token)"
 CAUSE_LOWERCASE: Final = "lowercased by the normalizer"
 CAUSE_ACCENTS: Final = "accents stripped by the normalizer"
 CAUSE_COMPATIBILITY: Final = "compatibility characters replaced by the normalizer (NFKC/NFKD)"
 CAUSE_SPACES: Final = "spaces added or removed by the decoder"
+CAUSE_JOINED: Final = "no decoder: decoding joins the tokens with spaces"
 CAUSE_SPECIAL: Final = "special tokens are left out when decoding"
 CAUSE_OTHER: Final = "changed by the pipeline"
+
+# What to do about each cause, for the people who see it.
+ADVICE: Final[dict[str, str]] = {
+    CAUSE_UNKNOWN: "give every character a token: a larger alphabet (limit_alphabet, initial_alphabet), "
+    "byte_fallback, or a byte-level pipeline",
+    CAUSE_UNKNOWN_SKIPPED: "give every character a token: a larger alphabet (limit_alphabet, initial_alphabet), "
+    "byte_fallback, or a byte-level pipeline",
+    CAUSE_JOINED: "choose the decoder that undoes the pre-tokenizer (ByteLevel, Metaspace, WordPiece); a "
+    "Whitespace pre-tokenizer keeps no record of the spaces, so only a ByteLevel or Metaspace pipeline gives them back",
+    CAUSE_SPACES: "this decoder puts spaces back by rule; a ByteLevel or Metaspace pipeline keeps them exactly",
+    CAUSE_LOWERCASE: "remove Lowercase (or BertNormalizer's lowercase) from the normalizers to keep case",
+    CAUSE_ACCENTS: "remove StripAccents (or BertNormalizer's strip_accents) to keep accents",
+    CAUSE_COMPATIBILITY: "use NFC, or no Unicode normalizer, instead of NFKC/NFKD to keep these characters",
+    CAUSE_SPECIAL: "decode with skip_special_tokens=False to keep them",
+}
 
 
 class Difference:
@@ -89,6 +106,9 @@ def round_trip(tokenizer: Tokenizer, text: str, encoding: Encoding) -> RoundTrip
     if decoded == text:
         return RoundTrip(decoded, [])
     unk = unknown_token(tokenizer)
+    skipped = bool(unk) and any(token.special and token.content == unk for token in tokenizer.get_added_tokens_decoder().values())
+    unknown_cause = CAUSE_UNKNOWN_SKIPPED if skipped else CAUSE_UNKNOWN
+    spaces_cause = CAUSE_JOINED if tokenizer.decoder is None else CAUSE_SPACES
     unknown_spans: list[tuple[int, int]] = []
     for index in range(len(encoding.ids)):
         if unk and encoding.tokens[index] == unk:
@@ -103,6 +123,10 @@ def round_trip(tokenizer: Tokenizer, text: str, encoding: Encoding) -> RoundTrip
         if tag == "equal":
             continue
         cause = _cause(text[i1:i2], decoded[j1:j2], i1, i2, unknown_spans, specials)
+        if cause == CAUSE_UNKNOWN:
+            cause = unknown_cause
+        elif cause == CAUSE_SPACES:
+            cause = spaces_cause
         differences.append(Difference(i1, i2, j1, j2, cause))
     return RoundTrip(decoded, _merge_neighbours(differences))
 

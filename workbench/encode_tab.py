@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.inspection import Counts, shared_spans
+from engine.inspection import ADVICE, Counts, shared_spans
 from engine.vocabulary import visible_text
 from workbench.document import ProjectDocument
 from workbench.encode_service import EncodeService, ints, spans, strs
@@ -371,7 +371,10 @@ class EncodeTab(QWidget):
         else:
             places = Counter(str(item[4]) for item in differences if isinstance(item, (list, tuple)))
             listing = "".join(
-                f"<li>{html.escape(cause)} ({places[cause]} place{'s' if places[cause] != 1 else ''})</li>" for cause in causes
+                f"<li>{html.escape(cause)} ({places[cause]} place{'s' if places[cause] != 1 else ''})"
+                + (f"<br><i>What to do:</i> {html.escape(ADVICE[cause])}" if cause in ADVICE else "")
+                + "</li>"
+                for cause in causes
             )
             self.verdict.setText(
                 f"<b>Not exact:</b> {len(differences)} place{'s' if len(differences) != 1 else ''} differ"

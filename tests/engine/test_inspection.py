@@ -9,10 +9,13 @@ import pytest
 
 from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers
 from engine.inspection import (
+    ADVICE,
     CAUSE_ACCENTS,
+    CAUSE_JOINED,
     CAUSE_LOWERCASE,
     CAUSE_SPACES,
     CAUSE_UNKNOWN,
+    CAUSE_UNKNOWN_SKIPPED,
     content_tokens,
     counts,
     round_trip,
@@ -85,7 +88,14 @@ def test_unknown_tokens_and_spaces_are_named() -> None:
     tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
     result = round_trip(tokenizer, "a  b zz", tokenizer.encode("a  b zz"))
     assert result.decoded == "a b [UNK]"
-    assert [d.cause for d in result.differences] == [CAUSE_SPACES, CAUSE_UNKNOWN]
+    assert [d.cause for d in result.differences] == [CAUSE_JOINED, CAUSE_UNKNOWN]
+    # with a decoder, its spaces are its own; an unknown token that is special is left out
+    tokenizer.decoder = decoders.WordPiece()
+    tokenizer.add_special_tokens(["[UNK]"])
+    result = round_trip(tokenizer, "a  b zz", tokenizer.encode("a  b zz"))
+    assert result.decoded == "a b"
+    assert [d.cause for d in result.differences] == [CAUSE_SPACES, CAUSE_UNKNOWN_SKIPPED]
+    assert all(cause in ADVICE for cause in result.causes)
 
 
 def test_counts_and_shared_spans() -> None:
