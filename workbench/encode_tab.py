@@ -52,17 +52,20 @@ SAMPLE_TEXT: Final = (
     "日本語のテキスト, emoji 😀 and 👩‍💻, tabs\tand  double  spaces.\n"
 )
 TABLE_COLUMNS: Final = ("#", "Token", "ID", "Seq", "Start", "End", "Text")
+# One row of the Tokens table: readable token, id, sequence, start, end, source text, kind, raw token.
+TokenRow = tuple[str, int, int | None, int, int, str, int, str]
 Index = QModelIndex | QPersistentModelIndex
 
 
 class TokenTable(QAbstractTableModel):
-    """The tokens of one encoding: index, readable token, id, sequence, offsets, source text."""
+    """The tokens of one encoding: index, readable token, id, sequence, offsets, source text
+    (and, on hover over a token, the token as the vocabulary writes it)."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.rows: list[tuple[str, int, int | None, int, int, str, int]] = []
+        self.rows: list[TokenRow] = []
 
-    def reset(self, rows: list[tuple[str, int, int | None, int, int, str, int]]) -> None:
+    def reset(self, rows: list[TokenRow]) -> None:
         self.beginResetModel()
         self.rows = rows
         self.endResetModel()
@@ -81,10 +84,12 @@ class TokenTable(QAbstractTableModel):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
-        shown, id, sequence, start, end, source, kind = self.rows[index.row()]
+        shown, id, sequence, start, end, source, kind, raw = self.rows[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (str(index.row()), shown, str(id), "" if sequence is None else str(sequence), str(start), str(end), visible_text(source))[column]
+        if role == Qt.ItemDataRole.ToolTipRole and column == 1 and raw != shown:
+            return f"{raw!r} in the vocabulary (as tokenizer.json and HF's Encoding.tokens write it)"
         if role == Qt.ItemDataRole.ForegroundRole and column == 1 and kind in (SPECIAL, UNKNOWN):
             return QColor(SPECIAL_COLOR if kind == SPECIAL else ERROR_COLOR)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (0, 2, 3, 4, 5):
@@ -286,13 +291,13 @@ class EncodeTab(QWidget):
         texts = (self.editor.text(), self.pair_editor.text())
         painted: list[Spans] = [Spans(), Spans()]
         self._painted = []
-        rows: list[tuple[str, int, int | None, int, int, str, int]] = []
+        rows: list[TokenRow] = []
         for index in range(len(ids)):
             sequence = sequences[index]
             start, end = offsets[index]
             target = 1 if sequence == 1 else 0
             source = texts[target][start:end] if end > start else ""
-            rows.append((shown[index], ids[index], sequence, start, end, source, kinds[index]))
+            rows.append((shown[index], ids[index], sequence, start, end, source, kinds[index], tokens[index]))
             if end > start:
                 data = painted[target]
                 self._painted.append((target, len(data.spans)))

@@ -86,7 +86,7 @@ def _write(folder: Path, theme: str) -> list[Path]:
         tab = window.encode_tab
         _wait(tab.is_current)
         emoji = tab.editor.text().find("😀")
-        for row, (_, _, _, start, end, _, _) in enumerate(tab.table_model.rows):
+        for row, (_, _, _, start, end, _, _, _) in enumerate(tab.table_model.rows):
             if start <= emoji < end:
                 tab.table.selectRow(row)
                 break

@@ -338,3 +338,16 @@ def test_an_exported_tokenizer_json_loads_in_hf_with_identical_encodings(
         a, b = ours.encode(text), theirs.encode(text)
         assert (a.ids, a.tokens, a.offsets) == (b.ids, b.tokens, b.offsets)
     assert json.loads(target.read_text(encoding="utf-8"))["model"]["type"] == "BPE"
+
+
+def test_a_token_shown_readable_gives_its_vocabulary_form_on_hover(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    tokenizer = open_tokenizer(qtbot, window, byte_level_file(tmp_path))
+    text = "hello world"
+    encode_text(qtbot, window, text)
+    model = window.encode_tab.table_model
+    tokens = tokenizer.encode(text).tokens
+    hovers = [model.data(model.index(row, 1), Qt.ItemDataRole.ToolTipRole) for row in range(model.rowCount())]
+    spaced = [row for row in range(len(tokens)) if tokens[row].startswith("Ġ")]
+    assert spaced and all(f"{tokens[row]!r} in the vocabulary" in str(hovers[row]) for row in spaced)
+    assert str(model.data(model.index(spaced[0], 1))).startswith("·")  # (shown with the space visible)
+    assert hovers[0] is None  # "hello" reads as it is written
