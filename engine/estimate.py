@@ -56,7 +56,7 @@ POINT_MIN_BYTES: Final = 64 << 10
 #   gcide 40 MB     bpe      284,747      2,302,274  29,905  0.96     0.73     183 MB
 #   gcide 40 MB     bpe 5k   284,747      2,302,274   4,905  1.02     0.42     156 MB
 #   gcide 40 MB     gpt2     331,270      2,820,578  29,743  1.72     0.84     226 MB
-#   gcide 40 MB     bert     219,216      1,789,373  29,891  1.36     4.12     156 MB
+#   gcide 40 MB     bert     219,216      1,789,373  29,891  1.43     1.88     132 MB
 #   shakespeare 1MB bpe       13,355         88,684  18,083  0.02     0.08      52 MB
 #   shakespeare 1MB bpe 8k    13,355         88,684   7,936  0.03     0.05      44 MB
 #   shakespeare 1MB gpt2      15,057        109,449  21,271  0.03     0.10      52 MB
@@ -79,10 +79,10 @@ MERGE_MIN_US: Final = 0.1
 BYTES_PER_CHAR: Final = 45.0
 BYTES_PER_CHAR_PER_KMERGE: Final = 0.5
 MERGES_PER_WORD: Final = 1.4
-# WordPiece's likelihood scoring costs about 7x BPE's; Unigram's EM about 2.7 us per character
+# WordPiece's likelihood scoring costs about 3.2x BPE's; Unigram's EM about 2.7 us per character
 # on a big corpus (3.0 on gcide, 2.3 on wagahaiwa, 1.3 on shakespeare) and about 180 bytes;
 # WordLevel only sorts.
-WORDPIECE_FACTOR: Final = 7.0
+WORDPIECE_FACTOR: Final = 3.2
 UNIGRAM_US_PER_CHAR: Final = 2.7
 UNIGRAM_BYTES_PER_CHAR: Final = 180.0
 WORDLEVEL_US_PER_WORD: Final = 1.0
