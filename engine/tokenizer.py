@@ -480,7 +480,7 @@ class Tokenizer:
         for unit in units:
             paths.add(unit.path)
         if sample_lines > 0:
-            sampled = corpus.count_sampled_words(units, self._word_splitter(), sink, sample_lines, seed, field)
+            sampled = self.count_sampled_words(units, sample_lines, sink, seed, field)
             return self._train_on_counts(
                 sampled.counts, chosen, sink, len(paths), started, True, sampled.kept, sampled.seen
             )
@@ -523,6 +523,20 @@ class Tokenizer:
         return corpus.count_words(
             files, self._word_splitter(), sink, processes, field, include, exclude, sample_lines, seed
         )
+
+    def count_sampled_words(
+        self,
+        files: Sequence[str | FileSlice | CorpusSource],
+        sample_lines: int,
+        progress: ProgressSink | None = None,
+        seed: int = 0,
+        field: str = DEFAULT_FIELD,
+    ) -> corpus.SampledCounts:
+        """`count_words` over a uniform random sample of `sample_lines` lines and records
+        (SentencePiece's `input_sentence_size`; the same sample for the same `seed`), with how
+        many lines it kept of how many it read. One process. Raises CorpusError."""
+        sink = progress if progress is not None else SilentProgress()
+        return corpus.count_sampled_words(files, self._word_splitter(), sink, sample_lines, seed, field)
 
     def count_words_from_iterator(
         self,

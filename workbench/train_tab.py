@@ -130,6 +130,7 @@ class _EstimateTask(QRunnable):
         files: list[str | CorpusSource],
         trainer: trainers.Trainer,
         processes: int,
+        sample_lines: int,
         signals: _EstimateSignals,
     ) -> None:
         super().__init__()
@@ -138,11 +139,14 @@ class _EstimateTask(QRunnable):
         self.files = files
         self.trainer = trainer
         self.processes = processes
+        self.sample_lines = sample_lines
         self.signals = signals
 
     def run(self) -> None:
         try:
-            estimate = estimate_training(self.tokenizer, self.files, self.trainer, self.processes)
+            estimate = estimate_training(
+                self.tokenizer, self.files, self.trainer, self.processes, sample_lines=self.sample_lines
+            )
         except EngineError as error:
             self.signals.failed.emit(self.number, str(error))
             return
@@ -150,6 +154,13 @@ class _EstimateTask(QRunnable):
             self.signals.failed.emit(self.number, f"{type(error).__name__}: {error}")
             return
         self.signals.estimated.emit(self.number, estimate)
+
+
+def sampled_text(report: TrainReport) -> str:
+    """", sampled 5,000 of 40,000 lines" when the training sampled its lines, else ""."""
+    if not report.sampled_lines:
+        return ""
+    return f", sampled {report.sampled_lines:,} of {report.read_lines:,} lines"
 
 
 def costs_text(report: TrainReport) -> str:
@@ -245,6 +256,17 @@ class TrainTab(QWidget):
         self.processes.setRange(1, 16)
         self.processes.setValue(settings.counting_processes or default_processes())
         self.processes.setToolTip("Processes that count words in parallel (large corpora)")
+        self.sample_lines = QSpinBox()
+        self.sample_lines.setRange(0, 2_000_000_000)
+        self.sample_lines.setSingleStep(100_000)
+        self.sample_lines.setGroupSeparatorShown(True)
+        self.sample_lines.setSpecialValueText("all lines")
+        self.sample_lines.setToolTip(
+            "input_sentence_size, as in SentencePiece: train on a uniform random sample of this many "
+            "lines (and records) of the corpus, to bound memory on a big corpus; the summary says how "
+            "many were sampled. Sampling reads every line in one process, and keeps no word counts to "
+            "continue from. All lines: off."
+        )
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.pending = QLabel()
@@ -265,6 +287,8 @@ class TrainTab(QWidget):
         controls.addWidget(self.held_out)
         controls.addWidget(QLabel("Counting processes"))
         controls.addWidget(self.processes)
+        controls.addWidget(QLabel("Sample"))
+        controls.addWidget(self.sample_lines)
         controls.addStretch(1)
 
         live = QWidget()
@@ -305,6 +329,8 @@ class TrainTab(QWidget):
         self._estimate_timer.timeout.connect(self._start_estimate)
         self._clock.timeout.connect(self._show_running_state)
         self.processes.valueChanged.connect(self.refresh_estimate)
+        self.sample_lines.valueChanged.connect(self.refresh_estimate)
+        self.sample_lines.valueChanged.connect(self._on_sample_lines_changed)
         document.changed.connect(self.refresh_estimate)
         self.revert_button.clicked.connect(self._on_revert_clicked)
         self.form.edited.connect(self._on_form_edited)
@@ -360,9 +386,10 @@ class TrainTab(QWidget):
             held_out,
             self.processes.value(),
             fields=self.document.corpus_fields(),
+            sample_lines=self.sample_lines.value(),
         )
         self._job_counts = (self._counts_key(pipeline, held_out), held_out)
-        if trainer.get("type") == "BpeTrainer":
+        if trainer.get("type") == "BpeTrainer" and job.sample_lines == 0:
             job.counts_out = self._counts_path(self._job_counts[0])
         self._run(entry, configuration, job)
 
@@ -395,11 +422,25 @@ class TrainTab(QWidget):
             return "Train the tokenizer first."
         if entry.trainer.get("type") != "BpeTrainer":
             return "Only BPE trainings can be continued."
+        if entry.report is not None and entry.report.sampled_lines:
+            return (
+                f"The last training sampled {entry.report.sampled_lines:,} of {entry.report.read_lines:,} lines "
+                "and kept no word counts: train again at the larger size."
+            )
         if not entry.counts_file or not os.path.isfile(entry.counts_file):
             return "No word counts were kept for this training: train it again first."
         if entry.counts_key != self._counts_key(entry.pipeline, entry.counts_held_out):
             return "The corpus has changed since the word counts were kept: train again."
         return ""
+
+    def _on_sample_lines_changed(self, lines: int) -> None:
+        # sampling reads every line in one process: the processes setting does not apply then
+        self.processes.setEnabled(lines == 0)
+        self.processes.setToolTip(
+            "Processes that count words in parallel (large corpora)"
+            if lines == 0
+            else "Not used while sampling lines: the sample is drawn from every line in one process"
+        )
 
     def _on_continue_clicked(self) -> None:
         self.continue_training()
@@ -512,7 +553,8 @@ class TrainTab(QWidget):
             return ""
         corpus = [(item.path, item.size, item.sha256) for item in self.document.project.corpus]
         fields = self.document.corpus_fields()
-        return json.dumps([configuration[0], configuration[1], corpus, fields, self.processes.value()], sort_keys=True)
+        settings = [self.processes.value(), self.sample_lines.value()]
+        return json.dumps([configuration[0], configuration[1], corpus, fields, settings], sort_keys=True)
 
     def refresh_estimate(self) -> None:
         """Remake the estimate soon (after the last of a burst of changes)."""
@@ -537,6 +579,7 @@ class TrainTab(QWidget):
                 self.document.training_inputs(),
                 trainers.from_dict(trainer),
                 self.processes.value(),
+                self.sample_lines.value(),
                 self._estimate_signals,
             )
         except EngineError as error:
@@ -590,7 +633,8 @@ class TrainTab(QWidget):
         measured = f", {last:.2f} characters per token on it" if last else ""
         self._say(
             f"Trained in {report.seconds:.1f} s: {steps_text(report.history)} from {report.files} file"
-            f"{'s' if report.files != 1 else ''} ({report.total_words:,} words, {report.unique_words:,} distinct){held}{measured}."
+            f"{'s' if report.files != 1 else ''} ({report.total_words:,} words, {report.unique_words:,} distinct"
+            f"{sampled_text(report)}){held}{measured}."
             f"{costs_text(report)}"
         )
         self.state_changed.emit("trained")
@@ -682,7 +726,7 @@ class TrainTab(QWidget):
             report = entry.report
             self._say(
                 f"Last trained in {report.seconds:.1f} s on {report.total_words:,} words "
-                f"({report.unique_words:,} distinct): {steps_text(report.history)}.{costs_text(report)}"
+                f"({report.unique_words:,} distinct{sampled_text(report)}): {steps_text(report.history)}.{costs_text(report)}"
             )
         elif entry is not None and entry.is_trained:
             self._say("Imported: no training history. Train to retrain this pipeline on the project's corpus.")

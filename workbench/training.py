@@ -58,7 +58,8 @@ class TrainingJob:
     cannot be written is skipped). `counts_in`: train on this table instead of counting the
     files (a continuation: the files then only give the held-out text). `fields`: path -> text
     field of the JSON Lines and Parquet/Arrow files read with another field than "text" (the
-    others read "text")."""
+    others read "text"). `sample_lines` > 0: count a uniform random sample of that many lines
+    (SentencePiece's input_sentence_size), in one process, and keep no counts."""
 
     tokenizer_json: str
     trainer: dict[str, JsonValue]
@@ -70,6 +71,7 @@ class TrainingJob:
     counts_out: str = ""
     counts_in: str = ""
     fields: dict[str, str] = field(default_factory=dict)
+    sample_lines: int = 0
 
     def inputs(self) -> list[str | CorpusSource]:
         """The files as training reads them (`inputs_with_fields`)."""
@@ -86,6 +88,7 @@ class TrainingJob:
             "counts_out": self.counts_out,
             "counts_in": self.counts_in,
             "fields": dict[str, JsonValue](self.fields),
+            "sample_lines": self.sample_lines,
         }
 
     @staticmethod
@@ -108,6 +111,7 @@ class TrainingJob:
             get_str(obj, "counts_out", where, ""),
             get_str(obj, "counts_in", where, ""),
             fields,
+            get_count(obj, "sample_lines", where, 0),
         )
 
 
@@ -138,6 +142,7 @@ class TrainingResult:
         return {
             "tokenizer": self.tokenizer_json,
             "report": (report.files, report.total_words, report.unique_words, report.seconds),
+            "sampled": (report.sampled_lines, report.read_lines),
             "history": (report.history.algorithm, report.history.score_name, len(report.history)),
             "frequencies": self.frequencies,
             "examples": self.examples,
@@ -157,6 +162,7 @@ class TrainingResult:
         if not isinstance(data, dict):
             raise ValueError("the last message is not a result")
         files, total, unique, seconds = data["report"]
+        sampled, read = data.get("sampled", (0, 0))
         algorithm, score_name, count = data["history"]
         if count != len(steps):
             raise ValueError(f"{count:,} steps were made but {len(steps):,} arrived")
@@ -170,7 +176,7 @@ class TrainingResult:
         style = data.get("style")
         return TrainingResult(
             str(data["tokenizer"]),
-            TrainReport(int(files), int(total), int(unique), float(seconds), history).with_costs(
+            TrainReport(int(files), int(total), int(unique), float(seconds), history, int(sampled), int(read)).with_costs(
                 int(data["peak_bytes"]) if data.get("peak_bytes") is not None else None, None, None
             ),
             list(data["frequencies"]),
@@ -314,6 +320,8 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     trainer = trainers.from_dict(job.trainer)
     trainer.show_progress = False
     streamer = _Streamer(connection, cancel)
+    sampled_lines = 0
+    read_lines = 0
     if job.counts_in:
         counts = read_counts(job.counts_in)
         try:
@@ -322,9 +330,13 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
             held_out = ""  # the corpus has gone: a continuation trains without evaluations
     else:
         slices, held_out = held_out_split(job.inputs(), job.held_out_fraction)
-        counts = tokenizer.count_words(slices, streamer, job.processes)
+        if job.sample_lines > 0:
+            sampled = tokenizer.count_sampled_words(slices, job.sample_lines, streamer)
+            counts, sampled_lines, read_lines = sampled.counts, sampled.kept, sampled.seen
+        else:
+            counts = tokenizer.count_words(slices, streamer, job.processes)
     counts_file = job.counts_in
-    if job.counts_out:
+    if job.counts_out and job.sample_lines <= 0:
         try:
             write_counts(job.counts_out, counts)
             counts_file = job.counts_out
@@ -336,7 +348,7 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     streamer.flush_steps()
     history = tokenizer.apply_training(trainer, run)
     streamer.evaluate(len(history) - 1 if history.rounds and not history.merges else len(history))
-    report = TrainReport.of(counts, len(job.files), time.monotonic() - started, history)
+    report = TrainReport.of(counts, len(job.files), time.monotonic() - started, history, sampled_lines, read_lines)
     frequencies = token_frequencies(tokenizer, counts)
     examples = token_examples(tokenizer, counts)
     table = VocabularyTable.of(tokenizer, frequencies, job.glyphs)

@@ -237,3 +237,29 @@ def test_saving_a_project_removes_the_word_counts_no_tokenizer_keeps(window: Mai
     assert window._write(str(project))
     assert kept.exists() and not stale.exists()
     assert all(path.exists() for path in others)  # only the Train tab's own names are touched
+
+
+def test_sampling_lines_trains_on_a_sample_says_so_and_keeps_no_counts(
+    qtbot: QtBot, window: MainWindow, small_corpus: Path
+) -> None:
+    project_with(window, [small_corpus], "bpe", 400)
+    tab = window.train_tab
+    tab.held_out.setValue(0.0)
+    wait_for_estimate(qtbot, window, small_corpus.stat().st_size)
+    whole = tab.estimate
+    tab.sample_lines.setValue(500)
+    assert not tab.processes.isEnabled() and "one process" in tab.processes.toolTip()
+    qtbot.waitUntil(lambda: tab.estimate is not None and tab.estimate is not whole, timeout=ESTIMATE_TIMEOUT_MS)
+    assert tab.estimate is not None and whole is not None and tab.estimate.distinct_words < whole.distinct_words
+    train_and_wait(qtbot, window)
+    entry = window.document.active
+    assert entry is not None and entry.report is not None
+    assert entry.report.sampled_lines == 500 and entry.report.read_lines == 2000
+    assert "sampled 500 of 2,000 lines" in tab.message.text()
+    # the same sample as the engine's own sampled training (seed 0)
+    direct, trainer = presets.build("bpe", 400)
+    direct.train([str(small_corpus)], trainer, processes=1, sample_lines=500)
+    assert Tokenizer.from_str(entry.trained_json or "").get_vocab() == direct.get_vocab()
+    assert not entry.counts_file and "sampled 500 of 2,000 lines" in tab.continue_reason()
+    tab.sample_lines.setValue(0)
+    assert tab.processes.isEnabled() and tab.sample_lines.text() == "all lines"
