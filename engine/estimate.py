@@ -18,9 +18,8 @@ from typing import Final
 
 from engine import COMPILED
 from engine.bpe.trainer import BpeTrainer
-from engine.corpus import FileSlice, WordSplitter, count_sampled_words, training_inputs
+from engine.corpus import FileSlice, WordSplitter, training_inputs
 from engine.errors import CorpusError
-from engine.progress import SilentProgress
 from engine.sources import (
     DEFAULT_FIELD,
     FORMAT_COUNTS,
@@ -312,7 +311,7 @@ def _estimate_whole(
     extra = 0.0
     began = time.perf_counter()
     if sample_lines > 0:
-        sampled = count_sampled_words(units, tokenizer._word_splitter(), SilentProgress(), sample_lines, seed)
+        sampled = tokenizer.count_sampled_words(units, sample_lines, None, seed)
         counts = sampled.counts
         count_seconds = time.perf_counter() - began
         kept_text = total * sampled.kept / sampled.seen if sampled.seen else 0.0

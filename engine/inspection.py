@@ -29,12 +29,14 @@ CAUSE_JOINED: Final = "no decoder: decoding joins the tokens with spaces"
 CAUSE_SPECIAL: Final = "special tokens are left out when decoding"
 CAUSE_OTHER: Final = "changed by the pipeline"
 
+_EVERY_CHARACTER: Final = (
+    "give every character a token: a larger alphabet (limit_alphabet, initial_alphabet), byte_fallback, "
+    "or a byte-level pipeline"
+)
 # What to do about each cause, for the people who see it.
 ADVICE: Final[dict[str, str]] = {
-    CAUSE_UNKNOWN: "give every character a token: a larger alphabet (limit_alphabet, initial_alphabet), "
-    "byte_fallback, or a byte-level pipeline",
-    CAUSE_UNKNOWN_SKIPPED: "give every character a token: a larger alphabet (limit_alphabet, initial_alphabet), "
-    "byte_fallback, or a byte-level pipeline",
+    CAUSE_UNKNOWN: _EVERY_CHARACTER,
+    CAUSE_UNKNOWN_SKIPPED: _EVERY_CHARACTER,
     CAUSE_JOINED: "choose the decoder that undoes the pre-tokenizer (ByteLevel, Metaspace, WordPiece); a "
     "Whitespace pre-tokenizer keeps no record of the spaces, so only a ByteLevel or Metaspace pipeline gives them back",
     CAUSE_SPACES: "this decoder puts spaces back by rule; a ByteLevel or Metaspace pipeline keeps them exactly",
@@ -106,9 +108,6 @@ def round_trip(tokenizer: Tokenizer, text: str, encoding: Encoding) -> RoundTrip
     if decoded == text:
         return RoundTrip(decoded, [])
     unk = unknown_token(tokenizer)
-    skipped = bool(unk) and any(token.special and token.content == unk for token in tokenizer.get_added_tokens_decoder().values())
-    unknown_cause = CAUSE_UNKNOWN_SKIPPED if skipped else CAUSE_UNKNOWN
-    spaces_cause = CAUSE_JOINED if tokenizer.decoder is None else CAUSE_SPACES
     unknown_spans: list[tuple[int, int]] = []
     for index in range(len(encoding.ids)):
         if unk and encoding.tokens[index] == unk:
@@ -117,6 +116,9 @@ def round_trip(tokenizer: Tokenizer, text: str, encoding: Encoding) -> RoundTrip
     for token in tokenizer.get_added_tokens_decoder().values():
         if token.special:
             specials.append(token.content)
+    # (decoding leaves special tokens out: an unknown token that is one vanishes)
+    unknown_cause = CAUSE_UNKNOWN_SKIPPED if unk and unk in specials else CAUSE_UNKNOWN
+    spaces_cause = CAUSE_JOINED if tokenizer.decoder is None else CAUSE_SPACES
     matcher = difflib.SequenceMatcher(None, text, decoded, autojunk=False)
     differences: list[Difference] = []
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():

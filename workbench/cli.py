@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 import engine
 from workbench import presets
-from workbench.formatting import human_size
+from workbench.formatting import human_size, sampled_text
 from engine import corpus_ids, models
 from engine.corpus import FileSlice, as_slices, process_count, training_inputs
 from engine.encoding import Encoding
@@ -210,8 +210,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     merges = len(model.merges) if isinstance(model, models.BPE) else 0
     merges_text = f", {merges:,} merges" if isinstance(model, models.BPE) else ""
     source = f"the counts table {table}" if table is not None else f"{read} file{'s' if read != 1 else ''}"
-    if report.sampled_lines:
-        source += f", sampled {report.sampled_lines:,} of {report.read_lines:,} lines"
+    source += sampled_text(report.sampled_lines, report.read_lines)
     print(
         f"Trained {args.preset} tokenizer: vocab {tokenizer.get_vocab_size():,}{merges_text}, "
         f"from {source} ({human_size(total_bytes)}, "

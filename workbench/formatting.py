@@ -27,6 +27,14 @@ def score(value: float) -> str:
     return f"{value:.3e}"
 
 
+def sampled_text(sampled_lines: int, read_lines: int) -> str:
+    """", sampled 5,000 of 40,000 lines" for a training that sampled its lines (a report's
+    `sampled_lines`/`read_lines`), "" for one that read them all (sampled_lines 0)."""
+    if not sampled_lines:
+        return ""
+    return f", sampled {sampled_lines:,} of {read_lines:,} lines"
+
+
 def quantity(value: float, unit: str) -> str:
     """A byte count as `human_size`, anything else as a grouped whole number."""
     return human_size(value) if unit in BYTE_UNITS else f"{value:,.0f}"

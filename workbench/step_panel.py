@@ -36,11 +36,11 @@ from engine.errors import CorpusError, EngineError
 from engine.schema import JsonValue
 from engine.sources import CorpusSource, opening_text, source_of
 from engine.trainers.base import Trainer, TrainingRun
-from engine.trainers.records import SCORE_COUNT, MergeStep, PairCandidate, RoundStep, TrainHistory, TrainReport
+from engine.trainers.records import SCORE_COUNT, MergeStep, PairCandidate, RoundStep, TrainReport
 from engine.vocabulary import TokenStyle, readable, token_examples, token_frequencies
 from workbench.formatting import score
 from workbench.training import TrainingResult, characters_per_token
-from workbench.training_views import Heading, MergesTable, TrainingPlots, steps_text
+from workbench.training_views import Heading, MergesTable, TrainingPlots, rounds_text
 
 # Step mode is for small corpora: a file above this size is not offered.
 MAX_STEP_BYTES: Final = 5 * 1024 * 1024
@@ -398,7 +398,7 @@ class StepPanel(QWidget):
         size = len(run.vocab)
         if self._kind == "UnigramTrainer":
             rounds = self.merges.merges.rounds
-            steps = steps_text(TrainHistory("Unigram", "", rounds=list(rounds)))
+            steps = rounds_text(rounds)
             upcoming = run.top_candidates(1)
             state = (
                 "done: the vocabulary is final" if run.done

@@ -44,7 +44,7 @@ from engine.sources import CorpusSource
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
 from engine.vocabulary import TokenStyle
 from workbench.document import ProjectDocument
-from workbench.formatting import ERROR_STYLE, human_size
+from workbench.formatting import ERROR_STYLE, human_size, sampled_text
 from workbench.pipeline_form import PipelineForm
 from workbench.prompts import Prompts
 from workbench.runner import CAN_PAUSE, TrainingRunner
@@ -154,13 +154,6 @@ class _EstimateTask(QRunnable):
             self.signals.failed.emit(self.number, f"{type(error).__name__}: {error}")
             return
         self.signals.estimated.emit(self.number, estimate)
-
-
-def sampled_text(report: TrainReport) -> str:
-    """", sampled 5,000 of 40,000 lines" when the training sampled its lines, else ""."""
-    if not report.sampled_lines:
-        return ""
-    return f", sampled {report.sampled_lines:,} of {report.read_lines:,} lines"
 
 
 def costs_text(report: TrainReport) -> str:
@@ -640,7 +633,7 @@ class TrainTab(QWidget):
         self._say(
             f"Trained in {report.seconds:.1f} s: {steps_text(report.history)} from {report.files} file"
             f"{'s' if report.files != 1 else ''} ({report.total_words:,} words, {report.unique_words:,} distinct"
-            f"{sampled_text(report)}){held}{measured}."
+            f"{sampled_text(report.sampled_lines, report.read_lines)}){held}{measured}."
             f"{costs_text(report)}"
         )
         self.state_changed.emit("trained")
@@ -732,7 +725,8 @@ class TrainTab(QWidget):
             report = entry.report
             self._say(
                 f"Last trained in {report.seconds:.1f} s on {report.total_words:,} words "
-                f"({report.unique_words:,} distinct{sampled_text(report)}): {steps_text(report.history)}.{costs_text(report)}"
+                f"({report.unique_words:,} distinct{sampled_text(report.sampled_lines, report.read_lines)}): "
+                f"{steps_text(report.history)}.{costs_text(report)}"
             )
         elif entry is not None and entry.is_trained:
             self._say("Imported: no training history. Train to retrain this pipeline on the project's corpus.")

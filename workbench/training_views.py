@@ -378,14 +378,17 @@ ROUND_COLUMNS: Final = ("Round", "Phase", "Vocabulary", "Removed", "Log-likeliho
 
 
 def steps_text(history: TrainHistory) -> str:
-    """What a training made, as its tables count it: "29,904 merges"; "the seed and 18 rounds"
-    (the seed is round 0, so the last round is number 18); "1 round"."""
+    """What a training made, as its tables count it: "29,904 merges", or its `rounds_text`."""
     if history.merges or not history.rounds:
         return f"{len(history.merges):,} merge{'s' if len(history.merges) != 1 else ''}"
-    rounds = len(history.rounds)
-    if history.rounds[0].phase == PHASE_SEED and rounds > 1:
-        return f"the seed and {rounds - 1:,} round{'s' if rounds != 2 else ''}"
-    return f"{rounds:,} round{'s' if rounds != 1 else ''}"
+    return rounds_text(history.rounds)
+
+
+def rounds_text(rounds: Sequence[RoundStep]) -> str:
+    """"the seed and 18 rounds" (the seed is round 0, so the last round is number 18); "1 round"."""
+    if rounds and rounds[0].phase == PHASE_SEED and len(rounds) > 1:
+        return f"the seed and {len(rounds) - 1:,} round{'s' if len(rounds) != 2 else ''}"
+    return f"{len(rounds):,} round{'s' if len(rounds) != 1 else ''}"
 
 
 class MergesModel(QAbstractTableModel):
