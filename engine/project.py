@@ -1,20 +1,26 @@
 """The project file (`*.tokproj`): corpus file references, tokenizer configurations, their trained
-results and training histories, in one versioned JSON file written atomically.
+results with what each was trained on, and their training histories, written atomically.
 
-A project reopens with no retraining: each tokenizer keeps its tokenizer.json, its history
-(what the plots are drawn from) and what the vocabulary view needs (token frequencies and
-example words). Corpus paths are kept relative to the project's folder where they can be, so a
-project folder can move. Nothing here trains or draws.
+Format 2 (written now) is a zip archive, so that a project with several trained tokenizers stays
+a few MB and opens at once: `project.json` holds the corpus references, every tokenizer's
+settings and a summary of its result; each trained tokenizer's big parts are members of their
+own (`tokenizers/<n>/tokenizer.json`, `history.json`, `vocabulary.json`), compressed, read only
+when a view asks for them, and written from bytes made once per result. Format 1 (one JSON file
+holding everything, what `Project.to_json` gives) is still read. Corpus paths are kept relative
+to the project's folder where they can be, so a project folder can move. Nothing here trains or
+draws.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import zipfile
 from typing import Final
 
 from engine.errors import CorpusError, ProjectFileError, SchemaError, TokenizerFileError
-from engine.formats.files import read_text, write_text_atomically
+from engine.formats.files import read_bytes, write_files_atomically
 from engine.schema import (
     JsonValue,
     as_count,
@@ -26,17 +32,34 @@ from engine.schema import (
 )
 from engine.sources import DEFAULT_FIELD, FORMAT_ARROW, FORMAT_JSONL, source_of
 from engine.tokenizer import Tokenizer
-from engine.trainers.records import TrainReport
+from engine.trainers.records import TrainHistory, TrainReport
 
 FORMAT: Final = "tokenizer-workbench project"
-FORMAT_VERSION: Final = 1
+FORMAT_VERSION: Final = 2
 SUFFIX: Final = ".tokproj"
+BACKUP_SUFFIX: Final = ".bak"
+# The archive's index, and where each trained tokenizer's parts go (`<n>`: its place in the list).
+INDEX_MEMBER: Final = "project.json"
+TOKENIZER_MEMBER: Final = "tokenizers/{}/tokenizer.json"
+HISTORY_MEMBER: Final = "tokenizers/{}/history.json"
+VOCABULARY_MEMBER: Final = "tokenizers/{}/vocabulary.json"
+# Example words longer than this are cut (with "…") when a result is made: a Unigram trained on
+# text without spaces has whole lines as words, and six of them per token made projects of 100 MB.
+MAX_EXAMPLE_CHARS: Final = 40
+# Refused before anything is decompressed: a member that says it expands past this, or an
+# archive with more members than a project can have.
+MAX_MEMBER_BYTES: Final = 1 << 30
+MAX_MEMBERS: Final = 100_000
+# How deep a project file's JSON may nest (a real one nests about 10 levels).
+MAX_DEPTH: Final = 200
+ZIP_MAGIC: Final = b"PK\x03\x04"
 
 
 class CorpusFile:
     """A training file as the project knows it: where it is (`path`, absolute), what it was
-    when added (size, line count, SHA-256, and the check's problem, "" when none), and `field`,
-    the text field of its records (JSON Lines, Parquet/Arrow; ignored for other kinds).
+    when last checked (size, modification time, line count, SHA-256, and the check's problem,
+    "" when none), and `field`, the text field of its records (JSON Lines, Parquet/Arrow;
+    ignored for other kinds).
 
     `CorpusFile("a.jsonl", field="content")` trains on each record's "content" string.
     """
@@ -47,9 +70,17 @@ class CorpusFile:
     sha256: str
     problem: str
     field: str
+    mtime: float
 
     def __init__(
-        self, path: str, size: int = 0, lines: int = 0, sha256: str = "", problem: str = "", field: str = DEFAULT_FIELD
+        self,
+        path: str,
+        size: int = 0,
+        lines: int = 0,
+        sha256: str = "",
+        problem: str = "",
+        field: str = DEFAULT_FIELD,
+        mtime: float = 0.0,
     ) -> None:
         self.path = os.path.abspath(path)
         self.size = size
@@ -57,6 +88,7 @@ class CorpusFile:
         self.sha256 = sha256
         self.problem = problem
         self.field = field
+        self.mtime = mtime
 
     @property
     def name(self) -> str:
@@ -74,6 +106,24 @@ class CorpusFile:
     def exists(self) -> bool:
         return os.path.isfile(self.path)
 
+    def changed_on_disk(self) -> bool:
+        """Whether the file's size or modification time differs from its last check (a file
+        never checked, or one that is gone, has not changed here: `exists` says the rest)."""
+        if not self.sha256:
+            return False
+        try:
+            found = os.stat(self.path)
+        except OSError:
+            return False
+        return found.st_size != self.size or (self.mtime > 0.0 and found.st_mtime != self.mtime)
+
+    def copy(self) -> CorpusFile:
+        return CorpusFile(self.path, self.size, self.lines, self.sha256, self.problem, self.field, self.mtime)
+
+    def same_content(self, other: CorpusFile) -> bool:
+        """The same file read the same way with the same bytes (as far as the checks know)."""
+        return self.path == other.path and self.sha256 == other.sha256 and self.field == other.field
+
     def to_dict(self, folder: str) -> dict[str, JsonValue]:
         return {
             "path": self.path,
@@ -83,6 +133,7 @@ class CorpusFile:
             "sha256": self.sha256,
             "problem": self.problem,
             "field": self.field,
+            "mtime": self.mtime,
         }
 
     @staticmethod
@@ -109,24 +160,268 @@ class CorpusFile:
             get_str(obj, "sha256", where, ""),
             get_str(obj, "problem", where, ""),
             field,
+            _get_number(obj, "mtime", where, 0.0),
         )
 
 
+class TrainedOn:
+    """What a result was trained on: the corpus files as the project knew them when the training
+    started (path, size, SHA-256, text field), the lines sampled (0: every line), the share of the
+    corpus held out for the plots, and the word-counts table it continued from ("" when it
+    counted the files itself). Kept with the result, so that a project whose files were swapped
+    since can say so (`differences`)."""
+
+    files: list[CorpusFile]
+    sample_lines: int
+    held_out: float
+    continued_from: str
+
+    def __init__(
+        self, files: list[CorpusFile], sample_lines: int = 0, held_out: float = 0.0, continued_from: str = ""
+    ) -> None:
+        self.files = [item.copy() for item in files]
+        self.sample_lines = sample_lines
+        self.held_out = held_out
+        self.continued_from = continued_from
+
+    def differences(self, corpus: list[CorpusFile]) -> list[str]:
+        """How the project's corpus now differs from what was trained on, one phrase per file:
+        ["b.txt added", "a.txt changed since the training", "c.txt removed"] ([] when the same)."""
+        now = {item.path: item for item in corpus}
+        then = {item.path: item for item in self.files}
+        found: list[str] = []
+        for item in corpus:
+            before = then.get(item.path)
+            if before is None:
+                found.append(f"{item.name} added")
+            elif item.field != before.field:
+                found.append(f"{item.name} read from field '{item.field}' (trained on '{before.field}')")
+            elif item.sha256 and before.sha256 and item.sha256 != before.sha256:
+                found.append(f"{item.name} changed since the training")
+        for item in self.files:
+            if item.path not in now:
+                found.append(f"{item.name} removed")
+        return found
+
+    def to_dict(self, folder: str) -> dict[str, JsonValue]:
+        return {
+            "files": [item.to_dict(folder) for item in self.files],
+            "sample_lines": self.sample_lines,
+            "held_out": self.held_out,
+            "continued_from": self.continued_from,
+        }
+
+    @staticmethod
+    def from_dict(data: object, folder: str) -> TrainedOn:
+        where = "trained_on"
+        obj = expect_object(data, where)
+        return TrainedOn(
+            [CorpusFile.from_dict(item, folder) for item in get_list(obj, "files", where)],
+            get_count(obj, "sample_lines", where, 0),
+            _get_number(obj, "held_out", where, 0.0),
+            get_str(obj, "continued_from", where, ""),
+        )
+
+
+class TrainedResult:
+    """A trained (or imported) tokenizer as the project keeps it, never changed once made: an
+    edit makes a new one, so that undo can put the old one back.
+
+    `tokenizer_json` is the tokenizer; `report` (with the training's history), `frequencies[id]`
+    and `examples[id]` (the most frequent training words holding the token, cut to
+    MAX_EXAMPLE_CHARS) feed the views; `evaluations` are (steps done, characters per token on
+    the held-out text). `counts_file` is the word-counts table a BPE training kept (for
+    continuing it without recounting; "" when none), valid while `counts_key` (a digest of the
+    corpus and the pipeline it was counted with) still matches; `counts_held_out` is the share
+    it was counted without. `trained_on` is what it was trained on (None: imported, or an older
+    project that did not keep it).
+
+    A result read from a project file parses its history and vocabulary parts when first asked
+    for (a part that cannot be read is left out and `problem` says why); `history_data()` and
+    `vocabulary_data()` give them back as the file's bytes.
+    """
+
+    tokenizer_json: str
+    evaluations: list[tuple[int, float]]
+    counts_file: str
+    counts_key: str
+    counts_held_out: float
+    trained_on: TrainedOn | None
+    _summary: dict[str, object] | None
+    _report: TrainReport | None
+    _history_data: bytes
+    _frequencies: list[int] | None
+    _examples: dict[int, list[tuple[str, int]]] | None
+    _vocabulary_data: bytes
+    _where: str
+    # What could not be read of a stored result's parts ("" when everything could).
+    problem: str
+
+    def __init__(
+        self,
+        tokenizer_json: str,
+        report: TrainReport | None = None,
+        frequencies: list[int] | None = None,
+        examples: dict[int, list[tuple[str, int]]] | None = None,
+        evaluations: list[tuple[int, float]] | None = None,
+        counts_file: str = "",
+        counts_key: str = "",
+        counts_held_out: float = 0.0,
+        trained_on: TrainedOn | None = None,
+    ) -> None:
+        self.tokenizer_json = tokenizer_json
+        self.evaluations = evaluations if evaluations is not None else []
+        self.counts_file = counts_file
+        self.counts_key = counts_key
+        self.counts_held_out = counts_held_out
+        self.trained_on = trained_on
+        self._summary = None
+        self._report = report
+        self._history_data = b""
+        self._frequencies = frequencies if frequencies is not None else []
+        self._examples = bounded_examples(examples) if examples is not None else {}
+        self._vocabulary_data = b""
+        self._where = "result"
+        self.problem = ""
+
+    @staticmethod
+    def stored(
+        tokenizer_json: str,
+        summary: dict[str, object] | None,
+        history_data: bytes,
+        vocabulary_data: bytes,
+        evaluations: list[tuple[int, float]],
+        counts: tuple[str, str, float],
+        trained_on: TrainedOn | None,
+        where: str,
+    ) -> TrainedResult:
+        """A result read from a project file, its history and vocabulary parsed when first needed
+        (`where` names it in the messages of a damaged part)."""
+        result = TrainedResult(tokenizer_json, None, None, None, evaluations, counts[0], counts[1], counts[2], trained_on)
+        result._summary = summary
+        result._history_data = history_data
+        result._frequencies = None
+        result._examples = None
+        result._vocabulary_data = vocabulary_data
+        result._where = where
+        return result
+
+    @staticmethod
+    def made(
+        tokenizer_json: str,
+        report: TrainReport,
+        history_data: bytes,
+        vocabulary_data: bytes,
+        evaluations: list[tuple[int, float]],
+        counts: tuple[str, str, float],
+        trained_on: TrainedOn | None,
+    ) -> TrainedResult:
+        """A training's result whose parts a training process made already (as
+        `history_data()` and `vocabulary_data()` give them): they are kept as they are, and
+        the vocabulary part is parsed only if a view asks for it."""
+        result = TrainedResult.stored(
+            tokenizer_json, None, history_data, vocabulary_data, evaluations, counts, trained_on, "result"
+        )
+        result._report = report
+        return result
+
+    def with_counts(self, counts_file: str, counts_key: str, counts_held_out: float) -> TrainedResult:
+        """This result with other kept word counts (the same parts, shared)."""
+        copy = TrainedResult.stored(
+            self.tokenizer_json, self._summary, self._history_data, self._vocabulary_data, self.evaluations,
+            (counts_file, counts_key, counts_held_out), self.trained_on, self._where,
+        )  # fmt: skip
+        copy._report = self._report
+        copy._frequencies = self._frequencies
+        copy._examples = self._examples
+        return copy
+
+    @property
+    def report(self) -> TrainReport | None:
+        """The training's report with its history (None for an imported tokenizer)."""
+        if self._report is None and self._summary is not None:
+            summary = dict(self._summary)
+            history: object = {"algorithm": "unknown"}
+            if self._history_data:
+                try:
+                    history = _parse_part(self._history_data, f"{self._where}: history")
+                except SchemaError as error:
+                    self._summary = None
+                    self.problem = f"its training history cannot be read: {error}"
+                    return None
+            summary["history"] = history
+            try:
+                self._report = TrainReport.from_dict(summary)
+            except SchemaError as error:
+                self._summary = None  # shown as a result without a history, the problem said
+                self.problem = f"its training history cannot be read: {error}"
+        return self._report
+
+    @property
+    def frequencies(self) -> list[int]:
+        if self._frequencies is None:
+            self._read_vocabulary()
+        frequencies = self._frequencies
+        assert frequencies is not None
+        return frequencies
+
+    @property
+    def examples(self) -> dict[int, list[tuple[str, int]]]:
+        if self._examples is None:
+            self._read_vocabulary()
+        examples = self._examples
+        assert examples is not None
+        return examples
+
+    def _read_vocabulary(self) -> None:
+        if not self._vocabulary_data:
+            self._frequencies, self._examples = [], {}
+            return
+        where = f"{self._where}: vocabulary"
+        try:
+            self._frequencies, self._examples = vocabulary_from_dict(_parse_part(self._vocabulary_data, where), where)
+        except SchemaError as error:
+            self._frequencies, self._examples = [], {}
+            self.problem = f"its token frequencies cannot be read: {error}"
+
+    def history_data(self) -> bytes:
+        """The history as the project file's member holds it ("" when there is no report)."""
+        if not self._history_data:
+            report = self.report
+            if report is not None:
+                self._history_data = _compact(_rounded_seconds(report.history.to_dict()))
+        return self._history_data
+
+    def vocabulary_data(self) -> bytes:
+        """The frequencies and example words as the project file's member holds them."""
+        if not self._vocabulary_data:
+            self._vocabulary_data = _compact(vocabulary_to_dict(self.frequencies, self.examples))
+        return self._vocabulary_data
+
+    def summary(self) -> dict[str, JsonValue] | None:
+        """The report without its history (None when there is no report)."""
+        if self._summary is not None:
+            return dict(self._summary)
+        report = self.report
+        if report is None:
+            return None
+        data = report.to_dict()
+        del data["history"]
+        return data
+
+
+# What a tokenizer entry can change, to put back (`TokenizerEntry.state`): name, preset, source,
+# pipeline, trainer settings and result.
+EntryState = tuple[str, str, str, dict[str, JsonValue], dict[str, JsonValue] | None, TrainedResult | None]
+
+
 class TokenizerEntry:
-    """One tokenizer of the project: its configuration (`pipeline`, the tokenizer.json of the
-    untrained pipeline, and `trainer`, the trainer's settings; None for an imported tokenizer
-    that keeps its own vocabulary) and, once trained or imported, its result.
+    """One tokenizer of the project: its name, its configuration (`pipeline`, the tokenizer.json
+    of the untrained pipeline, and `trainer`, the trainer's settings; None for an imported
+    tokenizer that keeps its own vocabulary) and, once trained or imported, its `result`.
 
     `preset` names what it was made from ("bpe", "gpt2", ... or "imported"); `source` is the
-    imported file. The result is kept as tokenizer.json text (`trained_json`): building the
-    engine tokenizer is left to whoever needs it. `frequencies[id]` and `examples[id]` (words
-    containing the token) feed the vocabulary view; `evaluations` are (merges done, characters
-    per token on the held-out text).
-
-    `counts_file` is the word-counts table a BPE training kept (for continuing it to a larger
-    vocabulary without recounting; "" when none), valid only while `counts_key` (a digest of
-    the corpus files' sizes and SHA-256, the pipeline and the held-out share it was counted
-    with) still matches; `counts_held_out` is that share.
+    imported file. The result's parts are also readable here (`trained_json`, `report`, ...).
     """
 
     name: str
@@ -134,14 +429,7 @@ class TokenizerEntry:
     source: str
     pipeline: dict[str, JsonValue]
     trainer: dict[str, JsonValue] | None
-    trained_json: str | None
-    report: TrainReport | None
-    frequencies: list[int]
-    examples: dict[int, list[tuple[str, int]]]
-    evaluations: list[tuple[int, float]]
-    counts_file: str
-    counts_key: str
-    counts_held_out: float
+    result: TrainedResult | None
 
     def __init__(
         self,
@@ -150,116 +438,219 @@ class TokenizerEntry:
         pipeline: dict[str, JsonValue],
         trainer: dict[str, JsonValue] | None,
         source: str = "",
+        result: TrainedResult | None = None,
     ) -> None:
         self.name = name
         self.preset = preset
         self.source = source
         self.pipeline = pipeline
         self.trainer = trainer
-        self.trained_json = None
-        self.report = None
-        self.frequencies = []
-        self.examples = {}
-        self.evaluations = []
-        self.counts_file = ""
-        self.counts_key = ""
-        self.counts_held_out = 0.0
+        self.result = result
+
+    def state(self) -> EntryState:
+        """Everything that can change, to put back later (`restore`): the values are never
+        changed in place, so keeping them is cheap."""
+        return (self.name, self.preset, self.source, self.pipeline, self.trainer, self.result)
+
+    def restore(self, state: EntryState) -> None:
+        self.name, self.preset, self.source, self.pipeline, self.trainer, self.result = state
 
     @property
     def is_trained(self) -> bool:
-        return self.trained_json is not None
+        return self.result is not None
+
+    @property
+    def trained_json(self) -> str | None:
+        return self.result.tokenizer_json if self.result is not None else None
+
+    @property
+    def report(self) -> TrainReport | None:
+        return self.result.report if self.result is not None else None
+
+    @property
+    def frequencies(self) -> list[int]:
+        return self.result.frequencies if self.result is not None else []
+
+    @property
+    def examples(self) -> dict[int, list[tuple[str, int]]]:
+        return self.result.examples if self.result is not None else {}
+
+    @property
+    def evaluations(self) -> list[tuple[int, float]]:
+        return self.result.evaluations if self.result is not None else []
+
+    @property
+    def counts_file(self) -> str:
+        return self.result.counts_file if self.result is not None else ""
+
+    @property
+    def counts_key(self) -> str:
+        return self.result.counts_key if self.result is not None else ""
+
+    @property
+    def counts_held_out(self) -> float:
+        return self.result.counts_held_out if self.result is not None else 0.0
+
+    @property
+    def trained_on(self) -> TrainedOn | None:
+        return self.result.trained_on if self.result is not None else None
 
     @property
     def trained(self) -> dict[str, JsonValue] | None:
         """The trained tokenizer's tokenizer.json object (parsed on each call)."""
-        if self.trained_json is None:
+        if self.result is None:
             return None
-        data: dict[str, JsonValue] = json.loads(self.trained_json)
+        data: dict[str, JsonValue] = json.loads(self.result.tokenizer_json)
         return data
 
     def tokenizer(self) -> Tokenizer:
         """The trained tokenizer, or the untrained pipeline when there is no result yet."""
-        if self.trained_json is not None:
-            return Tokenizer.from_str(self.trained_json)
+        if self.result is not None:
+            return Tokenizer.from_str(self.result.tokenizer_json)
         return Tokenizer.from_str(json.dumps(self.pipeline))
 
     def forget_result(self) -> None:
         """Back to an untrained configuration (its settings changed)."""
-        self.trained_json = None
-        self.report = None
-        self.frequencies = []
-        self.examples = {}
-        self.evaluations = []
-        self.counts_file = ""
-        self.counts_key = ""
-        self.counts_held_out = 0.0
+        self.result = None
 
-    def to_dict(self) -> dict[str, JsonValue]:
-        examples: dict[str, JsonValue] = {}
-        for id, words in sorted(self.examples.items()):
-            examples[str(id)] = [[word, count] for word, count in words]
+    def _settings_dict(self) -> dict[str, JsonValue]:
         return {
             "name": self.name,
             "preset": self.preset,
             "source": self.source,
             "pipeline": self.pipeline,
             "trainer": self.trainer,
-            "trained": self.trained,
-            "report": self.report.to_dict() if self.report is not None else None,
-            "frequencies": list[JsonValue](self.frequencies),
-            "examples": examples,
-            "evaluations": [[done, value] for done, value in self.evaluations],
-            "counts_file": self.counts_file,
-            "counts_key": self.counts_key,
-            "counts_held_out": self.counts_held_out,
         }
 
+    def to_dict(self, folder: str = "") -> dict[str, JsonValue]:
+        """Everything in one JSON object (format 1's layout, parts inline)."""
+        data = self._settings_dict()
+        result = self.result
+        data["trained"] = self.trained
+        report = result.report if result is not None else None
+        data["report"] = report.to_dict() if report is not None else None
+        frequencies = self.frequencies
+        data["frequencies"] = list[JsonValue](frequencies)
+        data["examples"] = _examples_dict(self.examples)
+        data["evaluations"] = [[done, value] for done, value in self.evaluations]
+        data["counts_file"] = self.counts_file
+        data["counts_key"] = self.counts_key
+        data["counts_held_out"] = self.counts_held_out
+        trained_on = self.trained_on
+        data["trained_on"] = trained_on.to_dict(folder) if trained_on is not None else None
+        return data
+
+    def index_dict(self, folder: str, number: int) -> dict[str, JsonValue]:
+        """Its entry in an archive's project.json: the settings and the result's summary, the
+        big parts named as members (`number`: its place in the project's list)."""
+        data = self._settings_dict()
+        result = self.result
+        if result is None:
+            data["result"] = None
+            return data
+        parts: dict[str, JsonValue] = {"tokenizer": TOKENIZER_MEMBER.format(number)}
+        if result.history_data():
+            parts["history"] = HISTORY_MEMBER.format(number)
+        parts["vocabulary"] = VOCABULARY_MEMBER.format(number)
+        trained_on = result.trained_on
+        data["result"] = {
+            "parts": parts,
+            "report": result.summary(),
+            "evaluations": [[done, value] for done, value in result.evaluations],
+            "counts_file": result.counts_file,
+            "counts_key": result.counts_key,
+            "counts_held_out": result.counts_held_out,
+            "trained_on": trained_on.to_dict(folder) if trained_on is not None else None,
+        }
+        return data
+
+    def members(self, number: int) -> list[tuple[str, bytes]]:
+        """The archive members of its result: (name, bytes), as `index_dict` names them."""
+        result = self.result
+        if result is None:
+            return []
+        found = [(TOKENIZER_MEMBER.format(number), result.tokenizer_json.encode("utf-8"))]
+        history = result.history_data()
+        if history:
+            found.append((HISTORY_MEMBER.format(number), history))
+        found.append((VOCABULARY_MEMBER.format(number), result.vocabulary_data()))
+        return found
+
     @staticmethod
-    def from_dict(data: object) -> TokenizerEntry:
+    def _settings_from_dict(obj: dict[str, object]) -> TokenizerEntry:
         where = "tokenizer"
-        obj = expect_object(data, where)
         name = get_str(obj, "name", where)
         where = f"tokenizer {name!r}"
         pipeline = expect_object(obj.get("pipeline"), f"{where}: pipeline")
         trainer = obj.get("trainer")
-        entry = TokenizerEntry(
+        return TokenizerEntry(
             name,
             get_str(obj, "preset", where, "custom"),
             _json_object(pipeline),
             _json_object(expect_object(trainer, f"{where}: trainer")) if trainer is not None else None,
             get_str(obj, "source", where, ""),
         )
+
+    @staticmethod
+    def from_dict(data: object, folder: str = "") -> TokenizerEntry:
+        """An entry of format 1's layout (parts inline)."""
+        obj = expect_object(data, "tokenizer")
+        entry = TokenizerEntry._settings_from_dict(obj)
+        where = f"tokenizer {entry.name!r}"
         trained = obj.get("trained")
-        if trained is not None:
-            entry.trained_json = json.dumps(expect_object(trained, f"{where}: trained"), ensure_ascii=False)
-        report = obj.get("report")
-        if report is not None:
-            entry.report = TrainReport.from_dict(report)
-        if "frequencies" in obj:
-            entry.frequencies = get_counts(obj, "frequencies", where)
-        examples = expect_object(obj.get("examples", {}), f"{where}: examples")
-        for key, words in examples.items():
-            if not key.isdigit() or not isinstance(words, list):
-                raise SchemaError(f"{where}: examples must map token ids to lists of [word, count]")
-            pairs: list[tuple[str, int]] = []
-            for item in words:
-                if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str):
-                    raise SchemaError(f"{where}: an example must be [word, count]")
-                pairs.append((item[0], as_count(item[1], f"{where}: an example's count")))
-            entry.examples[int(key)] = pairs
-        for item in get_list(obj, "evaluations", where) if "evaluations" in obj else []:
-            if not isinstance(item, list) or len(item) != 2:
-                raise SchemaError(f"{where}: an evaluation must be [merges, characters per token]")
-            done, value = item[0], item[1]
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise SchemaError(f"{where}: an evaluation's value must be a number")
-            entry.evaluations.append((as_count(done, f"{where}: an evaluation's merges"), float(value)))
-        entry.counts_file = get_str(obj, "counts_file", where, "")
-        entry.counts_key = get_str(obj, "counts_key", where, "")
-        held_out = obj.get("counts_held_out", 0.0)
-        if isinstance(held_out, bool) or not isinstance(held_out, (int, float)):
-            raise SchemaError(f"{where}: 'counts_held_out' must be a number")
-        entry.counts_held_out = float(held_out)
+        if trained is None:
+            return entry
+        tokenizer_json = json.dumps(expect_object(trained, f"{where}: trained"), ensure_ascii=False)
+        report_data = obj.get("report")
+        report = TrainReport.from_dict(report_data) if report_data is not None else None
+        frequencies = get_counts(obj, "frequencies", where) if "frequencies" in obj else []
+        examples = _examples_from_dict(obj.get("examples", {}), where)
+        held_out = _get_number(obj, "counts_held_out", where, 0.0)
+        trained_on_data = obj.get("trained_on")
+        entry.result = TrainedResult(
+            tokenizer_json,
+            report,
+            frequencies,
+            examples,
+            _evaluations(obj, where),
+            get_str(obj, "counts_file", where, ""),
+            get_str(obj, "counts_key", where, ""),
+            held_out,
+            TrainedOn.from_dict(trained_on_data, folder) if trained_on_data is not None else None,
+        )
+        return entry
+
+    @staticmethod
+    def from_index(data: object, folder: str, members: dict[str, bytes]) -> TokenizerEntry:
+        """An entry of an archive's project.json, its parts taken from `members`."""
+        obj = expect_object(data, "tokenizer")
+        entry = TokenizerEntry._settings_from_dict(obj)
+        where = f"tokenizer {entry.name!r}"
+        result = obj.get("result")
+        if result is None:
+            return entry
+        robj = expect_object(result, f"{where}: result")
+        parts = expect_object(robj.get("parts"), f"{where}: result parts")
+        try:
+            tokenizer_json = _member(parts, "tokenizer", members, where, True).decode("utf-8")
+        except UnicodeDecodeError:
+            raise SchemaError(f"{where}: its tokenizer.json is not UTF-8") from None
+        summary = robj.get("report")
+        trained_on_data = robj.get("trained_on")
+        entry.result = TrainedResult.stored(
+            tokenizer_json,
+            expect_object(summary, f"{where}: report") if summary is not None else None,
+            _member(parts, "history", members, where, False),
+            _member(parts, "vocabulary", members, where, False),
+            _evaluations(robj, where),
+            (
+                get_str(robj, "counts_file", where, ""),
+                get_str(robj, "counts_key", where, ""),
+                _get_number(robj, "counts_held_out", where, 0.0),
+            ),
+            TrainedOn.from_dict(trained_on_data, folder) if trained_on_data is not None else None,
+            where,
+        )
         return entry
 
 
@@ -297,68 +688,414 @@ class Project:
         return f"{wanted} ({n})"
 
     def to_dict(self, folder: str) -> dict[str, JsonValue]:
+        """Everything in one JSON object: format 1's layout (what `to_json` writes)."""
+        return {
+            "format": FORMAT,
+            "format_version": 1,
+            "name": self.name,
+            "corpus": [item.to_dict(folder) for item in self.corpus],
+            "tokenizers": [entry.to_dict(folder) for entry in self.tokenizers],
+            "active": self.active,
+        }
+
+    def to_json(self, folder: str) -> str:
+        """The whole project as one JSON text (format 1, which `parse` reads): for comparing
+        two states, and for reading with the eyes."""
+        return json.dumps(self.to_dict(folder), ensure_ascii=False, indent=1)
+
+    def index(self, folder: str) -> dict[str, JsonValue]:
+        """The archive's project.json: everything but the trained tokenizers' big parts."""
         return {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "name": self.name,
             "corpus": [item.to_dict(folder) for item in self.corpus],
-            "tokenizers": [entry.to_dict() for entry in self.tokenizers],
+            "tokenizers": [self.tokenizers[i].index_dict(folder, i) for i in range(len(self.tokenizers))],
             "active": self.active,
         }
 
-    @staticmethod
-    def from_dict(data: object, folder: str) -> Project:
-        obj = expect_object(data, "project")
-        project = Project(get_str(obj, "name", "project", "Untitled"))
-        project.corpus = [CorpusFile.from_dict(item, folder) for item in get_list(obj, "corpus", "project")]
-        project.tokenizers = [TokenizerEntry.from_dict(item) for item in get_list(obj, "tokenizers", "project")]
-        active = obj.get("active", -1)
-        if isinstance(active, bool) or not isinstance(active, int):
-            raise SchemaError("project: 'active' must be an integer")
-        project.active = active if -1 <= active < len(project.tokenizers) else -1
-        return project
+    def snapshot(self, folder: str) -> list[tuple[str, bytes]]:
+        """The archive's members as (name, bytes), the index first. Cheap: a result's parts are
+        made once and kept; what is left (packing) can run on any thread (`pack`)."""
+        members = [(INDEX_MEMBER, json.dumps(self.index(folder), ensure_ascii=False, indent=1).encode("utf-8"))]
+        for i in range(len(self.tokenizers)):
+            members.extend(self.tokenizers[i].members(i))
+        return members
 
-    def to_json(self, folder: str) -> str:
-        return json.dumps(self.to_dict(folder), ensure_ascii=False, indent=1)
-
-    def save(self, path: str) -> None:
-        """Write the project atomically: a failure never leaves a half-written file at `path`."""
-        folder = os.path.dirname(os.path.abspath(path))
-        write_text_atomically(path, self.to_json(folder))
+    def save(self, path: str, backup: bool = True) -> None:
+        """Write the project atomically, keeping the previous file as `<path>.bak` (`backup`):
+        a failure never leaves a half-written file at `path`."""
+        write_archive(path, pack(self.snapshot(os.path.dirname(os.path.abspath(path)))), backup)
 
     @staticmethod
     def load(path: str) -> Project:
-        """Read a project file; ProjectFileError names the file and the problem."""
+        """Read a project file (an archive, or format 1's JSON); ProjectFileError names the file
+        and the problem."""
         try:
-            text = read_text(path, "project")
+            data = read_bytes(path, "project")
         except TokenizerFileError as error:
             raise ProjectFileError(path, error.reason) from None
+        return Project.from_bytes(data, path)
+
+    @staticmethod
+    def from_bytes(data: bytes, path: str) -> Project:
+        """The project in `data`, the content of the file `path` (which messages name)."""
+        if data.startswith(ZIP_MAGIC):
+            return Project.unpack(data, path)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ProjectFileError(path, f"is neither a project archive nor UTF-8 JSON (byte {error.start})") from None
         return Project.parse(text, path)
 
     @staticmethod
     def parse(text: str, path: str) -> Project:
+        """A project in format 1's layout (one JSON text)."""
+        data = _load_json(text, path)
+        _check_header(data, path)
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            hint = " (the file looks truncated)" if error.pos >= len(text.rstrip()) else ""
-            raise ProjectFileError(path, f"is not valid JSON: {error.msg} at line {error.lineno}{hint}") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ProjectFileError(path, f"is not a Tokenizer Workbench project (no \"format\": \"{FORMAT}\")")
-        version = data.get("format_version")
-        if isinstance(version, bool) or not isinstance(version, int):
-            raise ProjectFileError(path, "has no valid format_version")
-        if version > FORMAT_VERSION:
-            raise ProjectFileError(
-                path, f"was written by a newer Tokenizer Workbench (project format {version}; this one reads up to {FORMAT_VERSION})"
-            )
-        try:
-            return Project.from_dict(data, os.path.dirname(os.path.abspath(path)))
+            obj = expect_object(data, "project")
+            project = Project(get_str(obj, "name", "project", "Untitled"))
+            folder = os.path.dirname(os.path.abspath(path))
+            project.corpus = [CorpusFile.from_dict(item, folder) for item in get_list(obj, "corpus", "project")]
+            project.tokenizers = [TokenizerEntry.from_dict(item, folder) for item in get_list(obj, "tokenizers", "project")]
+            project.active = _active(obj, len(project.tokenizers))
         except SchemaError as error:
             raise ProjectFileError(path, str(error)) from None
+        return project
+
+    @staticmethod
+    def unpack(data: bytes, path: str) -> Project:
+        """A project archive (format 2)."""
+        members = unpack_members(data, path)
+        index = members.get(INDEX_MEMBER)
+        if index is None:
+            raise ProjectFileError(path, f"is a zip archive without {INDEX_MEMBER}: not a Tokenizer Workbench project")
+        try:
+            text = index.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ProjectFileError(path, f"{INDEX_MEMBER} is not UTF-8 (byte {error.start})") from None
+        obj_data = _load_json(text, path)
+        _check_header(obj_data, path)
+        try:
+            obj = expect_object(obj_data, "project")
+            project = Project(get_str(obj, "name", "project", "Untitled"))
+            folder = os.path.dirname(os.path.abspath(path))
+            project.corpus = [CorpusFile.from_dict(item, folder) for item in get_list(obj, "corpus", "project")]
+            project.tokenizers = [
+                TokenizerEntry.from_index(item, folder, members) for item in get_list(obj, "tokenizers", "project")
+            ]
+            project.active = _active(obj, len(project.tokenizers))
+        except SchemaError as error:
+            raise ProjectFileError(path, str(error)) from None
+        return project
+
+
+def pack(members: list[tuple[str, bytes]]) -> bytes:
+    """A zip archive of `members` (deflated). zlib works without Python's lock, so a thread can
+    pack while the window draws."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
+        for name, content in members:
+            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, content)
+    return buffer.getvalue()
+
+
+def unpack_members(data: bytes, path: str) -> dict[str, bytes]:
+    """Every member of a project archive; ProjectFileError for an archive that is damaged,
+    truncated, or declares more than a project can hold (checked before decompressing)."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            infos = archive.infolist()
+            if len(infos) > MAX_MEMBERS:
+                raise ProjectFileError(path, f"holds {len(infos):,} members (a project has at most {MAX_MEMBERS:,})")
+            members: dict[str, bytes] = {}
+            for info in infos:
+                if info.file_size > MAX_MEMBER_BYTES:
+                    raise ProjectFileError(
+                        path, f"member {info.filename} declares {info.file_size:,} bytes (at most {MAX_MEMBER_BYTES:,})"
+                    )
+                with archive.open(info) as stream:
+                    content = stream.read(MAX_MEMBER_BYTES + 1)
+                if len(content) > MAX_MEMBER_BYTES:
+                    raise ProjectFileError(path, f"member {info.filename} expands past {MAX_MEMBER_BYTES:,} bytes")
+                members[info.filename] = content
+    except zipfile.BadZipFile as error:
+        raise ProjectFileError(path, f"is a damaged or truncated project archive ({error})") from None
+    except (zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, ValueError) as error:
+        raise ProjectFileError(path, f"is a damaged project archive ({error})") from None
+    return members
+
+
+def write_archive(path: str, data: bytes, backup: bool = True) -> None:
+    """Write a packed project to `path` atomically (temporary file, flush, fsync, rename), the
+    file it replaces kept as `<path>.bak` when `backup`; raises ProjectFileError naming `path`."""
+    try:
+        if backup and os.path.isfile(path):
+            keep_backup(path)
+        write_files_atomically([(path, data)])
+    except TokenizerFileError as error:
+        raise ProjectFileError(path, error.reason) from None
+    except OSError as error:
+        raise ProjectFileError(path, f"cannot be written ({error.strerror or error})") from None
+    remove_stale_temporaries(path)
+
+
+def keep_backup(path: str) -> None:
+    """`path`'s content, kept as `<path>.bak` (one backup: the previous one is replaced)."""
+    backup = path + BACKUP_SUFFIX
+    spare = f"{backup}.{os.getpid()}.tmp"
+    try:
+        os.unlink(spare)
+    except OSError:
+        pass
+    try:
+        os.link(path, spare)
+    except OSError:
+        with open(path, "rb") as source, open(spare, "wb") as copy:
+            copy.write(source.read())
+    os.replace(spare, backup)
+
+
+def remove_stale_temporaries(path: str) -> list[str]:
+    """Remove what a killed writer of `path` left beside it: `.<name>.<pid>.<hex>.part` (and
+    `.old`) files whose process is gone, as `engine.formats.files` names its temporaries.
+    Returns the paths removed."""
+    folder, name = os.path.split(os.path.abspath(path))
+    prefix = f".{name}."
+    removed: list[str] = []
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return removed
+    for candidate in names:
+        if not candidate.startswith(prefix) or not (candidate.endswith(".part") or candidate.endswith(".old")):
+            continue
+        pieces = candidate[len(prefix) :].split(".")
+        if len(pieces) != 3 or not pieces[0].isascii() or not pieces[0].isdigit():
+            continue
+        pid = int(pieces[0])
+        if pid == os.getpid() or process_alive(pid):
+            continue  # a write under way (ours may run on another thread)
+        try:
+            os.unlink(os.path.join(folder, candidate))
+            removed.append(os.path.join(folder, candidate))
+        except OSError:
+            pass
+    return removed
+
+
+def process_alive(pid: int) -> bool:
+    """Whether a process `pid` exists on this machine (a pid of another user's counts as alive)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def bounded_examples(examples: dict[int, list[tuple[str, int]]]) -> dict[int, list[tuple[str, int]]]:
+    """`examples` with every word cut to MAX_EXAMPLE_CHARS characters (ending "…")."""
+    result: dict[int, list[tuple[str, int]]] = {}
+    for id, words in examples.items():
+        kept: list[tuple[str, int]] = []
+        for word, count in words:
+            if len(word) > MAX_EXAMPLE_CHARS:
+                word = word[: MAX_EXAMPLE_CHARS - 1] + "…"
+            kept.append((word, count))
+        result[id] = kept
+    return result
+
+
+def vocabulary_to_dict(frequencies: list[int], examples: dict[int, list[tuple[str, int]]]) -> dict[str, JsonValue]:
+    """The vocabulary part: frequencies by id, and the example words once each with the ids
+    that show them: {"frequencies": [...], "words": [["·low", 12]], "examples": {"5": [0]}}."""
+    words: list[JsonValue] = []
+    numbered: dict[tuple[str, int], int] = {}
+    shown: dict[str, JsonValue] = {}
+    for id in sorted(examples):
+        indexes: list[JsonValue] = []
+        for item in examples[id]:
+            number = numbered.get(item)
+            if number is None:
+                number = len(words)
+                numbered[item] = number
+                words.append([item[0], item[1]])
+            indexes.append(number)
+        shown[str(id)] = indexes
+    return {"frequencies": list[JsonValue](frequencies), "words": words, "examples": shown}
+
+
+def vocabulary_from_dict(data: object, where: str) -> tuple[list[int], dict[int, list[tuple[str, int]]]]:
+    obj = expect_object(data, where)
+    frequencies = get_counts(obj, "frequencies", where) if "frequencies" in obj else []
+    words: list[tuple[str, int]] = []
+    for item in get_list(obj, "words", where) if "words" in obj else []:
+        if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str):
+            raise SchemaError(f"{where}: a word must be [word, count]")
+        words.append((item[0], as_count(item[1], f"{where}: a word's count")))
+    examples: dict[int, list[tuple[str, int]]] = {}
+    for key, indexes in expect_object(obj.get("examples", {}), f"{where}: examples").items():
+        id = _id_key(key, where)
+        if not isinstance(indexes, list):
+            raise SchemaError(f"{where}: examples must map token ids to lists of word numbers")
+        picked: list[tuple[str, int]] = []
+        for number in indexes:
+            if isinstance(number, bool) or not isinstance(number, int) or not 0 <= number < len(words):
+                raise SchemaError(f"{where}: example word number {number!r} is not one of its {len(words):,} words")
+            picked.append(words[number])
+        examples[id] = picked
+    return frequencies, examples
+
+
+def _member(parts: dict[str, object], key: str, members: dict[str, bytes], where: str, required: bool) -> bytes:
+    """The archive member a result's `parts` name for `key` (b"" when absent and not `required`)."""
+    name = parts.get(key)
+    if name is None and not required:
+        return b""
+    if not isinstance(name, str) or name not in members:
+        raise SchemaError(f"{where}: the archive has no {key} part ({name!r})")
+    return members[name]
+
+
+def _examples_dict(examples: dict[int, list[tuple[str, int]]]) -> dict[str, JsonValue]:
+    shown: dict[str, JsonValue] = {}
+    for id, words in sorted(examples.items()):
+        shown[str(id)] = [[word, count] for word, count in words]
+    return shown
+
+
+def _examples_from_dict(data: object, where: str) -> dict[int, list[tuple[str, int]]]:
+    examples: dict[int, list[tuple[str, int]]] = {}
+    for key, words in expect_object(data, f"{where}: examples").items():
+        if not isinstance(words, list):
+            raise SchemaError(f"{where}: examples must map token ids to lists of [word, count]")
+        pairs: list[tuple[str, int]] = []
+        for item in words:
+            if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str):
+                raise SchemaError(f"{where}: an example must be [word, count]")
+            pairs.append((item[0], as_count(item[1], f"{where}: an example's count")))
+        examples[_id_key(key, where)] = pairs
+    return examples
+
+
+def _id_key(key: str, where: str) -> int:
+    """A token id written as an object key: ASCII digits only ("²".isdigit() is true), and small."""
+    if not key.isascii() or not key.isdigit() or len(key) > 10:
+        raise SchemaError(f"{where}: {key[:20]!r} is not a token id")
+    return int(key)
+
+
+def _evaluations(obj: dict[str, object], where: str) -> list[tuple[int, float]]:
+    found: list[tuple[int, float]] = []
+    for item in get_list(obj, "evaluations", where) if "evaluations" in obj else []:
+        if not isinstance(item, list) or len(item) != 2:
+            raise SchemaError(f"{where}: an evaluation must be [merges, characters per token]")
+        done, value = item[0], item[1]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise SchemaError(f"{where}: an evaluation's value must be a number")
+        found.append((as_count(done, f"{where}: an evaluation's merges"), float(value)))
+    return found
+
+
+def _get_number(obj: dict[str, object], key: str, where: str, default: float) -> float:
+    value = obj.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise SchemaError(f"{where}: '{key}' must be a number")
+    return float(value)
+
+
+def _active(obj: dict[str, object], count: int) -> int:
+    active = obj.get("active", -1)
+    if isinstance(active, bool) or not isinstance(active, int):
+        raise SchemaError("project: 'active' must be an integer")
+    return active if -1 <= active < count else -1
+
+
+def _check_header(data: object, path: str) -> None:
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ProjectFileError(path, f"is not a Tokenizer Workbench project (no \"format\": \"{FORMAT}\")")
+    version = data.get("format_version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ProjectFileError(path, "has no valid format_version")
+    if version > FORMAT_VERSION:
+        raise ProjectFileError(
+            path, f"was written by a newer Tokenizer Workbench (project format {version}; this one reads up to {FORMAT_VERSION})"
+        )
+
+
+def _load_json(text: str, path: str) -> object:
+    """JSON from a project file: every way it can be wrong is a ProjectFileError naming `path`."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        hint = " (the file looks truncated)" if error.pos >= len(text.rstrip()) else ""
+        raise ProjectFileError(path, f"is not valid JSON: {error.msg} at line {error.lineno}{hint}") from None
+    except RecursionError:
+        raise ProjectFileError(path, "nests too deeply to be a project") from None
+    except ValueError as error:
+        raise ProjectFileError(path, f"holds a value that cannot be read ({error})") from None
+    if _depth(data) > MAX_DEPTH:
+        raise ProjectFileError(path, f"nests more than {MAX_DEPTH} levels deep: not a project")
+    return data
+
+
+def _depth(data: object) -> int:
+    """How deeply `data` nests (without recursion): [[1]] -> 2."""
+    deepest = 0
+    waiting: list[tuple[object, int]] = [(data, 0)]
+    while waiting:
+        item, depth = waiting.pop()
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_DEPTH:
+                return deepest
+        if isinstance(item, dict):
+            for value in item.values():
+                if isinstance(value, (dict, list)):
+                    waiting.append((value, depth + 1))
+        elif isinstance(item, list):
+            for value in item:
+                if isinstance(value, (dict, list)):
+                    waiting.append((value, depth + 1))
+    return deepest
+
+
+def _parse_part(data: bytes, where: str) -> object:
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as error:
+        raise SchemaError(f"{where} cannot be read ({error})") from None
+
+
+def _rounded_seconds(history: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """A history's wire form with its times to the millisecond (what a plot can show): the
+    full float of each of 30,000 steps made a third of a project's size."""
+    for kind in ("merges", "rounds"):
+        columns = history.get(kind)
+        if isinstance(columns, dict):
+            seconds = columns.get("seconds")
+            if isinstance(seconds, list):
+                columns["seconds"] = [round(value, 3) if isinstance(value, float) else value for value in seconds]
+    return history
+
+
+def _compact(data: dict[str, JsonValue]) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def _relative(path: str, folder: str) -> str:
     """`path` relative to `folder`, or "" when they are on different drives."""
+    if not folder:
+        return ""
     try:
         return os.path.relpath(path, folder)
     except ValueError:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,18 @@ import pytest
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.corpus import check_file
 from engine.errors import ProjectFileError
-from engine.project import FORMAT_VERSION, CorpusFile, Project, TokenizerEntry
+from engine.project import (
+    BACKUP_SUFFIX,
+    FORMAT_VERSION,
+    INDEX_MEMBER,
+    MAX_EXAMPLE_CHARS,
+    CorpusFile,
+    Project,
+    TokenizerEntry,
+    TrainedOn,
+    TrainedResult,
+    remove_stale_temporaries,
+)
 from engine.vocabulary import token_examples, token_frequencies
 
 
@@ -29,15 +41,29 @@ def trained_project(folder: Path) -> Project:
     check = check_file(str(corpus))
     project.corpus.append(CorpusFile(check.path, check.size, check.lines, check.sha256, check.problem))
     entry = TokenizerEntry("BPE", "bpe", pipeline, trainer.to_dict())
-    entry.trained_json = tokenizer.to_str()
-    entry.report = report
-    entry.frequencies = token_frequencies(tokenizer, counts)
-    entry.examples = token_examples(tokenizer, counts)
-    entry.evaluations = [(0, 1.0), (10, 2.5)]
+    entry.result = TrainedResult(
+        tokenizer.to_str(),
+        report,
+        token_frequencies(tokenizer, counts),
+        token_examples(tokenizer, counts),
+        [(0, 1.0), (10, 2.5)],
+        trained_on=TrainedOn(project.corpus, 0, 0.01),
+    )
     project.tokenizers.append(entry)
     project.tokenizers.append(TokenizerEntry("Untrained", "wordlevel", pipeline, None))
     project.active = 0
     return project
+
+
+def rounded(project: Project) -> Project:
+    """`project` with its steps' times to the millisecond, as a project file keeps them."""
+    data = json.loads(project.to_json("/"))
+    for entry in data["tokenizers"]:
+        if entry["report"] is not None:
+            for kind in ("merges", "rounds"):
+                columns = entry["report"]["history"][kind]
+                columns["seconds"] = [round(value, 3) for value in columns["seconds"]]
+    return Project.parse(json.dumps(data), "/rounded.tokproj")
 
 
 def test_a_project_round_trips(tmp_path: Path) -> None:
@@ -45,11 +71,76 @@ def test_a_project_round_trips(tmp_path: Path) -> None:
     path = tmp_path / "demo.tokproj"
     project.save(str(path))
     again = Project.load(str(path))
-    assert again.to_json(str(tmp_path)) == project.to_json(str(tmp_path))
+    # (the steps' times are kept to the millisecond; everything else as it was)
+    assert again.to_json(str(tmp_path)) == rounded(project).to_json(str(tmp_path))
     entry = again.tokenizers[0]
     assert entry.report == project.tokenizers[0].report and entry.tokenizer().encode("lowest").tokens
     assert again.tokenizers[1].trainer is None and not again.tokenizers[1].is_trained
-    assert json.loads(path.read_text(encoding="utf-8"))["format_version"] == FORMAT_VERSION
+    with zipfile.ZipFile(path) as archive:
+        assert archive.namelist() == [
+            INDEX_MEMBER,
+            "tokenizers/0/tokenizer.json",
+            "tokenizers/0/history.json",
+            "tokenizers/0/vocabulary.json",
+        ]
+        assert json.loads(archive.read(INDEX_MEMBER))["format_version"] == FORMAT_VERSION == 2
+    assert again.tokenizers[0].trained_on is not None
+    assert again.tokenizers[0].trained_on.differences(again.corpus) == []
+
+
+def test_a_format_1_project_still_opens(tmp_path: Path) -> None:
+    project = trained_project(tmp_path)
+    path = tmp_path / "old.tokproj"
+    path.write_text(project.to_json(str(tmp_path)), encoding="utf-8")
+    again = Project.load(str(path))
+    assert again.to_json(str(tmp_path)) == project.to_json(str(tmp_path))
+    assert again.tokenizers[0].report == project.tokenizers[0].report
+
+
+def test_a_reopened_result_reads_its_parts_only_when_asked_and_writes_the_same_bytes(tmp_path: Path) -> None:
+    project = trained_project(tmp_path)
+    path = tmp_path / "demo.tokproj"
+    project.save(str(path))
+    result = Project.load(str(path)).tokenizers[0].result
+    assert result is not None and result._report is None and result._frequencies is None
+    first = result.history_data(), result.vocabulary_data()
+    assert result._report is None  # (written back as read)
+    assert result.report == project.tokenizers[0].report
+    assert (result.history_data(), result.vocabulary_data()) == first
+
+
+def test_example_words_are_cut_and_stored_once(tmp_path: Path) -> None:
+    line = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。何でも薄暗いじめじめした所で"
+    result = TrainedResult("{}", None, [3, 1], {0: [(line, 3)], 1: [(line, 3), ("短い", 1)]})
+    assert result.examples[0] == [(line[: MAX_EXAMPLE_CHARS - 1] + "…", 3)]
+    data = json.loads(result.vocabulary_data())
+    assert data == {"frequencies": [3, 1], "words": [[line[: MAX_EXAMPLE_CHARS - 1] + "…", 3], ["短い", 1]], "examples": {"0": [0], "1": [0, 1]}}
+
+
+def test_saving_keeps_one_backup_and_clears_what_a_killed_save_left(tmp_path: Path) -> None:
+    project = trained_project(tmp_path)
+    path = tmp_path / "demo.tokproj"
+    project.save(str(path))
+    first = path.read_bytes()
+    left = tmp_path / ".demo.tokproj.999999999.abcd1234.part"  # a writer that was killed
+    left.write_bytes(b"half")
+    project.name = "renamed"
+    project.save(str(path))
+    assert (tmp_path / ("demo.tokproj" + BACKUP_SUFFIX)).read_bytes() == first
+    assert Project.load(str(path)).name == "renamed"
+    assert not left.exists()
+    alive = tmp_path / f".demo.tokproj.{os.getpid()}.abcd1234.part"  # (a write under way)
+    alive.write_bytes(b"")
+    assert remove_stale_temporaries(str(path)) == [] and alive.exists()
+
+
+def test_what_a_result_was_trained_on_tells_how_the_corpus_changed(tmp_path: Path) -> None:
+    a, b = CorpusFile("/d/a.txt", 3, 1, "aa"), CorpusFile("/d/b.txt", 3, 1, "bb")
+    trained_on = TrainedOn([a, b], 1000, 0.01)
+    assert trained_on.differences([a, b]) == []
+    changed = CorpusFile("/d/a.txt", 4, 1, "a2")
+    c = CorpusFile("/d/c.txt", 3, 1, "cc")
+    assert trained_on.differences([changed, c]) == ["a.txt changed since the training", "c.txt added", "b.txt removed"]
 
 
 def test_a_moved_project_folder_finds_its_corpus_by_the_relative_path(tmp_path: Path) -> None:
@@ -118,11 +209,11 @@ def test_a_corpus_files_text_field_round_trips_and_old_projects_read_text(tmp_pa
     project.save(str(path))
     again = Project.load(str(path))
     assert [item.field for item in again.corpus] == ["text", "content"]
-    assert again.to_json(str(tmp_path)) == project.to_json(str(tmp_path))
+    assert again.to_json(str(tmp_path)) == rounded(project).to_json(str(tmp_path))
     assert [item.takes_field for item in again.corpus] == [False, True]
     assert CorpusFile("t.parquet").takes_field and not CorpusFile("t.parquet.gz").takes_field
     # a project written before fields were kept
-    data = json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(project.to_json(str(tmp_path)))
     for item in data["corpus"]:
         del item["field"]
     path.write_text(json.dumps(data), encoding="utf-8")
