@@ -3,11 +3,14 @@ signals carrying engine records.
 
 One job at a time: starting a new one cancels the old one first. The pipe is read on a timer,
 a few milliseconds at a time, so a burst of messages never blocks the event loop. A child that
-dies without its final message (killed, crashed, out of memory) is reported as a failure.
+dies without its final message (killed, crashed, out of memory) is reported as a failure, with
+the reason its exit gives and the memory it was seen using; a child that does not stop when
+cancelled is stopped with the counting processes it forked.
 
 Pause and resume (POSIX only, `CAN_PAUSE`): SIGSTOP / SIGCONT to the child and to the counting
 processes it forked (its process group, which the child makes its own); the child keeps all its
-state. Paused time is left out of `elapsed_seconds()` and of the result's seconds.
+state. Paused time is left out of `elapsed_seconds()` and of the result's seconds, which are
+the time the user waited (from the start of the process to the result's arrival).
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 from engine.errors import SchemaError
 from engine.progress import TrainProgress
 from engine.trainers.records import MergeStep, RoundStep, step_from_dict
+from workbench.formatting import human_size
+from workbench.jobs import exit_reason, stop_process_tree
 from workbench.training import TrainingJob, TrainingResult, child_main
 
 # How often the pipe is read, and how long one read may take (ms).
@@ -38,6 +43,8 @@ CANCEL_GRACE_S: Final = 3.0
 EXIT_GRACE_S: Final = 10.0
 # Stopping and continuing processes by signal: POSIX only (not Windows).
 CAN_PAUSE: Final = sys.platform != "win32" and hasattr(signal, "SIGSTOP")
+# How often the training processes' memory is read (s).
+MEMORY_INTERVAL_S: Final = 1.0
 
 
 class TrainingRunner(QObject):
@@ -67,6 +74,9 @@ class TrainingRunner(QObject):
         self._started_at = 0.0
         self._paused_at = 0.0  # when the running job was paused (0: it is not)
         self._paused_total = 0.0
+        # the most memory the training processes were seen using, and when it was last read
+        self._peak_bytes = 0
+        self._memory_read_at = 0.0
         # Children that sent their last message, still exiting: (process, when it was done).
         self._exiting: list[tuple[BaseProcess, float]] = []
         self._timer = QTimer(self)
@@ -105,6 +115,8 @@ class TrainingRunner(QObject):
         self._started_at = time.monotonic()
         self._paused_at = 0.0
         self._paused_total = 0.0
+        self._peak_bytes = 0
+        self._memory_read_at = 0.0
         self._timer.start()
         self.started.emit()
 
@@ -184,9 +196,8 @@ class TrainingRunner(QObject):
             self._exiting.append((process, time.monotonic()))
         for child, _ in self._exiting:
             child.join(wait_seconds)
-            if child.is_alive():
-                child.terminate()
-                child.join(2.0)
+            # (and the counting processes of a child that did not stop on its own)
+            stop_process_tree(child, grace=2.0)
             if child.is_alive():
                 child.kill()
                 child.join()
@@ -216,14 +227,18 @@ class TrainingRunner(QObject):
         # need not close it; a dead child with nothing left to read has ended either way.
         if not process.is_alive() and (ended or not connection.poll()):
             code = process.exitcode
-            self._finish()
-            self.failed.emit(
-                f"the training process stopped unexpectedly (exit code {code}); the project is unchanged"
-            )
+            self._finish(stopping=True)
+            if CAN_PAUSE:
+                # (its counting processes, orphaned: the group the child made lives on in them)
+                stop_process_tree(process, grace=0.0, group=True)
+            self.failed.emit(f"the training process stopped unexpectedly: {self.death_reason(code)}; the project is unchanged")
             return
+        self._watch_memory(process)
         if self._cancel_requested_at and time.monotonic() - self._cancel_requested_at > CANCEL_GRACE_S:
-            process.terminate()
-            self._finish()
+            # (a process deaf to the request: stuck in a regex, say) it and its counting
+            # processes are stopped, so that nothing is left running
+            self._finish(stopping=True)
+            stop_process_tree(process)
             self.cancelled.emit()
 
     def _take(self, message: object) -> bool:
@@ -242,9 +257,9 @@ class TrainingRunner(QObject):
                 self.evaluated.emit(int(message[1]), float(message[2]))
             elif kind == "done":
                 result = TrainingResult.from_wire(message[1], self._steps)
-                if self._paused_total > 0.0:
-                    seconds = max(0.0, result.report.seconds - self._paused_total)
-                    result.report = result.report.with_seconds(seconds)
+                # subtle: the time the user waited, from Train to the result, pauses left out;
+                # the process's own clock misses its start and the work after the report.
+                result.report = result.report.with_seconds(self.elapsed_seconds())
                 self._finish()
                 self.finished.emit(result)
                 return True
@@ -262,21 +277,45 @@ class TrainingRunner(QObject):
             return True
         return False
 
-    def _finish(self) -> None:
+    def _finish(self, stopping: bool = False) -> None:
         """The job is over: stop reading, and let the child exit on its own (watched by `_reap`,
-        never waited for on this thread: a big process can take a moment to free its memory)."""
+        never waited for on this thread: a big process can take a moment to free its memory);
+        `stopping`: the caller stops it."""
         process = self._process
         self._forget()
-        if process is not None:
+        if process is not None and not stopping:
             self._exiting.append((process, time.monotonic()))
             self._timer.start()
+
+    def death_reason(self, code: int | None) -> str:
+        """Why the training process ended without a last message, as far as can be known: its
+        exit code or signal, and the most memory it was seen using."""
+        reason = exit_reason(code)
+        if self._peak_bytes > 0:
+            total = machine_memory()
+            of = f" of this machine's {human_size(total)}" if total > 0 else ""
+            reason += f" (it was using {human_size(self._peak_bytes)}{of}, with its counting processes)"
+            if code == -signal.SIGKILL and total > 0 and self._peak_bytes > 0.6 * total:
+                reason += ". Train on a sample of the lines (Sample), with fewer counting processes, or on fewer files"
+        return reason
+
+    def _watch_memory(self, process: BaseProcess) -> None:
+        """Note, about once a second, how much memory the training processes use (Linux)."""
+        now = time.monotonic()
+        if now - self._memory_read_at < MEMORY_INTERVAL_S or process.pid is None:
+            return
+        self._memory_read_at = now
+        total = 0
+        for pid in [process.pid, *_descendants(process.pid)]:
+            total += _resident_bytes(pid)
+        self._peak_bytes = max(self._peak_bytes, total)
 
     def _reap(self) -> None:
         still: list[tuple[BaseProcess, float]] = []
         for process, since in self._exiting:
             if process.is_alive():
                 if time.monotonic() - since > EXIT_GRACE_S:
-                    process.terminate()
+                    stop_process_tree(process, grace=0.0)
                 still.append((process, since))
             else:
                 process.join(0)
@@ -329,3 +368,21 @@ def _descendants(pid: int) -> list[int]:
         found.extend(children)
         waiting.extend(children)
     return found
+
+
+def _resident_bytes(pid: int) -> int:
+    """The resident memory of process `pid` (Linux's /proc; 0 elsewhere or when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/statm", encoding="ascii") as stream:
+            fields = stream.read().split()
+        return int(fields[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def machine_memory() -> int:
+    """The machine's memory in bytes (0 when it cannot be known)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return 0

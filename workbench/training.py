@@ -10,7 +10,7 @@ Messages, child -> window, each a tuple whose first item names it:
     ("progress", TrainProgress.to_dict())          a stage advanced
     ("steps", [MergeStep/RoundStep .to_dict()])    steps made since the last message
     ("evaluation", steps_done, chars_per_token)    the held-out text under the current vocabulary
-    ("done", TrainingResult.to_wire())             the trained tokenizer and what the views need
+    ("done", TrainingResult.to_wire())             the trained tokenizer, its project parts and what the views need
                                                    (and the child's peak memory, `peak_bytes`)
     ("cancelled",) / ("failed", message)
 """
@@ -32,14 +32,20 @@ from engine.corpus import FileSlice, line_start_after, training_inputs
 from engine.errors import CorpusError, EngineError, SchemaError, TrainingCancelled
 from engine.estimate import peak_rss_bytes
 from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
+from engine.progress import report as report_progress
+from engine.project import TrainedResult
 from engine.sources import CorpusSource, source_of
 from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory, TrainReport
 from engine.unigram.training_run import STAGE_EM
-from engine.vocabulary import TokenStyle, VocabularyTable, token_examples, token_frequencies
+from engine.token_counts import token_statistics
+from engine.vocabulary import TokenStyle, VocabularyTable
 from engine.word_counts import read_counts, write_counts
 
+# The stages after the last merge, one progress row: see `_Finish`.
+STAGE_FINISH: Final = "Finish"
+FINISH_STEPS: Final = 5
 # The held-out text is at most this big: encoding it must stay cheap next to the training.
 HELD_OUT_MAX_BYTES: Final = 64 * 1024
 # Evaluate the held-out text at most this often, in steps done (a fraction of the expected total).
@@ -118,17 +124,19 @@ class TrainingJob:
 @dataclass
 class TrainingResult:
     """What a finished job gives the window: the trained tokenizer.json, the report (with its
-    history), token frequencies and example words and the vocabulary table for the vocabulary
-    view, the evaluations, and how much text was held out.
+    history), the project file's parts made in the training process (`history_data`, and
+    `vocabulary_data`: token frequencies and example words), the vocabulary table and token
+    style the vocabulary view draws, the evaluations, and how much text was held out.
 
     Its wire form (`to_wire`) leaves the history out: the steps were streamed already, and the
-    window puts them back (`from_wire`), so the last message stays cheap to read.
+    window puts them back (`from_wire`), so the last message stays cheap to read. The window
+    never parses the parts: a project keeps them as they are (`engine.project.TrainedResult`).
     """
 
     tokenizer_json: str
     report: TrainReport
-    frequencies: list[int]
-    examples: dict[int, list[tuple[str, int]]]
+    history_data: bytes
+    vocabulary_data: bytes
     evaluations: list[tuple[int, float]] = field(default_factory=list)
     held_out_bytes: int = 0
     table: VocabularyTable | None = None
@@ -144,8 +152,8 @@ class TrainingResult:
             "report": (report.files, report.total_words, report.unique_words, report.seconds),
             "sampled": (report.sampled_lines, report.read_lines),
             "history": (report.history.algorithm, report.history.score_name, len(report.history)),
-            "frequencies": self.frequencies,
-            "examples": self.examples,
+            "history_data": self.history_data,
+            "vocabulary_data": self.vocabulary_data,
             "evaluations": self.evaluations,
             "held_out_bytes": self.held_out_bytes,
             "table": self.table.to_columns() if self.table is not None else None,
@@ -174,13 +182,16 @@ class TrainingResult:
         )
         columns = data.get("table")
         style = data.get("style")
+        history_data, vocabulary_data = data["history_data"], data["vocabulary_data"]
+        if not isinstance(history_data, bytes) or not isinstance(vocabulary_data, bytes):
+            raise ValueError("the result's parts are not bytes")
         return TrainingResult(
             str(data["tokenizer"]),
             TrainReport(int(files), int(total), int(unique), float(seconds), history, int(sampled), int(read)).with_costs(
                 int(data["peak_bytes"]) if data.get("peak_bytes") is not None else None, None, None
             ),
-            list(data["frequencies"]),
-            dict(data["examples"]),
+            history_data,
+            vocabulary_data,
             [(int(done), float(value)) for done, value in data["evaluations"]],
             int(data["held_out_bytes"]),
             VocabularyTable.from_columns(columns) if columns is not None else None,
@@ -346,23 +357,44 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     streamer.follow(run, trainer, Tokenizer.from_str(job.tokenizer_json), held_out)
     run.run_to_end(streamer)
     streamer.flush_steps()
+    finish = _Finish(streamer)
+    finish.stage("building the tokenizer")
     history = tokenizer.apply_training(trainer, run)
+    finish.stage("measuring the held-out text")
     streamer.evaluate(len(history) - 1 if history.rounds and not history.merges else len(history))
     report = TrainReport.of(counts, len(job.files), time.monotonic() - started, history, sampled_lines, read_lines)
-    frequencies = token_frequencies(tokenizer, counts)
-    examples = token_examples(tokenizer, counts)
+    run.release()  # (its words and pairs: the memory the next stages need)
+    frequencies, examples = token_statistics(tokenizer, counts, streamer)
+    finish.stage("making the vocabulary table")
     table = VocabularyTable.of(tokenizer, frequencies, job.glyphs)
-    return TrainingResult(
-        tokenizer.to_str(),
+    finish.stage("packing the result")
+    stored = TrainedResult(tokenizer.to_str(), report, frequencies, examples)
+    result = TrainingResult(
+        stored.tokenizer_json,
         report.with_costs(peak_rss_bytes() or None, None, None),
-        frequencies,
-        examples,
+        stored.history_data(),
+        stored.vocabulary_data(),
         streamer.evaluations,
         len(held_out.encode("utf-8")),
         table,
         TokenStyle.of(tokenizer),
         counts_file,
     )
+    finish.stage("sending the result")
+    return result
+
+
+class _Finish:
+    """The stages after the last merge, named as they start (the "Finish" row): building the
+    tokenizer, the token counts, the vocabulary table, packing and sending the result."""
+
+    def __init__(self, sink: ProgressSink) -> None:
+        self.sink = sink
+        self.done = 0
+
+    def stage(self, what: str) -> None:
+        report_progress(self.sink, STAGE_FINISH, self.done, FINISH_STEPS, "steps", what)
+        self.done += 1
 
 
 def child_main(job_data: dict[str, JsonValue], connection: Connection, cancel: Event) -> None:

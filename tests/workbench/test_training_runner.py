@@ -13,10 +13,12 @@ from pytestqt.qtbot import QtBot
 from engine import Tokenizer
 from engine.corpus import FileSlice
 from engine.progress import TrainProgress
-from engine.trainers.records import MergeStep
+from engine.project import bounded_examples, vocabulary_from_dict
+from engine.trainers.records import MergeStep, TrainHistory
+from engine.vocabulary import token_examples, token_frequencies
 from workbench import presets
 from workbench.runner import TrainingRunner
-from workbench.training import TrainingJob, TrainingResult, held_out_split
+from workbench.training import STAGE_FINISH, TrainingJob, TrainingResult, held_out_split
 from window_support import TRAINING_TIMEOUT_MS
 
 
@@ -45,7 +47,18 @@ def test_the_child_trains_exactly_like_the_engine_in_process(qtbot: QtBot, small
     assert stages[0] == "Pre-processing files" and "Compute merges" in stages
     final = [event for event in progress if event.stage == "Compute merges"][-1]
     assert final.current == final.total == len(report.history)
-    assert sum(result.frequencies) == report.total_words or sum(result.frequencies) >= report.total_words
+    # what the vocabulary view shows, made in the child once: the engine's own answers
+    counts = expected.count_words([str(small_corpus)])
+    frequencies, examples = vocabulary_from_dict(json.loads(result.vocabulary_data), "vocabulary")
+    assert frequencies == token_frequencies(expected, counts)
+    assert examples == bounded_examples(token_examples(expected, counts))
+    assert TrainHistory.from_dict(json.loads(result.history_data)) == report.history
+    # every stage after the last merge is named while it runs
+    finish = [event.detail for event in progress if event.stage == STAGE_FINISH]
+    assert finish == ["building the tokenizer", "measuring the held-out text", "making the vocabulary table", "packing the result", "sending the result"]
+    assert stages.index("Count tokens") > stages.index("Compute merges")
+    # the time reported is the time waited, from the start of the process to the result
+    assert result.report.seconds >= report.seconds
 
 
 def test_the_held_out_text_is_not_trained_on_and_is_measured(qtbot: QtBot, small_corpus: Path) -> None:
