@@ -10,22 +10,28 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Final
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from engine import Tokenizer, models, trainers
 from engine.corpus import FileCheck
 from engine.errors import EngineError
 from engine.formats import convert
-from engine.project import CorpusFile, Project, TokenizerEntry
+from engine.project import CorpusFile, EntryState, Project, TokenizerEntry, TrainedResult
 from engine.schema import JsonValue
 from engine.sources import DEFAULT_FIELD, CorpusSource
 from engine.trainers.base import Trainer
 from engine.vocabulary import TokenStyle, VocabularyTable
 from workbench import presets
-from workbench.training import TrainingResult, inputs_with_fields
+from workbench.training import inputs_with_fields
 
 DEFAULT_VOCAB_SIZE = 8000
+# How many edits Undo can go back (each may keep a replaced trained result alive).
+UNDO_LIMIT: Final = 100
+# The undo command id of settings edits: consecutive edits of one tokenizer's settings are one step.
+SETTINGS_EDIT: Final = 1
 
 
 class ActiveView:
@@ -37,6 +43,7 @@ class ActiveView:
         self, entry: TokenizerEntry, table: VocabularyTable | None = None, style: TokenStyle | None = None
     ) -> None:
         self.entry = entry
+        self.result = entry.result
         self._tokenizer: Tokenizer | None = None
         self._table = table
         self._style = style
@@ -65,29 +72,84 @@ class ActiveView:
         return len(table) if table is not None else self.tokenizer.get_vocab_size()
 
 
+# Everything an edit can change, to put back (`ProjectDocument.state`): the project's name, copies
+# of its corpus files, its tokenizers with their states (the entries themselves are kept, so views
+# and jobs holding one still find it), and the active one.
+ProjectState = tuple[str, list[CorpusFile], list[tuple[TokenizerEntry, EntryState]], TokenizerEntry | None]
+
+
+class ProjectEdit(QUndoCommand):
+    """One undoable edit of the project. It keeps the state on the other side of the edit and
+    swaps it with the current one on undo and on redo, so that changes that are not edits (a
+    file's check arriving late) survive an undo and a redo."""
+
+    def __init__(self, document: ProjectDocument, text: str, before: ProjectState, merge_key: object = None) -> None:
+        super().__init__(text)
+        self.document = document
+        self.other = before
+        self.merge_key = merge_key
+        self._pushed = False
+
+    def id(self) -> int:
+        return SETTINGS_EDIT if self.merge_key is not None else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
+        # subtle: a settings edit that follows one of the same tokenizer becomes part of it: the
+        # state before the first is what undo goes back to.
+        return isinstance(other, ProjectEdit) and other.merge_key is not None and other.merge_key == self.merge_key
+
+    def redo(self) -> None:
+        if not self._pushed:
+            self._pushed = True  # QUndoStack.push runs redo() once: the edit is already made
+            return
+        self._swap()
+
+    def undo(self) -> None:
+        self._swap()
+
+    def _swap(self) -> None:
+        current = self.document.state()
+        self.document.restore(self.other)
+        self.other = current
+
+
 class ProjectDocument(QObject):
     """The open project and its state. `path` is None until it is saved; `is_template` marks a
-    project opened from the shipped sample, which is never written in place."""
+    project opened from the shipped sample, which is never written in place.
+
+    Every edit of the project is a `ProjectEdit` on `undo_stack` (Edit ▸ Undo, Ctrl+Z): the
+    corpus files, the tokenizers, their names, settings and results. The project is dirty while
+    the stack is away from where it was saved, or after a change that is not an edit (another
+    active tokenizer, a file's check)."""
 
     changed = Signal()
     active_changed = Signal()
     dirty_changed = Signal(bool)
     path_changed = Signal()
+    # the paths of corpus files the user just added
+    files_added = Signal(list)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.project = Project()
         self.path: str | None = None
         self.is_template = False
-        self._dirty = False
+        self._unsaved = False
+        self._was_dirty = False
+        # counts every change (edits, undo, redo, other changes): a save or an autosave knows
+        # whether it wrote the project as it is now
+        self.generation = 0
         self._view: ActiveView | None = None
         self.glyphs = True
+        self.undo_stack = QUndoStack(self)
+        self.undo_stack.setUndoLimit(UNDO_LIMIT)
+        self.undo_stack.cleanChanged.connect(self._on_undo_stack_clean_changed)
 
     # -- state -------------------------------------------------------------------------------
 
     @property
     def dirty(self) -> bool:
-        return self._dirty
+        return self._unsaved or not self.undo_stack.isClean()
 
     @property
     def title(self) -> str:
@@ -97,30 +159,80 @@ class ProjectDocument(QObject):
         return self.project.name
 
     def mark_dirty(self) -> None:
-        if not self._dirty:
-            self._dirty = True
-            self.dirty_changed.emit(True)
+        """A change that is not an undoable edit (another active tokenizer, a file checked)."""
+        self.generation += 1
+        self._unsaved = True
+        self._tell_dirty()
 
-    def mark_saved(self, path: str) -> None:
+    def mark_saved(self, path: str, generation: int | None = None) -> None:
+        """The project was written to `path` as it was at `generation` (now, when None): clean
+        if nothing changed since, else still dirty (the changes since are not in the file)."""
         self.path = os.path.abspath(path)
         self.is_template = False
-        self._dirty = False
-        self.dirty_changed.emit(False)
+        if generation is None or generation == self.generation:
+            self._unsaved = False
+            self.undo_stack.setClean()
+        self._tell_dirty()
         self.path_changed.emit()
 
     def replace(self, project: Project, path: str | None, is_template: bool = False, dirty: bool = False) -> None:
-        """Show another project (a new, opened or recovered one)."""
+        """Show another project (a new, opened or recovered one); the undo history starts again."""
         self.project = project
         self.path = os.path.abspath(path) if path is not None else None
         self.is_template = is_template
-        self._dirty = dirty
+        self.undo_stack.clear()
+        self.generation += 1
+        self._unsaved = dirty
         self._view = None
         if self.project.active < 0 and self.project.tokenizers:
             self.project.active = 0
         self.changed.emit()
         self.active_changed.emit()
-        self.dirty_changed.emit(dirty)
+        self._was_dirty = not dirty  # (always tell)
+        self._tell_dirty()
         self.path_changed.emit()
+
+    def _on_undo_stack_clean_changed(self, clean: bool) -> None:
+        self._tell_dirty()
+
+    def _tell_dirty(self) -> None:
+        dirty = self.dirty
+        if dirty != self._was_dirty:
+            self._was_dirty = dirty
+            self.dirty_changed.emit(dirty)
+
+    # -- edits and undo ----------------------------------------------------------------------
+
+    def state(self) -> ProjectState:
+        """What an edit can change, as it is now (see `ProjectState`)."""
+        project = self.project
+        return (
+            project.name,
+            [item.copy() for item in project.corpus],
+            [(entry, entry.state()) for entry in project.tokenizers],
+            project.active_entry,
+        )
+
+    def restore(self, state: ProjectState) -> None:
+        """Put back a state `state()` gave (undo and redo)."""
+        name, corpus, tokenizers, active = state
+        project = self.project
+        project.name = name
+        project.corpus = [item.copy() for item in corpus]
+        project.tokenizers = [entry for entry, _ in tokenizers]
+        for entry, entry_state in tokenizers:
+            entry.restore(entry_state)
+        project.active = project.tokenizers.index(active) if active in project.tokenizers else (0 if project.tokenizers else -1)
+        self.generation += 1
+        self._view = None
+        self.changed.emit()
+        self.active_changed.emit()
+
+    def _edited(self, text: str, before: ProjectState, merge_key: object = None) -> None:
+        """Record an edit just made (the project was `before` it) and tell the views."""
+        self.generation += 1
+        self.undo_stack.push(ProjectEdit(self, text, before, merge_key))
+        self._tell_dirty()
 
     # -- the active tokenizer ------------------------------------------------------------------
 
@@ -140,7 +252,7 @@ class ProjectDocument(QObject):
         entry = self.active
         if entry is None:
             return None
-        if self._view is None or self._view.entry is not entry:
+        if self._view is None or self._view.entry is not entry or self._view.result is not entry.result:
             view = ActiveView(entry)
             try:
                 view.table(self.glyphs)
@@ -165,7 +277,9 @@ class ProjectDocument(QObject):
 
     def add_checked_files(self, checks: list[FileCheck]) -> None:
         """Add files that `engine.corpus.check_file` looked at (a file already there is updated)."""
+        before = self.state()
         known = {item.path: item for item in self.project.corpus}
+        added = 0
         for check in checks:
             path = os.path.abspath(check.path)
             item = known.get(path)
@@ -173,12 +287,12 @@ class ProjectDocument(QObject):
                 item = CorpusFile(path)
                 self.project.corpus.append(item)
                 known[path] = item
-            item.size = check.size
-            item.lines = check.lines
-            item.sha256 = check.sha256
-            item.problem = check.problem
+                added += 1
+            _take_check(item, check)
         self.changed.emit()
-        self.mark_dirty()
+        names = os.path.basename(checks[0].path) if len(checks) == 1 else f"{len(checks)} files"
+        self._edited(f"Add {names}" if added else f"Check {names} again", before)
+        self.files_added.emit([os.path.abspath(check.path) for check in checks])
 
     def corpus_fields(self) -> dict[str, str]:
         """path -> text field of the corpus files read with another field than "text"
@@ -203,20 +317,21 @@ class ProjectDocument(QObject):
         item = self.project.corpus[row]
         if item.field == field or not item.takes_field:
             return False
+        before = self.state()
         item.field = field
         self.changed.emit()
-        self.mark_dirty()
+        self._edited(f"Read {item.name} from field “{field}”", before)
         return True
 
     def apply_field_check(self, path: str, field: str, check: FileCheck | None, error: str = "") -> bool:
         """The check of corpus file `path` read with `field` (`check` None and `error` the
         reason when it could not be read at all). Dropped (False) when the file is gone from
-        the project or has another field by now."""
+        the project or has another field by now. Not an edit: what the file is, found out."""
         item = next((item for item in self.project.corpus if item.path == os.path.abspath(path)), None)
         if item is None or item.field != field:
             return False
         if check is not None:
-            item.size, item.lines, item.sha256, item.problem = check.size, check.lines, check.sha256, check.problem
+            _take_check(item, check)
         else:
             item.problem = error or "cannot be read"
         self.changed.emit()
@@ -224,19 +339,24 @@ class ProjectDocument(QObject):
         return True
 
     def remove_files(self, rows: list[int]) -> None:
-        for row in sorted(set(rows), reverse=True):
-            if 0 <= row < len(self.project.corpus):
-                del self.project.corpus[row]
+        rows = [row for row in sorted(set(rows), reverse=True) if 0 <= row < len(self.project.corpus)]
+        if not rows:
+            return
+        before = self.state()
+        names = self.project.corpus[rows[0]].name if len(rows) == 1 else f"{len(rows)} files"
+        for row in rows:
+            del self.project.corpus[row]
         self.changed.emit()
-        self.mark_dirty()
+        self._edited(f"Remove {names}", before)
 
     def relocate_file(self, row: int, check: FileCheck) -> None:
         """A missing corpus file found elsewhere by the user."""
+        before = self.state()
         item = self.project.corpus[row]
         item.path = os.path.abspath(check.path)
-        item.size, item.lines, item.sha256, item.problem = check.size, check.lines, check.sha256, check.problem
+        _take_check(item, check)
         self.changed.emit()
-        self.mark_dirty()
+        self._edited(f"Locate {item.name}", before)
 
     # -- tokenizers --------------------------------------------------------------------------
 
@@ -250,13 +370,16 @@ class ProjectDocument(QObject):
             pipeline_json(tokenizer),
             trainer.to_dict(),
         )
-        return self._append(entry)
+        return self._append(entry, f"New tokenizer “{entry.name}”")
 
     def import_tokenizer(self, path: str) -> TokenizerEntry:
         """A tokenizer read from a file in any format `convert.load` reads (tokenizer.json,
         SentencePiece .model, .tiktoken, BERT vocab.txt, GPT-2 vocab.json + merges.txt);
         raises EngineError (naming the file) when it cannot be read."""
-        tokenizer = convert.load(path)
+        return self.add_imported(convert.load(path), path)
+
+    def add_imported(self, tokenizer: Tokenizer, path: str) -> TokenizerEntry:
+        """`tokenizer`, read from the file `path`, as a new tokenizer of the project."""
         try:
             # Retraining the imported pipeline keeps its size and its special tokens.
             default = trainers.default_trainer(tokenizer.model)
@@ -276,23 +399,25 @@ class ProjectDocument(QObject):
             untrained_json(tokenizer),
             trainer,
             source=os.path.abspath(path),
+            result=TrainedResult(tokenizer.to_str()),
         )
-        entry.trained_json = tokenizer.to_str()
-        return self._append(entry)
+        return self._append(entry, f"Import “{entry.name}”")
 
-    def _append(self, entry: TokenizerEntry) -> TokenizerEntry:
+    def _append(self, entry: TokenizerEntry, text: str) -> TokenizerEntry:
+        before = self.state()
         self.project.tokenizers.append(entry)
         self.project.active = len(self.project.tokenizers) - 1
         self._view = None
         self.changed.emit()
         self.active_changed.emit()
-        self.mark_dirty()
+        self._edited(text, before)
         return entry
 
     def remove_tokenizer(self, index: int) -> None:
         if not 0 <= index < len(self.project.tokenizers):
             return
-        del self.project.tokenizers[index]
+        before = self.state()
+        removed = self.project.tokenizers.pop(index)
         active = self.project.active
         if active >= len(self.project.tokenizers) or active > index:
             active -= 1
@@ -300,20 +425,25 @@ class ProjectDocument(QObject):
         self._view = None
         self.changed.emit()
         self.active_changed.emit()
-        self.mark_dirty()
+        self._edited(f"Remove “{removed.name}”", before)
 
     def rename_tokenizer(self, index: int, name: str) -> None:
         name = name.strip()
         if name and 0 <= index < len(self.project.tokenizers) and self.project.tokenizers[index].name != name:
-            self.project.tokenizers[index].name = self.project.unique_name(name)
+            before = self.state()
+            entry = self.project.tokenizers[index]
+            old = entry.name
+            entry.name = self.project.unique_name(name)
             self.changed.emit()
-            self.mark_dirty()
+            self._edited(f"Rename “{old}” to “{entry.name}”", before)
 
     def set_configuration(self, pipeline: dict[str, JsonValue], trainer: dict[str, JsonValue]) -> None:
-        """New settings for the active tokenizer; a result trained with other settings is dropped."""
+        """New settings for the active tokenizer; a result trained with other settings is dropped
+        (undo brings it back). Consecutive edits of one tokenizer's settings undo as one."""
         entry = self.active
         if entry is None or (entry.pipeline == pipeline and entry.trainer == trainer):
             return
+        before = self.state()
         entry.pipeline = pipeline
         entry.trainer = trainer
         if entry.is_trained:
@@ -322,22 +452,30 @@ class ProjectDocument(QObject):
         self._view = None
         self.changed.emit()
         self.active_changed.emit()
-        self.mark_dirty()
+        self._edited(f"Change the settings of “{entry.name}”", before, merge_key=id(entry))
 
-    def store_result(self, entry: TokenizerEntry, result: TrainingResult) -> None:
-        """A finished training's result, kept in the project with its history. The vocabulary
-        table the training process built is used as it is (building it here would stall the
-        window at the end of a big training)."""
-        entry.trained_json = result.tokenizer_json
-        entry.report = result.report
-        entry.frequencies = result.frequencies
-        entry.examples = result.examples
-        entry.evaluations = result.evaluations
+    def store_result(
+        self,
+        entry: TokenizerEntry,
+        result: TrainedResult,
+        configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None = None,
+        shown: tuple[VocabularyTable, TokenStyle] | None = None,
+        text: str = "",
+    ) -> None:
+        """A finished training's result (with the settings it was trained with), kept in the
+        project as one undoable edit. `shown`: the vocabulary table and token style a training
+        process built, used as they are (building them here would stall the window at the end
+        of a big training)."""
+        before = self.state()
+        if configuration is not None:
+            entry.pipeline, entry.trainer = configuration
+        entry.source = ""
+        entry.result = result
         if entry is self.active:
-            self._view = ActiveView(entry, result.table, result.style) if result.table is not None else None
+            self._view = ActiveView(entry, shown[0], shown[1]) if shown is not None else None
         self.changed.emit()
         self.active_changed.emit()
-        self.mark_dirty()
+        self._edited(text or f"Train “{entry.name}”", before)
 
     def trainer_of(self, entry: TokenizerEntry) -> Trainer | None:
         if entry.trainer is None:
@@ -346,6 +484,15 @@ class ProjectDocument(QObject):
             return trainers.from_dict(entry.trainer)
         except EngineError:
             return None
+
+
+def _take_check(item: CorpusFile, check: FileCheck) -> None:
+    """What `check` found out about the file `item`, with its modification time now."""
+    item.size, item.lines, item.sha256, item.problem = check.size, check.lines, check.sha256, check.problem
+    try:
+        item.mtime = os.stat(item.path).st_mtime
+    except OSError:
+        item.mtime = 0.0
 
 
 def pipeline_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:

@@ -7,11 +7,11 @@ injected `Prompts`, so tests drive the window without ever blocking on one.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import re
 import time
+from functools import partial
 from typing import Final
 
 from PySide6 import __version__ as pyside_version
@@ -43,14 +43,24 @@ from workbench.encode_tab import EncodeTab
 from workbench.file_checks import FileChecker
 from workbench.project_panel import ProjectPanel
 from workbench.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
-from workbench.settings import Settings, state_dir
-from workbench.train_tab import TrainTab, stale_counts_files
+from workbench.saving import (
+    RECOVERY_NOTE,
+    ProjectLock,
+    RecoveryCopy,
+    RecoveryNote,
+    Worker,
+    orphaned_copies,
+    read_project,
+    read_recovery,
+    set_aside,
+    write_project,
+)
+from workbench.settings import Settings
+from workbench.train_tab import TrainTab
 from workbench.vocab_tab import VocabTab
 
 SAMPLE_PROJECT: Final = ("sample", "sample.tokproj")
 AUTOSAVE_INTERVAL_MS: Final = 60_000
-RECOVERY_FILE: Final = "recovery.tokproj"
-RECOVERY_NOTE: Final = "recovery.json"
 # File ▸ Export's entries besides tokenizer.json, one per format of `convert.FORMATS`, and the
 # name each suggests.
 EXPORT_TITLES: Final = {
@@ -117,6 +127,20 @@ class MainWindow(QMainWindow):
         self.train_tab.state_changed.connect(self._on_train_tab_state_changed)
         self.train_tab.trained.connect(self._on_train_tab_trained)
 
+        self.worker = Worker(self)
+        self.worker.finished.connect(self._on_worker_finished)
+        self.worker.failed.connect(self._on_worker_failed)
+        self.recovery = RecoveryCopy()
+        self.recovery.hold()
+        self.project_lock = ProjectLock()
+        self._autosaving: tuple[int, int] = (0, 0)  # (task number, generation it writes)
+        self._autosaved_generation = -1
+        # word-counts tables this window made, or its project named when it was opened; and
+        # those the project file on disk names (see `_forget_project_files`)
+        self._owned_counts: set[str] = set()
+        self._saved_counts: set[str] = set()
+        self.train_tab.counts_kept.connect(self._on_train_tab_counts_kept)
+        self.document.files_added.connect(self._on_document_files_added)
         self._autosave = QTimer(self)
         self._autosave.setInterval(AUTOSAVE_INTERVAL_MS)
         self._autosave.timeout.connect(self.autosave)
@@ -153,6 +177,13 @@ class MainWindow(QMainWindow):
         self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
         menu = self.menuBar().addMenu("&Edit")
+        self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcuts(QKeySequence.StandardKey.Undo)
+        self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        menu.addAction(self.undo_action)
+        menu.addAction(self.redo_action)
+        menu.addSeparator()
         self._action(menu, "&Copy", self.copy_selection, QKeySequence.StandardKey.Copy)
         self._action(menu, "&Find", self.find_token, QKeySequence.StandardKey.Find)
 
@@ -192,7 +223,7 @@ class MainWindow(QMainWindow):
         for path in self.settings.recent_projects:
             action = self._recent_menu.addAction(path)
             if os.path.isfile(path):
-                action.triggered.connect(lambda checked=False, path=path: self.open_file(path))
+                action.triggered.connect(lambda checked=False, path=path: self.open_recent(path))
             else:
                 action.setText(f"{path} (missing)")
                 action.setEnabled(False)
@@ -225,7 +256,7 @@ class MainWindow(QMainWindow):
         except ProjectFileError as error:
             self.prompts.warn("The sample project cannot be opened", str(error))
             return
-        self.document.replace(project, path, is_template=True)
+        self._show_project(project, path, is_template=True)
 
     def choose_and_open(self) -> None:
         if not self.ask_to_keep_changes():
@@ -234,33 +265,102 @@ class MainWindow(QMainWindow):
         if path:
             self.open_file(path)
 
+    def open_recent(self, path: str) -> bool:
+        """File ▸ Open Recent: asks about unsaved changes first, as Open does."""
+        if not self.ask_to_keep_changes():
+            return False
+        return self.open_file(path)
+
     def open_file(self, path: str, quiet: bool = False) -> bool:
         """Open a project, or a tokenizer file for inspection; False (and a message unless
-        `quiet`) when it cannot be read: the open project is then kept."""
+        `quiet`) when it cannot be read: the open project is then kept. A project is read on
+        another thread while the window keeps drawing."""
         if path.endswith(SUFFIX):
+            self._set_busy(f"Opening {path}…")
             try:
-                project = Project.load(path)
-            except ProjectFileError as error:
+                ok, answer = self.worker.wait(self.worker.start(partial(read_project, path)))
+            finally:
+                self._set_busy("")
+            if not ok or not isinstance(answer, Project):
                 if not quiet:
-                    self.prompts.warn("The project cannot be opened", str(error))
+                    self.prompts.warn("The project cannot be opened", f"{answer}\n\nThe project you had open is unchanged.")
                 return False
-            self.document.replace(project, path)
+            lock = ProjectLock()
+            free, who = lock.acquire(path)
+            if not free and not self.prompts.confirm(
+                "The project is open elsewhere",
+                f"{os.path.basename(path)} is open in another Tokenizer Workbench window ({who}). If both "
+                "windows save it, one overwrites the other's changes.\n\nOpen it here too?",
+            ):
+                return False
+            approved = self._approve_outside_files(answer, path)
+            if approved is None:
+                lock.release()
+                return False
+            # (a file removed on opening is a change the project file does not have yet)
+            self._show_project(answer, path, dirty=not approved, lock=lock)
             self.settings.add_recent(path)
             self.settings.save()
             self.report_missing_files()
+            changed = [item.path for item in answer.corpus if item.exists() and item.changed_on_disk()]
+            if changed:
+                # (a file edited since the project last saw it: its check, and whether the
+                # trained tokenizers were trained on it, are found out again)
+                self.file_checker.check(changed, self.document.corpus_fields())
             return True
-        inspection = Project(f"Inspect {os.path.basename(path)}")
-        previous = (self.document.project, self.document.path, self.document.is_template, self.document.dirty)
-        self.document.replace(inspection, None, dirty=False)
         try:
-            self.document.import_tokenizer(path)
+            tokenizer = convert.load(path)
         except EngineError as error:
-            self.document.replace(previous[0], previous[1], previous[2], previous[3])
             if not quiet:
                 self.prompts.warn("The file cannot be opened", f"{error}\n\nOpen a .tokproj project or {READABLE}.")
             return False
+        self._show_project(Project(f"Inspect {os.path.basename(path)}"), None)
+        self.document.add_imported(tokenizer, path)
+        self.document.undo_stack.clear()  # (an inspection starts with nothing to undo or save)
         self.tabs.setCurrentWidget(self.vocab_tab)
         return True
+
+    def _show_project(self, project: Project, path: str | None, is_template: bool = False, dirty: bool = False, lock: ProjectLock | None = None) -> None:
+        """Replace the open project (its counts tables no longer needed are removed, its lock let
+        go) with `project`."""
+        self._forget_project_files()
+        self.project_lock.release()
+        if lock is not None:
+            self.project_lock = lock
+        self.document.replace(project, path, is_template=is_template, dirty=dirty)
+        self._saved_counts = _counts_files(project)
+        self._owned_counts = set(self._saved_counts)
+        self._autosaved_generation = -1
+
+    def _approve_outside_files(self, project: Project, path: str) -> bool | None:
+        """A project someone sent may name files anywhere (`../../../etc/passwd`): corpus files
+        outside the project's folder that the user never added are shown and asked about.
+        True: nothing to remove; False: they were removed from `project`; None: the user
+        cancels the opening."""
+        folder = os.path.dirname(os.path.abspath(path))
+        # (another window may have added or approved files since this one read the settings)
+        known = set(self.settings.known_files) | set(Settings.load().known_files)
+        outside = [
+            item for item in project.corpus if not _inside(item.path, folder) and item.path not in known and item.exists()
+        ]
+        if not outside:
+            return True
+        listed = "\n".join(f"• {item.path}" for item in outside[:20])
+        more = f"\n… and {len(outside) - 20:,} more" if len(outside) > 20 else ""
+        choice = self.prompts.choose(
+            "Files outside the project's folder",
+            f"{os.path.basename(path)} trains on files outside its folder ({folder}):\n{listed}{more}\n\n"
+            "Keep them in the corpus only if you expect this project to read them.",
+            ["Keep Them", "Remove Them", "Cancel"],
+        )
+        if choice == "Keep Them":
+            self.settings.add_known_files([item.path for item in outside])
+            return True
+        if choice == "Remove Them":
+            dropped = {item.path for item in outside}
+            project.corpus = [item for item in project.corpus if item.path not in dropped]
+            return False
+        return None
 
     def report_missing_files(self) -> None:
         """Say which corpus files moved, and let the user point at their new place."""
@@ -271,7 +371,7 @@ class MainWindow(QMainWindow):
     def new_project(self) -> None:
         if not self.ask_to_keep_changes():
             return
-        self.document.replace(Project("Untitled"), None)
+        self._show_project(Project("Untitled"), None)
 
     # -- saving ------------------------------------------------------------------------------
 
@@ -287,23 +387,50 @@ class MainWindow(QMainWindow):
         path = self.prompts.save_project(suggested)
         if not path:
             return False
+        if os.path.abspath(path) != self.project_lock.path:
+            lock = ProjectLock()
+            free, who = lock.acquire(path)
+            if not free and not self.prompts.confirm(
+                "The project is open elsewhere",
+                f"{os.path.basename(path)} is open in another Tokenizer Workbench window ({who}). Saving here "
+                "replaces it under that window.\n\nSave anyway?",
+            ):
+                return False
+            if not self._write(path):
+                lock.release()
+                return False
+            self.project_lock.release()
+            self.project_lock = lock
+            return True
         return self._write(path)
 
     def _write(self, path: str) -> bool:
+        """Write the project to `path` on the writing thread (the window keeps drawing); the
+        previous file is kept as `<path>.bak`. False, with a message, when it failed: the
+        project stays open and unsaved, and nothing at `path` changed."""
+        generation = self.document.generation
+        members = self.document.project.snapshot(os.path.dirname(os.path.abspath(path)))
+        self._set_busy(f"Saving {path}…")
         try:
-            self.document.project.save(path)
-        except (EngineError, OSError) as error:
-            self.prompts.warn("The project was not saved", f"{error}\n\nNothing was written at {path}.")
+            ok, answer = self.worker.wait(self.worker.start(partial(write_project, path, members)))
+        finally:
+            self._set_busy("")
+        if not ok:
+            self.prompts.warn(
+                "The project was not saved",
+                f"{answer}\n\nNothing was written at {path}; the project is still open with its changes. "
+                "Choose another folder with File ▸ Save As, or free some space and save again.",
+            )
             return False
-        self.document.mark_saved(path)
-        for stale in stale_counts_files(path, self.document.project):
-            try:
-                os.remove(stale)  # counts no tokenizer keeps (derived data, not the user's)
-            except OSError:
-                pass
+        self.document.mark_saved(path, generation)
+        self._saved_counts = _counts_files(self.document.project)
+        self._owned_counts |= self._saved_counts
         self.settings.add_recent(path)
+        # (the files of a project the user saved are theirs: its next opening does not ask)
+        self.settings.add_known_files(self.document.corpus_paths())
         self.settings.save()
-        self.remove_recovery()
+        if not self.document.dirty:
+            self.recovery.remove()
         self.statusBar().showMessage(f"Saved {path}", 5000)
         return True
 
@@ -316,58 +443,97 @@ class MainWindow(QMainWindow):
             return self.save()
         return answer == "discard"
 
+    def _set_busy(self, text: str) -> None:
+        """While a project is read or written: say so in the status bar."""
+        self._state_label.setText(text if text else self.train_tab.resting_state())
+
+    def _forget_project_files(self) -> None:
+        """The open project is going: remove the word-counts tables this window made or its
+        project named that the project file on disk does not name (undo could no longer bring
+        back a result that needs them). Files the user made are never touched."""
+        for path in sorted(self._owned_counts - self._saved_counts):
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        self._owned_counts = set()
+        self._saved_counts = set()
+
+    def _on_document_files_added(self, paths: list[str]) -> None:
+        self.settings.add_known_files(paths)
+        self.settings.save()
+
+    def _on_train_tab_counts_kept(self, path: str) -> None:
+        self._owned_counts.add(os.path.abspath(path))
+
     # -- autosave and recovery ---------------------------------------------------------------
 
     def autosave(self) -> None:
-        """Write the unsaved project to the recovery file (nothing when it has no changes)."""
-        if not self.document.dirty:
+        """Write the unsaved project to this window's recovery copy on the writing thread
+        (nothing when it has no changes, or none since the last autosave)."""
+        if not self.document.dirty or self.document.generation == self._autosaved_generation or self.worker.busy():
             return
-        folder = state_dir()
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            self.document.project.save(str(folder / RECOVERY_FILE))
-            note = {"path": self.document.path if not self.document.is_template else None, "saved_at": time.time()}
-            (folder / RECOVERY_NOTE).write_text(json.dumps(note), encoding="utf-8")
-        except (EngineError, OSError) as error:
-            self.statusBar().showMessage(f"Autosave failed: {error}", 10000)
+        original = self.document.path if self.document.path is not None and not self.document.is_template else ""
+        note = RecoveryNote(self.document.title, original, time.time(), os.getpid())
+        folder = os.path.dirname(self.document.path) if self.document.path else str(self.recovery.folder)
+        members = self.document.project.snapshot(folder)
+        members.append((RECOVERY_NOTE, note.to_bytes()))
+        self._autosaving = (self.worker.start(partial(write_project, self.recovery.path, members, False)), self.document.generation)
 
-    def remove_recovery(self) -> None:
-        for name in (RECOVERY_FILE, RECOVERY_NOTE):
-            try:
-                (state_dir() / name).unlink()
-            except OSError:
-                pass
+    def _on_worker_finished(self, number: int, answer: object) -> None:
+        if number == self._autosaving[0]:
+            self._autosaved_generation = self._autosaving[1]
+
+    def _on_worker_failed(self, number: int, message: str) -> None:
+        if number == self._autosaving[0]:
+            self.statusBar().showMessage(f"Autosave failed: {message}", 10000)
 
     def offer_recovery(self) -> bool:
-        """After a crash: offer the autosaved project back. True when it was restored."""
-        folder = state_dir()
-        recovery = folder / RECOVERY_FILE
-        if not recovery.is_file():
-            return False
-        original: str | None = None
-        saved_at = ""
-        try:
-            note = json.loads((folder / RECOVERY_NOTE).read_text(encoding="utf-8"))
-            original = note.get("path") if isinstance(note.get("path"), str) else None
-            saved_at = time.strftime("%Y-%m-%d %H:%M", time.localtime(float(note.get("saved_at", 0))))
-        except (OSError, ValueError, TypeError):
-            pass
-        try:
-            project = Project.load(str(recovery))
-        except ProjectFileError:
-            self.remove_recovery()
-            return False
-        where = f" (from {original})" if original else ""
-        if not self.prompts.confirm(
-            "Restore unsaved work?",
-            f"Tokenizer Workbench did not close properly. Restore the unsaved project “{project.name}”{where}, "
-            f"autosaved {saved_at}?\n\nNo: discard it.",
-        ):
-            self.remove_recovery()
-            return False
-        self.document.replace(project, original, dirty=True)
-        self.remove_recovery()
-        return True
+        """After a crash: offer back every autosaved copy no living window holds, newest first.
+        True when one was restored. A copy that cannot be read is set aside (never deleted)."""
+        for path, lock in orphaned_copies(self.recovery.folder):
+            try:
+                project, note = read_recovery(path)
+            except ProjectFileError as error:
+                kept = set_aside(path)
+                lock.unlock()
+                self.prompts.warn(
+                    "An autosaved project cannot be restored",
+                    f"{error}\n\n" + (f"It was kept as {kept}, in case you want to look at it." if kept else ""),
+                )
+                continue
+            except Exception as error:  # noqa: BLE001 - a damaged copy must never stop the window from opening
+                kept = set_aside(path)
+                lock.unlock()
+                self.prompts.warn("An autosaved project cannot be restored", f"{type(error).__name__}: {error}\n\nKept as {kept}.")
+                continue
+            trained = sum(1 for entry in project.tokenizers if entry.is_trained)
+            choice = self.prompts.choose(
+                "Restore unsaved work?",
+                f"Tokenizer Workbench did not close properly. The project {note.describe()} has changes that were "
+                f"never saved ({len(project.corpus)} corpus files, {len(project.tokenizers)} tokenizers, {trained} trained).\n\n"
+                "Restore it now? Later keeps it for the next start; Discard deletes it.",
+                ["Restore", "Later", "Discard"],
+            )
+            if choice == "Restore":
+                original = note.path if note.path else None
+                lock_file = ProjectLock()
+                if original is not None:
+                    lock_file.acquire(original)
+                adopted = self.recovery.adopt(path)
+                lock.unlock()
+                self._show_project(project, original, dirty=True, lock=lock_file)
+                if adopted:
+                    # (the copy on disk is this state: it stays until the project is saved)
+                    self._autosaved_generation = self.document.generation
+                return True
+            if choice == "Discard":
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+            lock.unlock()
+        return False
 
     # -- export ------------------------------------------------------------------------------
 
@@ -553,11 +719,16 @@ class MainWindow(QMainWindow):
         event.accept()
 
     def shutdown(self) -> None:
-        """Stop every job and remove the recovery file: the window is closing cleanly."""
+        """Stop every job, finish writing, and remove the recovery copy: the window is closing
+        cleanly (the user saved, or chose to discard the changes)."""
         self._autosave.stop()
         self.train_tab.shutdown()
         self.encode_service.shutdown()
-        self.remove_recovery()
+        self.worker.wait_all()
+        self._forget_project_files()
+        self.recovery.remove()
+        self.recovery.release()
+        self.project_lock.release()
 
 
 def _without_path(message: str) -> str:
@@ -577,3 +748,16 @@ def selected_text(view: QAbstractItemView) -> str:
         cells = rows[row]
         lines.append("\t".join(cells[column] for column in sorted(cells)))
     return "\n".join(lines)
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether `path` is in `folder` or below it."""
+    try:
+        return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == os.path.abspath(folder)
+    except ValueError:
+        return False
+
+
+def _counts_files(project: Project) -> set[str]:
+    """The word-counts tables the project's tokenizers name."""
+    return {os.path.abspath(entry.counts_file) for entry in project.tokenizers if entry.counts_file}

@@ -60,6 +60,20 @@ class Prompts:
     def warn(self, title: str, text: str) -> None:
         QMessageBox.warning(self.parent, title, text)
 
+    def choose(self, title: str, text: str, choices: list[str]) -> str:
+        """One of `choices` (the buttons' texts, the first the default), or "" when the dialog
+        is closed without one."""
+        box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.NoButton, self.parent)
+        buttons = [box.addButton(choice, QMessageBox.ButtonRole.ActionRole) for choice in choices]
+        if buttons:
+            box.setDefaultButton(buttons[0])
+        box.exec()
+        clicked = box.clickedButton()
+        for choice, button in zip(choices, buttons):
+            if clicked is button:
+                return choice
+        return ""
+
     def inform(self, title: str, text: str) -> None:
         QMessageBox.information(self.parent, title, text)
 
@@ -132,6 +146,10 @@ class ScriptedPrompts(Prompts):
 
     def warn(self, title: str, text: str) -> None:
         self._answer("warn", f"{title}: {text}", None)
+
+    def choose(self, title: str, text: str, choices: list[str]) -> str:
+        """Scripted: the queued answer (a choice's text); unscripted, "" (closed)."""
+        return str(self._answer("choose", f"{title}: {text}", ""))
 
     def inform(self, title: str, text: str) -> None:
         self._answer("inform", f"{title}: {text}", None)

@@ -22,6 +22,8 @@ APP_NAME: Final = "tokenizer-workbench"
 HOME_VARIABLE: Final = "TOKENIZER_WORKBENCH_HOME"
 SETTINGS_VERSION: Final = 1
 MAX_RECENT: Final = 10
+# Corpus files outside a project's folder that the user added or approved (most recent first).
+MAX_KNOWN_FILES: Final = 2000
 THEMES: Final = ("system", "light", "dark")
 
 
@@ -52,11 +54,20 @@ class Settings:
     show_whitespace: bool = True
     # The number of processes the window counts words with (0: as many as the machine's cores, up to 4).
     counting_processes: int = 0
+    # Corpus files the user added to a project or approved when a project named them from
+    # outside its folder: opening a project that reads other files outside its folder asks.
+    known_files: list[str] = field(default_factory=list)
 
     def add_recent(self, path: str) -> None:
         path = os.path.abspath(path)
         self.recent_projects = [path] + [p for p in self.recent_projects if p != path]
         del self.recent_projects[MAX_RECENT:]
+
+    def add_known_files(self, paths: list[str]) -> None:
+        fresh = [os.path.abspath(path) for path in paths]
+        kept = set(fresh)
+        self.known_files = fresh + [p for p in self.known_files if p not in kept]
+        del self.known_files[MAX_KNOWN_FILES:]
 
     def remove_recent(self, path: str) -> None:
         self.recent_projects = [p for p in self.recent_projects if p != os.path.abspath(path)]
@@ -99,5 +110,6 @@ class Settings:
         if settings.theme not in THEMES:
             settings.theme = "system"
         settings.recent_projects = [p for p in settings.recent_projects if isinstance(p, str)][:MAX_RECENT]
+        settings.known_files = [p for p in settings.known_files if isinstance(p, str)][:MAX_KNOWN_FILES]
         settings.version = SETTINGS_VERSION
         return settings

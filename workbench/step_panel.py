@@ -1,4 +1,6 @@
-"""`StepPanel`: train step by step on a small text, in this process, and watch each merge win.
+"""`StepPanel`: train step by step on a small text, and watch each merge win: the words are counted
+in a child process (a file, or a long text), the run stepped in this process, one click at a
+time.
 
 It is the same trainer as a full training, driven through the engine's run: `run.step()` makes
 one merge, `run.top_candidates(k)` shows the pairs competing for the next, and
@@ -34,22 +36,28 @@ from PySide6.QtWidgets import (
 from engine import Tokenizer, trainers
 from engine.errors import CorpusError, EngineError
 from engine.schema import JsonValue
-from engine.sources import CorpusSource, opening_text, source_of
+from engine.sources import CorpusSource, source_of
 from engine.trainers.base import Trainer, TrainingRun
-from engine.trainers.records import SCORE_COUNT, MergeStep, PairCandidate, RoundStep, TrainReport
-from engine.vocabulary import TokenStyle, readable, token_examples, token_frequencies
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, PairCandidate, RoundStep, TrainReport
+from engine.project import TrainedResult
+from engine.token_counts import token_statistics
+from engine.vocabulary import TokenStyle, readable
 from workbench.formatting import score
-from workbench.training import TrainingResult, characters_per_token
+from workbench.jobs import ChildJob
+from workbench.train_jobs import count_main, count_payload
+from workbench.training import characters_per_token
 from workbench.training_views import Heading, MergesTable, TrainingPlots, rounds_text
 
 # Step mode is for small corpora: a file above this size is not offered.
 MAX_STEP_BYTES: Final = 5 * 1024 * 1024
+# A typed text up to this long is counted at once in the window; a longer one, or a file, is
+# counted in a child process.
+IN_PROCESS_CHARS: Final = 20_000
 CANDIDATES: Final = 12
 WORDS: Final = 40
 # "Run to end" works in slices of this many seconds between two redraws.
 SLICE_SECONDS: Final = 0.02
-# The compression plot measures at most this much of the training text, at most this often (s).
-EVALUATION_BYTES: Final = 64 * 1024
+# The compression plot measures the training text at most this often (s).
 EVALUATION_INTERVAL: Final = 0.25
 TYPED_TEXT: Final = "typed text"
 PAIR_HEADINGS: Final = ("Pairs competing for the next merge", "Pieces the next prune would remove first")
@@ -62,7 +70,8 @@ DEFAULT_TEXT: Final = (
 
 
 class StepPanel(QWidget):
-    """Step mode. `kept(TrainingResult, pipeline, trainer)` when the user keeps the result."""
+    """Step mode. `kept(TrainedResult, pipeline, trainer)` when the user keeps the result (the
+    trainer's vocab_size set to the size kept)."""
 
     kept = Signal(object, dict, dict)
     state_changed = Signal(str)
@@ -135,6 +144,10 @@ class StepPanel(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._on_timer_timeout)
+        # counts a file's words in a child process (never in the window's)
+        self._counter = ChildJob("word counting", self)
+        self._counter.finished.connect(self._on_counter_finished)
+        self._counter.failed.connect(self._on_counter_failed)
         self._run: TrainingRun | None = None
         self._trainer: Trainer | None = None
         self._tokenizer: Tokenizer | None = None
@@ -147,6 +160,7 @@ class StepPanel(QWidget):
         self._evaluation_lines: list[str] = []
         self._evaluated_at = 0.0
         self._kind = "BpeTrainer"
+        self._score_name = SCORE_COUNT
         self._label_tables("BpeTrainer", SCORE_COUNT)
         self.set_files([])
         self._update_buttons()
@@ -183,8 +197,15 @@ class StepPanel(QWidget):
     # -- driving the run -----------------------------------------------------------------------
 
     def set_configuration(self, configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None) -> None:
-        """The pipeline and trainer to step with (None: the form has errors); resets the run."""
+        """The pipeline and trainer to step with (None: the form has errors); resets the run,
+        and names the tables and plots after what this trainer's steps will be."""
         self._config = configuration
+        if configuration is not None:
+            trainer = configuration[1]
+            self._kind = str(trainer.get("type"))
+            likelihood = self._kind == "WordPieceTrainer" and trainer.get("scoring", "likelihood") == "likelihood"
+            self._score_name = SCORE_LIKELIHOOD if likelihood else SCORE_COUNT
+            self._label_tables(self._kind, self._score_name)
         self.reset()
 
     def start(self) -> None:
@@ -193,21 +214,52 @@ class StepPanel(QWidget):
         if self._config is None:
             self.status.setText("The settings on the left have errors: fix them to start.")
             return
+        pipeline, _ = self._config
+        source = self._files.get(self.source.currentText())
+        text = self.text.toPlainText()
+        if source is None and len(text) <= IN_PROCESS_CHARS:
+            # a few typed sentences: counted here, at once
+            try:
+                counts = Tokenizer.from_str(json.dumps(pipeline)).count_words_from_iterator(text.split("\n"))
+            except EngineError as error:
+                self.status.setText(f"Cannot start: {error}")
+                return
+            self._begin(counts, text)
+            return
+        # a file (or a long text): counted in a child process, the window drawing meanwhile
+        what = os.path.basename(source.path) if source is not None else "the text"
+        self.status.setText(f"Counting the words of {what} with the pipeline on the left…")
+        self._counter.start(count_main, count_payload(json.dumps(pipeline), source, text))
+        self._update_buttons()
+        self.state_changed.emit("counting")
+
+    def is_counting(self) -> bool:
+        return self._counter.is_running()
+
+    def _on_counter_finished(self, answer: object) -> None:
+        if not isinstance(answer, tuple) or len(answer) != 2 or not isinstance(answer[0], dict):
+            self._on_counter_failed("the count sent something else")
+            return
+        self._begin(answer[0], str(answer[1]))
+
+    def _on_counter_failed(self, message: str) -> None:
+        self.status.setText(f"Cannot start: {message}")
+        self._update_buttons()
+        self.state_changed.emit("")
+
+    def _begin(self, counts: dict[str, int], sample: str) -> None:
+        """Start a run on the words counted (nothing is merged yet)."""
+        if self._config is None:
+            return
         pipeline, trainer_settings = self._config
         try:
             tokenizer = Tokenizer.from_str(json.dumps(pipeline))
             trainer = trainers.from_dict(trainer_settings)
-            source = self._files.get(self.source.currentText())
-            if source is not None:
-                counts = tokenizer.count_words([source], processes=1)
-                sample = opening_text(source, EVALUATION_BYTES)
-            else:
-                sample = self.text.toPlainText()
-                counts = tokenizer.count_words_from_iterator(sample.split("\n"))
             run = trainer.start(counts)
             candidates = run.top_candidates(CANDIDATES)
         except (EngineError, OSError) as error:
             self.status.setText(f"Cannot start: {error}")
+            self._update_buttons()
             return
         self._tokenizer, self._trainer, self._run, self._counts = tokenizer, trainer, run, counts
         self._evaluator = Tokenizer.from_str(json.dumps(pipeline))
@@ -228,6 +280,8 @@ class StepPanel(QWidget):
         """Make up to `count` steps and show where the run stands."""
         run = self._run
         if run is None:
+            if self.is_counting():
+                return  # (the words are being counted: the run starts when they are)
             self.start()
             run = self._run
             if run is None:
@@ -243,7 +297,7 @@ class StepPanel(QWidget):
         self._show(run.top_candidates(CANDIDATES))
 
     def run_to_end(self) -> None:
-        if self._run is None:
+        if self._run is None and not self.is_counting():
             self.start()
         if self._run is not None and not self._run.done:
             self._timer.start()
@@ -251,14 +305,15 @@ class StepPanel(QWidget):
 
     def reset(self) -> None:
         self._timer.stop()
+        self._counter.kill()
         self._run = None
         self._trainer = None
         self._tokenizer = None
         self._counts = {}
         self.candidates.setRowCount(0)
         self.words.setRowCount(0)
-        self.merges.merges.reset([], self._style)
-        self.plots.clear()
+        self.merges.merges.reset([], self._style, self._score_name)
+        self.plots.clear(self._score_name, rounds=self._kind == "UnigramTrainer")
         self.status.setText("Press Start: the words of the text are counted with the pipeline on the left.")
         self._update_buttons()
         self.state_changed.emit("")
@@ -274,20 +329,19 @@ class StepPanel(QWidget):
         history = tokenizer.apply_training(trainer, run)
         source = self._files.get(self.source.currentText())
         report = TrainReport.of(self._counts, 0 if source is None else 1, time.monotonic() - self._started, history)
-        result = TrainingResult(
-            tokenizer.to_str(),
-            report,
-            token_frequencies(tokenizer, self._counts),
-            token_examples(tokenizer, self._counts),
-        )
+        frequencies, examples = token_statistics(tokenizer, self._counts)
+        result = TrainedResult(tokenizer.to_str(), report, frequencies, examples)
+        # subtle: the settings say the size of what is kept, which a run to that size makes.
+        trainer_settings = dict(trainer_settings)
+        trainer_settings["vocab_size"] = tokenizer.get_vocab_size()
         self.kept.emit(result, pipeline, trainer_settings)
-        self.status.setText("Kept: the project's tokenizer is now this result (see the Vocabulary tab).")
 
     def is_stepping(self) -> bool:
         return self._timer.isActive()
 
     def stop(self) -> None:
         self._timer.stop()
+        self._counter.kill()
         self._update_buttons()
 
     def _on_timer_timeout(self) -> None:
@@ -416,12 +470,12 @@ class StepPanel(QWidget):
     def _update_buttons(self) -> None:
         run = self._run
         running = run is not None
-        busy = self._timer.isActive()
+        busy = self._timer.isActive() or self._counter.is_running()
         done = run is not None and run.done
         for button in (self.step_button, self.ten_button, self.hundred_button, self.end_button):
             button.setEnabled(not busy and not done and self._config is not None)
         self.start_button.setEnabled(not busy and self._config is not None)
-        self.reset_button.setEnabled(running)
+        self.reset_button.setEnabled(running or self._counter.is_running())
         self.keep_button.setEnabled(running and not busy)
 
 

@@ -5,7 +5,8 @@ Settings of an untrained tokenizer apply as they are edited; a trained one keeps
 until a new training of the changed settings finishes (cancel or failure change nothing).
 
 Beside the Train button, an estimate of the training's time and peak memory
-(`engine.estimate`), made on a worker thread whenever the corpus or the settings change. Pause
+(`engine.estimate`), made in a child process (`workbench.train_jobs`) whenever the corpus or
+the settings change. Pause
 stops the training process where it is (POSIX only: on Windows the button is not shown).
 """
 
@@ -20,7 +21,7 @@ from typing import Final
 
 import platformdirs
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
@@ -36,21 +37,23 @@ from PySide6.QtWidgets import (
 
 from engine import Tokenizer, trainers
 from engine.errors import EngineError
-from engine.estimate import TrainingEstimate, estimate_training
+from engine.estimate import TrainingEstimate
 from engine.progress import TrainProgress
-from engine.project import Project, TokenizerEntry
+from engine.project import Project, TokenizerEntry, TrainedOn, TrainedResult
 from engine.schema import JsonValue
 from engine.sources import CorpusSource
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
 from engine.vocabulary import TokenStyle
 from workbench.document import ProjectDocument
+from workbench.train_jobs import estimate_from_fields, estimate_main, estimate_payload
 from workbench.formatting import ERROR_STYLE, human_size, sampled_text
+from workbench.jobs import ChildJob
 from workbench.pipeline_form import PipelineForm
 from workbench.prompts import Prompts
 from workbench.runner import CAN_PAUSE, TrainingRunner
 from workbench.settings import APP_NAME, HOME_VARIABLE, Settings
 from workbench.step_panel import StepPanel
-from workbench.training import TrainingJob, TrainingResult
+from workbench.training import FINISH_STEPS, STAGE_FINISH, TrainingJob, TrainingResult
 from workbench.training_views import Heading, MergesTable, StageProgress, TrainingPlots, steps_text
 
 DEFAULT_HELD_OUT_PERCENT: Final = 1.0
@@ -113,47 +116,14 @@ def score_name_of(trainer: dict[str, JsonValue]) -> str:
     return SCORE_COUNT
 
 
-class _EstimateSignals(QObject):
-    """What an estimate task reports, with the number of the request it answers."""
-
-    estimated = Signal(int, object)
-    failed = Signal(int, str)
-
-
-class _EstimateTask(QRunnable):
-    """One `estimate_training` call on a pool thread (one counting process: it never forks)."""
-
-    def __init__(
-        self,
-        number: int,
-        tokenizer: Tokenizer,
-        files: list[str | CorpusSource],
-        trainer: trainers.Trainer,
-        processes: int,
-        sample_lines: int,
-        signals: _EstimateSignals,
-    ) -> None:
-        super().__init__()
-        self.number = number
-        self.tokenizer = tokenizer
-        self.files = files
-        self.trainer = trainer
-        self.processes = processes
-        self.sample_lines = sample_lines
-        self.signals = signals
-
-    def run(self) -> None:
-        try:
-            estimate = estimate_training(
-                self.tokenizer, self.files, self.trainer, self.processes, sample_lines=self.sample_lines
-            )
-        except EngineError as error:
-            self.signals.failed.emit(self.number, str(error))
-            return
-        except Exception as error:  # noqa: BLE001 - shown beside the button, never raised into Qt
-            self.signals.failed.emit(self.number, f"{type(error).__name__}: {error}")
-            return
-        self.signals.estimated.emit(self.number, estimate)
+def trained_on_text(trained_on: TrainedOn | None) -> str:
+    """" from a.txt and b.txt (continued from kept word counts)" ("" when not known)."""
+    if trained_on is None or not trained_on.files:
+        return ""
+    names = [item.name for item in trained_on.files]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more files" if len(names) > 3 else "")
+    continued = " (continued from kept word counts)" if trained_on.continued_from else ""
+    return f" from {shown}{continued}"
 
 
 def costs_text(report: TrainReport) -> str:
@@ -171,10 +141,13 @@ def costs_text(report: TrainReport) -> str:
 
 
 class TrainTab(QWidget):
-    """The Train tab. `state_changed(text)` for the status bar; `trained()` after a result."""
+    """The Train tab. `state_changed(text)` for the status bar; `trained()` after a result;
+    `counts_kept(path)` when a training kept its word counts in a table."""
 
     state_changed = Signal(str)
     trained = Signal()
+    # the path of a word-counts table a training just kept
+    counts_kept = Signal(str)
 
     def __init__(self, document: ProjectDocument, settings: Settings, prompts: Prompts) -> None:
         super().__init__()
@@ -188,16 +161,20 @@ class TrainTab(QWidget):
         self._applying = False
         # (entry, steps) whose history the plots already show, drawn live as it trained
         self._plotted: tuple[TokenizerEntry, int] | None = None
-        # the estimate shown (None while a new one is made), the number of the latest request
-        # (older answers are dropped) and what it was asked for (`_estimate_key`)
+        # the estimate shown (None while a new one is made) and what it was asked for
+        # (`_estimate_key`); a new request stops the child still making an older one
         self.estimate: TrainingEstimate | None = None
-        self._estimate_asked = 0
         self._estimate_wanted = ""
         self._job_estimate: TrainingEstimate | None = None
         self._job_counts: tuple[str, float] = ("", 0.0)
-        self._estimate_pool = QThreadPool(self)
-        self._estimate_pool.setMaxThreadCount(1)
-        self._estimate_signals = _EstimateSignals(self)
+        self._job_trained_on: TrainedOn | None = None
+        self._job_text = ""
+        # the message says why Train cannot start (replaced once the reason is gone), and the
+        # corpus changes since the training it names
+        self._saying_reason = False
+        self._shown_changes: list[str] = []
+        # (a child process: the estimate runs the pipeline's regexes on the corpus)
+        self._estimator = ChildJob("estimate", self)
         self._estimate_timer = QTimer(self)
         self._estimate_timer.setSingleShot(True)
         self._estimate_timer.setInterval(ESTIMATE_DELAY_MS)
@@ -215,6 +192,11 @@ class TrainTab(QWidget):
         self.train_button = QPushButton("Train")
         self.train_button.setDefault(True)
         self.cancel_button = QPushButton("Cancel")
+        self.retry_button = QPushButton("Retry")
+        self.retry_button.setToolTip("Start the training that failed again, with the same settings")
+        self.retry_button.hide()
+        # (the tokenizer and the vocabulary size of a continuation, 0 for a training) to retry
+        self._retry: tuple[TokenizerEntry, int] | None = None
         self.pause_button = QPushButton("Pause")
         self.pause_button.setToolTip("Stop the training process where it is; Resume continues it")
         # POSIX only: Windows has no SIGSTOP, and there the button is not shown at all
@@ -274,6 +256,7 @@ class TrainTab(QWidget):
         controls.addWidget(self.train_button)
         controls.addWidget(self.pause_button)
         controls.addWidget(self.cancel_button)
+        controls.addWidget(self.retry_button)
         controls.addWidget(self.estimate_label)
         controls.addWidget(self.revert_button)
         controls.addStretch(1)
@@ -321,10 +304,11 @@ class TrainTab(QWidget):
 
         self.train_button.clicked.connect(self.start_training)
         self.cancel_button.clicked.connect(self.cancel_training)
+        self.retry_button.clicked.connect(self.retry)
         self.pause_button.clicked.connect(self._on_pause_clicked)
         self.continue_button.clicked.connect(self._on_continue_clicked)
-        self._estimate_signals.estimated.connect(self._on_estimate_estimated)
-        self._estimate_signals.failed.connect(self._on_estimate_failed)
+        self._estimator.finished.connect(self._on_estimator_finished)
+        self._estimator.failed.connect(self._on_estimator_failed)
         self._estimate_timer.timeout.connect(self._start_estimate)
         self._clock.timeout.connect(self._show_running_state)
         self.processes.valueChanged.connect(self.refresh_estimate)
@@ -369,13 +353,18 @@ class TrainTab(QWidget):
             return f"Corpus files not found: {', '.join(missing)}. Locate or remove them in the Project panel."
         return ""
 
-    def start_training(self) -> None:
+    def start_training(self, confirmed: bool = False) -> None:
+        """Train the active tokenizer with the form's settings (asking first when that replaces
+        a trained result, unless `confirmed`)."""
         reason = self.blocked_reason()
         entry = self.document.active
         configuration = self.form.configuration()
         if reason or entry is None or configuration is None:
             self._say(reason, error=True)
             return
+        if not confirmed and not self.confirm_replacing(entry, "Train again"):
+            return
+        self._retry = (entry, 0)
         pipeline, trainer = configuration
         held_out = self.held_out.value() / 100.0
         job = TrainingJob(
@@ -390,9 +379,23 @@ class TrainTab(QWidget):
         self._job_counts = (self._counts_key(pipeline, held_out), held_out)
         if trainer.get("type") == "BpeTrainer" and job.sample_lines == 0:
             job.counts_out = self._counts_path(self._job_counts[0])
+        self._job_trained_on = TrainedOn(self.document.project.corpus, job.sample_lines, held_out)
+        self._job_text = f"Train “{entry.name}”"
         self._run(entry, configuration, job)
 
-    def continue_training(self, vocab_size: int | None = None) -> None:
+    def confirm_replacing(self, entry: TokenizerEntry, action: str, replacement: str = "") -> bool:
+        """Before a trained result is replaced: True when `entry` has none, or the user agrees."""
+        if not entry.is_trained:
+            return True
+        view = self.document.view()
+        size = f" ({view.vocab_size:,} tokens)" if view is not None and view.entry is entry else ""
+        return self.prompts.confirm(
+            f"Replace the trained “{entry.name}”?",
+            f"“{entry.name}” has a trained result{size}. {action} and replace it{replacement}?\n\n"
+            "Edit ▸ Undo (Ctrl+Z) brings the current result back.",
+        )
+
+    def continue_training(self, vocab_size: int | None = None, confirmed: bool = False) -> None:
         """Train the active BPE tokenizer again to `vocab_size` (the Continue field's value)
         from the word counts its last training kept: no recounting, the same merges as one run."""
         entry = self.document.active
@@ -400,8 +403,12 @@ class TrainTab(QWidget):
         if reason or entry is None or entry.trainer is None:
             self._say(reason or "Nothing to continue.", error=True)
             return
+        target = vocab_size if vocab_size is not None else self.continue_size.value()
+        if not confirmed and not self.confirm_replacing(entry, f"Continue it to {target:,} tokens", " when the training finishes"):
+            return
+        self._retry = (entry, target)
         trainer = dict(entry.trainer)
-        trainer["vocab_size"] = vocab_size if vocab_size is not None else self.continue_size.value()
+        trainer["vocab_size"] = target
         job = TrainingJob(
             json.dumps(entry.pipeline),
             trainer,
@@ -412,6 +419,14 @@ class TrainTab(QWidget):
             fields=self.document.corpus_fields(),
         )
         self._job_counts = (entry.counts_key, entry.counts_held_out)
+        trained_on = entry.trained_on
+        self._job_trained_on = TrainedOn(
+            self.document.project.corpus,
+            trained_on.sample_lines if trained_on is not None else 0,
+            entry.counts_held_out,
+            entry.counts_file,
+        )
+        self._job_text = f"Continue “{entry.name}” to {trainer['vocab_size']:,} tokens"
         self._run(entry, (entry.pipeline, trainer), job)
 
     def continue_reason(self) -> str:
@@ -519,9 +534,7 @@ class TrainTab(QWidget):
         self.step_panel.stop()
         self._clock.stop()
         self._estimate_timer.stop()
-        self._estimate_asked += 1  # any answer still coming is dropped
-        self._estimate_pool.clear()
-        self._estimate_pool.waitForDone()
+        self._estimator.kill()  # (its answer is dropped, and its counting processes stopped)
         self.runner.shutdown()
 
     def _show_running_state(self) -> None:
@@ -563,39 +576,34 @@ class TrainTab(QWidget):
         key = self._estimate_key()
         if key == self._estimate_wanted:
             return  # asked for already (answered, or on its way)
-        self._estimate_asked += 1
         self._estimate_wanted = key
         self.estimate = None
+        self._estimator.kill()  # (an answer still on its way is for other settings)
         configuration = self.form.configuration()
         if not key or configuration is None or self.blocked_reason():
             self._show_estimate(None, "")
             return
         pipeline, trainer = configuration
-        try:
-            task = _EstimateTask(
-                self._estimate_asked,
-                Tokenizer.from_str(json.dumps(pipeline)),
-                self.document.training_inputs(),
-                trainers.from_dict(trainer),
-                self.processes.value(),
-                self.sample_lines.value(),
-                self._estimate_signals,
-            )
-        except EngineError as error:
-            self._show_estimate(None, str(error))
-            return
         self.estimate_label.setText("Estimate: …")
         self.estimate_label.setToolTip("Estimating the time and memory of a training from a sample of the corpus")
-        self._estimate_pool.start(task)
+        self._estimator.start(
+            estimate_main,
+            estimate_payload(
+                json.dumps(pipeline), trainer, self.document.corpus_paths(), self.document.corpus_fields(),
+                self.processes.value(), self.sample_lines.value(),
+            ),
+        )  # fmt: skip
 
-    def _on_estimate_estimated(self, number: int, estimate: TrainingEstimate) -> None:
-        if number != self._estimate_asked:
-            return  # made for settings or files that have changed since
+    def _on_estimator_finished(self, fields: object) -> None:
+        try:
+            estimate = estimate_from_fields(fields)
+        except ValueError:
+            self._show_estimate(None, "the estimate could not be read")
+            return
         self._show_estimate(estimate, "")
 
-    def _on_estimate_failed(self, number: int, message: str) -> None:
-        if number == self._estimate_asked:
-            self._show_estimate(None, message)
+    def _on_estimator_failed(self, message: str) -> None:
+        self._show_estimate(None, message)
 
     def _show_estimate(self, estimate: TrainingEstimate | None, problem: str) -> None:
         self.estimate = estimate
@@ -617,15 +625,25 @@ class TrainTab(QWidget):
         entry, configuration = self._job_entry, self._job_config
         self._job_entry = None
         self._clock.stop()
+        self.stages.update_stage(TrainProgress(STAGE_FINISH, FINISH_STEPS, FINISH_STEPS, "steps", "stored in the project"))
         estimate = self._job_estimate
         if estimate is not None:
             result.report = result.report.with_costs(result.report.peak_bytes, estimate.seconds, estimate.peak_bytes)
         if entry is not None and configuration is not None and entry in self.document.project.tokenizers:
             self._plotted = (entry, len(result.report.history))
-            entry.counts_file = result.counts_file
-            entry.counts_key = self._job_counts[0] if result.counts_file else ""
-            entry.counts_held_out = self._job_counts[1]
-            self._store(entry, result, configuration)
+            stored = TrainedResult.made(
+                result.tokenizer_json,
+                result.report,
+                result.history_data,
+                result.vocabulary_data,
+                result.evaluations,
+                (result.counts_file, self._job_counts[0] if result.counts_file else "", self._job_counts[1]),
+                self._job_trained_on,
+            )
+            shown = (result.table, result.style) if result.table is not None and result.style is not None else None
+            self.document.store_result(entry, stored, configuration, shown, self._job_text)
+            if result.counts_file:
+                self.counts_kept.emit(result.counts_file)
         report = result.report
         held = f"; {result.held_out_bytes / 1024:,.1f} KB held out" if result.held_out_bytes else ""
         last = result.evaluations[-1][1] if result.evaluations else 0.0
@@ -640,11 +658,6 @@ class TrainTab(QWidget):
         self.trained.emit()
         self._update_controls()
 
-    def _store(self, entry: TokenizerEntry, result: TrainingResult, configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]]) -> None:
-        entry.pipeline, entry.trainer = configuration
-        entry.source = ""
-        self.document.store_result(entry, result)
-
     def _on_runner_cancelled(self) -> None:
         self._job_entry = None
         self._clock.stop()
@@ -656,9 +669,21 @@ class TrainTab(QWidget):
     def _on_runner_failed(self, message: str) -> None:
         self._job_entry = None
         self._clock.stop()
-        self._say(f"Training failed: {message}", error=True)
+        self._say(f"Training failed: {message}. Retry starts it again.", error=True)
         self.state_changed.emit("failed")
         self._update_controls()
+        self.retry_button.setVisible(self._retry is not None and self._retry[0] is self.document.active)
+
+    def retry(self) -> None:
+        """Start the training that failed again (it was asked about already)."""
+        retry, self._retry = self._retry, None
+        self.retry_button.hide()
+        if retry is None or retry[0] is not self.document.active:
+            return
+        if retry[1] > 0:
+            self.continue_training(retry[1], confirmed=True)
+        else:
+            self.start_training(confirmed=True)
 
     def _on_step_panel_state_changed(self, state: str) -> None:
         self.state_changed.emit(f"step by step: {state}" if state else self.resting_state())
@@ -670,11 +695,18 @@ class TrainTab(QWidget):
             return "no tokenizer"
         return "trained" if entry.is_trained else "not trained"
 
-    def _on_step_panel_kept(self, result: TrainingResult, pipeline: dict[str, JsonValue], trainer: dict[str, JsonValue]) -> None:
+    def _on_step_panel_kept(self, result: TrainedResult, pipeline: dict[str, JsonValue], trainer: dict[str, JsonValue]) -> None:
         entry = self.document.active
-        if entry is not None:
-            self._store(entry, result, (pipeline, trainer))
-            self.trained.emit()
+        if entry is None:
+            return
+        report = result.report
+        steps = steps_text(report.history) if report is not None else "the steps made"
+        if not self.confirm_replacing(entry, f"Keep the step-by-step result ({steps}) instead", ""):
+            self.step_panel.status.setText("Not kept: the project's tokenizer is unchanged.")
+            return
+        self.document.store_result(entry, result, (pipeline, trainer), None, f"Keep the step-by-step result as “{entry.name}”")
+        self.step_panel.status.setText("Kept: the project's tokenizer is now this result (see the Vocabulary tab; Edit ▸ Undo takes it back).")
+        self.trained.emit()
 
     # -- settings ----------------------------------------------------------------------------
 
@@ -721,12 +753,33 @@ class TrainTab(QWidget):
         )
         self._name_steps(history is not None and bool(history.rounds) and not history.merges)
         self.merges.scrollToBottom()
+        self._show_stored_message()
+
+    def _corpus_changes(self) -> list[str]:
+        """How the corpus differs from what the active tokenizer was trained on ([] when the same)."""
+        entry = self.document.active
+        trained_on = entry.trained_on if entry is not None else None
+        return trained_on.differences(self.document.project.corpus) if trained_on is not None else []
+
+    def _show_stored_message(self) -> None:
+        """What the active tokenizer's result is: how it was trained, on what, and whether the
+        project's corpus is still what it was trained on."""
+        entry = self.document.active
+        changed = self._corpus_changes()
+        self._shown_changes = changed
         if entry is not None and entry.report is not None:
             report = entry.report
+            trained_on = entry.trained_on
+            warning = (
+                f" The corpus is no longer what it was trained on: {'; '.join(changed)}. Train again to train on it."
+                if changed
+                else ""
+            )
             self._say(
                 f"Last trained in {report.seconds:.1f} s on {report.total_words:,} words "
-                f"({report.unique_words:,} distinct{sampled_text(report.sampled_lines, report.read_lines)}): "
-                f"{steps_text(report.history)}.{costs_text(report)}"
+                f"({report.unique_words:,} distinct{sampled_text(report.sampled_lines, report.read_lines)})"
+                f"{trained_on_text(trained_on)}: {steps_text(report.history)}.{costs_text(report)}{warning}",
+                error=bool(changed),
             )
         elif entry is not None and entry.is_trained:
             self._say("Imported: no training history. Train to retrain this pipeline on the project's corpus.")
@@ -788,11 +841,19 @@ class TrainTab(QWidget):
         self.pending.setVisible(pending)
         if reason and not running:
             self._say(reason, error=True)
+            self._saying_reason = True
+        elif self._saying_reason and not running:
+            # the reason is gone (files added, settings fixed): say what is so now
+            self._saying_reason = False
+            self._show_stored_message()
+        elif not running and self._corpus_changes() != self._shown_changes:
+            self._show_stored_message()  # (files added, removed or changed since the training)
 
     def _name_steps(self, rounds: bool) -> None:
         self.merges_heading.label.setText("Rounds" if rounds else "Latest merges")
 
     def _say(self, text: str, error: bool = False) -> None:
+        self._saying_reason = False
         self.message.setText(text)
         self.message.setStyleSheet(ERROR_STYLE if error else "")
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.progress import TrainProgress
+from engine.wordlevel.trainer import PHASE_SELECT
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.vocabulary import TokenStyle, readable
 from engine.unigram.training_run import PHASE_SEED
@@ -142,6 +143,12 @@ class TrainingPlots(QWidget):
         layout.addWidget(self.score, 0, 0)
         layout.addWidget(self.growth, 0, 1)
         layout.addWidget(self.compression, 0, 2)
+        # shown instead of the plots where a training has nothing to plot (WordLevel)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.note.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.note.hide()
+        layout.addWidget(self.note, 0, 0, 1, 3)
         self.score_name = "count"
         self.compression_title = "Compression of held-out text"
         self._ranks: list[float] = []
@@ -271,6 +278,7 @@ class TrainingPlots(QWidget):
         `rounds`: the steps to come are rounds (Unigram), drawn as such from the start."""
         relabel = score_name != self.score_name or rounds != self._rounds
         self.score_name = score_name
+        self._show_plots(True)
         self._ranks, self._values, self._seconds, self._sizes, self._touched = [], [], [], [], []
         self._evaluated_at, self._evaluations = [], []
         self._phases = []
@@ -281,9 +289,24 @@ class TrainingPlots(QWidget):
             self._score_curve.setData([], [])
             self._growth_curve.setData([], [])
             self._label_axes()
+        for plot in (self.score, self.growth, self.compression):
+            # (an earlier training's range must not outlive its data: a likelihood's 1e-120)
+            plot.getPlotItem().enableAutoRange()
         self._dirty = True
         if at_once:
             self.redraw()
+
+    def _show_selection(self) -> None:
+        self.note.setText(
+            "WordLevel keeps the most frequent words whole, in one step: there are no merges or rounds "
+            "to plot. The Vocabulary tab lists the words with their counts."
+        )
+        self._show_plots(False)
+
+    def _show_plots(self, shown: bool) -> None:
+        for plot in (self.score, self.growth, self.compression):
+            plot.setVisible(shown)
+        self.note.setVisible(not shown)
 
     def add_steps(self, steps: list[MergeStep | RoundStep]) -> None:
         for step in steps:
@@ -293,6 +316,8 @@ class TrainingPlots(QWidget):
                 self._seconds.append(step.seconds)
                 self._sizes.append(float(step.vocab_size))
                 self._touched.append(float(step.words_touched))
+            elif step.phase == PHASE_SELECT:
+                self._show_selection()  # (WordLevel: one step, nothing to plot)
             else:
                 if not self._rounds:
                     self._rounds = True
@@ -314,6 +339,9 @@ class TrainingPlots(QWidget):
         """Redraw from a stored history (a reopened project) at once."""
         rounds = history is not None and bool(history.rounds) and not history.merges
         self.clear(history.score_name if history is not None else "count", rounds=rounds)
+        if history is not None and history.algorithm == "WordLevel":
+            self._show_selection()
+            return
         if history is not None:
             self.add_steps(history.steps())
         for done, value in evaluations:

@@ -329,6 +329,9 @@ def test_step_by_step_counts_a_files_chosen_field_and_evaluates_on_its_records(
     qtbot.waitUntil(lambda: panel.source.count() == 2, timeout=5_000)
     panel.source.setCurrentIndex(1)
     panel.start()
+    # (a file's words are counted in a child process: the window draws meanwhile)
+    assert panel.is_counting() and "Counting the words of code.jsonl" in panel.status.text()
+    qtbot.waitUntil(lambda: panel._run is not None, timeout=30_000)
     entry = window.document.active
     assert entry is not None
     tokenizer = Tokenizer.from_str(json.dumps(entry.pipeline))

@@ -11,9 +11,10 @@ from pytestqt.qtbot import QtBot
 
 import engine
 from engine.project import Project
-from workbench.main_window import RECOVERY_FILE, MainWindow
+from workbench.main_window import MainWindow
 from workbench.prompts import ScriptedPrompts
-from workbench.settings import Settings, state_dir
+from workbench.saving import recovery_folder
+from workbench.settings import Settings
 
 from window_support import SAMPLE, train_and_wait
 
@@ -41,7 +42,7 @@ def test_first_start_opens_the_sample_project_ready_to_train(qtbot: QtBot, windo
 def test_menus_have_what_users_expect(window: MainWindow) -> None:
     menus = menu_titles(window)
     assert menus["File"][:8] == ["New Project", "Open…", "Open Recent", "Save", "Save As…", "Import Tokenizer…", "Export", "Quit"]
-    assert menus["Edit"] == ["Copy", "Find"]
+    assert menus["Edit"][:2] == ["Undo", "Redo"] and menus["Edit"][2:] == ["Copy", "Find"]
     assert menus["View"] == ["Show Whitespace Glyphs", "Font Size", "Theme"]
     assert menus["Help"] == ["About Tokenizer Workbench"]
 
@@ -87,9 +88,12 @@ def test_a_saved_project_reopens_to_the_same_state_with_its_history(
     prompts.answers["save_project"] = str(path)
     assert window.save_as()
 
-    again = MainWindow(Settings(), ScriptedPrompts())
+    # (the first window still has it open: the second is told, and opens it when told to)
+    asked = ScriptedPrompts(confirm=True)
+    again = MainWindow(Settings(), asked)
     qtbot.addWidget(again)
     assert again.open_file(str(path))
+    assert asked.questions("confirm") and "open in another Tokenizer Workbench window" in asked.questions("confirm")[0]
     reopened = again.document.active
     assert reopened is not None and reopened.is_trained and reopened.report is not None
     assert reopened.report.history == entry.report.history
@@ -159,29 +163,42 @@ def test_closing_with_unsaved_changes_asks(qtbot: QtBot) -> None:
     assert prompts.questions("save_changes") == ["Sample: Shakespeare", "Sample: Shakespeare"]
 
 
+def recovery_copies() -> list[Path]:
+    folder = recovery_folder()
+    return sorted(folder.glob("*.tokproj")) if folder.is_dir() else []
+
+
 def test_autosave_and_recovery_after_a_crash(qtbot: QtBot, window: MainWindow) -> None:
     window.open_sample()
     window.document.add_preset("wordlevel")
     window.autosave()
-    assert (state_dir() / RECOVERY_FILE).is_file()
-    # a new start, as after a crash: the recovery is offered and accepted
-    prompts = ScriptedPrompts(confirm=True)
+    qtbot.waitUntil(lambda: not window.worker.busy())
+    [copy] = recovery_copies()
+    assert copy == Path(window.recovery.path)
+    # a crash: the window's lock on its copy is gone, the copy stays
+    window.recovery.release()
+    prompts = ScriptedPrompts(choose="Restore")
     again = MainWindow(Settings(), prompts)
     qtbot.addWidget(again)
     again.open_at_start(None)
-    assert "did not close properly" in prompts.questions("confirm")[0]
+    [question] = prompts.questions("choose")
+    assert "did not close properly" in question and "“Sample: Shakespeare” (never saved)" in question
     assert again.document.dirty
     assert [entry.preset for entry in again.document.project.tokenizers] == ["bpe", "wordlevel"]
-    assert not (state_dir() / RECOVERY_FILE).exists()
+    # the copy is kept (now the new window's own) until the project is saved
+    assert recovery_copies() == [Path(again.recovery.path)]
     again.shutdown()
+    window.recovery.hold()
 
 
-def test_a_clean_close_leaves_no_recovery_file(window: MainWindow) -> None:
+def test_a_clean_close_leaves_no_recovery_file(qtbot: QtBot, window: MainWindow) -> None:
     window.open_sample()
     window.document.add_preset("wordlevel")
     window.autosave()
+    qtbot.waitUntil(lambda: not window.worker.busy())
+    assert recovery_copies()
     window.close()
-    assert not (state_dir() / RECOVERY_FILE).exists()
+    assert not recovery_copies()
 
 
 def test_a_moved_corpus_file_is_reported_and_can_be_located(
@@ -225,10 +242,12 @@ def test_the_next_start_reopens_the_last_project(qtbot: QtBot, window: MainWindo
     window.open_sample()
     prompts.answers["save_project"] = str(tmp_path / "last.tokproj")
     window.save()
+    window.shutdown()  # (closed: its lock on the project is gone)
     again = MainWindow(Settings.load(), ScriptedPrompts())
     qtbot.addWidget(again)
     again.open_at_start(None)
     assert again.document.path == str(tmp_path / "last.tokproj")
+    again.shutdown()
 
 
 @pytest.mark.parametrize("theme", ["dark", "light", "system"])

@@ -18,6 +18,7 @@ from engine.project import Project
 from engine.sources import source_of
 from workbench import presets
 from workbench.main_window import MainWindow
+from workbench.prompts import ScriptedPrompts
 from workbench.runner import CAN_PAUSE, _descendants
 from workbench.training_views import StageProgress
 from window_support import TRAINING_TIMEOUT_MS, train_and_wait
@@ -71,9 +72,14 @@ def test_the_estimate_appears_and_follows_the_corpus_and_settings(qtbot: QtBot, 
 def test_stale_estimates_are_dropped(qtbot: QtBot, window: MainWindow, small_corpus: Path, corpora: Path) -> None:
     project_with(window, [small_corpus])
     tab = window.train_tab
-    wait_for_estimate(qtbot, window, small_corpus.stat().st_size)
+    qtbot.waitUntil(tab._estimator.is_running, timeout=ESTIMATE_TIMEOUT_MS)
+    # the corpus changes while an estimate is being made: that child is stopped, its answer never
+    # shown, and a new estimate made for the new corpus
+    window.document.add_checked_files([check_file(str(corpora / "botchan.txt"))])
+    tab._start_estimate()
+    wait_for_estimate(qtbot, window, small_corpus.stat().st_size + (corpora / "botchan.txt").stat().st_size)
     shown = tab.estimate
-    tab._on_estimate_estimated(tab._estimate_asked - 1, object())  # type: ignore[arg-type]
+    qtbot.wait(500)
     assert tab.estimate is shown
 
 
@@ -188,7 +194,9 @@ def test_cancel_while_paused_and_closing_while_paused(qtbot: QtBot, window: Main
     assert tab.runner.is_idle()
 
 
-def test_continue_gives_the_merges_of_one_run_to_the_larger_size(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+def test_continue_gives_the_merges_of_one_run_to_the_larger_size(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path
+) -> None:
     project_with(window, [small_corpus], "bpe", 500)
     tab = window.train_tab
     tab.held_out.setValue(0.0)
@@ -197,10 +205,17 @@ def test_continue_gives_the_merges_of_one_run_to_the_larger_size(qtbot: QtBot, w
     assert entry is not None and entry.counts_file and os.path.isfile(entry.counts_file)
     assert tab.continue_reason() == "" and tab.continue_box.isVisibleTo(tab)
     assert "merges are recomputed from the start" in tab.continue_button.toolTip()
+    # it replaces the trained result: asked first (no: nothing happens)
+    tab.continue_training(900)
+    assert not tab.runner.is_running() and "Continue it to 900 tokens" in prompts.questions("confirm")[-1]
+    prompts.answers["confirm"] = True
     with qtbot.waitSignal(tab.runner.finished, timeout=TRAINING_TIMEOUT_MS):
         tab.continue_training(900)
     qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
     assert entry.trainer is not None and entry.trainer["vocab_size"] == 900
+    assert entry.trained_on is not None and entry.trained_on.continued_from
+    # the time reported is this training's, waited for now, not the first one's
+    assert entry.report is not None and f"Trained in {entry.report.seconds:.1f} s" in tab.message.text()
     direct, trainer = presets.build("bpe", 900)
     direct.train([str(small_corpus)], trainer, processes=1)
     continued = Tokenizer.from_str(entry.trained_json or "")
@@ -222,21 +237,35 @@ def test_stale_word_counts_are_never_continued_from(qtbot: QtBot, window: MainWi
     assert not tab.runner.is_running() and "changed" in tab.message.text()
 
 
-def test_saving_a_project_removes_the_word_counts_no_tokenizer_keeps(window: MainWindow, tmp_path: Path) -> None:
-    window.new_project()
-    window.document.add_preset("bpe", vocab_size=600)
-    entry = window.document.active
-    assert entry is not None
+def test_saving_never_deletes_files_and_closing_removes_only_the_counts_this_window_made(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
+) -> None:
     project = tmp_path / "p.tokproj"
-    kept = tmp_path / "p.counts-0123456789ab.tsv"
-    stale = tmp_path / "p.counts-ba9876543210.tsv"
-    others = [tmp_path / "p.counts-my-notes.tsv", tmp_path / "q.counts-0123456789ab.tsv", tmp_path / "p.tsv"]
-    for path in [kept, stale, *others]:
+    prompts.answers["save_project"] = str(project)
+    project_with(window, [small_corpus], "bpe", 400)
+    assert window.save_as()
+    # files that look like ours but are the user's (or another project's of the same name)
+    theirs = [tmp_path / "p.counts-ba9876543210.tsv", tmp_path / "p.counts-my-notes.tsv", tmp_path / "q.counts-0123456789ab.tsv"]
+    for path in theirs:
         path.write_text("a\t1\n", encoding="utf-8")
-    entry.counts_file = str(kept)
-    assert window._write(str(project))
-    assert kept.exists() and not stale.exists()
-    assert all(path.exists() for path in others)  # only the Train tab's own names are touched
+    train_and_wait(qtbot, window)
+    entry = window.document.active
+    assert entry is not None and entry.counts_file and os.path.dirname(entry.counts_file) == str(tmp_path)
+    first = entry.counts_file
+    window.document.add_checked_files([check_file(str(small_corpus))])  # (an edit: the project is dirty)
+    prompts.answers["confirm"] = True
+    window.train_tab.held_out.setValue(2.0)  # other counts (another held-out share)
+    train_and_wait(qtbot, window)
+    second = entry.counts_file
+    assert second != first and os.path.isfile(first) and os.path.isfile(second)
+    assert window.save()
+    assert all(path.exists() for path in theirs) and os.path.isfile(first)  # saving deletes nothing
+    window.document.undo_stack.undo()  # (undo brings back the first result, which names its counts)
+    assert entry.counts_file == first and window.train_tab.continue_reason() == ""
+    window.document.undo_stack.redo()
+    window.new_project()  # the project closes: the counts nothing saved names go, nothing else
+    assert not os.path.exists(first) and os.path.isfile(second)
+    assert all(path.exists() for path in theirs)
 
 
 def test_sampling_lines_trains_on_a_sample_says_so_and_keeps_no_counts(

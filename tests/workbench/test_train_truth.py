@@ -1,0 +1,197 @@
+"""The Train tab says only what is so: a reason that is gone is no longer shown, step mode and
+the plots follow the trainer they show, every stage after the last merge is named, the time is
+the time waited, each result says what it was trained on and whether the corpus still is, and a
+training that dies says why and can be retried. Regexes from a file never run in the window."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from pytestqt.qtbot import QtBot
+
+from engine.corpus import check_file
+from workbench.jobs import exit_reason
+from workbench.main_window import MainWindow
+from workbench.prompts import ScriptedPrompts
+from workbench.runner import _descendants
+from workbench.training import FINISH_STEPS, STAGE_FINISH
+
+from window_support import TRAINING_TIMEOUT_MS, train_and_wait
+
+
+def project_with(window: MainWindow, files: list[Path], key: str = "bpe", vocab_size: int = 600) -> None:
+    window.new_project()
+    if files:
+        window.document.add_checked_files([check_file(str(path)) for path in files])
+    window.document.add_preset(key, vocab_size=vocab_size)
+
+
+def test_a_reason_not_to_train_goes_with_its_cause(window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, [], "bpe", 500)
+    tab = window.train_tab
+    assert tab.message.text().startswith("Add corpus files") and "color" in tab.message.styleSheet()
+    window.document.add_checked_files([check_file(str(small_corpus))])
+    assert tab.message.text() == "Not trained yet." and tab.message.styleSheet() == ""
+
+
+def test_step_mode_names_its_tables_after_the_trainer_it_will_step(window: MainWindow) -> None:
+    project_with(window, [], "bert", 500)
+    panel = window.train_tab.step_panel
+    assert panel.candidates.horizontalHeaderItem(2).text() == "Likelihood"
+    assert panel.plots.score_name == "likelihood"
+    window.document.add_preset("sentencepiece-unigram", vocab_size=300)
+    assert panel.candidates.horizontalHeaderItem(0).text() == "Piece" and panel.merges_heading.label.text() == "Rounds so far"
+    window.document.add_preset("bpe", vocab_size=300)
+    assert panel.candidates.horizontalHeaderItem(2).text() == "Count" and panel.merges_heading.label.text() == "Merges so far"
+    assert panel.plots.score_name == "count" and not panel.plots._rounds
+
+
+def test_wordlevel_shows_no_rounds_plots(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, [small_corpus], "wordlevel", 300)
+    train_and_wait(qtbot, window)
+    plots = window.train_tab.plots
+    assert plots.note.isVisibleTo(window.train_tab) and "no merges or rounds to plot" in plots.note.text()
+    assert not plots.score.isVisibleTo(window.train_tab)
+    window.document.add_preset("bpe", vocab_size=300)
+    assert plots.score.isVisibleTo(window.train_tab) and not plots.note.isVisibleTo(window.train_tab)
+
+
+def test_the_end_of_a_training_is_named_and_its_time_is_the_time_waited(
+    qtbot: QtBot, window: MainWindow, small_corpus: Path
+) -> None:
+    project_with(window, [small_corpus], "bpe", 500)
+    tab = window.train_tab
+    began = time.monotonic()
+    train_and_wait(qtbot, window)
+    waited = time.monotonic() - began
+    entry = window.document.active
+    assert entry is not None and entry.report is not None
+    assert STAGE_FINISH in tab.stages.stages() and "Count tokens" in tab.stages.stages()
+    finish = tab.stages.rows[STAGE_FINISH].last
+    assert finish is not None and finish.current == finish.total == FINISH_STEPS and finish.detail == "stored in the project"
+    # from pressing Train to the result: not the child's own clock, which misses its start and end
+    assert 0.5 * waited < entry.report.seconds <= waited
+    assert f"Trained in {entry.report.seconds:.1f} s" in tab.message.text()
+
+
+def test_a_result_says_what_it_was_trained_on_and_when_the_corpus_changed(
+    qtbot: QtBot, window: MainWindow, small_corpus: Path, tmp_path: Path
+) -> None:
+    project_with(window, [small_corpus], "bpe", 500)
+    train_and_wait(qtbot, window)
+    entry = window.document.active
+    assert entry is not None and entry.trained_on is not None
+    [file] = entry.trained_on.files
+    assert (file.path, file.sha256) == (str(small_corpus), check_file(str(small_corpus)).sha256)
+    tab = window.train_tab
+    window.document.set_active(0)  # (the stored result's message)
+    window.document.add_preset("wordlevel")
+    window.document.set_active(0)
+    assert "from small.txt:" in tab.message.text() and tab.message.styleSheet() == ""
+    other = tmp_path / "other.txt"
+    other.write_text("new words\n", encoding="utf-8")
+    window.document.add_checked_files([check_file(str(other))])
+    assert "no longer what it was trained on: other.txt added" in tab.message.text()
+    assert "color" in tab.message.styleSheet()
+    window.document.undo_stack.undo()
+    assert "no longer" not in tab.message.text()
+
+
+def test_a_killed_training_says_why_and_can_be_retried(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, corpora: Path
+) -> None:
+    project_with(window, [corpora / "shakespeare.txt"], "bpe", 30_000)
+    tab = window.train_tab
+    with qtbot.waitSignal(tab.runner.progressed, timeout=TRAINING_TIMEOUT_MS):
+        tab.train_button.click()
+    pid = tab.runner.pid
+    assert pid is not None
+    with qtbot.waitSignal(tab.runner.failed, timeout=30_000):
+        os.kill(pid, signal.SIGKILL)
+    qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
+    assert "killed (SIGKILL): most often the system's out-of-memory killer" in tab.message.text()
+    assert "the project is unchanged" in tab.message.text()
+    assert tab.retry_button.isVisibleTo(tab)
+    entry = window.document.active
+    assert entry is not None
+    tab.form.trainer.vocab_size.setValue(600)  # (a quicker retry of the same tokenizer)
+    tab.form.trainer.vocab_size.editingFinished.emit()
+    with qtbot.waitSignal(tab.runner.finished, timeout=TRAINING_TIMEOUT_MS):
+        tab.retry_button.click()
+    qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
+    assert entry.is_trained and not tab.retry_button.isVisibleTo(tab)
+    assert prompts.questions("confirm") == []  # (nothing was replaced: nothing to ask)
+
+
+def test_exit_reasons() -> None:
+    assert exit_reason(-9) == "killed (SIGKILL): most often the system's out-of-memory killer"
+    assert exit_reason(-11) == "crashed (segmentation fault)"
+    assert exit_reason(3) == "exit code 3"
+
+
+HOSTILE = "(a|a)+$"
+
+
+def hostile_project(window: MainWindow, folder: Path) -> Path:
+    """A BPE whose pre-tokenizer splits on a regex that backtracks for ever on a line of a's."""
+    corpus = folder / "aaaa.txt"
+    corpus.write_text(("a" * 40 + "b\n") * 200, encoding="utf-8")
+    window.new_project()
+    window.document.add_checked_files([check_file(str(corpus))])
+    entry = window.document.add_preset("bpe", vocab_size=300)
+    pipeline = dict(entry.pipeline)
+    pipeline["pre_tokenizer"] = {"type": "Split", "pattern": {"Regex": HOSTILE}, "behavior": "Isolated", "invert": False}
+    assert entry.trainer is not None
+    window.document.set_configuration(pipeline, entry.trainer)
+    window.train_tab.form.set_configuration(pipeline, entry.trainer)
+    return corpus
+
+
+def test_the_estimate_never_runs_a_files_regex_in_the_window(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    hostile_project(window, tmp_path)
+    tab = window.train_tab
+    qtbot.waitUntil(tab._estimator.is_running, timeout=10_000)
+    # the window's own event loop keeps turning while the estimate runs
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.start()
+    qtbot.wait(500)
+    timer.stop()
+    assert len(ticks) >= 10 and max(b - a for a, b in zip(ticks, ticks[1:])) < 0.25
+    # closing stops it at once, and nothing is left running (the fixture checks)
+    began = time.monotonic()
+    tab.shutdown()
+    assert not tab._estimator.is_running() and time.monotonic() - began < 10
+
+
+def test_cancelling_a_training_stuck_in_a_regex_stops_it_and_its_counting_processes(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    hostile_project(window, tmp_path)
+    tab = window.train_tab
+    tab.processes.setValue(2)
+    tab.start_training()
+    qtbot.waitUntil(lambda: tab.runner.pid is not None, timeout=10_000)
+    pid = tab.runner.pid
+    assert pid is not None
+    qtbot.wait(1500)  # (the child is counting by now)
+    family = [pid, *_descendants(pid)]
+    with qtbot.waitSignal(tab.runner.cancelled, timeout=30_000):
+        tab.cancel_training()
+    qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
+    for member in family:
+        assert not _alive(member), f"process {member} of the training is still running"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().split(") ")[1][0] != "Z"
+    except OSError:
+        return False
