@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
+import regex
+
 from engine import byte_level, decoders, normalizers, pre_tokenizers
 from engine.bpe.model import BPE
 from engine.models.base import Model
@@ -171,14 +173,33 @@ def token_bytes(token: str, style: TokenStyle) -> bytes:
     return raw if raw is not None else token.encode("utf-8")
 
 
+# One extended grapheme cluster: what a reader sees as one character.
+GRAPHEME: Final = regex.compile(r"\X")
+
+
 def visible_text(text: str, glyphs: bool = True, names: bool = False) -> str:
     """`text` with spaces, tabs, line breaks and other control chars as glyphs: `"a b\\n"` ->
     `"a·b↵"`; without `glyphs`, spaces stay and the others become escapes: `"a b\\\\n"`. With
-    `names`, characters that draw nothing are named too: `"\\u200d"` -> `"⟨ZWJ⟩"` (for a token or
-    a piece of text on its own; a whole text keeps them, so that its graphemes stay whole)."""
-    if names:
-        return text.translate(VISIBLE_NAMED if glyphs else ESCAPED_NAMED)
-    return text.translate(VISIBLE if glyphs else ESCAPED)
+    `names` (for a token or a piece of text on its own), characters that draw nothing are named
+    too: `"\\u200d"` -> `"⟨ZWJ⟩"`, `"👩\\u200d"` -> `"👩⟨ZWJ⟩"`; one that joins the characters
+    of a grapheme cluster stays, so the cluster is drawn whole (the family emoji 👩‍👩‍👧)."""
+    table = VISIBLE if glyphs else ESCAPED
+    plain = text.translate(table)
+    if not names:
+        return plain
+    named_table = VISIBLE_NAMED if glyphs else ESCAPED_NAMED
+    named = text.translate(named_table)
+    if named == plain:
+        return plain
+    # subtle: only a cluster's inner characters join it; at its ends they join nothing
+    parts: list[str] = []
+    for found in GRAPHEME.finditer(text):
+        cluster: str = found.group()
+        if len(cluster) > 2:
+            parts.append(cluster[0].translate(named_table) + cluster[1:-1].translate(table) + cluster[-1].translate(named_table))
+        else:
+            parts.append(cluster.translate(named_table))
+    return "".join(parts)
 
 
 def readable(token: str, style: TokenStyle, glyphs: bool = True) -> str:

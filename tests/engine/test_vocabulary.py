@@ -132,8 +132,9 @@ def test_characters_that_draw_nothing_are_named_in_tokens_not_in_texts() -> None
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     token = tokenizer.pre_tokenizer.pre_tokenize_str("\u200d")[0][0]
     assert token == "âĢį" and readable(token, BYTE_LEVEL) == "⟨ZWJ⟩"
-    # a whole text keeps them (its graphemes stay whole); a piece of it names them
+    # a whole text keeps them; a piece of it names them, except those that join a cluster
     family = "👩\u200d👩\u200d👧"
-    assert visible_text(family) == family
-    assert visible_text(family, names=True) == "👩⟨ZWJ⟩👩⟨ZWJ⟩👧"
+    assert visible_text(family) == family and readable(family, TokenStyle()) == family
+    assert visible_text("a\u200db", names=True) == "a⟨ZWJ⟩b"
+    assert visible_text("❤\ufe0f", names=True) == "❤⟨VS16⟩"
     assert visible_text("a b\u200b", glyphs=False, names=True) == "a b⟨ZWSP⟩"
