@@ -22,7 +22,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Final
 
-from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, QTextBoundaryFinder, Signal
+from PySide6.QtCore import QEvent, QMimeData, QPoint, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -38,7 +38,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from engine.vocabulary import visible_text
+from engine.vocabulary import GRAPHEME, visible_text
 from workbench.encoding_worker import NORMAL, SPECIAL, UNKNOWN
 from workbench.formatting import ERROR_COLOR
 
@@ -117,14 +117,24 @@ def quoted(text: str) -> str:
 
 def grapheme_boundaries(text: str) -> list[int]:
     """The grapheme cluster boundaries of `text`, in Qt positions (UTF-16 units), both ends
-    included: "e\u0301a" -> [0, 2, 3]; the family emoji "👩\u200d👩\u200d👧" -> [0, 8]."""
-    finder = QTextBoundaryFinder(QTextBoundaryFinder.BoundaryType.Grapheme, text)
+    included: "e\u0301a" -> [0, 2, 3]; the family emoji "👩\u200d👩\u200d👧" -> [0, 8].
+
+    subtle: not QTextBoundaryFinder: given a Python string, it answered boundaries inside
+    surrogate pairs past the first few clusters here, as if reading a copy that is gone."""
     found = [0]
-    position = finder.toNextBoundary()
-    while position > 0:
+    position = 0
+    for cluster in GRAPHEME.findall(text):
+        position += len(cluster) + sum(1 for char in cluster if char > "\uffff")
         found.append(position)
-        position = finder.toNextBoundary()
     return found
+
+
+def cluster_at(boundaries: list[int], position: int) -> tuple[int, int]:
+    """The cluster (start, end) holding Qt position `position`: [0, 8, 9] and 3 -> (0, 8)."""
+    i = bisect_right(boundaries, position) - 1
+    if i < 0 or i + 1 >= len(boundaries):
+        return (position, position + 1)
+    return (boundaries[i], boundaries[i + 1])
 
 
 def token_color(key: int, position: int, dark: bool) -> QColor:
@@ -289,15 +299,8 @@ class SpanHighlighter(QSyntaxHighlighter):
         text = block.text()
         if block.isValid() and text and max(text) >= "\u0300":
             # the whole grapheme cluster under the pointer
-            relative = position - block.position()
-            finder = QTextBoundaryFinder(QTextBoundaryFinder.BoundaryType.Grapheme, text)
-            finder.setPosition(relative)
-            if not finder.isAtBoundary():
-                finder.toPreviousBoundary()
-            start = max(finder.position(), 0)
-            stop = finder.toNextBoundary()
-            if stop > start:
-                first, end = block.position() + start, block.position() + stop
+            start, stop = cluster_at(grapheme_boundaries(text), position - block.position())
+            first, end = block.position() + start, block.position() + stop
         i = bisect_right(self._q_starts, end - 1)
         found: list[int] = []
         # spans start in order; look back past the ones that start before the cluster
@@ -357,20 +360,15 @@ class SpanHighlighter(QSyntaxHighlighter):
         parity, whether a mark falls in it)."""
         if not ranges or max(text) < "\u0300":
             return []  # (no character here joins a cluster with its neighbour)
-        finder = QTextBoundaryFinder(QTextBoundaryFinder.BoundaryType.Grapheme, text)
+        boundaries = grapheme_boundaries(text)
+        at_boundary = set(boundaries)
         starts = [r[0] for r in ranges]
         found: list[tuple[int, int, int, int, bool]] = []
         for start, end, _, _, _ in ranges:
             for cut in (start, end):
-                if found and found[-1][0] < cut < found[-1][1]:
+                if cut in at_boundary or (found and found[-1][0] < cut < found[-1][1]):
                     continue
-                finder.setPosition(cut)
-                if finder.isAtBoundary():
-                    continue
-                first = max(finder.toPreviousBoundary(), 0)
-                last = finder.toNextBoundary()
-                if last < 0:
-                    last = len(text)  # (a boundary finder counts UTF-16 units, as `cut` does)
+                first, last = cluster_at(boundaries, cut)
                 # the ranges in the cluster: they start in order and do not overlap (pieces of
                 # one span aside, which have the same start and end)
                 j = bisect_left(starts, last) - 1
