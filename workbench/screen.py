@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Final
 
 from PySide6.QtCore import QRect, QSize
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QWidget
 
 # Room kept for the window frame (title bar, borders) that the window manager adds around the
@@ -27,11 +26,7 @@ def fit_to_screen(window: QWidget, width: int, height: int) -> None:
     """Size `window` to width×height, or less where its screen's available area is smaller,
     and centre it there. The window's minimum size wins over the screen: its widgets must
     scroll or wrap to let it shrink (see TrainTab)."""
-    screen = window.screen() or QGuiApplication.primaryScreen()
-    if screen is None:
-        window.resize(width, height)
-        return
-    area = screen.availableGeometry()
+    area = window.screen().availableGeometry()  # (the primary screen until the window is shown)
     size = fitted_size(QSize(width, height), area)
     window.resize(size)
     frame = FRAME_ROOM
