@@ -14,10 +14,14 @@ import unicodedata
 from typing import Final
 
 from engine import baselines
+from engine.bpe.model import BPE
 from engine.encoding import Encoding
 from engine.normalized import NormalizedString
 from engine.schema import JsonValue
 from engine.tokenizer import Tokenizer
+from engine.unigram.model import Unigram
+from engine.wordlevel.model import WordLevel
+from engine.wordpiece.model import WordPiece
 
 CAUSE_UNKNOWN: Final = "unknown characters became the unknown token"
 CAUSE_UNKNOWN_SKIPPED: Final = "unknown characters became the unknown token, which decoding leaves out (a special token)"
@@ -107,17 +111,16 @@ def round_trip(tokenizer: Tokenizer, text: str, encoding: Encoding) -> RoundTrip
     decoded = tokenizer.decode(encoding.ids)
     if decoded == text:
         return RoundTrip(decoded, [])
-    unk = unknown_token(tokenizer)
-    unknown_spans: list[tuple[int, int]] = []
-    for index in range(len(encoding.ids)):
-        if unk and encoding.tokens[index] == unk:
-            unknown_spans.append(encoding.offset(index))
+    unknown_spans = [encoding.offset(index) for index in unknown_positions(tokenizer, encoding, text)]
     specials: list[str] = []
-    for token in tokenizer.get_added_tokens_decoder().values():
+    skipped = False
+    unk = unknown_id(tokenizer)
+    for id, token in tokenizer.get_added_tokens_decoder().items():
         if token.special:
             specials.append(token.content)
+            skipped = skipped or id == unk
     # (decoding leaves special tokens out: an unknown token that is one vanishes)
-    unknown_cause = CAUSE_UNKNOWN_SKIPPED if unk and unk in specials else CAUSE_UNKNOWN
+    unknown_cause = CAUSE_UNKNOWN_SKIPPED if skipped else CAUSE_UNKNOWN
     spaces_cause = CAUSE_JOINED if tokenizer.decoder is None else CAUSE_SPACES
     matcher = difflib.SequenceMatcher(None, text, decoded, autojunk=False)
     differences: list[Difference] = []
@@ -179,11 +182,58 @@ def _merge_neighbours(differences: list[Difference]) -> list[Difference]:
     return merged
 
 
+def unknown_id(tokenizer: Tokenizer) -> int:
+    """The id the model gives characters it has no token for (Unigram's `unk_id`, the id of
+    BPE's, WordPiece's or WordLevel's `unk_token`), or -1 when it has none: a byte-level or
+    byte_fallback model without one spells every character in tokens."""
+    model = tokenizer.model
+    if isinstance(model, Unigram):
+        return model.unk_id if model.unk_id is not None else -1
+    name: str | None = None
+    if isinstance(model, BPE):
+        name = model.unk_token
+    elif isinstance(model, (WordPiece, WordLevel)):
+        name = model.unk_token
+    if name is None:
+        return -1
+    found = model.token_to_id(name)
+    return found if found is not None else -1
+
+
 def unknown_token(tokenizer: Tokenizer) -> str:
-    """The model's unknown token ("[UNK]"), or "" when it has none."""
-    data = tokenizer.model.to_dict()
-    unk = data.get("unk_token")
-    return unk if isinstance(unk, str) else ""
+    """The model's unknown token as the vocabulary writes it ("[UNK]", "<unk>"), or ""."""
+    unk = unknown_id(tokenizer)
+    found = tokenizer.id_to_token(unk) if unk >= 0 else None
+    return found if found is not None else ""
+
+
+def unknown_positions(tokenizer: Tokenizer, encoding: Encoding, text: str, pair: str | None = None) -> list[int]:
+    """The indexes of the tokens that stand for characters the model has no token for.
+
+    Told by id, not by string: HF's token string for a Unigram unknown is the text itself ("é"),
+    for the other models the unknown token ("[UNK]"). The unknown token typed as text ("[UNK]"
+    where it is an added token) is that added token, not an unknown: ids [101, 100, 102] of
+    "😀" -> [1]; of "[UNK]" -> [].
+    """
+    unk = unknown_id(tokenizer)
+    if unk < 0:
+        return []
+    added = tokenizer.get_added_tokens_decoder().get(unk)
+    content = added.content if added is not None else ""
+    texts = (text, pair if pair is not None else "")
+    sequences = encoding.sequence_ids
+    found: list[int] = []
+    for index in range(len(encoding.ids)):
+        if encoding.ids[index] != unk:
+            continue
+        if added is not None and encoding.tokens[index] == content:
+            start, end = encoding.offsets[index]
+            # subtle: a template's tokens have no sequence (and no characters)
+            source = texts[1] if index < len(sequences) and sequences[index] == 1 else texts[0]
+            if source[start:end] == content or start == end:
+                continue  # the added token itself, matched in the text (or put there by a template)
+        found.append(index)
+    return found
 
 
 class Trace:
@@ -295,6 +345,15 @@ def content_tokens(encoding: Encoding) -> int:
     total = 0
     for index in range(len(encoding.ids)):
         if encoding.special_tokens_mask[index] == 0:
+            total += 1
+    return total
+
+
+def padding_tokens(encoding: Encoding) -> int:
+    """The padding of an encoding: the tokens its attention mask leaves out."""
+    total = 0
+    for mask in encoding.attention_mask:
+        if mask == 0:
             total += 1
     return total
 

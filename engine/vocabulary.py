@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
+import regex
+
 from engine import byte_level, decoders, normalizers, pre_tokenizers
 from engine.bpe.model import BPE
 from engine.models.base import Model
@@ -50,6 +52,42 @@ def _escaped_table() -> dict[int, str]:
 
 
 ESCAPED: Final[dict[int, str]] = _escaped_table()
+
+# Characters that draw nothing (or only a space) yet are not a plain space: a token holding one
+# shows its name in angle brackets, "\u200d" -> "⟨ZWJ⟩" (others as "⟨U+2061⟩").
+INVISIBLE_NAMES: Final[dict[int, str]] = {
+    0x00A0: "NBSP", 0x00AD: "SHY", 0x034F: "CGJ", 0x061C: "ALM", 0x115F: "HCF", 0x1160: "HJF",
+    0x17B4: "KIV AQ", 0x17B5: "KIV AA", 0x180E: "MVS", 0x200B: "ZWSP", 0x200C: "ZWNJ", 0x200D: "ZWJ",
+    0x200E: "LRM", 0x200F: "RLM", 0x2028: "LSEP", 0x2029: "PSEP", 0x202A: "LRE", 0x202B: "RLE",
+    0x202C: "PDF", 0x202D: "LRO", 0x202E: "RLO", 0x202F: "NNBSP", 0x205F: "MMSP", 0x2060: "WJ",
+    0x2066: "LRI", 0x2067: "RLI", 0x2068: "FSI", 0x2069: "PDI", 0x3000: "IDSP", 0x3164: "HF",
+    0xFEFF: "BOM", 0xFFA0: "HWHF",
+}
+# Ranges (first, last) of such characters without a short name of their own.
+INVISIBLE_RANGES: Final[list[tuple[int, int]]] = [
+    (0x180B, 0x180D), (0x180F, 0x180F), (0x2000, 0x200A), (0x2061, 0x2064), (0x206A, 0x206F),
+    (0xFFF0, 0xFFF8), (0xFFF9, 0xFFFB), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE007F),
+]
+
+
+def _named_table(base: dict[int, str]) -> dict[int, str]:
+    # `base` plus every invisible character as its name: "\u200d" -> "⟨ZWJ⟩", "\ufe0f" -> "⟨VS16⟩".
+    table = dict(base)
+    for cp, name in INVISIBLE_NAMES.items():
+        table[cp] = f"⟨{name}⟩"
+    for first, last in INVISIBLE_RANGES:
+        for cp in range(first, last + 1):
+            table[cp] = f"⟨U+{cp:04X}⟩"
+    for cp in range(0xFE00, 0xFE10):
+        table[cp] = f"⟨VS{cp - 0xFE00 + 1}⟩"
+    for cp in range(0xE0100, 0xE01F0):
+        table[cp] = f"⟨VS{cp - 0xE0100 + 17}⟩"
+    return table
+
+
+VISIBLE_NAMED: Final[dict[int, str]] = _named_table(VISIBLE)
+ESCAPED_NAMED: Final[dict[int, str]] = _named_table(ESCAPED)
 
 HEX_DIGITS: Final = "0123456789abcdefABCDEF"
 
@@ -135,17 +173,41 @@ def token_bytes(token: str, style: TokenStyle) -> bytes:
     return raw if raw is not None else token.encode("utf-8")
 
 
-def visible_text(text: str, glyphs: bool = True) -> str:
+# One extended grapheme cluster: what a reader sees as one character.
+GRAPHEME: Final = regex.compile(r"\X")
+
+
+def visible_text(text: str, glyphs: bool = True, names: bool = False) -> str:
     """`text` with spaces, tabs, line breaks and other control chars as glyphs: `"a b\\n"` ->
-    `"a·b↵"`; without `glyphs`, spaces stay and the others become escapes: `"a b\\\\n"`."""
-    return text.translate(VISIBLE if glyphs else ESCAPED)
+    `"a·b↵"`; without `glyphs`, spaces stay and the others become escapes: `"a b\\\\n"`. With
+    `names` (for a token or a piece of text on its own), characters that draw nothing are named
+    too: `"\\u200d"` -> `"⟨ZWJ⟩"`, `"👩\\u200d"` -> `"👩⟨ZWJ⟩"`; one that joins the characters
+    of a grapheme cluster stays, so the cluster is drawn whole (the family emoji 👩‍👩‍👧)."""
+    table = VISIBLE if glyphs else ESCAPED
+    plain = text.translate(table)
+    if not names:
+        return plain
+    named_table = VISIBLE_NAMED if glyphs else ESCAPED_NAMED
+    named = text.translate(named_table)
+    if named == plain:
+        return plain
+    # subtle: only a cluster's inner characters join it; at its ends they join nothing
+    parts: list[str] = []
+    for found in GRAPHEME.finditer(text):
+        cluster: str = found.group()
+        if len(cluster) > 2:
+            parts.append(cluster[0].translate(named_table) + cluster[1:-1].translate(table) + cluster[-1].translate(named_table))
+        else:
+            parts.append(cluster.translate(named_table))
+    return "".join(parts)
 
 
 def readable(token: str, style: TokenStyle, glyphs: bool = True) -> str:
     """The token as a person reads it: the byte map and byte tokens decoded (bytes that are not
-    whole UTF-8 characters as `\\xNN`), an end-of-word suffix as a space, and whitespace as
-    glyphs (or, without `glyphs`, as spaces and escapes). A continuing prefix stays as it is
-    written ("##ing"): it is the token's name in every file and library that has it."""
+    whole UTF-8 characters as `\\xNN`), an end-of-word suffix as a space, whitespace as glyphs
+    (or, without `glyphs`, as spaces and escapes) and characters that draw nothing by name
+    ("⟨ZWJ⟩"). A continuing prefix stays as it is written ("##ing"): it is the token's name in
+    every file and library that has it."""
     raw = _byte_token(token, style)
     if raw is not None:
         return _bytes_text(raw, glyphs)
@@ -155,12 +217,12 @@ def readable(token: str, style: TokenStyle, glyphs: bool = True) -> str:
         text = text[: len(text) - len(style.suffix)] + space
     if style.metaspace:
         text = text.replace(style.metaspace, space)
-    return visible_text(text, glyphs)
+    return visible_text(text, glyphs, True)
 
 
 def _bytes_text(raw: bytes, glyphs: bool) -> str:
     """UTF-8 bytes as text, each byte of an incomplete or invalid sequence as `\\xNN`."""
-    return visible_text(raw.decode("utf-8", "backslashreplace"), glyphs)
+    return visible_text(raw.decode("utf-8", "backslashreplace"), glyphs, True)
 
 
 class VocabularyTable:

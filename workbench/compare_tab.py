@@ -26,6 +26,7 @@ from engine.inspection import Counts
 from workbench.document import ProjectDocument
 from workbench.encode_service import EncodeService, ints, spans, strs
 from workbench.encode_tab import SAMPLE_TEXT
+from workbench.encoding_worker import UNKNOWN
 from workbench.formatting import ERROR_COLOR, ERROR_STYLE
 from workbench.settings import Settings
 from workbench.token_view import Spans, TokenTextEdit
@@ -65,6 +66,8 @@ class CompareTab(QWidget):
         self._shown_id = 0
         # what each column shows: (source, key or baseline name, title)
         self._sources: list[tuple[str, str, str]] = []
+        # the columns of the latest request, in the order of its results
+        self._compared: list[Column] = []
         self.text = TokenTextEdit()
         self.text.set_text(SAMPLE_TEXT)
         self.text.setMaximumHeight(110)
@@ -113,12 +116,17 @@ class CompareTab(QWidget):
 
     def available(self) -> list[tuple[str, str, str]]:
         """What a column can show: the project's tokenizers that have a result, then the baselines."""
-        found: list[tuple[str, str, str]] = []
+        return [(source, value, title) for source, value, title, _ in self._options()]
+
+    def _options(self) -> list[tuple[str, str, str, object]]:
+        """`available`, each with what identifies it across renames and retraining: the
+        project's entry for a tokenizer, the name for a baseline."""
+        found: list[tuple[str, str, str, object]] = []
         for entry in self.document.project.tokenizers:
             if entry.trained_json is not None:
-                found.append((TOKENIZER, entry.trained_json, entry.name))
+                found.append((TOKENIZER, entry.trained_json, entry.name, entry))
         for name in baselines.BASELINES:
-            found.append((BASELINE, name, f"{name} (baseline)"))
+            found.append((BASELINE, name, f"{name} (baseline)", name))
         return found
 
     def add_column(self) -> None:
@@ -146,21 +154,25 @@ class CompareTab(QWidget):
         self.remove_button.setEnabled(len(self.columns) > MIN_COLUMNS)
 
     def _fill_choices(self, column: Column, position: int) -> None:
-        """The choices of a column, keeping its current choice when it is still there; a new
-        column takes the next tokenizer not shown yet, else the words baseline."""
-        current = column.choice.currentText()
-        options = self.available()
+        """The choices of a column, keeping its current choice when it is still there (under its
+        new name after a rename); a new column takes the next tokenizer not shown yet, else the
+        words baseline."""
+        current = column.choice.currentData()
+        options = self._options()
         column.choice.blockSignals(True)
         column.choice.clear()
-        for _, _, title in options:
-            column.choice.addItem(title)
-        titles = [title for _, _, title in options]
-        if current in titles:
-            column.choice.setCurrentText(current)
+        for _, _, title, identity in options:
+            column.choice.addItem(title, identity)
+        kept = [i for i, option in enumerate(options) if current is not None and _same(option[3], current)]
+        if kept:
+            column.choice.setCurrentIndex(kept[0])
         else:
-            taken = {other.choice.currentText() for other in self.columns if other is not column}
-            tokenizers = [title for source, _, title in options if source == TOKENIZER and title not in taken]
-            column.choice.setCurrentText(tokenizers[0] if tokenizers else "words (baseline)")
+            taken = [other.choice.currentData() for other in self.columns if other is not column]
+            tokenizers = [
+                i for i, option in enumerate(options) if option[0] == TOKENIZER and not any(_same(option[3], other) for other in taken)
+            ]
+            words = [i for i, option in enumerate(options) if option[2] == "words (baseline)"]
+            column.choice.setCurrentIndex(tokenizers[0] if tokenizers else words[0])
         column.choice.blockSignals(False)
 
     def _on_document_changed(self) -> None:
@@ -171,33 +183,47 @@ class CompareTab(QWidget):
     # -- comparing -----------------------------------------------------------------------------
 
     def request_comparison(self) -> None:
-        options = {title: (source, value) for source, value, title in self.available()}
+        options = self._options()
         request: list[tuple[str, str]] = []
+        self._compared = []
         self._sources = []
         for column in self.columns:
-            found = options.get(column.choice.currentText())
-            if found is None:
+            current = column.choice.currentData()
+            found = [option for option in options if current is not None and _same(option[3], current)]
+            if not found:
+                self._clear_column(column)
                 continue
-            source, value = found
+            source, value = found[0][0], found[0][1]
             name = self.service.add_tokenizer(value) if source == TOKENIZER else value
             request.append((source, name))
+            self._compared.append(column)
             self._sources.append((source, name, column.choice.currentText()))
         if request:
             self._latest = self.service.compare(request, self.text.text())
+
+    def _clear_column(self, column: Column) -> None:
+        column.view.set_spans(Spans())
+        column.counts.setText("")
 
     def _on_service_compared(self, request_id: int, results: list[dict[str, object]]) -> None:
         if request_id != self._latest:
             return
         self._shown_id = request_id
-        for column, result in zip(self.columns, results):
+        # (the columns asked about, in order: a column without a choice was not)
+        for column, result in zip(self._compared, results):
+            if column not in self.columns:
+                continue  # removed meanwhile
             pieces = spans(result["spans"])
             labels = strs(result["labels"])
             ids = ints(result["ids"])
+            kinds = ints(result["kinds"])
             data = Spans(
                 pieces,
-                ints(result["kinds"]),
+                kinds,
                 ids,
                 labels,
+                raw=strs(result["tokens"]),
+                hexes=strs(result["hex"]),
                 shared={start for start, _, _ in _shared(result["shared"])},
                 marked=set(ints(result["unshared"])),
                 ids=result["source"] == TOKENIZER,
@@ -205,13 +231,7 @@ class CompareTab(QWidget):
             if column.view.text() != self.text.text():
                 column.view.set_text(self.text.text())
             column.view.set_spans(data)
-            total = Counts(*ints(result["counts"]))
-            unshared = len(ints(result["unshared"]))
-            column.counts.setText(
-                f"<b>{total.tokens:,}</b> pieces · {total.characters_per_token:.2f} characters per piece"
-                + (f" · {total.tokens_per_word:.2f} per word" if total.words else "")
-                + (f" · <span style='color:{ERROR_COLOR}'>{unshared} boundaries not shared</span>" if unshared else "")
-            )
+            column.counts.setText(column_counts(Counts(*ints(result["counts"])), len(ints(result["unshared"])), kinds.count(UNKNOWN)))
         self.status.setText("")
 
     def _on_service_failed(self, request_id: int, message: str) -> None:
@@ -235,6 +255,23 @@ class CompareTab(QWidget):
         for column, title in zip(self.columns, titles):
             column.choice.setCurrentText(title)
         self.request_comparison()
+
+
+def column_counts(total: Counts, unshared: int, unknown: int) -> str:
+    """A column's counts line: "<b>3</b> pieces · 3.67 characters per piece · 3.00 per word ·
+    1 boundary not shared · 1 unknown" (pieces: tokens, or a baseline's pieces)."""
+    return (
+        f"<b>{total.tokens:,}</b> piece{'s' if total.tokens != 1 else ''} · {total.characters_per_token:.2f} characters per piece"
+        + (f" · {total.tokens_per_word:.2f} per word" if total.words else "")
+        + (f" · <span style='color:{ERROR_COLOR}'>{unshared:,} boundar{'ies' if unshared != 1 else 'y'} not shared</span>" if unshared else "")
+        + (f" · <span style='color:{ERROR_COLOR}'>{unknown:,} unknown</span>" if unknown else "")
+    )
+
+
+def _same(choice: object, other: object) -> bool:
+    """Whether two choices are one: a tokenizer is its project entry (whatever its name), a
+    baseline its name (a choice's data comes back from Qt as an equal string, not the same one)."""
+    return choice is other or (isinstance(choice, str) and choice == other)
 
 
 def _shared(value: object) -> list[tuple[int, int, object]]:

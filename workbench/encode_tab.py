@@ -38,7 +38,7 @@ from workbench.encode_service import EncodeService, ints, spans, strs
 from workbench.encoding_worker import SPECIAL, UNKNOWN
 from workbench.formatting import ERROR_COLOR, ERROR_STYLE
 from workbench.settings import Settings
-from workbench.token_view import SPECIAL_COLOR, UNKNOWN_COLOR, Spans, TokenTextEdit, is_dark, token_color
+from workbench.token_view import SPECIAL_COLOR, UNKNOWN_COLOR, Spans, TokenTextEdit, is_dark, quoted, token_color
 
 DEBOUNCE_MS: Final = 60
 NOTES_LIMIT: Final = 60  # differences listed one by one in the round trip
@@ -87,9 +87,11 @@ class TokenTable(QAbstractTableModel):
         shown, id, sequence, start, end, source, kind, raw = self.rows[index.row()]
         column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            return (str(index.row()), shown, str(id), "" if sequence is None else str(sequence), str(start), str(end), visible_text(source))[column]
+            return (str(index.row()), shown, str(id), "" if sequence is None else str(sequence), str(start), str(end), visible_text(source, names=True))[column]
+        if role == Qt.ItemDataRole.ToolTipRole and column == 1 and kind == UNKNOWN:
+            return f"The unknown token: characters the model has no token for (HF's Encoding.tokens writes it as {quoted(raw)})"
         if role == Qt.ItemDataRole.ToolTipRole and column == 1 and raw != shown:
-            return f"{raw!r} in the vocabulary (as tokenizer.json and HF's Encoding.tokens write it)"
+            return f"{quoted(raw)} in the vocabulary (as tokenizer.json and HF's Encoding.tokens write it)"
         if role == Qt.ItemDataRole.ForegroundRole and column == 1 and kind in (SPECIAL, UNKNOWN):
             return QColor(SPECIAL_COLOR if kind == SPECIAL else ERROR_COLOR)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (0, 2, 3, 4, 5):
@@ -221,24 +223,36 @@ class EncodeTab(QWidget):
         service.decoded.connect(self._on_service_decoded)
         service.failed.connect(self._on_service_failed)
         document.active_changed.connect(self._on_document_active_changed)
+        document.changed.connect(self._on_document_changed)
         self.set_whitespace_glyphs(settings.show_whitespace)
+        self._show_header()
 
     # -- requests ------------------------------------------------------------------------------
 
     def _on_document_active_changed(self) -> None:
+        """Another tokenizer (or a new result of this one): nothing shown of the old one stays;
+        replies still on their way for it are dropped, the ids typed to decode are decoded again."""
         entry = self.document.active
         self.key = ""
+        self._latest = self._latest_trace = self._latest_decode = 0
+        self._show_header()
+        if entry is not None and entry.trained_json is not None and self.isVisible():
+            self.key = self.service.add_tokenizer(entry.trained_json)
+        self._clear()
+        self._debounce.start()
+        self._request_decode()
+
+    def _on_document_changed(self) -> None:
+        self._show_header()  # (a rename)
+
+    def _show_header(self) -> None:
+        entry = self.document.active
         if entry is None:
             self.tokenizer_label.setText("No tokenizer: create one in the Project panel.")
         elif entry.trained_json is None:
             self.tokenizer_label.setText(f"“{entry.name}” is not trained yet: train it to encode with it.")
         else:
             self.tokenizer_label.setText(f"Tokenizer: {entry.name}")
-            if self.isVisible():
-                self.key = self.service.add_tokenizer(entry.trained_json)
-        if not self.key:
-            self._clear()
-        self._debounce.start()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt's name
         super().changeEvent(event)
@@ -251,6 +265,7 @@ class EncodeTab(QWidget):
         if not self.key and entry is not None and entry.trained_json is not None:
             self.key = self.service.add_tokenizer(entry.trained_json)
             self._debounce.start()
+            self._request_decode()
 
     def request_encoding(self) -> None:
         """Encode the text now (normally a short while after the last keystroke)."""
@@ -269,7 +284,9 @@ class EncodeTab(QWidget):
     def _request_decode(self) -> None:
         numbers = re.findall(r"-?\d+", self.decode_input.text())
         if not self.key or not numbers:
+            self._latest_decode = 0  # (a reply still on its way is not for what is shown now)
             self.decoded.setText("")
+            self.decoded.setStyleSheet("")
             return
         self._latest_decode = self.service.decode(self.key, [int(n) for n in numbers])
 
@@ -316,13 +333,7 @@ class EncodeTab(QWidget):
         self.table_model.reset(rows)
         self.ids.setText("[" + ", ".join(str(i) for i in ids) + "]")
         total = Counts(*ints(encoding["counts"]))
-        unknown = kinds.count(UNKNOWN)
-        self.counts.setText(
-            f"{total.characters:,} characters · {total.bytes:,} bytes · {total.words:,} words · {total.tokens:,} tokens"
-            f"{f' ({len(ids) - total.tokens} special)' if len(ids) > total.tokens else ''} · "
-            f"{total.characters_per_token:.2f} characters per token · {total.tokens_per_word:.2f} tokens per word"
-            + (f" · {unknown} unknown" if unknown else "")
-        )
+        self.counts.setText(counts_text(total, len(ids), int(str(encoding["specials"])), int(str(encoding["padding"])), kinds.count(UNKNOWN)))
         self.status.setText("")
 
     def _on_service_traced(self, request_id: int, trace: dict[str, object]) -> None:
@@ -422,6 +433,10 @@ class EncodeTab(QWidget):
         self.pipeline.setHtml("")
         self.round_trip.setHtml("")
         self.verdict.setText("")
+        self.status.setText("")
+        self._encoding = {}
+        self._trace = {}
+        self._painted = []
 
     def shown_spans(self) -> list[tuple[int, int]]:
         """The spans painted over the first text (for tests)."""
@@ -430,6 +445,25 @@ class EncodeTab(QWidget):
     def is_current(self) -> bool:
         """Whether the painted encoding is of the text as it is now (no request pending)."""
         return not self._debounce.isActive() and self._latest > 0 and self._shown_id == self._latest
+
+
+def counts_text(total: Counts, ids: int, specials: int, padding: int, unknown: int) -> str:
+    """The counts line; its numbers add up: "12 characters · 12 bytes · 3 words · 5 ids: 3 tokens
+    + 2 special · 4.00 characters per token · 1.00 tokens per word · 1 unknown"."""
+    tokens = counted(total.tokens, "token")
+    if specials or padding:
+        parts = [tokens] + ([f"{specials:,} special"] if specials else []) + ([f"{padding:,} padding"] if padding else [])
+        tokens = f"{ids:,} ids: " + " + ".join(parts)
+    return (
+        f"{counted(total.characters, 'character')} · {counted(total.bytes, 'byte')} · {counted(total.words, 'word')} · {tokens} · "
+        f"{total.characters_per_token:.2f} characters per token · {total.tokens_per_word:.2f} tokens per word"
+        + (f" · {unknown:,} unknown" if unknown else "")
+    )
+
+
+def counted(number: int, thing: str) -> str:
+    """"1 token", "2 tokens", "1,000 tokens"."""
+    return f"{number:,} {thing}{'' if number == 1 else 's'}"
 
 
 def chip(text: str, key: int, position: int, dark: bool, kind: int = 0) -> str:

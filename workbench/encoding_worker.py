@@ -21,7 +21,7 @@ from multiprocessing.connection import Connection
 from engine import Tokenizer, baselines
 from engine.encoding import Encoding
 from engine.errors import EngineError
-from engine.inspection import Counts, content_tokens, counts, shared_spans, trace, unknown_token, unshared_boundaries
+from engine.inspection import Counts, content_tokens, counts, padding_tokens, shared_spans, trace, unknown_positions, unknown_token, unshared_boundaries
 from engine.vocabulary import TokenStyle, readable, token_bytes
 
 # Token kinds, as the views paint them (`workbench.token_view`).
@@ -39,15 +39,20 @@ class Loaded:
     def __init__(self, tokenizer: Tokenizer) -> None:
         self.tokenizer = tokenizer
         self.style = TokenStyle.of(tokenizer)
-        self.unknown = unknown_token(tokenizer)
         self.specials = {t.content for t in tokenizer.get_added_tokens_decoder().values() if t.special}
+        # what an unknown token is called in the vocabulary ("<unk>"); HF's token string for a
+        # Unigram unknown is the text itself
+        self.unknown = unknown_token(tokenizer)
 
-    def kinds(self, encoding: Encoding) -> list[int]:
+    def kinds(self, encoding: Encoding, text: str, pair: str | None = None) -> list[int]:
+        """Each token's kind: the model's unknown token (told by id: see `unknown_positions`),
+        a special token, or a normal one."""
+        unknown = set(unknown_positions(self.tokenizer, encoding, text, pair))
         kinds: list[int] = []
         for index in range(len(encoding.ids)):
             token = encoding.tokens[index]
             # the unknown token is usually a special token too; it is painted as a warning
-            if self.unknown and token == self.unknown:
+            if index in unknown:
                 kinds.append(UNKNOWN)
             elif encoding.special_tokens_mask[index] or token in self.specials:
                 kinds.append(SPECIAL)
@@ -56,7 +61,17 @@ class Loaded:
         return kinds
 
     def shown(self, tokens: list[str], kinds: list[int]) -> list[str]:
-        return [tokens[i] if kinds[i] == SPECIAL else readable(tokens[i], self.style) for i in range(len(tokens))]
+        """Each token as people read it: a special token as it is, an unknown one by its name in
+        the vocabulary ("<unk>"), the others `readable`."""
+        shown: list[str] = []
+        for i in range(len(tokens)):
+            if kinds[i] == SPECIAL:
+                shown.append(tokens[i])
+            elif kinds[i] == UNKNOWN and self.unknown:
+                shown.append(self.unknown)
+            else:
+                shown.append(readable(tokens[i], self.style))
+        return shown
 
     def hex(self, tokens: list[str], kinds: list[int]) -> list[str]:
         result: list[str] = []
@@ -68,10 +83,17 @@ class Loaded:
 
 def encoding_wire(loaded: Loaded, encoding: Encoding, text: str, pair: str | None) -> dict[str, object]:
     """An `Encoding` for the views: plain lists (with each token's kind, readable form and bytes),
-    plus the counts and the spans several tokens share."""
+    plus the counts: the texts' (a pair's two texts counted apart, so that no word is made
+    across their seam), the tokens that stand for text, the post-processor's special tokens
+    and the padding (together, every id)."""
     sequence_ids = encoding.sequence_ids
-    total = counts(text + (pair or ""), content_tokens(encoding))
-    kinds = loaded.kinds(encoding)
+    content = content_tokens(encoding)
+    total = counts(text, content)
+    if pair is not None:
+        second = counts(pair, 0)
+        total = Counts(total.characters + second.characters, total.bytes + second.bytes, total.words + second.words, content)
+    padding = padding_tokens(encoding)
+    kinds = loaded.kinds(encoding, text, pair)
     return {
         "ids": encoding.ids,
         "tokens": encoding.tokens,
@@ -82,6 +104,8 @@ def encoding_wire(loaded: Loaded, encoding: Encoding, text: str, pair: str | Non
         "shown": loaded.shown(encoding.tokens, kinds),
         "hex": loaded.hex(encoding.tokens, kinds),
         "counts": counts_wire(total),
+        "padding": padding,
+        "specials": len(encoding.ids) - content - padding,
     }
 
 
@@ -106,7 +130,7 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
         if kind == "trace":
             loaded = tokenizers[str(request[2])]
             found = trace(loaded.tokenizer, str(request[3]), bool(request[4]))
-            kinds = loaded.kinds(found.encoding)
+            kinds = loaded.kinds(found.encoding, found.text)
             style = loaded.style
             return ("traced", request_id, {
                 "pieces_shown": [readable(piece, style) for piece, _, _ in found.pieces],
@@ -152,21 +176,27 @@ def compare(columns: list[object], text: str, tokenizers: dict[str, Loaded]) -> 
         source, name = str(column[0]), str(column[1])
         if source == "baseline":
             spans = baselines.segment(name, text)
-            labels = [text[start:end] for start, end in spans]
+            tokens = [text[start:end] for start, end in spans]
+            labels = tokens
             kinds = [NORMAL] * len(spans)
             ids = list(range(len(spans)))
+            hexes = [" ".join(f"{b:02X}" for b in token.encode("utf-8", "surrogatepass")) for token in tokens]
         else:
             loaded = tokenizers[name]
             encoding = loaded.tokenizer.encode(text, add_special_tokens=False)
             spans = list(encoding.offsets)
-            kinds = loaded.kinds(encoding)
-            labels = loaded.shown(encoding.tokens, kinds)
+            kinds = loaded.kinds(encoding, text)
+            tokens = list(encoding.tokens)
+            labels = loaded.shown(tokens, kinds)
             ids = list(encoding.ids)
+            hexes = loaded.hex(tokens, kinds)
         total = Counts(text_counts.characters, text_counts.bytes, text_counts.words, len(spans))
         results.append({
             "source": source,
             "spans": spans,
             "labels": labels,
+            "tokens": tokens,
+            "hex": hexes,
             "ids": ids,
             "kinds": kinds,
             "counts": counts_wire(total),

@@ -42,6 +42,7 @@ from workbench.encode_service import EncodeService
 from workbench.encode_tab import EncodeTab
 from workbench.file_checks import FileChecker
 from workbench.project_panel import ProjectPanel
+from workbench.screen import fit_to_screen
 from workbench.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
 from workbench.saving import (
     RECOVERY_NOTE,
@@ -146,7 +147,7 @@ class MainWindow(QMainWindow):
         self._autosave.timeout.connect(self.autosave)
         self._autosave.start()
 
-        self.resize(1400, 900)
+        fit_to_screen(self, 1400, 900)
         self._update_title()
         self._on_document_active_changed()
 

@@ -263,8 +263,14 @@ class ProjectPanel(QWidget):
         self.corpus_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.corpus_view.customContextMenuRequested.connect(self._on_corpus_view_menu)
         self.corpus_view.dropped.connect(self.add_dropped)
+        # the corpus status: what the last action did (`_note`, about the file `_note_path` when
+        # it names one), then the problems the project's files have now, drawn from the project
         self.corpus_status = QLabel()
         self.corpus_status.setWordWrap(True)
+        self._note = ""
+        self._note_error = False
+        self._note_path = ""
+        self._project = document.project
 
         add_files = QPushButton("Add Files…")
         add_files.clicked.connect(self.choose_files)
@@ -311,8 +317,10 @@ class ProjectPanel(QWidget):
         layout.addLayout(row)
 
         document.changed.connect(self._on_document_changed)
+        document.changed.connect(self._on_document_changed_status)
         document.active_changed.connect(self._on_document_changed)
         self._on_document_changed()
+        self._show_status()
 
     # -- corpus ------------------------------------------------------------------------------
 
@@ -343,19 +351,20 @@ class ProjectPanel(QWidget):
     def add_paths(self, paths: list[str]) -> None:
         """Check the files (in the background) and add them; folders add their corpus files
         (text, also compressed; JSON Lines; Parquet/Arrow; word-count tables)."""
-        self.corpus_status.setText(f"Checking {len(paths)} item{'s' if len(paths) != 1 else ''}…")
+        self._say(f"Checking {len(paths)} item{'s' if len(paths) != 1 else ''}…")
         # a file added again is checked with the field it has
         self.checker.check(paths, self.document.corpus_fields())
 
     def _on_checker_checked(self, checks: list[FileCheck], errors: list[str]) -> None:
         if checks:
             self.document.add_checked_files(checks)
-        problems = [f"{os.path.basename(check.path)} {window_problem(check.problem)}" for check in checks if check.problem]
-        lines = errors + problems
-        if not checks and not errors:
-            lines = ["No corpus files found there (text, .jsonl, .parquet, .tsv, also .gz/.bz2/.xz/.zst)."]
-        self.corpus_status.setText("\n".join(lines) if lines else f"Added {len(checks)} file{'s' if len(checks) != 1 else ''}.")
-        self.corpus_status.setStyleSheet(ERROR_STYLE if lines else "")
+        # (the problems of the files added are the project's now: `corpus_problems` lists them)
+        if errors:
+            self._say("\n".join(errors), error=True)
+        elif not checks:
+            self._say("No corpus files found there (text, .jsonl, .parquet, .tsv, also .gz/.bz2/.xz/.zst).", error=True)
+        else:
+            self._say(f"Added {len(checks)} file{'s' if len(checks) != 1 else ''}.")
 
     def set_field(self, row: int, field: str) -> None:
         """Read the records of corpus file `row` from `field`, and check the file again with it
@@ -365,8 +374,7 @@ class ProjectPanel(QWidget):
         item = self.document.project.corpus[row]
         self.corpus_model.checking[item.path] = item.field
         self.corpus_model.refresh()
-        self.corpus_status.setText(f"Checking {item.name} with the field “{item.field}”…")
-        self.corpus_status.setStyleSheet("")
+        self._say(f"Checking {item.name} with the field “{item.field}”…", path=item.path)
         self.checker.check_field(item.path, item.field)
 
     def choose_field(self, row: int) -> None:
@@ -378,20 +386,40 @@ class ProjectPanel(QWidget):
             del self.corpus_model.checking[path]
         if not self.document.apply_field_check(path, field, check, error):
             self.corpus_model.refresh()
+            self._show_status()
             return  # the field was changed again meanwhile, or the file removed
         name = os.path.basename(path)
-        problem = window_problem(check.problem if check is not None else error)
-        if problem:
-            self.corpus_status.setText(f"{name} {problem}")
-            self.corpus_status.setStyleSheet(ERROR_STYLE)
+        if check is not None and not check.problem:
+            records = f": {check.lines:,} records" if check.lines else ""
+            self._say(f"{name} is read from the field “{field}”{records}.", path=os.path.abspath(path))
         else:
-            records = f": {check.lines:,} records" if check is not None and check.lines else ""
-            self.corpus_status.setText(f"{name} is read from the field “{field}”{records}.")
-            self.corpus_status.setStyleSheet("")
+            self._say("")  # (its problem is the file's now: listed below)
 
     def _on_field_delegate_failed(self, reason: str) -> None:
-        self.corpus_status.setText(reason)
-        self.corpus_status.setStyleSheet(ERROR_STYLE)
+        self._say(reason, error=True)
+
+    # -- the corpus status -----------------------------------------------------------------------
+
+    def _say(self, note: str, error: bool = False, path: str = "") -> None:
+        self._note, self._note_error, self._note_path = note, error, path
+        self._show_status()
+
+    def _show_status(self) -> None:
+        problems = corpus_problems(self.document.project.corpus, set(self.corpus_model.checking))
+        lines = ([self._note] if self._note else []) + problems
+        self.corpus_status.setText("\n".join(lines))
+        self.corpus_status.setStyleSheet(ERROR_STYLE if problems or self._note_error else "")
+
+    def _on_document_changed_status(self) -> None:
+        """Problems follow the project: a file removed, relocated or checked again takes its
+        problem with it, and another project starts with no note."""
+        project = self.document.project
+        if project is not self._project:
+            self._project = project
+            self._note, self._note_error, self._note_path = "", False, ""
+        elif self._note_path and self._note_path not in {item.path for item in project.corpus}:
+            self._note, self._note_error, self._note_path = "", False, ""
+        self._show_status()
 
     def remove_selected_files(self) -> None:
         rows = sorted({index.row() for index in self.corpus_view.selectionModel().selectedRows()})
@@ -399,11 +427,8 @@ class ProjectPanel(QWidget):
             self.document.remove_files(rows)
 
     def show_missing(self, missing: list[CorpusFile]) -> None:
-        names = ", ".join(item.name for item in missing)
-        self.corpus_status.setText(
-            f"Not found: {names}. Right-click a missing file to locate it; training needs every file."
-        )
-        self.corpus_status.setStyleSheet(ERROR_STYLE)
+        """Say which corpus files are missing (they are listed while they are)."""
+        self._show_status()
 
     def locate(self, row: int) -> None:
         item = self.document.project.corpus[row]
@@ -422,9 +447,9 @@ class ProjectPanel(QWidget):
                 "its contents differ. Use it anyway?",
             ):
                 return
+        name = item.name
         self.document.relocate_file(row, check)
-        self.corpus_status.setText(f"{item.name} is now {path}.")
-        self.corpus_status.setStyleSheet("")
+        self._say(f"{name} is now {path}.", path=item.path)
 
     def _on_corpus_view_menu(self, position: QPoint) -> None:
         # subtle: an item view reports the position in its viewport's coordinates.
@@ -518,6 +543,21 @@ class ProjectPanel(QWidget):
         if self.document.path and not self.document.is_template:
             return os.path.dirname(self.document.path)
         return os.path.expanduser("~")
+
+
+def corpus_problems(corpus: list[CorpusFile], checking: set[str]) -> list[str]:
+    """What is wrong with the project's corpus files now, one line each (files being checked
+    again are left out until their check says): "big.bin is not UTF-8 …", then "Not found: a.txt"."""
+    lines: list[str] = []
+    missing: list[str] = []
+    for item in corpus:
+        if not item.exists():
+            missing.append(item.name)
+        elif item.problem and item.path not in checking:
+            lines.append(f"{item.name} {window_problem(item.problem)}")
+    if missing:
+        lines.append(f"Not found: {', '.join(missing)}. Right-click a missing file to locate it; training needs every file.")
+    return lines
 
 
 def window_problem(problem: str) -> str:

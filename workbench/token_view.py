@@ -4,7 +4,13 @@ Each token's span gets a background colour stable for its id (its hue from the i
 lightness alternating so that neighbours always part); the unknown token is red (two reds
 alternating), special tokens are bold purple, characters that several tokens share (the
 byte-level pieces of one emoji) get a wavy underline, and a boundary other columns do not share
-(Compare) is underlined in red. Hovering shows the token, id, offsets and bytes; clicking reports the token.
+(Compare) is underlined in red. Hovering shows the tokens on the character (every one of them
+where several share it), with id, offsets and bytes; clicking reports the token.
+
+subtle: Qt shapes text in runs of one format, so a format that changes inside a grapheme
+cluster (the family emoji 👩‍👩‍👧 is five characters; "é" may be two) breaks the cluster's
+shaping: the family is drawn as three emoji. A cluster whose characters belong to several tokens
+therefore gets one format, marked as shared, and formats change only between clusters.
 
 The spans are data from the engine (offsets); this module only paints them. While the user
 types, spans after the edit move with the text until the next encoding arrives.
@@ -12,7 +18,7 @@ types, spans after the edit move with the text until the next encoding arrives.
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -32,6 +38,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
+from engine.vocabulary import GRAPHEME, visible_text
 from workbench.encoding_worker import NORMAL, SPECIAL, UNKNOWN
 from workbench.formatting import ERROR_COLOR
 
@@ -43,6 +50,8 @@ MARK_COLOR: Final = ERROR_COLOR
 # subtle: a text document keeps no "\r" (it turns "\r\n" into a line break), so a carriage
 # return is held as this one character, its picture: offsets stay the same.
 CARRIAGE_RETURN: Final = "\u240d"
+# Tokens listed one by one when the pointer rests on a character several tokens share.
+HOVER_LIMIT: Final = 40
 
 
 @dataclass
@@ -65,8 +74,9 @@ class Spans:
     def __len__(self) -> int:
         return len(self.spans)
 
-    def describe(self, index: int) -> str:
-        """What hovering span `index` shows: 'Ġworld'  (raw 'Ġworld') / id 995 · characters 5–11 · bytes 20 77 …"""
+    def describe(self, index: int, one_line: bool = False) -> str:
+        """What hovering span `index` shows: '·world'  (raw 'Ġworld') / id 995 · characters 5–11 · bytes 20 77 …
+        (quoted as written: a byte that is no character reads \\xc3, invisible characters by name)."""
         label = self.labels[index] if index < len(self.labels) else ""
         raw = self.raw[index] if index < len(self.raw) else ""
         start, end = self.spans[index]
@@ -74,7 +84,7 @@ class Spans:
         facts.append(f"characters {start}–{end}")
         if index < len(self.hexes):
             facts.append(f"bytes {self.hexes[index]}")
-        return f"{label!r}" + (f"  (raw {raw!r})" if raw and raw != label else "") + "\n" + " · ".join(facts)
+        return quoted(label) + (f"  (raw {quoted(raw)})" if raw and raw != label else "") + ("  " if one_line else "\n") + " · ".join(facts)
 
     def select(self, keep: list[int], shift: int, start: int, end: int) -> Spans:
         """The spans `keep` (indexes), each moved by `shift` when it starts at or after `end`;
@@ -97,6 +107,34 @@ class Spans:
             {moved(s) for s in self.marked if s < start or s >= end},
             self.ids,
         )
+
+
+def quoted(text: str) -> str:
+    """`text` in quotes as people read it: unlike `repr`, a backslash stays one ('\\xc3'
+    is shown as typed), and characters that draw nothing are named ('👩⟨ZWJ⟩')."""
+    return "'" + visible_text(text, names=True) + "'"
+
+
+def grapheme_boundaries(text: str) -> list[int]:
+    """The grapheme cluster boundaries of `text`, in Qt positions (UTF-16 units), both ends
+    included: "e\u0301a" -> [0, 2, 3]; the family emoji "👩\u200d👩\u200d👧" -> [0, 8].
+
+    subtle: not QTextBoundaryFinder: given a Python string, it answered boundaries inside
+    surrogate pairs past the first few clusters here, as if reading a copy that is gone."""
+    found = [0]
+    position = 0
+    for cluster in GRAPHEME.findall(text):
+        position += len(cluster) + sum(1 for char in cluster if char > "\uffff")
+        found.append(position)
+    return found
+
+
+def cluster_at(boundaries: list[int], position: int) -> tuple[int, int]:
+    """The cluster (start, end) holding Qt position `position`: [0, 8, 9] and 3 -> (0, 8)."""
+    i = bisect_right(boundaries, position) - 1
+    if i < 0 or i + 1 >= len(boundaries):
+        return (position, position + 1)
+    return (boundaries[i], boundaries[i + 1])
 
 
 def token_color(key: int, position: int, dark: bool) -> QColor:
@@ -245,15 +283,35 @@ class SpanHighlighter(QSyntaxHighlighter):
         return self._q[index]
 
     def index_at(self, position: int) -> int:
-        """The index of the span covering Qt position `position`, or -1."""
+        """The index of the (first) span covering Qt position `position`, or -1."""
+        found = self.indexes_at(position)
+        return found[0] if found else -1
+
+    def indexes_at(self, position: int) -> list[int]:
+        """Every span covering Qt position `position` (the byte pieces of one character, or the
+        tokens that share its grapheme cluster), in order."""
         spans = self._q
-        i = bisect_right(self._q_starts, position) - 1
-        # spans may share a start (byte-level pieces): take the first of them
-        while i > 0 and spans[i - 1][0] == spans[i][0]:
-            i -= 1
-        if 0 <= i < len(spans) and spans[i][0] <= position < max(spans[i][1], spans[i][0] + 1):
-            return i
-        return -1
+        if not spans:
+            return []
+        first, end = position, position + 1
+        document = self.document()
+        block = document.findBlock(position)
+        text = block.text()
+        if block.isValid() and text and max(text) >= "\u0300":
+            # the whole grapheme cluster under the pointer
+            start, stop = cluster_at(grapheme_boundaries(text), position - block.position())
+            first, end = block.position() + start, block.position() + stop
+        i = bisect_right(self._q_starts, end - 1)
+        found: list[int] = []
+        # spans start in order; look back past the ones that start before the cluster
+        j = i - 1
+        while j >= 0 and (spans[j][1] > first or spans[j][0] >= first):
+            j -= 1
+        for index in range(j + 1, i):
+            start, stop = spans[index]
+            if start < end and max(stop, start + 1) > first:
+                found.append(index)
+        return found
 
     def highlightBlock(self, text: str) -> None:  # noqa: N802 - Qt's name
         spans = self._q
@@ -269,6 +327,8 @@ class SpanHighlighter(QSyntaxHighlighter):
         n = len(spans)
         shared = self._q_shared
         marked = self._q_marked
+        # what is painted, block-relative: (start, end, span index, parity, marked)
+        ranges: list[tuple[int, int, int, int, bool]] = []
         # the lightness alternates within the block; pieces of one span share theirs
         parity = 0
         previous = (-1, -1)
@@ -280,11 +340,45 @@ class SpanHighlighter(QSyntaxHighlighter):
                 previous = (start, end)
                 begin = max(start, block_start)
                 stop = min(end, block_end)
-                self.setFormat(begin - block_start, stop - begin, self._format(i, parity, start in shared, False))
                 if start in marked and start >= block_start:
                     width = 2 if end - start >= 2 and self._is_pair(start) else 1
-                    self.setFormat(start - block_start, width, self._format(i, parity, start in shared, True))
+                    ranges.append((begin - block_start, begin - block_start + width, i, parity, True))
+                    begin += width
+                if stop > begin:
+                    ranges.append((begin - block_start, stop - block_start, i, parity, False))
             i += 1
+        clusters = self._split_clusters(text, ranges)
+        for start, end, index, parity, mark in ranges:
+            self.setFormat(start, end - start, self._format(index, parity, spans[index][0] in shared, mark))
+        # subtle: painted last, so that each of these clusters has one format (see the module)
+        for start, end, index, parity, mark in clusters:
+            self.setFormat(start, end - start, self._format(index, parity, True, mark))
+
+    def _split_clusters(self, text: str, ranges: list[tuple[int, int, int, int, bool]]) -> list[tuple[int, int, int, int, bool]]:
+        """The grapheme clusters of a block that painted ranges would cut (their characters belong
+        to several tokens, or to a token and none): (start, end, the first range's span index and
+        parity, whether a mark falls in it)."""
+        if not ranges or max(text) < "\u0300":
+            return []  # (no character here joins a cluster with its neighbour)
+        boundaries = grapheme_boundaries(text)
+        at_boundary = set(boundaries)
+        starts = [r[0] for r in ranges]
+        found: list[tuple[int, int, int, int, bool]] = []
+        for start, end, _, _, _ in ranges:
+            for cut in (start, end):
+                if cut in at_boundary or (found and found[-1][0] < cut < found[-1][1]):
+                    continue
+                first, last = cluster_at(boundaries, cut)
+                # the ranges in the cluster: they start in order and do not overlap (pieces of
+                # one span aside, which have the same start and end)
+                j = bisect_left(starts, last) - 1
+                mark = False
+                while j >= 0 and ranges[j][1] > first:
+                    mark = mark or ranges[j][4]
+                    j -= 1
+                if j + 1 < len(ranges) and ranges[j + 1][0] < last:
+                    found.append((first, last, ranges[j + 1][2], ranges[j + 1][3], mark))
+        return found
 
     def _is_pair(self, position: int) -> bool:
         # whether the character at Qt position `position` takes two UTF-16 units
@@ -449,12 +543,23 @@ class TokenTextEdit(QPlainTextEdit):
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:  # noqa: N802
         super().mouseMoveEvent(event)
-        index = self._index_at(event.position().toPoint())
-        data = self.highlighter.data
-        if 0 <= index < len(data):
-            QToolTip.showText(event.globalPosition().toPoint(), data.describe(index), self.viewport())
+        hover = self.hover_text(self._position_at(event.position().toPoint()))
+        if hover:
+            QToolTip.showText(event.globalPosition().toPoint(), hover, self.viewport())
         else:
             QToolTip.hideText()
+
+    def hover_text(self, position: int) -> str:
+        """What hovering Qt position `position` shows: every token on its character (or its
+        grapheme cluster), one paragraph each; "" where no token is."""
+        data = self.highlighter.data
+        found = [index for index in self.highlighter.indexes_at(position) if index < len(data)] if position >= 0 else []
+        if len(found) > 1:
+            lines = [data.describe(index, one_line=True) for index in found[:HOVER_LIMIT]]
+            if len(found) > HOVER_LIMIT:
+                lines.append(f"… and {len(found) - HOVER_LIMIT} more")
+            return f"{len(found)} tokens on this character:\n" + "\n".join(lines)
+        return data.describe(found[0]) if found else ""
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:  # noqa: N802
         super().mouseReleaseEvent(event)
@@ -464,6 +569,10 @@ class TokenTextEdit(QPlainTextEdit):
                 self.token_clicked.emit(index)
 
     def _index_at(self, point: QPoint) -> int:
+        position = self._position_at(point)
+        return self.highlighter.index_at(position) if position >= 0 else -1
+
+    def _position_at(self, point: QPoint) -> int:
         cursor = self.cursorForPosition(point)
         position = cursor.position()
         # the cursor lands between characters: the character under the pointer is the one before
@@ -471,4 +580,4 @@ class TokenTextEdit(QPlainTextEdit):
         rect = self.cursorRect(cursor)
         if point.x() < rect.x() and position > 0:
             position -= 1
-        return self.highlighter.index_at(position)
+        return position

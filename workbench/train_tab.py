@@ -290,8 +290,13 @@ class TrainTab(QWidget):
 
         self.step_panel = StepPanel()
         self.modes = QTabWidget()
-        self.modes.addTab(live, "Training")
-        self.modes.addTab(self.step_panel, "Step by Step")
+        # each page scrolls where the window is smaller than it (150 % scaling on a small screen)
+        for page, title in ((live, "Training"), (self.step_panel, "Step by Step")):
+            area = QScrollArea()
+            area.setWidget(page)
+            area.setWidgetResizable(True)
+            area.setFrameShape(QScrollArea.Shape.NoFrame)
+            self.modes.addTab(area, title)
 
         splitter = QSplitter()
         splitter.addWidget(form_area)

@@ -147,6 +147,7 @@ class VocabTab(QWidget):
         self.model.modelReset.connect(self._update_count)
         self.model.layoutChanged.connect(self._update_count)
         document.active_changed.connect(self._on_document_active_changed)
+        document.changed.connect(self._on_document_changed)
         self.last_filter_seconds = 0.0
         self._on_document_active_changed()
 
@@ -158,10 +159,7 @@ class VocabTab(QWidget):
         table = view.table(self.document.glyphs) if view is not None else None
         if view is None or table is None or entry is None:
             self.model.set_table_empty()
-            if entry is None:
-                self.empty.setText("No tokenizer in this project: create one from a preset in the Project panel.")
-            else:
-                self.empty.setText(f"“{entry.name}” is not trained yet: train it in the Train tab to browse its vocabulary.")
+            self._say_empty()
             self.stack.setCurrentWidget(self.empty)
             self._show_token(-1)
             return
@@ -170,6 +168,18 @@ class VocabTab(QWidget):
         self._apply_filter()
         self.stack.setCurrentIndex(1)
         self._show_token(-1)
+
+    def _on_document_changed(self) -> None:
+        self._say_empty()  # (a rename)
+
+    def _say_empty(self) -> None:
+        entry = self.document.active
+        if entry is None:
+            self.empty.setText("No tokenizer in this project: create one from a preset in the Project panel.")
+        elif not entry.is_trained:
+            self.empty.setText(f"“{entry.name}” is not trained yet: train it in the Train tab to browse its vocabulary.")
+        else:
+            self.empty.setText(f"“{entry.name}” cannot be shown: its trained result does not load.")
 
     def _apply_filter(self) -> None:
         started = time.perf_counter()

@@ -21,8 +21,12 @@ from engine.inspection import (
     round_trip,
     shared_spans,
     trace,
+    unknown_id,
+    unknown_positions,
+    unknown_token,
     unshared_boundaries,
 )
+from engine.formats import convert
 from support import train_byte_level
 
 TEXT = ["The Café served naïve guests.", "Hello world, hello again!", "low lower lowest"] * 5
@@ -129,3 +133,63 @@ def test_trace_of_real_bert(corpora: Path) -> None:
     assert found.encoding.tokens[:4] == ["[CLS]", "hello", "world", "[SEP]"]
     assert set(found.encoding.tokens[4:]) == {"[PAD]"} and content_tokens(found.encoding) == 2
     assert not found.round_trip.exact and CAUSE_LOWERCASE in found.round_trip.causes
+
+
+# -- unknown tokens, told by id ------------------------------------------------------------------
+
+
+def unigram() -> Tokenizer:
+    """A hand-made Unigram with an unk id: "é" is outside its vocabulary."""
+    tokenizer = Tokenizer(models.Unigram([("<unk>", 0.0), ("▁", -2.0), ("a", -1.0), ("b", -1.0), ("ab", -1.5), ("▁ab", -1.2)], unk_id=0))
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+    tokenizer.decoder = decoders.Metaspace()
+    return tokenizer
+
+
+def test_a_unigram_unknown_is_told_by_its_id_not_its_string() -> None:
+    tokenizer = unigram()
+    encoding = tokenizer.encode("ab é")
+    # HF's token string for a Unigram unknown is the text itself, not "<unk>"
+    assert (encoding.ids, encoding.tokens) == ([5, 1, 0], ["▁ab", "▁", "é"])
+    assert (unknown_id(tokenizer), unknown_token(tokenizer)) == (0, "<unk>")
+    assert unknown_positions(tokenizer, encoding, "ab é") == [2]
+    assert unknown_positions(tokenizer, tokenizer.encode("ab"), "ab") == []
+    result = round_trip(tokenizer, "ab é", encoding)
+    assert result.decoded == "ab <unk>"
+    assert [d.to_tuple() for d in result.differences] == [(3, 4, 3, 8, CAUSE_UNKNOWN)]
+    # an unknown token that is special: decoding leaves it out, and the round trip says so
+    tokenizer.add_special_tokens(["<unk>"])
+    result = round_trip(tokenizer, "ab é", tokenizer.encode("ab é"))
+    assert result.decoded == "ab " and [d.to_tuple() for d in result.differences] == [(3, 4, 3, 3, CAUSE_UNKNOWN_SKIPPED)]
+
+
+def test_a_sentencepiece_model_names_its_unknown_characters(corpora: Path) -> None:
+    tokenizer = convert.load(str(corpora / "sp_test_model.model"))
+    text = "Ωmega ünï 😀😀"
+    encoding = tokenizer.encode(text)
+    assert unknown_positions(tokenizer, encoding, text) == [1, 7, 9, 11]
+    assert [encoding.tokens[i] for i in [1, 7, 9, 11]] == ["Ω", "ü", "ï", "😀😀"]
+    result = round_trip(tokenizer, text, encoding)
+    assert result.decoded == " ⁇ mega  ⁇ n ⁇   ⁇ "
+    assert result.causes == [CAUSE_UNKNOWN] and len(result.differences) == 4
+
+
+def test_unknowns_of_the_other_models_and_an_unknown_token_typed_as_text(corpora: Path) -> None:
+    bert = Tokenizer.from_file(str(corpora / "bert_uncased_tokenizer.json"))
+    assert unknown_positions(bert, bert.encode("hello 😀"), "hello 😀") == [2]
+    # "[UNK]" typed is the added token, not an unknown character
+    assert bert.encode("hello [UNK]").ids[:3] == [101, 7592, 100]
+    assert unknown_positions(bert, bert.encode("hello [UNK]"), "hello [UNK]") == []
+    level = Tokenizer(models.WordLevel({"a": 0, "b": 1, "[UNK]": 2}, unk_token="[UNK]"))
+    level.pre_tokenizer = pre_tokenizers.Whitespace()
+    assert unknown_positions(level, level.encode("a zz b"), "a zz b") == [1]
+    bpe = Tokenizer(models.BPE({"a": 0, "b": 1, "<unk>": 2, "ab": 3}, [("a", "b")], unk_token="<unk>"))
+    assert bpe.encode("abxa").tokens == ["ab", "<unk>", "a"]
+    assert unknown_positions(bpe, bpe.encode("abxa"), "abxa") == [1]
+    # byte_fallback without an unknown token: every character has tokens
+    fallback = Tokenizer(models.BPE({"a": 0, "<0x78>": 1}, [], byte_fallback=True))
+    assert unknown_id(fallback) == -1 and unknown_positions(fallback, fallback.encode("ax"), "ax") == []
+    # a pair: the unknown of the second text is found in it
+    pair = bert.encode("hello", "😀 world")
+    assert [pair.tokens[i] for i in unknown_positions(bert, pair, "hello", "😀 world")] == ["[UNK]"]
+    assert unknown_positions(bert, pair, "hello", "😀 world") == [pair.tokens.index("[UNK]")]

@@ -120,3 +120,21 @@ def test_the_table_describes_every_token() -> None:
     special = table.tokens.index("<|endoftext|>")
     assert table.kinds[special] == "special" and table.merge_ranks[special] == -1
     assert table.kinds.count("byte") == 256
+
+
+def test_characters_that_draw_nothing_are_named_in_tokens_not_in_texts() -> None:
+    assert readable("\u200d", TokenStyle()) == "⟨ZWJ⟩"
+    assert readable("👩\u200d", TokenStyle()) == "👩⟨ZWJ⟩"
+    assert readable("▁\u00a0x\ufe0f\u2061", TokenStyle(metaspace="▁")) == "·⟨NBSP⟩x⟨VS16⟩⟨U+2061⟩"
+    assert readable("<0xE2>", TokenStyle()) == "\\xe2"  # (one backslash: a byte that is no character)
+    # the byte-level token of a ZWJ's three bytes
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    token = tokenizer.pre_tokenizer.pre_tokenize_str("\u200d")[0][0]
+    assert token == "âĢį" and readable(token, BYTE_LEVEL) == "⟨ZWJ⟩"
+    # a whole text keeps them; a piece of it names them, except those that join a cluster
+    family = "👩\u200d👩\u200d👧"
+    assert visible_text(family) == family and readable(family, TokenStyle()) == family
+    assert visible_text("a\u200db", names=True) == "a⟨ZWJ⟩b"
+    assert visible_text("❤\ufe0f", names=True) == "❤⟨VS16⟩"
+    assert visible_text("a b\u200b", glyphs=False, names=True) == "a b⟨ZWSP⟩"

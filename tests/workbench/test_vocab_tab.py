@@ -162,3 +162,21 @@ def test_a_large_vocabulary_sorts_and_filters_in_the_model() -> None:
     assert model.data(model.index(0, TOKEN)) == "tok249999"
     model.set_filter("99999", "contains")
     assert [model.data(model.index(row, TOKEN)) for row in range(model.rowCount())] == ["tok199999", "tok099999"]
+
+
+def test_invisible_characters_are_named_and_a_cluster_is_one_cell(window: MainWindow, tmp_path: Path) -> None:
+    family = "👩\u200d👩\u200d👧"
+    tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0, "\u200d": 1, "👩\u200d": 2, family: 3, "\u00a0": 4}, unk_token="[UNK]"))
+    path = tmp_path / "invisible.json"
+    tokenizer.save(str(path))
+    assert window.open_file(str(path))
+    tab = window.vocab_tab
+    # (the ZWJs inside the family join it: they stay, and it is drawn whole)
+    assert column(tab.model, TOKEN) == ["[UNK]", "⟨ZWJ⟩", "👩⟨ZWJ⟩", family, "⟨NBSP⟩"]
+    # the filter finds them by name, and the details name them too
+    tab.filter.setText("zwj")
+    assert column(tab.model, ID) == ["1", "2"]
+    tab.filter.clear()
+    assert tab.select_token(1)
+    assert tab.title.text() == "⟨ZWJ⟩" and tab.hex.text() == "E2 80 8D"
+    assert "raw '\\u200d'" in tab.facts.text()
