@@ -32,7 +32,7 @@ from engine.schema import (
 )
 from engine.sources import DEFAULT_FIELD, FORMAT_ARROW, FORMAT_JSONL, source_of
 from engine.tokenizer import Tokenizer
-from engine.trainers.records import TrainHistory, TrainReport
+from engine.trainers.records import TrainReport
 
 FORMAT: Final = "tokenizer-workbench project"
 FORMAT_VERSION: Final = 2
@@ -767,7 +767,11 @@ class Project:
     @staticmethod
     def unpack(data: bytes, path: str) -> Project:
         """A project archive (format 2)."""
-        members = unpack_members(data, path)
+        return Project.from_members(unpack_members(data, path), path)
+
+    @staticmethod
+    def from_members(members: dict[str, bytes], path: str) -> Project:
+        """A project from an archive's members (as `snapshot` makes them), read from `path`."""
         index = members.get(INDEX_MEMBER)
         if index is None:
             raise ProjectFileError(path, f"is a zip archive without {INDEX_MEMBER}: not a Tokenizer Workbench project")

@@ -359,6 +359,12 @@ def merge_tree(model: Model, token: str, history: TrainHistory | None = None) ->
     The counts come from `history` (the last merge that made each token); a model that is not
     BPE, or a token no merge made, gives a leaf.
     """
+    return tree_of(token, merges_made(model), merge_counts(history))
+
+
+def merges_made(model: Model) -> dict[str, tuple[int, str, str]]:
+    """How each token a BPE model merged was made: token -> (rank, left, right) ({} for other
+    models). {"lo": (0, "l", "o"), "low": (1, "lo", "w")}"""
     made: dict[str, tuple[int, str, str]] = {}
     if isinstance(model, BPE):
         merges = model.merges
@@ -367,10 +373,21 @@ def merge_tree(model: Model, token: str, history: TrainHistory | None = None) ->
             token_made = model.id_to_token(merged[rank])
             if token_made is not None:
                 made[token_made] = (rank, merges[rank][0], merges[rank][1])
+    return made
+
+
+def merge_counts(history: TrainHistory | None) -> dict[str, int]:
+    """How often the pair that made each token occurred when it was merged (the last merge that
+    made it), from a training's history ({} without one)."""
     counts: dict[str, int] = {}
     if history is not None:
         for step in history.merges:
             counts[step.new_token] = step.count
+    return counts
+
+
+def tree_of(token: str, made: dict[str, tuple[int, str, str]], counts: dict[str, int]) -> MergeNode:
+    """The merge tree of `token` from `merges_made` and `merge_counts` (see `merge_tree`)."""
     return _node(token, made, counts, 0)
 
 

@@ -37,5 +37,10 @@ def test_readme_main_command_opens_the_window() -> None:
 
 def test_the_readme_shows_the_screenshots_the_command_writes() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    for name in ("train.png", "train-wordpiece.png", "train-unigram.png", "train-step-by-step.png", "vocabulary.png", "encode.png", "encode-pipeline.png", "encode-round-trip.png", "compare.png"):
+    names = (
+        "train.png", "train-wordpiece.png", "train-unigram.png", "train-step-by-step.png", "vocabulary.png", "encode.png",
+        "encode-pipeline.png", "encode-round-trip.png", "compare.png", "train-failed.png", "dialog-replace-result.png",
+        "dialog-restore.png", "dialog-outside-files.png",
+    )  # fmt: skip
+    for name in names:
         assert f"docs/screenshots/{name}" in text and (ROOT / "docs" / "screenshots" / name).is_file()

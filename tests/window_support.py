@@ -5,6 +5,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from support import ROOT
+from workbench.document import ActiveView
 from workbench.main_window import MainWindow
 
 SAMPLE = ROOT / "resources" / "sample" / "shakespeare.txt"
@@ -12,8 +13,23 @@ TRAINING_TIMEOUT_MS = 180_000
 
 
 def train_and_wait(qtbot: QtBot, window: MainWindow) -> None:
-    """Press Train and wait for the result to be stored and the training process to be gone."""
+    """Press Train and wait for the result to be stored, the training process to be gone and
+    the rest of the view (merge trees, export checks) to come from the encoding process."""
     tab = window.train_tab
     with qtbot.waitSignal(tab.runner.finished, timeout=TRAINING_TIMEOUT_MS):
         tab.train_button.click()
     qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
+    wait_for_view(qtbot, window)
+
+
+def wait_for_view(qtbot: QtBot, window: MainWindow) -> ActiveView:
+    """The active tokenizer's view, once the encoding process has built it."""
+
+    def built() -> bool:
+        view = window.document.view()
+        return view is not None and view.ready and (not view.entry.is_trained or view.export_reasons is not None)
+
+    qtbot.waitUntil(built, timeout=60_000)
+    view = window.document.view()
+    assert view is not None
+    return view

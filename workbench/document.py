@@ -15,7 +15,7 @@ from typing import Final
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from engine import Tokenizer, models, trainers
+from engine import Tokenizer, trainers
 from engine.corpus import FileCheck
 from engine.errors import EngineError
 from engine.formats import convert
@@ -23,11 +23,15 @@ from engine.project import CorpusFile, EntryState, Project, TokenizerEntry, Trai
 from engine.schema import JsonValue
 from engine.sources import DEFAULT_FIELD, CorpusSource
 from engine.trainers.base import Trainer
-from engine.vocabulary import TokenStyle, VocabularyTable
+from engine.vocabulary import TokenStyle, VocabularyTable, merges_made
 from workbench import presets
+from workbench.encode_service import EncodeService
+from workbench.file_jobs import imported
 from workbench.training import inputs_with_fields
 
 DEFAULT_VOCAB_SIZE = 8000
+# How often a view is asked of the encoding process when the process stops while building it.
+VIEW_ATTEMPTS: Final = 2
 # How many edits Undo can go back (each may keep a replaced trained result alive).
 UNDO_LIMIT: Final = 100
 # The undo command id of settings edits: consecutive edits of one tokenizer's settings are one step.
@@ -35,9 +39,14 @@ SETTINGS_EDIT: Final = 1
 
 
 class ActiveView:
-    """What the tabs draw for the active tokenizer, built once: the engine tokenizer (trained, or
-    the untrained pipeline; built on first use) and, when trained, its vocabulary table and
-    token style (handed over by a finished training, or built from the tokenizer)."""
+    """What the tabs draw for the active tokenizer, built once: for a trained tokenizer its
+    vocabulary table, token style, how each BPE token was made and why each export format
+    cannot hold it, built in the encoding process (`fill`; `ready` until then is False) or
+    handed over by a finished training; for an untrained one, the pipeline's style.
+
+    `tokenizer` builds the engine tokenizer in this process when something asks for it (an
+    export's last step, a script): the views never do.
+    """
 
     def __init__(
         self, entry: TokenizerEntry, table: VocabularyTable | None = None, style: TokenStyle | None = None
@@ -47,6 +56,13 @@ class ActiveView:
         self._tokenizer: Tokenizer | None = None
         self._table = table
         self._style = style
+        self.made: dict[str, tuple[int, str, str]] | None = None
+        self.export_reasons: dict[str, str] | None = None
+        # the request the encoding process answers with this view (0: none), and why it could
+        # not be built ("" when it could)
+        self.request = 0
+        self.problem = ""
+        self.attempts = 1
 
     @property
     def tokenizer(self) -> Tokenizer:
@@ -54,22 +70,57 @@ class ActiveView:
             self._tokenizer = self.entry.tokenizer()
         return self._tokenizer
 
+    @property
+    def ready(self) -> bool:
+        """Whether there is what the views draw (an untrained tokenizer's style is made here)."""
+        return not self.entry.is_trained or (self._table is not None and self._style is not None)
+
+    def build_here(self, glyphs: bool) -> None:
+        """Build what the views need in this process (no encoding process: scripts, tests)."""
+        if self.entry.is_trained:
+            tokenizer = self.tokenizer
+            if self._table is None:
+                self._table = VocabularyTable.of(tokenizer, self.entry.frequencies or None, glyphs)
+            if self._style is None:
+                self._style = TokenStyle.of(tokenizer)
+            if self.made is None:
+                self.made = merges_made(tokenizer.model)
+
+    def fill(self, wire: object) -> None:
+        """What the encoding process built (`encoding_worker.view_wire`); what a training
+        handed over already is kept."""
+        if not isinstance(wire, dict):
+            self.problem = "the encoding process sent no vocabulary"
+            return
+        if self._table is None and wire.get("table") is not None:
+            self._table = VocabularyTable.from_columns(wire["table"])
+        if self._style is None:
+            style = wire["style"]
+            self._style = TokenStyle(bool(style[0]), str(style[1]), str(style[2]), str(style[3]))
+        made = wire.get("made")
+        self.made = made if isinstance(made, dict) else {}
+        reasons = wire.get("export")
+        self.export_reasons = dict(reasons) if isinstance(reasons, dict) else None
+
     def table(self, glyphs: bool) -> VocabularyTable | None:
-        """The vocabulary table (None for an untrained tokenizer)."""
-        if self._table is None and self.entry.is_trained:
-            self._table = VocabularyTable.of(self.tokenizer, self.entry.frequencies or None, glyphs)
+        """The vocabulary table (None for an untrained tokenizer, or until it is built)."""
         return self._table
 
     @property
     def style(self) -> TokenStyle:
         if self._style is None:
+            if self.entry.is_trained:
+                return TokenStyle()  # (until the encoding process has said)
             self._style = TokenStyle.of(self.tokenizer)
         return self._style
 
     @property
     def vocab_size(self) -> int:
+        """The vocabulary's size (-1 until it is known)."""
         table = self._table
-        return len(table) if table is not None else self.tokenizer.get_vocab_size()
+        if table is not None:
+            return len(table)
+        return -1 if self.entry.is_trained else self.tokenizer.get_vocab_size()
 
 
 # Everything an edit can change, to put back (`ProjectDocument.state`): the project's name, copies
@@ -128,6 +179,8 @@ class ProjectDocument(QObject):
     path_changed = Signal()
     # the paths of corpus files the user just added
     files_added = Signal(list)
+    # the active tokenizer's view was built (or failed): `view()` says what it is now
+    view_changed = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -140,6 +193,7 @@ class ProjectDocument(QObject):
         # whether it wrote the project as it is now
         self.generation = 0
         self._view: ActiveView | None = None
+        self._viewer: EncodeService | None = None
         self.glyphs = True
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
@@ -247,27 +301,70 @@ class ProjectDocument(QObject):
             self.active_changed.emit()
             self.mark_dirty()
 
+    def set_viewer(self, service: EncodeService) -> None:
+        """Build the views of trained tokenizers in `service`'s process from now on (without one,
+        they are built here, as scripts and some tests do)."""
+        self._viewer = service
+        service.viewed.connect(self._on_viewer_viewed)
+        service.failed.connect(self._on_viewer_failed)
+
     def view(self) -> ActiveView | None:
-        """The engine objects of the active tokenizer (None when there is none, or it is broken)."""
+        """What the tabs draw of the active tokenizer (None when there is none, or it cannot be
+        loaded). A trained tokenizer's view is built in the encoding process: until `ready`,
+        the tabs say it is loading, and `view_changed` tells them when it is."""
         entry = self.active
         if entry is None:
             return None
-        if self._view is None or self._view.entry is not entry or self._view.result is not entry.result:
+        view = self._view
+        if view is None or view.entry is not entry or view.result is not entry.result:
             view = ActiveView(entry)
-            try:
-                view.table(self.glyphs)
-                view.style
-            except EngineError:
-                return None
             self._view = view
-        return self._view
+            self._start_view(view)
+        if view.problem:
+            return None
+        return view
+
+    def _start_view(self, view: ActiveView) -> None:
+        result = view.entry.result
+        if result is None:
+            return
+        viewer = self._viewer
+        if viewer is None:
+            try:
+                view.build_here(self.glyphs)
+            except EngineError as error:
+                view.problem = str(error)
+            return
+        key = viewer.add_tokenizer(result.tokenizer_json)
+        view.request = viewer.view(key, result.vocabulary_data(), self.glyphs, view.table(self.glyphs) is None)
+
+    def _on_viewer_viewed(self, request: int, wire: object) -> None:
+        view = self._view
+        if view is None or view.request != request:
+            return  # (a view no longer shown)
+        try:
+            view.fill(wire)
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            view.problem = f"its vocabulary could not be read ({error})"
+        self.view_changed.emit()
+
+    def _on_viewer_failed(self, request: int, message: str) -> None:
+        view = self._view
+        if view is None or view.ready or (request != view.request and request != -1):
+            return
+        if request == -1 and view.attempts < VIEW_ATTEMPTS:
+            # the encoding process stopped (it starts again with the next request): once more
+            view.attempts += 1
+            self._start_view(view)
+            return
+        view.problem = message
+        self.view_changed.emit()
 
     def set_glyphs(self, glyphs: bool) -> None:
         """Show whitespace as glyphs (·, →, ↵) or as spaces and escapes in the views."""
         if glyphs != self.glyphs:
             self.glyphs = glyphs
-            if self._view is not None:
-                self._view = ActiveView(self._view.entry, None, self._view._style)
+            self._view = None
             self.active_changed.emit()
 
     # -- corpus ------------------------------------------------------------------------------
@@ -373,33 +470,25 @@ class ProjectDocument(QObject):
         return self._append(entry, f"New tokenizer “{entry.name}”")
 
     def import_tokenizer(self, path: str) -> TokenizerEntry:
-        """A tokenizer read from a file in any format `convert.load` reads (tokenizer.json,
+        """A tokenizer read here from a file in any format `convert.load` reads (tokenizer.json,
         SentencePiece .model, .tiktoken, BERT vocab.txt, GPT-2 vocab.json + merges.txt);
-        raises EngineError (naming the file) when it cannot be read."""
-        return self.add_imported(convert.load(path), path)
+        raises EngineError (naming the file) when it cannot be read. The window reads files in
+        a child process (`workbench.file_jobs.load_main`) and calls `add_loaded`."""
+        return self.add_loaded(path, imported(convert.load(path)))
 
-    def add_imported(self, tokenizer: Tokenizer, path: str) -> TokenizerEntry:
-        """`tokenizer`, read from the file `path`, as a new tokenizer of the project."""
-        try:
-            # Retraining the imported pipeline keeps its size and its special tokens.
-            default = trainers.default_trainer(tokenizer.model)
-            default.vocab_size = tokenizer.get_vocab_size()
-            default.special_tokens = [t for _, t in sorted(tokenizer.get_added_tokens_decoder().items()) if t.special]
-            model = tokenizer.model
-            if isinstance(default, trainers.UnigramTrainer) and isinstance(model, models.Unigram) and model.unk_id is not None:
-                default.unk_token = model.id_to_token(model.unk_id)
-            if isinstance(default, trainers.WordPieceTrainer) and isinstance(model, models.WordPiece):
-                default.continuing_subword_prefix = model.continuing_subword_prefix
-            trainer: dict[str, JsonValue] | None = default.to_dict()
-        except EngineError:
-            trainer = None  # a model the engine cannot train yet: kept for inspection
+    def add_loaded(
+        self, path: str, loaded: tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None]
+    ) -> TokenizerEntry:
+        """The tokenizer read from the file `path`, as `file_jobs.imported` gives it, as a new
+        tokenizer of the project."""
+        tokenizer_json, pipeline, trainer = loaded
         entry = TokenizerEntry(
             self.project.unique_name(os.path.basename(path)),
             "imported",
-            untrained_json(tokenizer),
+            pipeline,
             trainer,
             source=os.path.abspath(path),
-            result=TrainedResult(tokenizer.to_str()),
+            result=TrainedResult(tokenizer_json),
         )
         return self._append(entry, f"Import “{entry.name}”")
 
@@ -472,7 +561,11 @@ class ProjectDocument(QObject):
         entry.source = ""
         entry.result = result
         if entry is self.active:
-            self._view = ActiveView(entry, shown[0], shown[1]) if shown is not None else None
+            self._view = None
+            if shown is not None:
+                # (the table a training process built: the rest is asked of the encoding process)
+                self._view = ActiveView(entry, shown[0], shown[1])
+                self._start_view(self._view)
         self.changed.emit()
         self.active_changed.emit()
         self._edited(text or f"Train “{entry.name}”", before)
@@ -498,25 +591,6 @@ def _take_check(item: CorpusFile, check: FileCheck) -> None:
 def pipeline_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:
     """A tokenizer's tokenizer.json object (for an untrained pipeline, its model is empty)."""
     data: dict[str, JsonValue] = json.loads(tokenizer.to_str())
-    return data
-
-
-def untrained_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:
-    """The pipeline of a trained tokenizer with its vocabulary emptied: what retraining starts from."""
-    data = pipeline_json(tokenizer)
-    model = data.get("model")
-    if isinstance(model, dict):
-        if model.get("type") == "Unigram":
-            # subtle: a Unigram model with an unk_id needs that piece (as id 0) to load at all.
-            unk_id, pieces = model.get("unk_id"), model.get("vocab")
-            kept = isinstance(unk_id, int) and isinstance(pieces, list) and 0 <= unk_id < len(pieces)
-            model["vocab"] = [pieces[unk_id]] if kept and isinstance(pieces, list) and isinstance(unk_id, int) else []
-            model["unk_id"] = 0 if kept else None
-        elif "vocab" in model:
-            model["vocab"] = {}
-        if "merges" in model:
-            model["merges"] = []
-    data["added_tokens"] = []
     return data
 
 

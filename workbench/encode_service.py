@@ -30,12 +30,14 @@ def tokenizer_key(tokenizer_json: str) -> str:
 
 class EncodeService(QObject):
     """Signals: `encoded(id, encoding)`, `traced(id, trace)`, `compared(id, columns)`,
-    `decoded(id, {"text", "unknown"})`, `failed(id, message)` (plain dicts and lists: see the worker)."""
+    `decoded(id, {"text", "unknown"})`, `viewed(id, view)`, `failed(id, message)` (plain dicts
+    and lists: see the worker)."""
 
     encoded = Signal(int, object)
     traced = Signal(int, object)
     compared = Signal(int, object)
     decoded = Signal(int, object)
+    viewed = Signal(int, object)
     failed = Signal(int, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -73,6 +75,11 @@ class EncodeService(QObject):
 
     def decode(self, key: str, ids: list[int]) -> int:
         return self._request(("decode", key, ids), [key])
+
+    def view(self, key: str, vocabulary_data: bytes, glyphs: bool, table: bool = True) -> int:
+        """What the vocabulary view and the export menu need of a trained tokenizer (`viewed`);
+        without its vocabulary table when `table` is False (a training handed it over)."""
+        return self._request(("view", key, vocabulary_data, glyphs, table), [key])
 
     def _request(self, body: tuple[object, ...], keys: list[str]) -> int:
         self._ensure_running()
@@ -171,6 +178,8 @@ class EncodeService(QObject):
             self.compared.emit(request_id, body)
         elif kind == "decoded":
             self.decoded.emit(request_id, body)
+        elif kind == "viewed":
+            self.viewed.emit(request_id, body)
         elif kind == "error":
             self.failed.emit(request_id, str(body))
 

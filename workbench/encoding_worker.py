@@ -8,6 +8,7 @@ Requests, window -> process (tuples):
     ("trace", id, key, text, add_special)                -> ("traced", id, trace)
     ("compare", id, [("tokenizer", key) | ("baseline", name)], text) -> ("compared", id, columns)
     ("decode", id, key, ids)                             -> ("decoded", id, {"text", "unknown" ids})
+    ("view", id, key, vocabulary_data, glyphs, table)    -> ("viewed", id, view_wire(...))
     ("stop",)
 Any request can get ("error", id, message) instead. Of several waiting requests of one kind,
 only the newest is done: the others are out of date already.
@@ -15,14 +16,18 @@ only the newest is done: the others are out of date already.
 
 from __future__ import annotations
 
+import json
+import re
 import traceback
 from multiprocessing.connection import Connection
 
 from engine import Tokenizer, baselines
 from engine.encoding import Encoding
 from engine.errors import EngineError
+from engine.formats import convert
+from engine.project import vocabulary_from_dict
 from engine.inspection import Counts, content_tokens, counts, padding_tokens, shared_spans, trace, unknown_positions, unknown_token, unshared_boundaries
-from engine.vocabulary import TokenStyle, readable, token_bytes
+from engine.vocabulary import TokenStyle, VocabularyTable, merges_made, readable, token_bytes
 
 # Token kinds, as the views paint them (`workbench.token_view`).
 NORMAL = 0
@@ -30,7 +35,9 @@ UNKNOWN = 1
 SPECIAL = 2
 
 # Requests of these kinds replace older ones still waiting.
-SUPERSEDING = ("encode", "trace", "compare", "decode")
+SUPERSEDING = ("encode", "trace", "compare", "decode", "view")
+# The formats File > Export offers besides tokenizer.json (`convert.FORMATS`).
+EXPORT_KINDS = (convert.BERT_VOCAB, convert.GPT2, convert.SENTENCEPIECE, convert.TIKTOKEN)
 
 
 class Loaded:
@@ -153,6 +160,11 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
             columns = request[2]
             assert isinstance(columns, list)
             return ("compared", request_id, compare(columns, str(request[3]), tokenizers))
+        if kind == "view":
+            loaded = tokenizers[str(request[2])]
+            data = request[3]
+            wire = view_wire(loaded.tokenizer, data if isinstance(data, bytes) else b"", bool(request[4]), bool(request[5]))
+            return ("viewed", request_id, wire)
         if kind == "decode":
             ids = [int(str(i)) for i in _items(request[3])]
             tokenizer = tokenizers[str(request[2])].tokenizer
@@ -164,6 +176,40 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
     except (EngineError, ValueError, TypeError, IndexError) as error:
         return ("error", request_id, str(error))
     return ("error", request_id, f"unknown request {kind!r}")
+
+
+def view_wire(tokenizer: Tokenizer, vocabulary_data: bytes, glyphs: bool, with_table: bool = True) -> dict[str, object]:
+    """What the window draws of a trained tokenizer, built here so that the window never parses
+    a big tokenizer: its vocabulary table (frequencies from the project's vocabulary part), its
+    token style, how each BPE token was made, and why each export format cannot hold it (the
+    table left out, None, when not `with_table`)."""
+    frequencies: list[int] = []
+    if vocabulary_data and with_table:
+        try:
+            frequencies = vocabulary_from_dict(json.loads(vocabulary_data), "vocabulary")[0]
+        except (ValueError, EngineError):
+            frequencies = []
+    style = TokenStyle.of(tokenizer)
+    table = VocabularyTable.of(tokenizer, frequencies or None, glyphs) if with_table else None
+    reasons: dict[str, str] = {}
+    for kind in EXPORT_KINDS:
+        try:
+            convert.check(tokenizer, kind)
+            reasons[kind] = ""
+        except (EngineError, OSError) as error:
+            reasons[kind] = without_path(str(error))
+    return {
+        "table": table.to_columns() if table is not None else None,
+        "style": (style.byte_level, style.metaspace, style.prefix, style.suffix),
+        "made": merges_made(tokenizer.model),
+        "export": reasons,
+    }
+
+
+def without_path(message: str) -> str:
+    """An engine message about a throw-away file, without the file's path: "/tmp/x/vocab.txt:
+    needs a WordPiece model" -> "needs a WordPiece model"."""
+    return re.sub(r"^(\S*tokenizer-check-\S*?|<\.model>): ", "", message)
 
 
 def compare(columns: list[object], text: str, tokenizers: dict[str, Loaded]) -> list[dict[str, object]]:

@@ -21,7 +21,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Final
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
 POLL_INTERVAL_MS: Final = 20
 # How long a stopped process tree gets to end on SIGTERM before SIGKILL (s).
@@ -59,6 +59,27 @@ class ChildJob(QObject):
         self._process = process
         self._connection = receiver
         self._timer.start()
+
+    def run(self, target: Callable[[object, Connection], None], payload: object) -> tuple[bool, object]:
+        """Start a job and run the event loop until it ends (the window keeps drawing):
+        (True, answer) or (False, message)."""
+        loop = QEventLoop()
+        outcome: list[tuple[bool, object]] = []
+
+        def ended(ok: bool, answer: object) -> None:
+            outcome.append((ok, answer))
+            loop.quit()
+
+        done = self.finished.connect(lambda answer: ended(True, answer))
+        failed = self.failed.connect(lambda message: ended(False, message))
+        try:
+            self.start(target, payload)
+            if not outcome:
+                loop.exec()
+        finally:
+            self.finished.disconnect(done)
+            self.failed.disconnect(failed)
+        return outcome[0] if outcome else (False, "stopped")
 
     def kill(self) -> None:
         """Stop the running child and everything it started (its answer is never signalled)."""
@@ -159,7 +180,7 @@ def _send(pid: int, number: int, group: bool) -> None:
 
 
 SIGNAL_REASONS: Final = {
-    "SIGKILL": "killed (SIGKILL): most often the system's out-of-memory killer",
+    "SIGKILL": "killed (SIGKILL)",
     "SIGSEGV": "crashed (segmentation fault)",
     "SIGBUS": "crashed (bus error)",
     "SIGABRT": "aborted (SIGABRT)",
@@ -169,8 +190,8 @@ SIGNAL_REASONS: Final = {
 
 
 def exit_reason(code: int | None) -> str:
-    """What a process's exit code says: -9 -> "killed (SIGKILL): most often the system's
-    out-of-memory killer"; 3 -> "exit code 3"."""
+    """What a process's exit code says: -9 -> "killed (SIGKILL)"; -11 -> "crashed (segmentation
+    fault)"; 3 -> "exit code 3"."""
     if code is None:
         return "no exit code"
     if code < 0:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import platform
-import re
 import time
 from functools import partial
 from typing import Final
@@ -31,7 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 import engine
-from engine.errors import EngineError, ProjectFileError
+from engine.errors import ProjectFileError
 from engine.formats import convert
 from engine.project import SUFFIX, Project
 from workbench import shipped
@@ -44,6 +43,8 @@ from workbench.file_checks import FileChecker
 from workbench.project_panel import ProjectPanel
 from workbench.screen import fit_to_screen
 from workbench.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
+from workbench.file_jobs import export_main, export_payload, load_main
+from workbench.jobs import ChildJob
 from workbench.saving import (
     RECOVERY_NOTE,
     ProjectLock,
@@ -98,6 +99,8 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
 
         self.encode_service = EncodeService(self)
+        # trained tokenizers' views are built in the encoding process, never on this thread
+        self.document.set_viewer(self.encode_service)
         self.train_tab = TrainTab(self.document, self.settings, self.prompts)
         self.vocab_tab = VocabTab(self.document, self.settings, self.prompts)
         self.encode_tab = EncodeTab(self.document, self.settings, self.encode_service)
@@ -118,13 +121,15 @@ class MainWindow(QMainWindow):
             self.statusBar().addPermanentWidget(label)
 
         self._recent_menu = QMenu("Open &Recent", self)
-        self._export_reasons: tuple[tuple[int, str | None], dict[str, str]] | None = None
+        # reads the files the user opens and writes the exports, in a child process
+        self._file_job = ChildJob("file", self)
         self._build_menus()
 
         self.document.dirty_changed.connect(self._on_document_dirty_changed)
         self.document.path_changed.connect(self._update_title)
         self.document.active_changed.connect(self._on_document_active_changed)
         self.document.changed.connect(self._on_document_active_changed)
+        self.document.view_changed.connect(self._on_document_view_changed)
         self.train_tab.state_changed.connect(self._on_train_tab_state_changed)
         self.train_tab.trained.connect(self._on_train_tab_trained)
 
@@ -309,14 +314,17 @@ class MainWindow(QMainWindow):
                 # trained tokenizers were trained on it, are found out again)
                 self.file_checker.check(changed, self.document.corpus_fields())
             return True
+        self._set_busy(f"Reading {path}…")
         try:
-            tokenizer = convert.load(path)
-        except EngineError as error:
+            ok, loaded = self._file_job.run(load_main, path)
+        finally:
+            self._set_busy("")
+        if not ok or not isinstance(loaded, tuple):
             if not quiet:
-                self.prompts.warn("The file cannot be opened", f"{error}\n\nOpen a .tokproj project or {READABLE}.")
+                self.prompts.warn("The file cannot be opened", f"{loaded}\n\nOpen a .tokproj project or {READABLE}.")
             return False
         self._show_project(Project(f"Inspect {os.path.basename(path)}"), None)
-        self.document.add_imported(tokenizer, path)
+        self.document.add_loaded(path, loaded)
         self.document.undo_stack.clear()  # (an inspection starts with nothing to undo or save)
         self.tabs.setCurrentWidget(self.vocab_tab)
         return True
@@ -495,18 +503,16 @@ class MainWindow(QMainWindow):
         for path, lock in orphaned_copies(self.recovery.folder):
             try:
                 project, note = read_recovery(path)
-            except ProjectFileError as error:
-                kept = set_aside(path)
-                lock.unlock()
-                self.prompts.warn(
-                    "An autosaved project cannot be restored",
-                    f"{error}\n\n" + (f"It was kept as {kept}, in case you want to look at it." if kept else ""),
-                )
-                continue
             except Exception as error:  # noqa: BLE001 - a damaged copy must never stop the window from opening
                 kept = set_aside(path)
                 lock.unlock()
-                self.prompts.warn("An autosaved project cannot be restored", f"{type(error).__name__}: {error}\n\nKept as {kept}.")
+                reason = str(error) if isinstance(error, ProjectFileError) else f"{path}: {type(error).__name__}: {error}"
+                self.prompts.warn(
+                    "An autosaved project cannot be restored",
+                    "Tokenizer Workbench did not close properly, and the copy of the unsaved work it autosaved "
+                    f"cannot be read:\n{reason}\n\n"
+                    + (f"It was kept as {kept}, in case you want to look at it; it is not offered again." if kept else ""),
+                )
                 continue
             trained = sum(1 for entry in project.tokenizers if entry.is_trained)
             choice = self.prompts.choose(
@@ -538,45 +544,24 @@ class MainWindow(QMainWindow):
 
     # -- export ------------------------------------------------------------------------------
 
-    def export_tokenizer_json(self) -> None:
-        view = self.document.view()
-        if view is None or not view.entry.is_trained:
-            self.prompts.warn("Nothing to export", "Train the tokenizer (or import one) before exporting it.")
-            return
-        suggested = os.path.join(self._folder(), f"{view.entry.name}.json".replace(os.sep, "-"))
-        path = self.prompts.export_file(suggested, TOKENIZER_FILTER)
-        if not path:
-            return
-        try:
-            view.tokenizer.save(path)
-        except (EngineError, OSError) as error:
-            self.prompts.warn("The tokenizer was not exported", f"{error}\n\nNothing was written at {path}.")
-            return
-        self.statusBar().showMessage(f"Exported {path} (tokenizer.json keeps the whole pipeline)", 8000)
+    def export_tokenizer_json(self) -> bool:
+        """File ▸ Export ▸ Tokenizer (tokenizer.json), which keeps the whole pipeline."""
+        return self.export_as(convert.HF)
 
-    def export_reasons(self) -> dict[str, str]:
+    def export_reasons(self) -> dict[str, str] | None:
         """Why each export format of `EXPORT_TITLES` cannot hold the active tokenizer ("" when
-        it can): the engine's own answer (`convert.check`), kept until the tokenizer changes."""
+        it can): the engine's own answer (`convert.check`), found out in the encoding process
+        with the rest of the view (None until it has answered)."""
         view = self.document.view()
         if view is None or not view.entry.is_trained:
             return {kind: "Train the tokenizer (or import one) first" for kind in EXPORT_TITLES}
-        key = (id(view), view.entry.trained_json)
-        if self._export_reasons is not None and self._export_reasons[0] == key:
-            return self._export_reasons[1]
-        reasons: dict[str, str] = {}
-        for kind in EXPORT_TITLES:
-            try:
-                convert.check(view.tokenizer, kind)
-                reasons[kind] = ""
-            except (EngineError, OSError) as error:
-                reasons[kind] = _without_path(str(error))
-        self._export_reasons = (key, reasons)
-        return reasons
+        return view.export_reasons
 
     def update_export_actions(self) -> None:
         """Enable the export formats that can hold the active tokenizer; the others say why."""
-        for kind, reason in self.export_reasons().items():
-            action = self.export_actions[kind]
+        reasons = self.export_reasons()
+        for kind, action in self.export_actions.items():
+            reason = reasons.get(kind, "") if reasons is not None else "checking whether the format can hold it…"
             action.setEnabled(not reason)
             tip = f"Cannot export as {EXPORT_TITLES[kind].rstrip('…')}: {reason}" if reason else convert.DESCRIPTIONS[kind]
             action.setToolTip(tip)
@@ -584,26 +569,37 @@ class MainWindow(QMainWindow):
 
     def export_as(self, kind: str) -> bool:
         """Write the active tokenizer in format `kind` (of `convert.FORMATS`) where the user
-        says; what the format drops is listed. False when nothing was written."""
-        view = self.document.view()
-        if view is None or not view.entry.is_trained:
+        says, in a child process; what the format drops is listed. False when nothing was
+        written."""
+        entry = self.document.active
+        if entry is None or entry.trained_json is None:
             self.prompts.warn("Nothing to export", "Train the tokenizer (or import one) before exporting it.")
             return False
         name = EXPORT_NAMES[kind]
         if kind in (convert.SENTENCEPIECE, convert.TIKTOKEN):
-            name = f"{view.entry.name}{convert.SUFFIXES[kind]}".replace(os.sep, "-")
-        path = self.prompts.export_file(os.path.join(self._folder(), name), EXPORT_FILTERS[kind])
+            name = f"{entry.name}{convert.SUFFIXES[kind]}"
+        elif kind == convert.HF:
+            name = f"{entry.name}.json"
+        suggested = os.path.join(self._folder(), name.replace(os.sep, "-"))
+        path = self.prompts.export_file(suggested, TOKENIZER_FILTER if kind == convert.HF else EXPORT_FILTERS[kind])
         if not path:
             return False
         if kind != convert.HF and not path.lower().endswith(convert.SUFFIXES[kind]):
             path += convert.SUFFIXES[kind]
-        title = EXPORT_TITLES.get(kind, kind).rstrip("…")
+        title = EXPORT_TITLES.get(kind, "tokenizer.json").rstrip("…")
+        self._set_busy(f"Exporting {path}…")
         try:
-            notes = convert.save(view.tokenizer, kind, path)
-        except (EngineError, OSError) as error:
-            self.prompts.warn(f"The tokenizer was not exported as {title}", f"{error}\n\nNothing was written at {path}.")
+            ok, answer = self._file_job.run(export_main, export_payload(entry.trained_json, kind, path))
+        finally:
+            self._set_busy("")
+        if not ok or not isinstance(answer, tuple):
+            self.prompts.warn(f"The tokenizer was not exported as {title}", f"{answer}\n\nNothing was written at {path}.")
             return False
-        written = " and ".join(convert.written_paths(kind, path))
+        paths, notes = answer
+        written = " and ".join(paths)
+        if kind == convert.HF:
+            self.statusBar().showMessage(f"Exported {written} (tokenizer.json keeps the whole pipeline)", 8000)
+            return True
         lost = f"; it does not keep {len(notes)} thing{'s' if len(notes) != 1 else ''} (listed)" if notes else ""
         self.statusBar().showMessage(f"Exported {written}{lost}", 10000)
         if notes:
@@ -685,7 +681,10 @@ class MainWindow(QMainWindow):
         else:
             self._tokenizer_label.setText(entry.name)
             if view is not None and entry.is_trained:
-                self._size_label.setText(f"vocabulary {view.vocab_size:,}")
+                size = view.vocab_size
+                self._size_label.setText(f"vocabulary {size:,}" if size >= 0 else "vocabulary …")
+            elif entry.is_trained:
+                self._size_label.setText("cannot be loaded")
             else:
                 self._size_label.setText("not trained")
         self._export_json.setEnabled(entry is not None and entry.is_trained)
@@ -693,6 +692,11 @@ class MainWindow(QMainWindow):
             # the formats are checked when the menu opens; until then, only "is it trained"
             action.setEnabled(entry is not None and entry.is_trained)
             action.setToolTip(convert.DESCRIPTIONS[kind])
+
+    def _on_document_view_changed(self) -> None:
+        self._on_document_active_changed()
+        if self.export_menu.isVisible():
+            self.update_export_actions()
 
     def _on_train_tab_state_changed(self, state: str) -> None:
         self._state_label.setText(state)
@@ -730,12 +734,6 @@ class MainWindow(QMainWindow):
         self.recovery.remove()
         self.recovery.release()
         self.project_lock.release()
-
-
-def _without_path(message: str) -> str:
-    """An engine message about a throw-away file, without the file's path: "/tmp/x/vocab.txt:
-    needs a WordPiece model" -> "needs a WordPiece model"."""
-    return re.sub(r"^(\S*tokenizer-check-\S*?|<\.model>): ", "", message)
 
 
 def selected_text(view: QAbstractItemView) -> str:

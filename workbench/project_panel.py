@@ -42,11 +42,13 @@ from PySide6.QtWidgets import (
 )
 
 from engine.corpus import FileCheck, check_file
-from engine.errors import CorpusError, EngineError
+from engine.errors import CorpusError
 from engine.project import CorpusFile, TokenizerEntry
 from workbench import presets
 from workbench.document import ProjectDocument
 from workbench.file_checks import FileChecker, text_fields
+from workbench.file_jobs import load_main
+from workbench.jobs import ChildJob
 from workbench.formatting import ERROR_COLOR, ERROR_STYLE, human_size
 from workbench.prompts import Prompts
 
@@ -238,6 +240,8 @@ class ProjectPanel(QWidget):
         self.document = document
         self.prompts = prompts
         self.checker = checker
+        # reads the tokenizer files the user imports, in a child process
+        self._loader = ChildJob("import", self)
         checker.checked.connect(self._on_checker_checked)
         checker.field_checked.connect(self._on_checker_field_checked)
 
@@ -474,13 +478,16 @@ class ProjectPanel(QWidget):
         self.document.add_preset(key)
 
     def import_tokenizer(self) -> None:
+        """Read a tokenizer file the user chooses (in a child process: the window draws
+        meanwhile) and add it to the project."""
         path = self.prompts.tokenizer_file(self._folder())
         if not path:
             return
-        try:
-            self.document.import_tokenizer(path)
-        except EngineError as error:
-            self.prompts.warn("The tokenizer cannot be imported", str(error))
+        ok, loaded = self._loader.run(load_main, path)
+        if not ok or not isinstance(loaded, tuple):
+            self.prompts.warn("The tokenizer cannot be imported", str(loaded))
+            return
+        self.document.add_loaded(path, loaded)
 
     def remove_active_tokenizer(self) -> None:
         entry = self.document.active

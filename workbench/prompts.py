@@ -54,28 +54,41 @@ class Prompts:
         return "cancel"
 
     def confirm(self, title: str, text: str) -> bool:
-        answer = QMessageBox.question(self.parent, title, text)
-        return answer == QMessageBox.StandardButton.Yes
+        box = self.box("confirm", title, text)
+        return box.exec() == QMessageBox.StandardButton.Yes
 
     def warn(self, title: str, text: str) -> None:
-        QMessageBox.warning(self.parent, title, text)
+        self.box("warn", title, text).exec()
 
     def choose(self, title: str, text: str, choices: list[str]) -> str:
         """One of `choices` (the buttons' texts, the first the default), or "" when the dialog
         is closed without one."""
-        box = QMessageBox(QMessageBox.Icon.Question, title, text, QMessageBox.StandardButton.NoButton, self.parent)
-        buttons = [box.addButton(choice, QMessageBox.ButtonRole.ActionRole) for choice in choices]
-        if buttons:
-            box.setDefaultButton(buttons[0])
+        box = self.box("choose", title, text, choices)
         box.exec()
         clicked = box.clickedButton()
-        for choice, button in zip(choices, buttons):
+        for button in box.buttons():
             if clicked is button:
-                return choice
+                return button.text()
         return ""
 
+    def box(self, kind: str, title: str, text: str, choices: list[str] | None = None) -> QMessageBox:
+        """The dialog a question of `kind` ("confirm", "warn", "inform", "choose") shows, not
+        yet shown: what the questions run, and what the screenshots draw."""
+        icons = {"confirm": QMessageBox.Icon.Question, "choose": QMessageBox.Icon.Question, "warn": QMessageBox.Icon.Warning}
+        box = QMessageBox(icons.get(kind, QMessageBox.Icon.Information), title, text, QMessageBox.StandardButton.NoButton, self.parent)
+        if kind == "confirm":
+            box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
+            box.setDefaultButton(QMessageBox.StandardButton.Yes)
+        elif kind == "choose":
+            buttons = [box.addButton(choice, QMessageBox.ButtonRole.ActionRole) for choice in choices or []]
+            if buttons:
+                box.setDefaultButton(buttons[0])
+        else:
+            box.setStandardButtons(QMessageBox.StandardButton.Ok)
+        return box
+
     def inform(self, title: str, text: str) -> None:
-        QMessageBox.information(self.parent, title, text)
+        self.box("inform", title, text).exec()
 
     def open_project(self, folder: str = "") -> str | None:
         path, _ = QFileDialog.getOpenFileName(
@@ -130,6 +143,8 @@ class ScriptedPrompts(Prompts):
         super().__init__(None)
         self.answers: dict[str, object] = dict(answers)
         self.asked: list[tuple[str, str]] = []
+        # every message box asked for: (kind, title, text, choices), to draw them (screenshots)
+        self.dialogs: list[tuple[str, str, str, list[str]]] = []
 
     def _answer(self, kind: str, detail: str, default: object) -> object:
         self.asked.append((kind, detail))
@@ -142,16 +157,20 @@ class ScriptedPrompts(Prompts):
         return str(self._answer("save_changes", name, "cancel"))
 
     def confirm(self, title: str, text: str) -> bool:
+        self.dialogs.append(("confirm", title, text, []))
         return bool(self._answer("confirm", f"{title}: {text}", False))
 
     def warn(self, title: str, text: str) -> None:
+        self.dialogs.append(("warn", title, text, []))
         self._answer("warn", f"{title}: {text}", None)
 
     def choose(self, title: str, text: str, choices: list[str]) -> str:
         """Scripted: the queued answer (a choice's text); unscripted, "" (closed)."""
+        self.dialogs.append(("choose", title, text, list(choices)))
         return str(self._answer("choose", f"{title}: {text}", ""))
 
     def inform(self, title: str, text: str) -> None:
+        self.dialogs.append(("inform", title, text, []))
         self._answer("inform", f"{title}: {text}", None)
 
     def open_project(self, folder: str = "") -> str | None:

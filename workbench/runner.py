@@ -291,13 +291,19 @@ class TrainingRunner(QObject):
         """Why the training process ended without a last message, as far as can be known: its
         exit code or signal, and the most memory it was seen using."""
         reason = exit_reason(code)
+        total = machine_memory()
+        using = ""
         if self._peak_bytes > 0:
-            total = machine_memory()
             of = f" of this machine's {human_size(total)}" if total > 0 else ""
-            reason += f" (it was using {human_size(self._peak_bytes)}{of}, with its counting processes)"
-            if code == -signal.SIGKILL and total > 0 and self._peak_bytes > 0.6 * total:
-                reason += ". Train on a sample of the lines (Sample), with fewer counting processes, or on fewer files"
-        return reason
+            using = f"it was using {human_size(self._peak_bytes)}{of}, with its counting processes"
+        if code == -signal.SIGKILL:
+            if total > 0 and self._peak_bytes > 0.6 * total:
+                return (
+                    f"{reason}, most likely by the system's out-of-memory killer: {using}. Train on a sample of "
+                    "the lines (Sample), with fewer counting processes, or on fewer files"
+                )
+            return f"{reason} by another program, or by the system when it ran out of memory" + (f" ({using})" if using else "")
+        return reason + (f" ({using})" if using else "")
 
     def _watch_memory(self, process: BaseProcess) -> None:
         """Note, about once a second, how much memory the training processes use (Linux)."""

@@ -15,11 +15,13 @@ only when its project is saved, or closed without changes, or the user discards 
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Final
 
@@ -27,10 +29,13 @@ from PySide6.QtCore import QEventLoop, QLockFile, QObject, QRunnable, QThreadPoo
 
 from engine.errors import ProjectFileError, TokenizerFileError
 from engine.formats.files import read_bytes
-from engine.project import Project, pack, unpack_members, write_archive
+from engine.project import ZIP_MAGIC, Project, pack, unpack_members, write_archive
+from workbench.jobs import exit_reason
 from workbench.settings import state_dir
 
 RECOVERY_FOLDER: Final = "recovery"
+# A format-1 project (one JSON text) bigger than this is parsed in a child process.
+IN_THREAD_JSON_BYTES: Final = 4 << 20
 RECOVERY_NOTE: Final = "recovery.json"
 DAMAGED_SUFFIX: Final = ".damaged"
 
@@ -140,8 +145,48 @@ def write_project(path: str, members: list[tuple[str, bytes]], backup: bool = Tr
 
 
 def read_project(path: str) -> Project:
-    """Read the project file `path` (for a pool thread); ProjectFileError names the problem."""
-    return Project.load(path)
+    """Read the project file `path` (for a pool thread); ProjectFileError names the problem.
+
+    An archive is read here: its parts stay bytes until a view needs them. A big format-1 file
+    (one JSON text) is parsed in a child process, which sends back its parts: parsing 300 MB of
+    JSON holds Python's lock for seconds, and the window would stand still."""
+    try:
+        data = read_bytes(path, "project")
+    except TokenizerFileError as error:
+        raise ProjectFileError(path, error.reason) from None
+    if data.startswith(ZIP_MAGIC) or len(data) <= IN_THREAD_JSON_BYTES:
+        return Project.from_bytes(data, path)
+    context = multiprocessing.get_context("spawn")
+    receiver, sender = context.Pipe(duplex=False)
+    process = context.Process(target=_convert_main, args=(path, sender), name="project-reading", daemon=True)
+    process.start()
+    sender.close()
+    try:
+        message = receiver.recv()
+    except (EOFError, OSError):
+        message = ("failed", f"the process reading it stopped ({exit_reason(process.exitcode)})")
+    finally:
+        receiver.close()
+        process.join(5.0)
+        if process.is_alive():
+            process.kill()
+            process.join()
+    if message[0] != "done":
+        raise ProjectFileError(path, str(message[1]))
+    return Project.from_members(dict(message[1]), path)
+
+
+def _convert_main(path: str, connection: Connection) -> None:
+    """The child: parse a format-1 project and send its archive members (or why it cannot)."""
+    try:
+        project = Project.load(path)
+        connection.send(("done", project.snapshot(os.path.dirname(os.path.abspath(path)))))
+    except ProjectFileError as error:
+        connection.send(("failed", error.reason))
+    except MemoryError:
+        connection.send(("failed", "it is too big to read in this machine's memory"))
+    finally:
+        connection.close()
 
 
 # -- recovery copies ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ were. The README's screenshots (docs/screenshots/) are made with it.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Callable
@@ -34,8 +35,8 @@ class ScreenshotError(RuntimeError):
 
 def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
     """Write train.png, train-step-by-step.png, vocabulary.png, encode.png, encode-pipeline.png,
-    compare.png, encode-round-trip.png, train-wordpiece.png and train-unigram.png into `folder`;
-    return them."""
+    compare.png, encode-round-trip.png, train-wordpiece.png, train-unigram.png, train-failed.png
+    and the dialogs that keep the user's work (dialog-*.png) into `folder`; return them."""
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
         previous = os.environ.get(HOME_VARIABLE)
@@ -76,6 +77,7 @@ def _write(folder: Path, theme: str) -> list[Path]:
         window.train_tab.modes.setCurrentIndex(0)
 
         window.tabs.setCurrentWidget(window.vocab_tab)
+        _wait(lambda: _view_built(window))
         _select_a_built_token(window)
         paths.append(_grab(window, folder / "vocabulary.png"))
 
@@ -121,11 +123,112 @@ def _write(folder: Path, theme: str) -> list[Path]:
             _train(window)
             window.train_tab.merges.scrollToBottom()
             paths.append(_grab(window, folder / name))
+        paths.extend(_dialogs(window, folder))
     finally:
         window.shutdown()
         window.document.mark_saved(window.document.path or str(folder / "sample.tokproj"))
         window.close()
     return paths
+
+
+def _dialogs(window: object, folder: Path) -> list[Path]:
+    """The questions and messages that keep the user's work: drawn as the window shows them,
+    with the texts it asks them with (train-failed.png, dialog-*.png)."""
+    import signal
+
+    from engine.project import CorpusFile, Project
+    from workbench.main_window import MainWindow
+    from workbench.prompts import Prompts
+
+    assert isinstance(window, MainWindow)
+    paths: list[Path] = []
+    asked: list[tuple[str, tuple[str, str, str, list[str]]]] = []
+
+    def last(prompts: object, name: str) -> None:
+        assert isinstance(prompts, ScriptedPrompts)
+        if prompts.dialogs:
+            asked.append((name, prompts.dialogs[-1]))
+
+    # Keep as Result over a trained tokenizer asks first
+    window.document.set_active(0)
+    window.tabs.setCurrentWidget(window.train_tab)
+    window.train_tab.modes.setCurrentIndex(1)
+    panel = window.train_tab.step_panel
+    panel.start()
+    panel.advance(5)
+    panel.keep()
+    last(window.prompts, "dialog-replace-result.png")
+    panel.reset()
+    window.train_tab.modes.setCurrentIndex(0)
+
+    # a training whose process is killed says why, and offers Retry
+    window.document.add_preset("bpe", vocab_size=30000)
+    tab = window.train_tab
+    tab.start_training()
+    _wait(lambda: tab.runner.pid is not None and bool(tab.stages.stages()), 60.0)
+    pid = tab.runner.pid
+    if pid is not None:
+        os.kill(pid, signal.SIGKILL)
+        tab.runner.wait(30)
+        _settle(0.5)
+        paths.append(_grab(window, folder / "train-failed.png"))
+
+    work = Path(tempfile.mkdtemp(prefix="workbench-dialogs-"))
+    # a project open in another window
+    window.prompts.answers["save_project"] = str(work / "shared.tokproj")  # type: ignore[attr-defined]
+    window.document.add_preset("wordlevel", vocab_size=300)
+    window.save_as()
+    other = MainWindow(Settings(), ScriptedPrompts())
+    other.open_file(str(work / "shared.tokproj"))
+    last(other.prompts, "dialog-open-elsewhere.png")
+    # a project someone sent, reading a file outside its folder
+    outside = work / "elsewhere" / "notes.txt"
+    outside.parent.mkdir()
+    outside.write_text("private notes\n", encoding="utf-8")
+    sent = Project("sent")
+    (work / "sent").mkdir()
+    (work / "sent" / "corpus.txt").write_text("words\n", encoding="utf-8")
+    sent.corpus = [CorpusFile(str(work / "sent" / "corpus.txt")), CorpusFile(str(outside))]
+    sent.save(str(work / "sent" / "sent.tokproj"))
+    other.open_file(str(work / "sent" / "sent.tokproj"))
+    last(other.prompts, "dialog-outside-files.png")
+    # after a crash: the autosaved copy is offered back; a damaged one is set aside
+    other.shutdown()
+    window.document.add_preset("gpt2", vocab_size=300)  # (a change not saved yet)
+    window.autosave()
+    _wait(lambda: not window.worker.busy())
+    window.recovery.release()  # (what a crash leaves)
+    again = MainWindow(Settings(), ScriptedPrompts(choose="Later"))
+    again.offer_recovery()
+    last(again.prompts, "dialog-restore.png")
+    again.shutdown()
+    with open(window.recovery.path, "r+b") as copy:
+        copy.truncate(200)
+    damaged = MainWindow(Settings(), ScriptedPrompts())
+    damaged.offer_recovery()
+    last(damaged.prompts, "dialog-damaged-copy.png")
+    damaged.shutdown()
+    window.recovery.hold()
+
+    shutil.rmtree(work, ignore_errors=True)
+    for name, (kind, title, text, choices) in asked:
+        box = Prompts(window).box(kind, title, text, choices)
+        box.show()
+        _settle(0.3)
+        if not box.grab().save(str(folder / name)):
+            raise ScreenshotError(f"{folder / name}: could not write the PNG")
+        box.close()
+        paths.append(folder / name)
+    return paths
+
+
+def _view_built(window: object) -> bool:
+    """Whether the active tokenizer's view came from the encoding process (merge trees too)."""
+    from workbench.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    view = window.document.view()
+    return view is not None and view.ready and view.made is not None
 
 
 def _train(window: object) -> None:

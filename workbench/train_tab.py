@@ -35,16 +35,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine import Tokenizer, trainers
-from engine.errors import EngineError
 from engine.estimate import TrainingEstimate
 from engine.progress import TrainProgress
 from engine.project import Project, TokenizerEntry, TrainedOn, TrainedResult
 from engine.schema import JsonValue
-from engine.sources import CorpusSource
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
 from engine.vocabulary import TokenStyle
-from workbench.document import ProjectDocument
+from workbench.document import ActiveView, ProjectDocument
 from workbench.train_jobs import estimate_from_fields, estimate_main, estimate_payload
 from workbench.formatting import ERROR_STYLE, human_size, sampled_text
 from workbench.jobs import ChildJob
@@ -114,6 +111,19 @@ def score_name_of(trainer: dict[str, JsonValue]) -> str:
     if trainer.get("type") == "WordPieceTrainer" and trainer.get("scoring", "likelihood") == "likelihood":
         return SCORE_LIKELIHOOD
     return SCORE_COUNT
+
+
+def result_size(entry: TokenizerEntry, view: ActiveView | None) -> int:
+    """The size of `entry`'s trained vocabulary as far as it is known without parsing it: the
+    view's, else the training's last step's (0 when neither knows)."""
+    if view is not None and view.entry is entry and view.vocab_size > 0:
+        return view.vocab_size
+    report = entry.report
+    if report is not None:
+        steps = report.history.steps()
+        if steps:
+            return steps[-1].vocab_size
+    return 0
 
 
 def trained_on_text(trained_on: TrainedOn | None) -> str:
@@ -331,6 +341,7 @@ class TrainTab(QWidget):
         self.step_panel.kept.connect(self._on_step_panel_kept)
         self.step_panel.state_changed.connect(self._on_step_panel_state_changed)
         document.active_changed.connect(self._on_document_active_changed)
+        document.view_changed.connect(self._on_document_view_changed)
         document.changed.connect(self._update_controls)
         document.changed.connect(self._offer_step_files)
         self._on_document_active_changed()
@@ -392,8 +403,7 @@ class TrainTab(QWidget):
         """Before a trained result is replaced: True when `entry` has none, or the user agrees."""
         if not entry.is_trained:
             return True
-        view = self.document.view()
-        size = f" ({view.vocab_size:,} tokens)" if view is not None and view.entry is entry else ""
+        size = f" ({result_size(entry, self.document.view()):,} tokens)" if result_size(entry, self.document.view()) > 0 else ""
         return self.prompts.confirm(
             f"Replace the trained “{entry.name}”?",
             f"“{entry.name}” has a trained result{size}. {action} and replace it{replacement}?\n\n"
@@ -653,12 +663,13 @@ class TrainTab(QWidget):
         held = f"; {result.held_out_bytes / 1024:,.1f} KB held out" if result.held_out_bytes else ""
         last = result.evaluations[-1][1] if result.evaluations else 0.0
         measured = f", {last:.2f} characters per token on it" if last else ""
+        files = trained_on_text(self._job_trained_on) or f" from {report.files} file{'s' if report.files != 1 else ''}"
         self._say(
-            f"Trained in {report.seconds:.1f} s: {steps_text(report.history)} from {report.files} file"
-            f"{'s' if report.files != 1 else ''} ({report.total_words:,} words, {report.unique_words:,} distinct"
-            f"{sampled_text(report.sampled_lines, report.read_lines)}){held}{measured}."
+            f"Trained in {report.seconds:.1f} s: {steps_text(report.history)}{files} ({report.total_words:,} words, "
+            f"{report.unique_words:,} distinct{sampled_text(report.sampled_lines, report.read_lines)}){held}{measured}."
             f"{costs_text(report)}"
         )
+        self._shown_changes = self._corpus_changes()
         self.state_changed.emit("trained")
         self.trained.emit()
         self._update_controls()
@@ -736,6 +747,12 @@ class TrainTab(QWidget):
             self._show_stored()
             self.state_changed.emit(self.resting_state())
         self._update_controls()
+
+    def _on_document_view_changed(self) -> None:
+        """The active tokenizer's style is known now: the merges table shows its tokens readably."""
+        view = self.document.view()
+        if view is not None and not self.runner.is_running():
+            self.merges.merges.set_style(view.style)
 
     def _show_stored(self) -> None:
         """Redraw the plots and the merges from the active tokenizer's stored history."""

@@ -43,9 +43,11 @@ from engine.token_counts import token_statistics
 from engine.vocabulary import TokenStyle, VocabularyTable
 from engine.word_counts import read_counts, write_counts
 
-# The stages after the last merge, one progress row: see `_Finish`.
+# The stages after the last merge: the model filled and measured, the tokens counted
+# (`engine.token_counts`), then the "Finish" row (see `_Finish`).
+STAGE_BUILD: Final = "Build tokenizer"
 STAGE_FINISH: Final = "Finish"
-FINISH_STEPS: Final = 5
+FINISH_STEPS: Final = 4
 # The held-out text is at most this big: encoding it must stay cheap next to the training.
 HELD_OUT_MAX_BYTES: Final = 64 * 1024
 # Evaluate the held-out text at most this often, in steps done (a fraction of the expected total).
@@ -357,14 +359,15 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     streamer.follow(run, trainer, Tokenizer.from_str(job.tokenizer_json), held_out)
     run.run_to_end(streamer)
     streamer.flush_steps()
-    finish = _Finish(streamer)
-    finish.stage("building the tokenizer")
+    report_progress(streamer, STAGE_BUILD, 0, 2, "steps", "filling the model")
     history = tokenizer.apply_training(trainer, run)
-    finish.stage("measuring the held-out text")
+    report_progress(streamer, STAGE_BUILD, 1, 2, "steps", "measuring the held-out text")
     streamer.evaluate(len(history) - 1 if history.rounds and not history.merges else len(history))
+    report_progress(streamer, STAGE_BUILD, 2, 2, "steps", "built")
     report = TrainReport.of(counts, len(job.files), time.monotonic() - started, history, sampled_lines, read_lines)
     run.release()  # (its words and pairs: the memory the next stages need)
     frequencies, examples = token_statistics(tokenizer, counts, streamer)
+    finish = _Finish(streamer)
     finish.stage("making the vocabulary table")
     table = VocabularyTable.of(tokenizer, frequencies, job.glyphs)
     finish.stage("packing the result")
@@ -385,8 +388,9 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
 
 
 class _Finish:
-    """The stages after the last merge, named as they start (the "Finish" row): building the
-    tokenizer, the token counts, the vocabulary table, packing and sending the result."""
+    """The last stage, its steps named as they start (the "Finish" row): the vocabulary table,
+    packing and sending the result (the window stores it: the last step). Before it, "Build
+    tokenizer" and "Count tokens" have rows of their own."""
 
     def __init__(self, sink: ProgressSink) -> None:
         self.sink = sink

@@ -56,7 +56,7 @@ class _StageRow:
 
 
 # Room is kept for this many stages, so a new stage never resizes (and repaints) the plots below.
-STAGE_ROWS: Final = 5
+STAGE_ROWS: Final = 7
 
 
 class StageProgress(QWidget):
@@ -117,7 +117,8 @@ class StageProgress(QWidget):
         elif event.total > 0 and event.current >= event.total:
             parts.append(f"done in {duration(max(elapsed, 0.0), tenths=True)}")
         if event.detail:
-            parts.append(f"newest: {event.detail!r}")
+            # (a merge's detail is the newest token; another stage's says what it is doing)
+            parts.append(f"newest: {event.detail!r}" if event.unit == "merges" else event.detail)
         row.detail.setText(" · ".join(parts))
 
     def stages(self) -> list[str]:
@@ -290,8 +291,11 @@ class TrainingPlots(QWidget):
             self._growth_curve.setData([], [])
             self._label_axes()
         for plot in (self.score, self.growth, self.compression):
-            # (an earlier training's range must not outlive its data: a likelihood's 1e-120)
-            plot.getPlotItem().enableAutoRange()
+            # (an earlier training's range must not outlive its data, such as a likelihood's
+            # 1e-120; an empty plot shows a plain range, not pyqtgraph's ±10^300 for no data)
+            box = plot.getPlotItem().getViewBox()
+            box.setRange(xRange=(0, 10), yRange=(0, 1), padding=0)
+            box.enableAutoRange()
         self._dirty = True
         if at_once:
             self.redraw()
@@ -440,6 +444,13 @@ class MergesModel(QAbstractTableModel):
         self.style = style
         self.score_name = score_name
         self.endResetModel()
+
+    def set_style(self, style: TokenStyle) -> None:
+        """Show the tokens in another style (the tokenizer's, once it is known)."""
+        if style != self.style:
+            self.style = style
+            if self.steps or self.rounds:
+                self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
 
     def append(self, steps: Sequence[MergeStep | RoundStep]) -> None:
         merges = [step for step in steps if isinstance(step, MergeStep)]

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import EngineError
 from engine.formats.files import write_text_atomically
-from engine.vocabulary import MergeNode, TokenStyle, merge_tree, readable, token_bytes
+from engine.vocabulary import MergeNode, TokenStyle, merge_counts, readable, token_bytes, tree_of
 from workbench.document import ProjectDocument
 from workbench.formatting import ERROR_STYLE
 from workbench.prompts import Prompts
@@ -147,6 +147,7 @@ class VocabTab(QWidget):
         self.model.modelReset.connect(self._update_count)
         self.model.layoutChanged.connect(self._update_count)
         document.active_changed.connect(self._on_document_active_changed)
+        document.view_changed.connect(self._on_document_active_changed)
         document.changed.connect(self._on_document_changed)
         self.last_filter_seconds = 0.0
         self._on_document_active_changed()
@@ -157,11 +158,16 @@ class VocabTab(QWidget):
         view = self.document.view()
         entry = self.document.active
         table = view.table(self.document.glyphs) if view is not None else None
-        if view is None or table is None or entry is None:
+        if view is None or table is None or entry is None or not view.ready:
             self.model.set_table_empty()
             self._say_empty()
             self.stack.setCurrentWidget(self.empty)
             self._show_token(-1)
+            return
+        if self.model.table is table:
+            # (drawn already: the rest of the view arrived, such as the merge trees)
+            index = self.table.currentIndex()
+            self._show_token(self.model.row_of(index) if index.isValid() else -1)
             return
         self._style = view.style
         self.model.set_table(table)
@@ -174,7 +180,10 @@ class VocabTab(QWidget):
 
     def _say_empty(self) -> None:
         entry = self.document.active
-        if entry is None:
+        view = self.document.view()
+        if entry is not None and entry.is_trained and view is not None and not view.ready:
+            self.empty.setText(f"Loading the vocabulary of “{entry.name}”…")
+        elif entry is None:
             self.empty.setText("No tokenizer in this project: create one from a preset in the Project panel.")
         elif not entry.is_trained:
             self.empty.setText(f"“{entry.name}” is not trained yet: train it in the Train tab to browse its vocabulary.")
@@ -242,9 +251,11 @@ class VocabTab(QWidget):
         self.hex.setText(" ".join(f"{b:02X}" for b in raw))
         self.tree.clear()
         history = entry.report.history if entry.report is not None else None
-        node = merge_tree(view.tokenizer.model, token, history)
-        self.tree.addTopLevelItem(self._tree_item(node))
-        self.tree.expandAll()
+        if view.made is not None:
+            self.tree.addTopLevelItem(self._tree_item(tree_of(token, view.made, merge_counts(history))))
+            self.tree.expandAll()
+        else:
+            self.tree.addTopLevelItem(QTreeWidgetItem(["(finding out how it was made…)", "", ""]))
         self.examples.clear()
         for word, count in entry.examples.get(id, []):
             self.examples.addItem(f"{word}    {count:,}")

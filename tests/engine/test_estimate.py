@@ -269,8 +269,7 @@ def test_a_sample_of_lines_is_estimated_for_the_sample(tmp_path: Path) -> None:
 
 
 def test_a_parquet_file_is_estimated_from_its_first_rows(tmp_path: Path) -> None:
-    pytest.importorskip("pyarrow")
-    import pyarrow
+    import pyarrow  # (a test dependency)
     import pyarrow.parquet
 
     tokenizer, trainer = bpe()

@@ -137,14 +137,16 @@ def test_empty_trie_changes_nothing() -> None:
 
 def hf_char_tokenizer(charsmap: bytes) -> object:
     """An HF Tokenizer giving one token per normalized char, with its offsets in the original."""
-    tokenizers = pytest.importorskip("tokenizers")
+    import tokenizers  # (a test dependency)
+
     tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE(vocab={"[UNK]": 0}, merges=[], unk_token="[UNK]"))
     tokenizer.normalizer = tokenizers.normalizers.Precompiled(charsmap)
     return tokenizer
 
 
 def check_against_hf(ours: N.Precompiled, charsmap: bytes, lines: list[str]) -> None:
-    tokenizers = pytest.importorskip("tokenizers")
+    import tokenizers  # (a test dependency)
+
     reference = tokenizers.normalizers.Precompiled(charsmap)
     char_tokenizer = hf_char_tokenizer(charsmap)
     for start in range(0, len(lines), 2000):

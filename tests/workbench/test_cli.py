@@ -102,7 +102,11 @@ def test_screenshots_writes_one_png_per_tab(tmp_path: Path, private_home: Path) 
     result = run_cli("screenshots", str(tmp_path / "shots"))
     assert result.returncode == 0, result.stderr
     names = sorted(p.name for p in (tmp_path / "shots").iterdir())
-    assert names == ["compare.png", "encode-pipeline.png", "encode-round-trip.png", "encode.png", "train-step-by-step.png", "train-unigram.png", "train-wordpiece.png", "train.png", "vocabulary.png"]
+    assert names == [
+        "compare.png", "dialog-damaged-copy.png", "dialog-open-elsewhere.png", "dialog-outside-files.png",
+        "dialog-replace-result.png", "dialog-restore.png", "encode-pipeline.png", "encode-round-trip.png", "encode.png",
+        "train-failed.png", "train-step-by-step.png", "train-unigram.png", "train-wordpiece.png", "train.png", "vocabulary.png",
+    ]  # fmt: skip
     for name in names:
         data = (tmp_path / "shots" / name).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 50_000

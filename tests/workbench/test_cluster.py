@@ -23,7 +23,7 @@ from support import corpus_path
 from workbench import presets
 from workbench.cluster import BlockFailed, count_words_on_cluster, group_blocks, merge_counts, plan_blocks
 
-distributed = pytest.importorskip("distributed")
+import distributed  # (a test dependency: the `cluster` extra)
 
 # Small blocks so that even these files are cut into many blocks over several partitions.
 SMALL_BLOCKS = 64 << 10

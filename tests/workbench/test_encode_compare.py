@@ -329,7 +329,8 @@ def test_compare_offers_trained_tokenizers_and_the_baselines(window: MainWindow)
 def test_an_exported_tokenizer_json_loads_in_hf_with_identical_encodings(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    tokenizers = pytest.importorskip("tokenizers")
+    import tokenizers  # (a test dependency)
+
     open_tokenizer(qtbot, window, byte_level_file(tmp_path))
     target = tmp_path / "exported.json"
     window.prompts.answers["export_file"] = str(target)  # type: ignore[attr-defined]
@@ -524,7 +525,7 @@ def test_the_problem_list_follows_the_corpus(qtbot: QtBot, window: MainWindow, t
     assert panel.corpus_status.text() == "Added 1 file."
     # a missing file is listed while it is missing, and another project starts clean
     small_corpus.unlink()
-    window.document.remove_files([])
+    window.report_missing_files()  # (what opening a project does)
     assert panel.corpus_status.text().endswith("Not found: small.txt. Right-click a missing file to locate it; training needs every file.")
     window.new_project()
     assert panel.corpus_status.text() == ""

@@ -9,7 +9,6 @@ import base64
 import json
 from pathlib import Path
 
-import pytest
 from pytestqt.qtbot import QtBot
 
 from engine.corpus import check_file
@@ -17,7 +16,7 @@ from engine.formats import convert
 from engine.formats import tiktoken as tiktoken_format
 from workbench.main_window import EXPORT_TITLES, MainWindow
 from workbench.prompts import TOKENIZER_FILTER, ScriptedPrompts
-from window_support import SAMPLE, train_and_wait
+from window_support import SAMPLE, train_and_wait, wait_for_view
 
 LINES = [
     "To be, or not to be, that is the question:",
@@ -36,7 +35,7 @@ def trained(qtbot: QtBot, window: MainWindow, corpus: Path, key: str, vocab_size
 
 
 def export(window: MainWindow, prompts: ScriptedPrompts, kind: str, path: Path) -> None:
-    window.update_export_actions()
+    window.update_export_actions()  # (train_and_wait waited for the export checks)
     action = window.export_actions[kind]
     assert action.isEnabled(), action.toolTip()
     prompts.answers["export_file"] = str(path)
@@ -91,7 +90,8 @@ def test_gpt2_and_tiktoken_exports_load_back_and_in_tiktoken(
     export(window, prompts, convert.TIKTOKEN, ranks)
     assert ranks.is_file() and Path(tiktoken_format.sidecar_path(str(ranks))).is_file()
     same_encodings(window, ranks)
-    tiktoken = pytest.importorskip("tiktoken")
+    import tiktoken  # (a test dependency)
+
     sidecar = tiktoken_format.read_sidecar(tiktoken_format.sidecar_path(str(ranks)))
     encoding = tiktoken.Encoding(
         name="sample",
@@ -124,7 +124,8 @@ def test_sentencepiece_export_loads_back_and_in_sentencepiece(
     status = window.statusBar().currentMessage()
     assert f"Exported {model}" in status
     assert ("does not keep" in status) == bool(notes)  # what was lost is listed, when anything was
-    spm = pytest.importorskip("sentencepiece")
+    import sentencepiece as spm  # (a test dependency)
+
     processor = spm.SentencePieceProcessor(model_file=str(model))
     view = window.document.view()
     assert view is not None
@@ -150,11 +151,13 @@ def test_the_file_dialogs_offer_every_readable_format() -> None:
         assert pattern in TOKENIZER_FILTER.split(";;")[0]
 
 
-def test_vocab_txt_tiktoken_and_gpt2_files_open_in_the_window(window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path) -> None:
+def test_vocab_txt_tiktoken_and_gpt2_files_open_in_the_window(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path
+) -> None:
     vocab_txt = tmp_path / "vocab.txt"
     vocab_txt.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "the", "cat", "##s", "t", "##h", "##e"]) + "\n", encoding="utf-8")
     assert window.open_file(str(vocab_txt))
-    view = window.document.view()
+    view = wait_for_view(qtbot, window)
     assert view is not None and view.entry.preset == "imported"
     assert window.tabs.currentWidget() is window.vocab_tab and window.vocab_tab.model.rowCount() == 10
     assert view.tokenizer.encode("the cats", add_special_tokens=False).tokens == ["the", "cat", "##s"]
@@ -164,7 +167,7 @@ def test_vocab_txt_tiktoken_and_gpt2_files_open_in_the_window(window: MainWindow
     lines.append(f"{base64.b64encode(b'ab').decode()} 256")
     ranks.write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert window.open_file(str(ranks))
-    view = window.document.view()
+    view = wait_for_view(qtbot, window)
     assert view is not None and window.vocab_tab.model.rowCount() == 257
     assert view.tokenizer.encode("abc", add_special_tokens=False).ids == [256, ord("c")]
 
@@ -177,8 +180,9 @@ def test_vocab_txt_tiktoken_and_gpt2_files_open_in_the_window(window: MainWindow
     assert view is not None and view.entry.name == "vocab.json" and view.tokenizer.encode("ab").tokens == ["ab"]
 
 
-def test_a_sentencepiece_model_opens_in_the_window(window: MainWindow, tmp_path: Path) -> None:
-    spm = pytest.importorskip("sentencepiece")
+def test_a_sentencepiece_model_opens_in_the_window(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    import sentencepiece as spm  # (a test dependency)
+
     text = tmp_path / "text.txt"
     text.write_text("".join(SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)[:3000]), encoding="utf-8")
     spm.SentencePieceTrainer.train(
@@ -186,7 +190,7 @@ def test_a_sentencepiece_model_opens_in_the_window(window: MainWindow, tmp_path:
     )
     model = tmp_path / "spm.model"
     assert window.open_file(str(model))
-    view = window.document.view()
+    view = wait_for_view(qtbot, window)
     assert view is not None and window.vocab_tab.model.rowCount() == 300
     processor = spm.SentencePieceProcessor(model_file=str(model))
     for line in LINES:

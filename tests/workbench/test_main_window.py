@@ -16,7 +16,7 @@ from workbench.prompts import ScriptedPrompts
 from workbench.saving import recovery_folder
 from workbench.settings import Settings
 
-from window_support import SAMPLE, train_and_wait
+from window_support import SAMPLE, train_and_wait, wait_for_view
 
 
 def menu_titles(window: MainWindow) -> dict[str, list[str]]:
@@ -99,7 +99,8 @@ def test_a_saved_project_reopens_to_the_same_state_with_its_history(
     assert reopened.report.history == entry.report.history
     assert reopened.trained == entry.trained and reopened.frequencies == entry.frequencies
     assert again.train_tab.plots.point_counts() == (steps, evaluations)
-    assert again.vocab_tab.model.rowCount() == again.document.view().tokenizer.get_vocab_size()  # type: ignore[union-attr]
+    view = wait_for_view(qtbot, again)
+    assert again.vocab_tab.model.rowCount() == view.tokenizer.get_vocab_size()
     assert [c.path for c in again.document.project.corpus] == [str(small_corpus)]
     again.shutdown()
 
@@ -133,7 +134,7 @@ def test_a_bad_project_file_is_reported_and_the_open_project_kept(window: MainWi
         assert window.document.title == "Sample: Shakespeare"
 
 
-def test_a_tokenizer_file_opens_for_inspection(window: MainWindow, tmp_path: Path, prompts: ScriptedPrompts) -> None:
+def test_a_tokenizer_file_opens_for_inspection(qtbot: QtBot, window: MainWindow, tmp_path: Path, prompts: ScriptedPrompts) -> None:
     tokenizer = engine.Tokenizer(engine.models.WordLevel({"a": 0, "b": 1, "[UNK]": 2}, unk_token="[UNK]"))
     tokenizer.add_special_tokens(["<s>"])
     path = tmp_path / "tokenizer.json"
@@ -142,6 +143,7 @@ def test_a_tokenizer_file_opens_for_inspection(window: MainWindow, tmp_path: Pat
     entry = window.document.active
     assert entry is not None and entry.preset == "imported" and entry.is_trained
     assert window.tabs.currentWidget() is window.vocab_tab
+    wait_for_view(qtbot, window)
     assert window.vocab_tab.model.rowCount() == 4
     bad = tmp_path / "bad.json"
     bad.write_text("{}", encoding="utf-8")

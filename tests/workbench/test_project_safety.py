@@ -5,13 +5,16 @@ open in another window is told, and files outside a project's folder are shown a
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import threading
+import time
 import zipfile
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 import engine
@@ -304,3 +307,90 @@ def test_a_file_changed_since_the_project_saw_it_is_checked_again(
     assert window.open_file(str(tmp_path / "c.tokproj"))
     qtbot.waitUntil(lambda: window.document.project.corpus[0].sha256 != old, timeout=20_000)
     assert window.document.project.corpus[0].size == small_corpus.stat().st_size
+
+
+def v1_project(tokenizers: list[object]) -> dict[str, object]:
+    return {"format": "tokenizer-workbench project", "format_version": 1, "name": "sent", "corpus": [], "tokenizers": tokenizers, "active": 0}
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [
+        ('{"format": "tokenizer-workbench project", "format_version": 1, "name": "n", "active": ' + "9" * 5000 + "}", "holds a value that cannot be read"),
+        ("", "not valid JSON"),
+        ('{"format": "tokenizer-workbench project", "format_version": 1, "x": ' + "[" * 1000 + "]" * 1000 + "}", "nests"),
+    ],
+)
+def test_a_hostile_project_file_is_refused_with_its_name_and_the_window_keeps_its_project(
+    window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path, text: str, fragment: str
+) -> None:
+    window.open_sample()
+    path = tmp_path / "hostile.tokproj"
+    path.write_text(text, encoding="utf-8")
+    assert not window.open_file(str(path))
+    message = prompts.questions("warn")[-1]
+    assert str(path) in message and fragment in message and "unchanged" in message
+    assert window.document.title == "Sample: Shakespeare"
+
+
+def test_a_superscript_digit_is_not_a_token_id(window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path) -> None:
+    entry = {
+        "name": "t", "preset": "imported", "pipeline": {}, "trainer": None,
+        "trained": {"model": {"type": "WordLevel", "vocab": {"a": 0}, "unk_token": "a"}},
+        "examples": {"²": [["a", 1]]},
+    }  # fmt: skip
+    path = tmp_path / "sup.tokproj"
+    path.write_text(json.dumps(v1_project([entry])), encoding="utf-8")
+    assert not window.open_file(str(path))
+    assert "'²' is not a token id" in prompts.questions("warn")[-1]
+
+
+def test_a_big_old_project_is_read_while_the_window_keeps_drawing(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    from engine import Tokenizer, models
+
+    tokenizer = Tokenizer(models.WordLevel({"a": 0, "b": 1}, unk_token="a"))
+    entry = {
+        "name": "big", "preset": "imported", "pipeline": json.loads(tokenizer.to_str()), "trainer": None,
+        "trained": json.loads(tokenizer.to_str()), "frequencies": [7] * 1_500_000,
+    }  # fmt: skip
+    path = tmp_path / "big.tokproj"
+    path.write_text(json.dumps(v1_project([entry])), encoding="utf-8")
+    assert path.stat().st_size > 4 << 20  # (parsed in a child process: see saving.read_project)
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.start()
+    assert window.open_file(str(path))
+    timer.stop()
+    result = window.document.project.tokenizers[0].result
+    assert result is not None and result.frequencies[:3] == [7, 7, 7] and len(result.frequencies) == 1_500_000
+    assert len(ticks) > 3
+
+
+def test_opening_a_project_never_builds_its_tokenizers_in_the_window(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
+) -> None:
+    from window_support import train_and_wait, wait_for_view
+
+    window.new_project()
+    window.document.add_checked_files([engine.corpus.check_file(str(small_corpus))])
+    window.document.add_preset("bpe", vocab_size=500)
+    train_and_wait(qtbot, window)
+    prompts.answers["save_project"] = str(tmp_path / "v.tokproj")
+    assert window.save_as()
+    window.new_project()
+    window.tabs.setCurrentWidget(window.vocab_tab)
+    assert window.open_file(str(tmp_path / "v.tokproj"))
+    # drawn at once, while the encoding process builds the vocabulary view
+    assert window.vocab_tab.empty.text() == "Loading the vocabulary of “BPE 500”…"
+    assert window._size_label.text() == "vocabulary …"
+    view = wait_for_view(qtbot, window)
+    assert window.vocab_tab.model.rowCount() == 500 and window._size_label.text() == "vocabulary 500"
+    assert view._tokenizer is None  # (the window parsed no tokenizer: the encoding process did)
+    result = window.document.project.tokenizers[0].result
+    assert result is not None and result._frequencies is None  # (nor its vocabulary part)
+    # a token's merge tree comes with the view
+    window.vocab_tab.select_token(view.table(True).ids[-1])  # type: ignore[union-attr]
+    assert window.vocab_tab.tree.topLevelItem(0).text(0).count("=") == 1
+    assert view._tokenizer is None

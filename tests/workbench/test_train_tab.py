@@ -13,7 +13,7 @@ from engine import Tokenizer
 from engine.corpus import check_file
 from workbench import presets
 from workbench.main_window import MainWindow
-from window_support import TRAINING_TIMEOUT_MS, train_and_wait
+from window_support import TRAINING_TIMEOUT_MS, train_and_wait, wait_for_view
 
 
 def project_with(window: MainWindow, corpus: Path, key: str = "bpe", vocab_size: int = 600) -> None:
@@ -174,6 +174,7 @@ def test_step_mode_keeps_its_result_in_the_project(qtbot: QtBot, window: MainWin
     entry = window.document.active
     assert entry is not None and entry.is_trained and entry.report is not None
     assert len(entry.report.history) == 5
+    wait_for_view(qtbot, window)
     assert window.vocab_tab.model.rowCount() == Tokenizer.from_str(json.dumps(entry.trained)).get_vocab_size()
 
 

@@ -12,7 +12,7 @@ from engine.project import Project
 from workbench.main_window import MainWindow
 from workbench.prompts import ScriptedPrompts
 
-from window_support import train_and_wait
+from window_support import train_and_wait, wait_for_view
 
 
 def names(window: MainWindow) -> list[str]:
@@ -100,13 +100,14 @@ def test_keep_as_result_over_a_trained_result_asks_and_can_be_undone(
     assert entry.trained_json == trained and "Not kept" in panel.status.text()
     prompts.answers["confirm"] = True
     panel.keep()
-    kept = window.document.view()
-    assert entry.trained_json != trained and kept is not None and kept.vocab_size < 600
+    kept = wait_for_view(qtbot, window)
+    assert entry.trained_json != trained and 0 < kept.vocab_size < 600
     # the settings say the size of what was kept, as the form does
     assert entry.trainer is not None and entry.trainer["vocab_size"] == kept.vocab_size
     assert window.train_tab.form.trainer.vocab_size.value() == kept.vocab_size
     window.document.undo_stack.undo()
     assert entry.trained_json == trained and entry.trainer is not None and entry.trainer["vocab_size"] == 600
+    wait_for_view(qtbot, window)
     assert window.vocab_tab.model.rowCount() == 600
 
 

@@ -18,7 +18,7 @@ from engine.vocabulary import TokenStyle, VocabularyTable, token_bytes
 from workbench.main_window import MainWindow
 from workbench.prompts import ScriptedPrompts
 from workbench.vocab_model import CHARS, FREQUENCY, ID, KIND, RANK, TOKEN, VocabularyModel
-from window_support import train_and_wait
+from window_support import train_and_wait, wait_for_view
 
 
 @pytest.fixture
@@ -140,14 +140,16 @@ def test_an_untrained_tokenizer_says_what_to_do(window: MainWindow) -> None:
     assert window.vocab_tab.stack.currentWidget() is window.vocab_tab.empty
 
 
-def test_whitespace_glyphs_can_be_turned_off(trained: MainWindow) -> None:
+def test_whitespace_glyphs_can_be_turned_off(qtbot: QtBot, trained: MainWindow) -> None:
     model = trained.vocab_tab.model
     view = trained.document.view()
     assert view is not None
     the = view.tokenizer.get_vocab()["Ġthe"]
     trained.whitespace_action.trigger()
+    wait_for_view(qtbot, trained)  # (the table is made again, with spaces shown as spaces)
     assert trained.vocab_tab.model.data(model.index(the, TOKEN)) == " the"
     trained.whitespace_action.trigger()
+    wait_for_view(qtbot, trained)
     assert trained.vocab_tab.model.data(model.index(the, TOKEN)) == "·the"
 
 
@@ -164,12 +166,13 @@ def test_a_large_vocabulary_sorts_and_filters_in_the_model() -> None:
     assert [model.data(model.index(row, TOKEN)) for row in range(model.rowCount())] == ["tok199999", "tok099999"]
 
 
-def test_invisible_characters_are_named_and_a_cluster_is_one_cell(window: MainWindow, tmp_path: Path) -> None:
+def test_invisible_characters_are_named_and_a_cluster_is_one_cell(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     family = "👩\u200d👩\u200d👧"
     tokenizer = Tokenizer(models.WordLevel({"[UNK]": 0, "\u200d": 1, "👩\u200d": 2, family: 3, "\u00a0": 4}, unk_token="[UNK]"))
     path = tmp_path / "invisible.json"
     tokenizer.save(str(path))
     assert window.open_file(str(path))
+    wait_for_view(qtbot, window)
     tab = window.vocab_tab
     # (the ZWJs inside the family join it: they stay, and it is drawn whole)
     assert column(tab.model, TOKEN) == ["[UNK]", "⟨ZWJ⟩", "👩⟨ZWJ⟩", family, "⟨NBSP⟩"]
