@@ -29,6 +29,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -45,9 +46,11 @@ FIVE = (("bpe", "BPE 32k"), ("gpt2", "GPT-2 32k"), ("bert", "BERT 32k"), ("sente
 
 
 class GapMonitor:
-    """Ticks of a 5 ms timer on the window's event loop, split into named phases."""
+    """Ticks of a 5 ms timer on the window's event loop, split into named phases. With `why`, a
+    watchdog thread samples the GUI thread's stack whenever a tick is more than 30 ms late, and
+    `causes()` says where those samples were (what to fix)."""
 
-    def __init__(self) -> None:
+    def __init__(self, why: bool = False) -> None:
         from PySide6.QtCore import QTimer
 
         self.ticks: list[float] = []
@@ -55,9 +58,33 @@ class GapMonitor:
         self.timer = QTimer()
         self.timer.setInterval(5)
         self.timer.timeout.connect(self._tick)
+        self.samples: dict[str, int] = {}
+        self._stop = threading.Event()
+        self._main = threading.main_thread().ident
+        if why:
+            threading.Thread(target=self._watch, daemon=True).start()
 
     def _tick(self) -> None:
         self.ticks.append(time.perf_counter())
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.01):
+            if not self.ticks or time.perf_counter() - self.ticks[-1] < 0.03 or not self.timer.isActive():
+                continue
+            frame = sys._current_frames().get(self._main or 0)
+            where: list[str] = []
+            while frame is not None and len(where) < 4:
+                name = frame.f_code.co_filename
+                if "/workbench/" in name or "/engine/" in name or "pyqtgraph" in name:
+                    where.append(f"{Path(name).name}:{frame.f_lineno} {frame.f_code.co_name}")
+                frame = frame.f_back
+            phase = self.marks[-1][0] if self.marks else ""
+            key = f"[{phase}] " + (" < ".join(where) or "(Qt, outside Python)")
+            self.samples[key] = self.samples.get(key, 0) + 1
+
+    def causes(self, top: int = 12) -> list[str]:
+        ranked = sorted(self.samples.items(), key=lambda item: -item[1])[:top]
+        return [f"{count * 10:>6} ms  {where}" for where, count in ranked]
 
     def start(self, phase: str) -> None:
         self.marks.append((phase, time.perf_counter()))
@@ -67,6 +94,7 @@ class GapMonitor:
     def stop(self) -> None:
         self.marks.append(("", time.perf_counter()))
         self.timer.stop()
+        self._stop.set()
 
     def longest(self) -> dict[str, float]:
         """The longest gap (ms) between two ticks, by the phase the gap ended in."""
@@ -116,7 +144,7 @@ def new_window() -> object:
     return window
 
 
-def measure_training(corpus: Path, vocab_size: int) -> dict[str, float]:
+def measure_training(corpus: Path, vocab_size: int, why: bool = False) -> dict[str, float]:
     from engine.corpus import check_file
     from engine.project import Project
     from workbench.main_window import MainWindow
@@ -128,7 +156,7 @@ def measure_training(corpus: Path, vocab_size: int) -> dict[str, float]:
     window.document.add_preset("bpe", vocab_size=vocab_size)
     run_for(1.0)
     tab = window.train_tab
-    gaps = GapMonitor()
+    gaps = GapMonitor(why)
     stored: list[float] = []
     tab.runner.finished.connect(lambda result: stored.append(time.perf_counter()))
     gaps.start("training")
@@ -151,6 +179,8 @@ def measure_training(corpus: Path, vocab_size: int) -> dict[str, float]:
     window.document.mark_saved("/nonexistent.tokproj")
     window.shutdown()
     window.close()
+    for line in gaps.causes():
+        print(f"  stalled in {line}")
     return {"waited_s": waited, "reported_s": reported, **{f"gap {k}": v for k, v in gaps.longest().items()}}
 
 
@@ -230,7 +260,7 @@ app.exec()
 """
 
 
-def measure_project(path: Path) -> dict[str, float]:
+def measure_project(path: Path, why: bool = False) -> dict[str, float]:
     from workbench.main_window import MainWindow
 
     results: dict[str, float] = {"size_mb": path.stat().st_size / 1e6}
@@ -249,7 +279,7 @@ def measure_project(path: Path) -> dict[str, float]:
     window = new_window()
     assert isinstance(window, MainWindow)
     run_for(0.5)
-    gaps = GapMonitor()
+    gaps = GapMonitor(why)
     gaps.start("open")
     began = time.perf_counter()
     window.open_file(str(path))
@@ -282,6 +312,8 @@ def measure_project(path: Path) -> dict[str, float]:
     run_for(0.5)
     gaps.stop()
     results.update({f"gap {k}": v for k, v in gaps.longest().items()})
+    for line in gaps.causes():
+        print(f"  stalled in {line}")
     window.document.mark_saved("/nonexistent.tokproj")
     window.shutdown()
     window.close()
@@ -300,20 +332,21 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-trust")
     parser.add_argument("--skip-training", action="store_true")
     parser.add_argument("--skip-project", action="store_true")
+    parser.add_argument("--why", action="store_true", help="sample the GUI thread's stack during each gap and say where it was")
     args = parser.parse_args()
     import engine
 
     print(f"engine {engine.__version__}, compiled={engine.COMPILED}; corpus {args.corpus} ({args.corpus.stat().st_size / 1e6:.1f} MB)")
     os.environ.setdefault("TOKENIZER_WORKBENCH_HOME", tempfile.mkdtemp(prefix="bench-trust-home-"))
     if not args.skip_training:
-        figures = measure_training(args.corpus, args.vocab)
+        figures = measure_training(args.corpus, args.vocab, args.why)
         print(f"training BPE {args.vocab:,} in the window: waited {figures['waited_s']:.1f} s, reported {figures['reported_s']:.1f} s")
         for key, value in figures.items():
             if key.startswith("gap "):
                 print(f"  longest gap, {key[4:]}: {value:.1f} ms ({verdict(value <= GAP_BAR_MS)}, bar {GAP_BAR_MS:.0f} ms)")
     if not args.skip_project:
         path = five_tokenizer_project(args.corpus, args.work, args.megabytes)
-        figures = measure_project(path)
+        figures = measure_project(path, args.why)
         print(f"project of five trained 32k tokenizers: {figures['size_mb']:.1f} MB ({verdict(figures['size_mb'] <= SIZE_BAR_MB)}, bar {SIZE_BAR_MB:.0f} MB)")
         print(f"  start to a painted window with the vocabulary shown: {figures['start_to_painted_s']:.2f} s (best of 3)")
         print(f"  open in a running window to the vocabulary shown: {figures['open_to_table_s']:.2f} s ({verdict(figures['open_to_table_s'] <= OPEN_BAR_S)}, bar {OPEN_BAR_S:.0f} s)")

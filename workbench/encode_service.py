@@ -1,7 +1,7 @@
 """`EncodeService`: the window's side of the encoding process (`workbench.encoding_worker`).
 
 Requests are numbered; a reply is emitted with its number, and views drop replies older than
-their newest request. The process starts on first use, is started again if it dies, and is
+their newest request. Requests are written to the process by a thread of its own (`_Sender`). The process starts on first use, is started again if it dies, and is
 stopped with the window. Tokenizers are sent once, by key (a hash of their tokenizer.json).
 """
 
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import multiprocessing
+import queue
+import threading
 import time
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -45,6 +47,7 @@ class EncodeService(QObject):
         self._context = multiprocessing.get_context("spawn")
         self._process: BaseProcess | None = None
         self._connection: Connection | None = None
+        self._sender: _Sender | None = None
         self._known: set[str] = set()
         self._texts: dict[str, str] = {}
         self._next_id = 0
@@ -96,13 +99,9 @@ class EncodeService(QObject):
             self._known.add(key)
 
     def _send(self, message: tuple[object, ...]) -> None:
-        connection = self._connection
-        if connection is None:
-            return
-        try:
-            connection.send(message)
-        except (OSError, ValueError):
-            self._restart()
+        sender = self._sender
+        if sender is not None:
+            sender.send(message)
 
     # -- the process ---------------------------------------------------------------------------
 
@@ -119,6 +118,7 @@ class EncodeService(QObject):
         child_end.close()
         self._process = process
         self._connection = parent_end
+        self._sender = _Sender(parent_end)
         self._timer.start()
 
     def _restart(self) -> None:
@@ -128,18 +128,19 @@ class EncodeService(QObject):
     def shutdown(self) -> None:
         """Stop the process for good (the window is closing): later requests are ignored."""
         self._closed = True
-        process, connection = self._process, self._connection
-        if connection is not None:
-            try:
-                connection.send(("stop",))
-            except (OSError, ValueError):
-                pass
+        process = self._process
+        self._send(("stop",))
+        if self._sender is not None:
+            self._sender.finish(2.0)
         if process is not None:
             process.join(2.0)
         self._forget()  # terminates it if it is still there
 
     def _forget(self) -> None:
         self._timer.stop()
+        if self._sender is not None:
+            self._sender.finish(0.0)
+            self._sender = None
         if self._connection is not None:
             self._connection.close()
         if self._process is not None and self._process.is_alive():
@@ -182,6 +183,38 @@ class EncodeService(QObject):
             self.viewed.emit(request_id, body)
         elif kind == "error":
             self.failed.emit(request_id, str(body))
+
+
+class _Sender:
+    """Writes the window's messages to the encoding process on a thread of its own, in order.
+
+    subtle: a tokenizer and its vocabulary part are megabytes; while the process starts (or is
+    busy) it does not read, the pipe fills, and a write on the GUI thread waited for it: half a
+    second at the end of a big training. The write waits here instead (it releases the lock)."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self._queue: queue.SimpleQueue[tuple[object, ...] | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="encoding-sender", daemon=True)
+        self._thread.start()
+
+    def send(self, message: tuple[object, ...]) -> None:
+        self._queue.put(message)
+
+    def finish(self, wait_seconds: float) -> None:
+        """Send what is queued, then end (waiting up to `wait_seconds` for the thread)."""
+        self._queue.put(None)
+        self._thread.join(wait_seconds)
+
+    def _run(self) -> None:
+        while True:
+            message = self._queue.get()
+            if message is None:
+                return
+            try:
+                self._connection.send(message)
+            except (OSError, ValueError):
+                return  # (the process is gone: the window's timer finds out and says so)
 
 
 # -- reading the plain lists of a reply ---------------------------------------------------------

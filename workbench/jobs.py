@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
@@ -26,6 +27,10 @@ from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 POLL_INTERVAL_MS: Final = 20
 # How long a stopped process tree gets to end on SIGTERM before SIGKILL (s).
 TERM_GRACE_S: Final = 1.0
+# What stops a process for good (Windows has no SIGKILL: there SIGTERM is TerminateProcess).
+KILL: Final = getattr(signal, "SIGKILL", signal.SIGTERM)
+# How long a child that answered gets to exit on its own before it is stopped (s).
+EXIT_GRACE_S: Final = 10.0
 
 
 class ChildJob(QObject):
@@ -43,6 +48,9 @@ class ChildJob(QObject):
         self._context = multiprocessing.get_context("spawn")
         self._process: BaseProcess | None = None
         self._connection: Connection | None = None
+        # children that ended or were stopped, still to be reaped (never waited for here), and
+        # since when
+        self._exiting: list[tuple[BaseProcess, float]] = []
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_INTERVAL_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -82,23 +90,38 @@ class ChildJob(QObject):
         return outcome[0] if outcome else (False, "stopped")
 
     def kill(self) -> None:
-        """Stop the running child and everything it started (its answer is never signalled)."""
+        """Stop the running child and everything it started (its answer is never signalled).
+        Nothing is waited for: the stopped processes are reaped on the timer."""
         process = self._process
         self._forget()
         if process is not None:
-            stop_process_tree(process)
+            stop_process_tree(process, grace=0.0)
+            self._exiting.append((process, time.monotonic()))
+            self._timer.start()
 
     def _forget(self) -> None:
-        self._timer.stop()
         if self._connection is not None:
             self._connection.close()
         self._process = None
         self._connection = None
 
+    def _reap(self) -> None:
+        still: list[tuple[BaseProcess, float]] = []
+        for process, since in self._exiting:
+            if process.is_alive():
+                if time.monotonic() - since > EXIT_GRACE_S:
+                    stop_process_tree(process, grace=0.0)  # (answered, but does not exit)
+                still.append((process, since))
+            else:
+                process.join(0)
+        self._exiting = still
+
     def _on_timer_timeout(self) -> None:
+        self._reap()
         process, connection = self._process, self._connection
         if process is None or connection is None:
-            self._timer.stop()
+            if not self._exiting:
+                self._timer.stop()
             return
         message: object = None
         try:
@@ -112,12 +135,12 @@ class ChildJob(QObject):
             code = process.exitcode
             self._forget()
             process.join(0)
+            stop_process_tree(process, grace=0.0, group=True)  # (what it forked, if anything is left)
             self.failed.emit(f"the {self.name} process stopped unexpectedly ({exit_reason(code)})")
             return
         self._forget()
-        process.join(TERM_GRACE_S)
-        if process.is_alive():
-            stop_process_tree(process)
+        # (it exits on its own once it has sent its answer: reaped on the timer, never waited for)
+        self._exiting.append((process, time.monotonic()))
         if isinstance(message, tuple) and len(message) == 2 and message[0] == "done":
             self.finished.emit(message[1])
         elif isinstance(message, tuple) and len(message) == 2 and message[0] == "failed":
@@ -157,7 +180,7 @@ def stop_process_tree(process: BaseProcess, grace: float = TERM_GRACE_S, group: 
     _send(pid, signal.SIGTERM, group)
     process.join(grace)
     if process.is_alive() or group:
-        _send(pid, signal.SIGKILL, group)
+        _send(pid, KILL, group)
         process.join(grace)
     # (a group's other members are gone with SIGKILL; the zombie children are their parent's)
 
@@ -171,7 +194,7 @@ def leads_group(pid: int) -> bool:
 
 def _send(pid: int, number: int, group: bool) -> None:
     try:
-        if group:
+        if group and hasattr(os, "killpg"):
             os.killpg(pid, number)
         else:
             os.kill(pid, number)

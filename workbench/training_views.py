@@ -14,8 +14,8 @@ import time
 from typing import Final
 
 import pyqtgraph
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -23,6 +23,9 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QProgressBar,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionProgressBar,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -44,12 +47,49 @@ REDRAW_INTERVAL_MS: Final = 100
 Index = QModelIndex | QPersistentModelIndex
 
 
+class StageBar(QWidget):
+    """A progress bar drawn as the style draws QProgressBar, that only ever asks for a repaint.
+
+    subtle: QProgressBar.setValue repaints at once (to look smooth), and an immediate repaint
+    also paints whatever else waits to be painted, the plots included: 100 updates a stage made
+    the window stall for up to a second. This one is painted with the next frame."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.permille = 0
+        self.text = "0%"
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(200, BAR_HEIGHT[0] if BAR_HEIGHT else QProgressBar().sizeHint().height())
+
+    def set_progress(self, permille: int, text: str) -> None:
+        if permille != self.permille or text != self.text:
+            self.permille, self.text = permille, text
+            self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt's name
+        option = QStyleOptionProgressBar()
+        option.initFrom(self)
+        option.minimum, option.maximum, option.progress = 0, 1000, self.permille
+        option.text, option.textVisible = self.text, True
+        option.textAlignment = Qt.AlignmentFlag.AlignCenter
+        painter = QPainter(self)
+        self.style().drawControl(QStyle.ControlElement.CE_ProgressBar, option, painter, self)
+        painter.end()
+
+
+# The height of a progress bar in the style in use (measured once, on first use).
+BAR_HEIGHT: list[int] = []
+
+
 class _StageRow:
     def __init__(self, stage: str, now: float) -> None:
         self.label = QLabel(stage)
-        self.bar = QProgressBar()
-        self.bar.setTextVisible(True)
+        self.bar = StageBar()
         self.detail = QLabel()
+        # (a longer text must not lay the tab out again, plots and all: it is cut instead)
+        self.detail.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.first_time = now
         self.first_current = -1
         self.last: TrainProgress | None = None
@@ -73,7 +113,9 @@ class StageProgress(QWidget):
         self.grid.setContentsMargins(0, 0, 0, 0)
         self.grid.setColumnStretch(1, 1)
         self.grid.setRowStretch(STAGE_ROWS, 1)
-        row_height = max(QProgressBar().sizeHint().height(), self.fontMetrics().height()) + self.grid.verticalSpacing() + 2
+        if not BAR_HEIGHT:
+            BAR_HEIGHT.append(QProgressBar().sizeHint().height())
+        row_height = max(BAR_HEIGHT[0], self.fontMetrics().height()) + self.grid.verticalSpacing() + 2
         self.setFixedHeight(STAGE_ROWS * row_height)
         self.rows: dict[str, _StageRow] = {}
         self.hint = QLabel("The progress of each stage of a training shows here: reading, counting, merging.")
@@ -104,9 +146,7 @@ class StageProgress(QWidget):
             row.first_time = now
         row.last = event
         total = max(event.total, 1)
-        row.bar.setRange(0, 1000)
-        row.bar.setValue(int(1000 * min(event.current, total) / total))
-        row.bar.setFormat(f"{100 * event.fraction:.0f}%")
+        row.bar.set_progress(int(1000 * min(event.current, total) / total), f"{100 * event.fraction:.0f}%")
         parts = [f"{quantity(event.current, event.unit)} / {quantity(event.total, event.unit)} {'' if event.unit in BYTE_UNITS else event.unit}".rstrip()]
         elapsed = now - row.first_time
         done = event.current - row.first_current

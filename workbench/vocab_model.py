@@ -20,6 +20,9 @@ from engine.vocabulary import VocabularyTable
 
 COLUMNS: Final = ("ID", "Token", "Chars", "Bytes", "Kind", "Merge rank", "Frequency")
 ID, TOKEN, CHARS, BYTES, KIND, RANK, FREQUENCY = range(len(COLUMNS))
+# The key arrays of the token as shown (the TOKEN column's) and as the vocabulary writes it.
+SHOWN_KEY: Final = TOKEN
+RAW_KEY: Final = len(COLUMNS)
 FILTER_MODES: Final = ("contains", "starts with", "regex")
 KIND_COLORS: Final = {"special": "#8e44ad", "added": "#2471a3", "byte": "#7f8c8d"}
 # NumPy's variable-width strings: fast to build, sort and search, whatever the longest token.
@@ -40,9 +43,7 @@ class VocabularyModel(QAbstractTableModel):
         self.table = VocabularyTable()
         self.order: NDArray[numpy.int64] = numpy.zeros(0, dtype=numpy.int64)
         self._keys: list[NDArray[Any]] = []
-        self._shown: NDArray[Any] = numpy.zeros(0, dtype=STRINGS)
-        self._raw: NDArray[Any] = numpy.zeros(0, dtype=STRINGS)
-        self._lower: tuple[NDArray[Any], NDArray[Any]] = (self._shown, self._raw)
+        self._lower: tuple[NDArray[Any], NDArray[Any]] | None = None
         self._ascending: dict[int, NDArray[numpy.int64]] = {}
         self._sort_column = ID
         self._sort_order = Qt.SortOrder.AscendingOrder
@@ -54,18 +55,10 @@ class VocabularyModel(QAbstractTableModel):
     def set_table(self, table: VocabularyTable) -> None:
         self.beginResetModel()
         self.table = table
-        self._shown = numpy.array(table.shown, dtype=STRINGS)
-        self._raw = numpy.array(table.tokens, dtype=STRINGS)
-        self._lower = (numpy.strings.lower(self._shown), numpy.strings.lower(self._raw))
-        self._keys = [
-            numpy.array(table.ids, dtype=numpy.int64),
-            self._shown,
-            numpy.array(table.char_lengths, dtype=numpy.int64),
-            numpy.array(table.byte_lengths, dtype=numpy.int64),
-            numpy.array(table.kinds, dtype=STRINGS),
-            numpy.array(table.merge_ranks, dtype=numpy.int64),
-            numpy.array(table.frequencies, dtype=numpy.int64),
-        ]
+        # (the arrays sorting and filtering need are made when first needed: showing a new
+        # table must not stall the window at the end of a training)
+        self._keys = []
+        self._lower = None
         self._ascending = {}
         self.order = self._compute_order()
         self.endResetModel()
@@ -92,11 +85,30 @@ class VocabularyModel(QAbstractTableModel):
         self.order = self._compute_order()
         self.endResetModel()
 
+    def _key(self, column: int) -> NDArray[Any]:
+        """The values of `column` as an array (made once per table)."""
+        if not self._keys:
+            table = self.table
+            self._keys = [
+                numpy.array(table.ids, dtype=numpy.int64),
+                numpy.array(table.shown, dtype=STRINGS),
+                numpy.array(table.char_lengths, dtype=numpy.int64),
+                numpy.array(table.byte_lengths, dtype=numpy.int64),
+                numpy.array(table.kinds, dtype=STRINGS),
+                numpy.array(table.merge_ranks, dtype=numpy.int64),
+                numpy.array(table.frequencies, dtype=numpy.int64),
+                numpy.array(table.tokens, dtype=STRINGS),
+            ]
+        return self._keys[column]
+
     def _sorted(self, column: int) -> NDArray[numpy.int64]:
         """The rows in ascending order of `column`, ties in id order (computed once)."""
         found = self._ascending.get(column)
         if found is None:
-            found = numpy.argsort(self._keys[column], kind="stable").astype(numpy.int64)
+            if column == ID and _increasing(self.table.ids):
+                found = numpy.arange(len(self.table), dtype=numpy.int64)  # (the usual order: no sort)
+            else:
+                found = numpy.argsort(self._key(column), kind="stable").astype(numpy.int64)
             self._ascending[column] = found
         return found
 
@@ -105,7 +117,7 @@ class VocabularyModel(QAbstractTableModel):
             return numpy.zeros(0, dtype=numpy.int64)
         order = self._sorted(self._sort_column)
         if self._sort_order == Qt.SortOrder.DescendingOrder:
-            order = _reverse_groups(order, self._keys[self._sort_column][order])
+            order = _reverse_groups(order, self._key(self._sort_column)[order])
         mask = self._mask()
         if mask is not None:
             order = order[mask[order]]
@@ -118,7 +130,11 @@ class VocabularyModel(QAbstractTableModel):
             return None
         if self._filter_mode == "regex":
             return self._regex_mask(text)
-        shown, raw = (self._shown, self._raw) if self._match_case else self._lower
+        shown, raw = self._key(SHOWN_KEY), self._key(RAW_KEY)
+        if not self._match_case:
+            if self._lower is None:
+                self._lower = (numpy.strings.lower(shown), numpy.strings.lower(raw))
+            shown, raw = self._lower
         needle = text if self._match_case else text.lower()
         if self._filter_mode == "starts with":
             found: NDArray[numpy.bool_] = numpy.strings.startswith(shown, needle) | numpy.strings.startswith(raw, needle)
@@ -219,3 +235,11 @@ def _reverse_groups(order: NDArray[numpy.int64], keys: NDArray[Any]) -> NDArray[
     group = numpy.cumsum(starts, dtype=numpy.int64)
     result: NDArray[numpy.int64] = order[numpy.argsort(-group, kind="stable")]
     return result
+
+
+def _increasing(ids: list[int]) -> bool:
+    """Whether `ids` are in increasing order (a table's usual order, id by id)."""
+    for i in range(1, len(ids)):
+        if ids[i] <= ids[i - 1]:
+            return False
+    return True
