@@ -292,7 +292,7 @@ class MainWindow(QMainWindow):
                     self.prompts.warn("The project cannot be opened", f"{answer}\n\nThe project you had open is unchanged.")
                 return False
             lock = ProjectLock()
-            free, who = lock.acquire(path)
+            free, who = (True, "") if os.path.abspath(path) == self.project_lock.path else lock.acquire(path)
             if not free and not self.prompts.confirm(
                 "The project is open elsewhere",
                 f"{os.path.basename(path)} is open in another Tokenizer Workbench window ({who}). If both "
@@ -333,9 +333,11 @@ class MainWindow(QMainWindow):
         """Replace the open project (its counts tables no longer needed are removed, its lock let
         go) with `project`."""
         self._forget_project_files()
-        self.project_lock.release()
-        if lock is not None:
-            self.project_lock = lock
+        if lock is None or lock.path or path is None or os.path.abspath(path) != self.project_lock.path:
+            self.project_lock.release()
+            if lock is not None:
+                self.project_lock = lock
+        # (else the project opened again is the one this window holds the lock on: kept)
         self.document.replace(project, path, is_template=is_template, dirty=dirty)
         self._saved_counts = _counts_files(project)
         self._owned_counts = set(self._saved_counts)
@@ -398,7 +400,7 @@ class MainWindow(QMainWindow):
             return False
         if os.path.abspath(path) != self.project_lock.path:
             lock = ProjectLock()
-            free, who = lock.acquire(path)
+            free, who = (True, "") if os.path.abspath(path) == self.project_lock.path else lock.acquire(path)
             if not free and not self.prompts.confirm(
                 "The project is open elsewhere",
                 f"{os.path.basename(path)} is open in another Tokenizer Workbench window ({who}). Saving here "

@@ -394,3 +394,15 @@ def test_opening_a_project_never_builds_its_tokenizers_in_the_window(
     window.vocab_tab.select_token(view.table(True).ids[-1])  # type: ignore[union-attr]
     assert window.vocab_tab.tree.topLevelItem(0).text(0).count("=") == 1
     assert view._tokenizer is None
+
+
+def test_opening_the_open_project_again_is_not_another_window(window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path) -> None:
+    window.open_sample()
+    path = tmp_path / "again.tokproj"
+    prompts.answers["save_project"] = str(path)
+    assert window.save()
+    assert window.open_file(str(path)) and prompts.questions("confirm") == []
+    assert window.project_lock.path == str(path)
+    other = MainWindow(Settings(), ScriptedPrompts())
+    assert not other.open_file(str(path))  # (still locked by the first window)
+    other.shutdown()
