@@ -568,7 +568,7 @@ class Split(PreTokenizer):
         self.matcher = as_regex(pattern)
 
     def _matches(self, text: str) -> list[tuple[int, int, bool]]:
-        matches = find_matches_compiled(self.matcher.for_text(text), text)
+        matches = self.matcher.find_matches(text, "Split")
         if self.invert:
             flipped: list[tuple[int, int, bool]] = []
             for start, end, is_match in matches:
