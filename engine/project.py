@@ -15,6 +15,7 @@ from typing import Final
 
 from engine.errors import CorpusError, ProjectFileError, SchemaError, TokenizerFileError
 from engine.formats.files import read_text, write_text_atomically
+from engine.formats.safe_json import parse_json
 from engine.schema import (
     JsonValue,
     as_count,
@@ -338,10 +339,9 @@ class Project:
     @staticmethod
     def parse(text: str, path: str) -> Project:
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            hint = " (the file looks truncated)" if error.pos >= len(text.rstrip()) else ""
-            raise ProjectFileError(path, f"is not valid JSON: {error.msg} at line {error.lineno}{hint}") from None
+            data = parse_json(text, path)
+        except TokenizerFileError as error:
+            raise ProjectFileError(path, error.reason) from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ProjectFileError(path, f"is not a Tokenizer Workbench project (no \"format\": \"{FORMAT}\")")
         version = data.get("format_version")

@@ -230,6 +230,18 @@ class Tokenizer:
         length: int | None = None,
         pad_to_multiple_of: int | None = None,
     ) -> None:
+        """HF's enable_padding. Ids past u32 and negative sizes raise OverflowError as in HF; a
+        length (or multiple) past `tokenizer_json.MAX_PAD_LENGTH` raises ValueError, before any
+        encoding is padded to it."""
+        for id in (pad_id, pad_type_id):
+            _check_id(id)
+        for size in (length, pad_to_multiple_of):
+            if size is not None and size < 0:
+                raise OverflowError("can't convert negative int to unsigned")
+            if size is not None and size > tokenizer_json.MAX_PAD_LENGTH:
+                raise ValueError(
+                    f"padding to {size:,} tokens is refused: more than {tokenizer_json.MAX_PAD_LENGTH:,}"
+                )
         self._padding = PaddingParams(
             direction=direction,
             pad_id=pad_id,

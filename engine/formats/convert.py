@@ -173,6 +173,6 @@ def _is_plain_vocab(path: str) -> bool:
         return False
     try:
         data = json.loads(start)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # cut short, or hostile (nested deep, a huge number)
         return '"model"' not in start and '"version"' not in start
     return isinstance(data, dict) and "model" not in data

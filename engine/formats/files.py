@@ -9,8 +9,12 @@ from __future__ import annotations
 import os
 import secrets
 import stat
+from typing import Final
 
 from engine.errors import TokenizerFileError
+
+# The largest tokenizer file read whole (a 10-million-line vocab.txt is about 100 MB).
+MAX_FILE_BYTES: Final = 1 << 30
 
 
 def write_text_atomically(path: str, text: str) -> None:
@@ -20,12 +24,27 @@ def write_text_atomically(path: str, text: str) -> None:
 
 def read_bytes(path: str, what: str) -> bytes:
     """The whole content of a small file, or a TokenizerFileError (`what` names the expected
-    content in messages: "SentencePiece .model")."""
+    content in messages: "SentencePiece .model").
+
+    subtle: a FIFO or a device (/dev/zero) would be read forever, and a file past
+    MAX_FILE_BYTES would take many times its size in memory: both are refused before reading.
+    """
     if os.path.isdir(path):
         raise TokenizerFileError(path, f"is a directory, not a {what} file")
     try:
+        # (stat before open: opening a FIFO waits for a writer)
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise TokenizerFileError(path, f"is not a regular file (a pipe or a device), so not a {what} file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise TokenizerFileError(
+                path, f"is {info.st_size:,} bytes: larger than any {what} file this reads ({MAX_FILE_BYTES:,} at most)"
+            )
         with open(path, "rb") as handle:
-            return handle.read()
+            data = handle.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise TokenizerFileError(path, f"grew past {MAX_FILE_BYTES:,} bytes while it was read")
+        return data
     except FileNotFoundError:
         raise TokenizerFileError(path, "no such file") from None
     except OSError as error:

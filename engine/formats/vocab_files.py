@@ -12,6 +12,7 @@ from typing import Final
 
 from engine.errors import TokenizerFileError
 from engine.formats.files import read_text
+from engine.formats.safe_json import parse_json
 from engine.schema import JsonValue
 from engine.unicode_chars import WHITESPACE_CHARS
 
@@ -82,11 +83,7 @@ def read_vocab_json(path: str) -> dict[str, int]:
 
     An id that is not an integer in 0..2**32-1, or that two tokens share, is an error naming the token.
     """
-    text = read_text(path, "vocab.json")
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise TokenizerFileError(path, f"not valid JSON ({error})") from None
+    data = parse_json(read_text(path, "vocab.json"), path)
     if not isinstance(data, dict):
         raise TokenizerFileError(path, "Bad vocabulary json file: expected an object {token: id}")
     vocab: dict[str, int] = {}

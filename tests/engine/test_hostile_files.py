@@ -8,7 +8,9 @@ sizes and incomplete .tiktoken files are refused when loading, as HF's serde ref
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +18,13 @@ from pathlib import Path
 import pytest
 
 from engine import Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
-from engine.errors import EngineError, RegexTimeoutError
+from engine.errors import EngineError, ProjectFileError, RegexTimeoutError, SchemaError, TokenizerFileError
+from engine.formats import convert
+from engine.formats import protobuf as pb
+from engine.formats import sentencepiece_proto
 from engine.pattern import find_matches_compiled, is_linear
+from engine.project import Project
+from hostile_files import HOSTILE_TOKENIZERS, nested_normalizers
 
 # -- hostile regexes ------------------------------------------------------------------------------
 
@@ -129,3 +136,162 @@ def test_the_bounded_search_finds_what_an_unbounded_one_finds(pattern: str) -> N
 )
 def test_which_patterns_run_without_a_bound(pattern: str, linear: bool) -> None:
     assert is_linear(pattern) is linear
+
+
+# -- hostile tokenizer.json files (the table is in tests/hostile_files.py) ---------------------------
+
+
+@pytest.mark.parametrize("case", HOSTILE_TOKENIZERS, ids=list(HOSTILE_TOKENIZERS))
+def test_a_hostile_tokenizer_json_is_refused_naming_the_file(tmp_path: Path, case: str) -> None:
+    text, message = HOSTILE_TOKENIZERS[case]
+    path = tmp_path / "tokenizer.json"
+    path.write_text(text, encoding="utf-8", errors="surrogatepass")
+    with pytest.raises(TokenizerFileError) as caught:
+        Tokenizer.from_file(str(path))
+    assert str(caught.value) == f"{path}: {message}"
+    with pytest.raises(TokenizerFileError) as parsed:
+        Tokenizer.from_str(text)
+    assert str(parsed.value) == f"<string>: {message}"
+
+
+def test_a_nested_component_is_refused_before_it_is_built() -> None:
+    deep = json.loads(nested_normalizers(70))
+    with pytest.raises(SchemaError) as caught:
+        normalizers.from_dict(deep)
+    assert str(caught.value) == "normalizer: nested more than 127 levels deep (HF refuses it too)"
+    assert isinstance(normalizers.from_dict(json.loads(nested_normalizers(60))), normalizers.Sequence)
+
+
+def test_padding_that_hf_refuses_or_no_one_can_allocate_is_refused_by_the_api() -> None:
+    tokenizer = Tokenizer(models.WordLevel({"a": 0}, unk_token="a"))
+    with pytest.raises(OverflowError, match="number too small to fit in target type"):
+        tokenizer.enable_padding(pad_id=-1)
+    with pytest.raises(OverflowError, match="number too large to fit in target type"):
+        tokenizer.enable_padding(pad_type_id=2**32)
+    with pytest.raises(ValueError) as caught:
+        tokenizer.enable_padding(length=10**12)
+    assert str(caught.value) == "padding to 1,000,000,000,000 tokens is refused: more than 1,048,576"
+    assert tokenizer.padding is None
+    tokenizer.enable_padding(length=2**20, pad_id=2**32 - 1)
+    assert tokenizer.padding is not None and tokenizer.padding["length"] == 1_048_576
+
+
+def test_special_files_and_deep_json_on_the_command_line(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    with pytest.raises(TokenizerFileError) as caught:
+        Tokenizer.from_file(str(fifo))
+    assert str(caught.value) == f"{fifo}: is not a regular file (a pipe or a device), so not a tokenizer.json file"
+    with pytest.raises(TokenizerFileError) as device:
+        Tokenizer.from_file("/dev/zero")
+    assert str(device.value) == "/dev/zero: is not a regular file (a pipe or a device), so not a tokenizer.json file"
+    deep = tmp_path / "deep.json"
+    deep.write_text(HOSTILE_TOKENIZERS["1,000 nested arrays"][0], encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-P", "-m", "workbench.cli", "inspect", str(deep)],
+        capture_output=True, text=True, encoding="utf-8", timeout=120,
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == (
+        f"tokenizer-workbench: error: {deep}: is nested more than 127 levels deep"
+        " (arrays and objects inside one another; HF refuses it too)\n"
+    )
+
+
+# -- the other readers ------------------------------------------------------------------------------
+
+
+def rank_lines(ranks: dict[bytes, int]) -> str:
+    return "".join(base64.b64encode(token).decode("ascii") + f" {rank}\n" for token, rank in ranks.items())
+
+
+def sentencepiece_model(score: float) -> bytes:
+    pieces = [("<unk>", 0.0, sentencepiece_proto.UNKNOWN), ("a", score, sentencepiece_proto.NORMAL)]
+    out = b""
+    for piece, value, kind in pieces:
+        body = pb.serialize([pb.string_field(1, piece), pb.float_field(2, value)])
+        if kind:
+            body += pb.varint_field(3, kind).raw
+        out += pb.bytes_field(1, body).raw
+    return out
+
+
+EVERY_BYTE = {bytes([b]): b for b in range(256)}
+
+HOSTILE_FILES = {
+    "vocab.json with an id of 2**32": (
+        "vocab.json", '{"a": 0, "b": 4294967296}',
+        "Bad vocabulary json file: token 'b': id 4294967296 is not an integer in 0..4294967295",
+    ),
+    "vocab.json nested 1,000 deep": (
+        "vocab.json", '{"a": ' + "[" * 1000 + "]" * 1000 + "}",
+        "is nested more than 127 levels deep (arrays and objects inside one another; HF refuses it too)",
+    ),
+    "vocab.json with a lone surrogate": (
+        "vocab.json", '{"a": 0, "\\udc80b": 1}',
+        "the key '\\udc80b' holds a lone surrogate (U+DC80), which is not Unicode text: no UTF-8 file can hold it"
+        " (HF refuses it too)",
+    ),
+    "an empty .tiktoken": (
+        "x.tiktoken", "", "holds no tokens (a .tiktoken file has one `<base64 token> <rank>` line per token)",
+    ),
+    "a .tiktoken without the byte 'b'": (
+        "x.tiktoken", rank_lines({token: rank for token, rank in EVERY_BYTE.items() if token != b"b"}),
+        "has no rank for the byte 0x62: every single byte must be a token",
+    ),
+    "a .tiktoken of ASCII letters only": (
+        "x.tiktoken", rank_lines({bytes([b]): b for b in range(ord("a"), ord("z") + 1)}),
+        "has no rank for the 230 bytes 0x00-0x60, 0x7B-0xFF: every single byte must be a token",
+    ),
+    "a .tiktoken sidecar with a 5,000-digit id": (
+        "sidecar", '{"pat_str": "\\\\S+", "special_tokens": {"<s>": ' + "7" * 5000 + "}}",
+        "is not valid JSON: a number of 5,000 digits at line 1 column 47 is out of range (no 64-bit float holds it;"
+        " HF refuses it too)",
+    ),
+    "a SentencePiece model with a NaN score": (
+        "x.model", sentencepiece_model(float("nan")), "pieces[1] 'a': the score nan is not a finite number",
+    ),
+    "a SentencePiece model with an infinite score": (
+        "x.model", sentencepiece_model(float("-inf")), "pieces[1] 'a': the score -inf is not a finite number",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE_FILES, ids=list(HOSTILE_FILES))
+def test_every_reader_refuses_a_hostile_file_naming_it(tmp_path: Path, case: str) -> None:
+    name, content, message = HOSTILE_FILES[case]
+    if name == "sidecar":
+        (tmp_path / "x.tiktoken").write_text(rank_lines(EVERY_BYTE), encoding="utf-8")
+        path = tmp_path / "x.tiktoken.json"
+        loaded = tmp_path / "x.tiktoken"
+    else:
+        path = loaded = tmp_path / name
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content, encoding="utf-8", errors="surrogatepass")
+    if name == "vocab.json":
+        (tmp_path / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    with pytest.raises(TokenizerFileError) as caught:
+        convert.load(str(loaded))
+    assert str(caught.value) == f"{path}: {message}"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('{"format": ' + "[" * 1000 + "]" * 1000 + "}",
+         "is nested more than 127 levels deep (arrays and objects inside one another; HF refuses it too)"),
+        ('{"format": "tokenizer-workbench project", "format_version": ' + "1" * 5000 + "}",
+         "is not valid JSON: a number of 5,000 digits at line 1 column 61 is out of range (no 64-bit float holds it;"
+         " HF refuses it too)"),
+        ('{"format": "tokenizer-workbench project", "x": NaN}', "is not valid JSON: NaN at line 1 column 48 is not a JSON number (HF refuses it too)"),
+    ],
+    ids=["nested", "digits", "NaN"],
+)
+def test_a_hostile_project_file_is_refused_naming_it(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "hostile.tokproj"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ProjectFileError) as caught:
+        Project.load(str(path))
+    assert str(caught.value) == f"{path}: {message}"
