@@ -90,6 +90,11 @@ class AddedToken:
             special=get_bool(obj, "special", where, False),
         )
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies rebuild the token from its fields (a compiled native class
+        whose constructor takes arguments has no default way to)."""
+        return (AddedToken, (self.content, self.single_word, self.lstrip, self.rstrip, self._normalized, self.special))
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             return self.content == other

@@ -319,6 +319,11 @@ class Project:
         project.active = active if -1 <= active < len(project.tokenizers) else -1
         return project
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies go through the project file's object. subtle: with the folder
+        "" no path is made relative (relpath refuses it), so every corpus path stays absolute."""
+        return (Project.from_dict, (self.to_dict(""), ""))
+
     def to_json(self, folder: str) -> str:
         return json.dumps(self.to_dict(folder), ensure_ascii=False, indent=1)
 

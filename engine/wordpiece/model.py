@@ -168,6 +168,11 @@ class WordPiece(VocabModel):
         write_text_atomically(path, dump_vocab_txt(self._vocab))
         return [path]
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies go through the tokenizer.json "model" object, as HF's do
+        (a compiled native class has no default way to rebuild itself)."""
+        return (WordPiece.from_dict, (self.to_dict(),))
+
     def __repr__(self) -> str:
         return (
             f"WordPiece(vocab_size={len(self._vocab)}, unk_token={self.unk_token!r}, "
