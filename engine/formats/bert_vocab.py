@@ -35,8 +35,9 @@ def read(path: str) -> dict[str, int]:
 def bert_tokenizer(vocab: dict[str, int], lowercase: bool = True) -> Tokenizer:
     """HF's BertWordPieceTokenizer around `vocab`: BertNormalizer, BertPreTokenizer, WordPiece
     (unk "[UNK]"), the BERT specials that are in the vocabulary made special, BertProcessing
-    when [CLS] and [SEP] are there, and the WordPiece decoder."""
-    tokenizer = Tokenizer(WordPiece(vocab, unk_token=UNK))
+    when [CLS] and [SEP] are there, and the WordPiece decoder. The model keeps `vocab` itself
+    (no copy): the caller must not change it afterwards."""
+    tokenizer = Tokenizer(WordPiece.owning(vocab, UNK))
     specials: list[str | AddedToken] = []
     for token in SPECIALS:
         if token in vocab:

@@ -17,6 +17,7 @@ from engine.schema import JsonValue
 from engine.unicode_chars import WHITESPACE_CHARS
 
 MERGES_HEADER: Final = "#version: 0.2"
+WHITESPACE_SET: Final = frozenset(WHITESPACE_CHARS)
 # HF stores ids as u32.
 MAX_ID: Final = 2**32 - 1
 
@@ -72,9 +73,16 @@ def read_vocab_txt(path: str) -> dict[str, int]:
     As in HF, a repeated line keeps its last index (the earlier index becomes a hole).
     """
     result: dict[str, int] = {}
-    lines = split_lines(read_text(path, "vocab.txt"))
+    lines = read_text(path, "vocab.txt").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    trailing = WHITESPACE_SET
     for index in range(len(lines)):
-        result[lines[index].rstrip(WHITESPACE_CHARS)] = index
+        line = lines[index]
+        # subtle: stripping also drops the "\r" of a "\r\n" line end (split_lines' rule)
+        if line and line[-1] in trailing:
+            line = line.rstrip(WHITESPACE_CHARS)
+        result[line] = index
     return result
 
 
