@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import json
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -16,18 +18,18 @@ from hypothesis import strategies as st
 
 from engine import Tokenizer, decoders, normalizers, pre_tokenizers, processors
 from engine.errors import EngineError, TokenizerFileError
-from engine.formats import bert_vocab, gpt2
+from engine.formats import bert_vocab, convert, gpt2
 from engine.formats import tiktoken as tiktoken_format
 from engine.formats.files import write_texts_atomically
 from engine.models import BPE, WordLevel, WordPiece
-from support import train_byte_level
+from support import corpus_path, train_byte_level
 
 WORDPIECE_VOCAB = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "un": 5, "##aff": 6, "##able": 7, "hello": 8, "!": 9}
 LINES = ["aaabdaaabac", "the cat sat on the mat", "hello world, hello there!", "café  naïve 12345"]
 
 
 def wordpiece_tokenizer() -> Tokenizer:
-    return bert_vocab.bert_tokenizer(WORDPIECE_VOCAB)
+    return bert_vocab.bert_tokenizer(dict(WORDPIECE_VOCAB))
 
 
 def small_byte_level() -> Tokenizer:
@@ -60,10 +62,11 @@ def test_bert_vocab_write_says_what_is_lost(tmp_path: Path) -> None:
     tokenizer.add_tokens(["<extra>"])
     notes = bert_vocab.write(tokenizer, str(tmp_path / "vocab.txt"))
     text = "\n".join(notes)
-    assert "the normalizer (Lowercase) is not stored in vocab.txt; bert_vocab.load(path, lowercase=True) builds BertNormalizer" in text
+    assert "the normalizer (Lowercase) is not stored in vocab.txt; bert_vocab.load(path) builds BertNormalizer" in text
     assert "the pre-tokenizer (Whitespace)" in text
     assert "max_input_chars_per_word=7 is not stored" in text
-    assert "there is no post-processor, but bert_vocab.load(path, lowercase=True) adds one (BertProcessing" in text
+    assert "there is no post-processor, but bert_vocab.load(path) adds one (BertProcessing" in text
+    assert notes[-1] == "bert_vocab.load(path) will find a lowercase vocabulary (no tokens with capitals): lowercase on, accents stripped"
     assert "the added token '<extra>' (id 10) is not in the model's vocabulary and is lost" in text
 
 
@@ -443,3 +446,60 @@ def test_json_floats_are_read_as_serde_json_reads_them() -> None:
     assert serde_float("1e-3") == 0.001
     assert serde_float("2.5E2") == 250.0
     assert serde_float("123456789012345678901234.5") == 1.2345678901234567e23  # digits past u64 dropped
+
+
+# -- BERT vocab.txt: cased or uncased, as the vocabulary shows ----------------------------------
+
+CAPITALISED = ["Hello", "World", "The", "Paris", "##Ing", "London", "Berlin", "Anna", "John", "Mary", "USA", "##S"]
+ACCENTED = ["café", "naïve", "é", "##é", "über", "ñ", "##ñ", "à", "résumé", "ü", "ö", "##ö"]
+
+
+def test_case_is_guessed_from_the_vocabulary() -> None:
+    lowercase = {"[PAD]": 0, "[UNK]": 1, "hello": 2, "world": 3}
+    guess = bert_vocab.guess_case(lowercase)
+    assert (guess.lowercase, guess.strip_accents, guess.capitals, guess.accented) == (True, None, 0, 0)
+    assert guess.note == "lowercase vocabulary (no tokens with capitals): lowercase on, accents stripped"
+    # one capital in four tokens is enough in a vocabulary this small; [UNK] never counts
+    guess = bert_vocab.guess_case({**lowercase, "Hello": 4})
+    assert (guess.lowercase, guess.strip_accents, guess.capitals) == (False, None, 1)
+    assert guess.note == "cased vocabulary (1 token with capitals): lowercase off, accents kept"
+    guess = bert_vocab.guess_case({**lowercase, "café": 4})
+    assert (guess.lowercase, guess.strip_accents, guess.accented) == (True, False, 1)
+    assert guess.note == (
+        "lowercase vocabulary (no tokens with capitals) with accented letters (1 token): lowercase on, accents kept"
+    )
+    # in a large vocabulary, a few stray tokens do not decide
+    large = {f"w{i}": i for i in range(5000)}
+    assert bert_vocab.guess_case({**large, **{t: 5000 + i for i, t in enumerate(CAPITALISED[:9])}}).lowercase is True
+    assert bert_vocab.guess_case({**large, **{t: 5000 + i for i, t in enumerate(CAPITALISED[:10])}}).lowercase is False
+    assert bert_vocab.significant(5010) == 10 and bert_vocab.significant(250) == 2 and bert_vocab.significant(3) == 1
+
+
+def test_a_cased_vocab_txt_loads_cased_and_says_so(tmp_path: Path) -> None:
+    uncased = corpus_path("bert_uncased_vocab.txt").read_text(encoding="utf-8")
+    path = tmp_path / "vocab.txt"
+    path.write_text(uncased + "".join(token + "\n" for token in CAPITALISED), encoding="utf-8")
+    assert bert_vocab.detect_case(str(path)).note == "cased vocabulary (12 tokens with capitals): lowercase off, accents kept"
+    loaded = convert.load_noted(str(path))
+    assert loaded.notes == ["cased vocabulary (12 tokens with capitals): lowercase off, accents kept"]
+    assert loaded.tokenizer.encode("Hello world").ids == [101, 30522, 2088, 102]  # "Hello" is its own token
+    # asked for, the old behaviour: lowercased, "Hello" is "hello"
+    assert bert_vocab.load(str(path), lowercase=True).encode("Hello world").ids == [101, 7592, 2088, 102]
+
+
+def test_the_uncased_vocab_txt_still_loads_lowercasing() -> None:
+    loaded = convert.load_noted(str(corpus_path("bert_uncased_vocab.txt")))
+    assert loaded.notes == ["lowercase vocabulary (no tokens with capitals): lowercase on, accents stripped"]
+    assert loaded.tokenizer.encode("Hello Café").tokens == ["[CLS]", "hello", "cafe", "[SEP]"]
+
+
+def test_inspect_says_what_was_detected(tmp_path: Path) -> None:
+    path = tmp_path / "vocab.txt"
+    path.write_text(corpus_path("bert_uncased_vocab.txt").read_text(encoding="utf-8") + "".join(t + "\n" for t in CAPITALISED), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-P", "-m", "workbench.cli", "inspect", str(path)],
+        capture_output=True, text=True, encoding="utf-8", timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "\ndetected:        cased vocabulary (12 tokens with capitals): lowercase off, accents kept\n" in result.stdout
+    assert "BertNormalizer(clean_text=true, handle_chinese_chars=true, strip_accents=null, lowercase=false)" in result.stdout
