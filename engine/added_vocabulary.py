@@ -39,6 +39,9 @@ class AddedToken:
         normalized: bool | None = None,
         special: bool = False,
     ) -> None:
+        if not content.isascii():
+            # a lone surrogate raises UnicodeEncodeError, as HF's AddedToken does: no file could hold it
+            content.encode("utf-8")
         self.content = content
         self.single_word = single_word
         self.lstrip = lstrip

@@ -168,6 +168,15 @@ def _write_temporary(path: str, content: str | bytes | JsonDocument) -> str:
         except OSError:
             pass
         raise TokenizerFileError(path, f"cannot be written ({error.strerror})") from None
+    except UnicodeEncodeError as error:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        code = ord(error.object[error.start]) if error.start < len(error.object) else 0xD800
+        raise TokenizerFileError(
+            path, f"cannot be written: it would hold a lone surrogate (U+{code:04X}), which UTF-8 cannot encode"
+        ) from None
     except BaseException:
         try:
             os.unlink(tmp)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
+from engine import AddedToken, Regex, Tokenizer, models, normalizers, pre_tokenizers, trainers
 from engine.errors import EngineError, ProjectFileError, RegexTimeoutError, SchemaError, TokenizerFileError
 from engine.formats import convert
 from engine.formats import protobuf as pb
@@ -295,3 +295,14 @@ def test_a_hostile_project_file_is_refused_naming_it(tmp_path: Path, text: str, 
     with pytest.raises(ProjectFileError) as caught:
         Project.load(str(path))
     assert str(caught.value) == f"{path}: {message}"
+
+
+def test_a_lone_surrogate_from_the_api_is_refused_not_written(tmp_path: Path) -> None:
+    with pytest.raises(UnicodeEncodeError, match="surrogates not allowed"):  # as HF's AddedToken
+        AddedToken("<\ud800>")
+    tokenizer = Tokenizer(models.WordLevel({"\udc00": 0, "a": 1}, unk_token="a"))
+    path = tmp_path / "tokenizer.json"
+    with pytest.raises(TokenizerFileError) as caught:
+        tokenizer.save(str(path))
+    assert str(caught.value) == f"{path}: cannot be written: it would hold a lone surrogate (U+DC00), which UTF-8 cannot encode"
+    assert list(tmp_path.iterdir()) == []
