@@ -145,9 +145,12 @@ REGEX_SECONDS_PER_CHAR: Final = 4e-6
 # How much of the text a RegexTimeoutError shows.
 SHOWN_CHARS: Final = 40
 # What keeps a translated pattern out of the one-call wrapper (see `Regex.find_matches`):
-# numbered group references (the wrapper's group shifts the numbers) and \G (the search anchor).
-UNWRAPPABLE: Final = regex.compile(r"\\[0-9gG]|\(\?(?:\(|[0-9+\-R&]|P>)")
-UNWRAPPABLE_FLAGS: Final = regex.VERBOSE | regex.REVERSE | regex.VERSION1
+# numbered group references (the wrapper's group shifts the numbers), \G (the search anchor),
+# \K (it moves a match's start, not a group's), fuzzy matching; flags that change the rules.
+UNWRAPPABLE: Final = regex.compile(r"\\[0-9gGK]|\(\?(?:\(|[0-9+\-R&]|P>)|\{[deis]")
+UNWRAPPABLE_FLAGS: Final = (
+    regex.VERBOSE | regex.REVERSE | regex.VERSION1 | regex.POSIX | regex.BESTMATCH | regex.ENHANCEMATCH
+)
 # Every match of P in one call: at each position P as a search would find it there, else one char.
 COVER_OPEN: Final = "(?:(?>("
 COVER_CLOSE: Final = "))|(?s:.))*"

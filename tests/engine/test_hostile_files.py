@@ -118,7 +118,7 @@ def test_real_patterns_stay_within_the_bound_on_a_megabyte_line(pattern: str, te
 @pytest.mark.parametrize(
     "pattern",
     [GPT2, CL100K, r"\s+", r"a*", r"\b", r"(?=a)", r"x?", r"(\w)\1", r"\G\w", r"(?i)th", r"$", r"^", r" +\z",
-     r"\A +| +\z", r"[\p{P}]+", r"(?x) a b # comment"],
+     r"\A +| +\z", r"[\p{P}]+", r"(?x) a b # comment", r"a\Kb", r"(?:ab){e<=1}", r"(?p)a|ab"],
 )
 def test_the_bounded_search_finds_what_an_unbounded_one_finds(pattern: str) -> None:
     texts = ["", " ", "\t\n", "baab", "the theme, that  thing ", "a  b\n\nc ", "x" + " " * 300 + "y",
