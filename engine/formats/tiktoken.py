@@ -32,6 +32,7 @@ from engine.formats.export_notes import lost_parts
 from engine.formats.files import read_text, write_texts_atomically
 from engine.formats.safe_json import parse_json
 from engine.pattern import ISOLATED, Regex
+from engine.schema import MAX_ID
 from engine.pre_tokenizers import PreTokenizer
 from engine.tokenizer import Tokenizer
 
@@ -104,7 +105,10 @@ def read_rank_file(path: str) -> RankFile:
             raise TokenizerFileError(path, f"line {number}: the token is empty")
         if not (fields[1].isascii() and fields[1].isdigit()):
             raise TokenizerFileError(path, f"line {number}: the rank {fields[1][:30]!r} is not a non-negative integer")
-        rank = int(fields[1])
+        # (a rank is an id: HF's are 32-bit; a longer number is refused before int() reads it)
+        rank = int(fields[1]) if len(fields[1]) <= 10 else MAX_ID + 1
+        if rank > MAX_ID:
+            raise TokenizerFileError(path, f"line {number}: the rank {fields[1][:30]!r} is larger than {MAX_ID} (ids are 32-bit)")
         previous = token_lines.get(token)
         if previous is not None:
             raise TokenizerFileError(path, f"line {number}: the token {token!r} is already on line {previous}")
@@ -135,6 +139,8 @@ def read_sidecar(path: str) -> Sidecar:
     for token, id in raw_specials.items():
         if isinstance(id, bool) or not isinstance(id, int) or id < 0:
             raise TokenizerFileError(path, f"field 'special_tokens': the id of {token!r} is not a non-negative integer")
+        if id > MAX_ID:
+            raise TokenizerFileError(path, f"field 'special_tokens': the id of {token!r} is larger than {MAX_ID} (ids are 32-bit)")
         specials[str(token)] = id
     n_vocab = data.get("explicit_n_vocab")
     if n_vocab is not None and (isinstance(n_vocab, bool) or not isinstance(n_vocab, int)):

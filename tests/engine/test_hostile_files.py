@@ -243,6 +243,18 @@ HOSTILE_FILES = {
         "x.tiktoken", rank_lines({bytes([b]): b for b in range(ord("a"), ord("z") + 1)}),
         "has no rank for the 230 bytes 0x00-0x60, 0x7B-0xFF: every single byte must be a token",
     ),
+    "a .tiktoken with a rank of 2**32": (
+        "x.tiktoken", rank_lines(EVERY_BYTE) + "YWI= 4294967296\n",
+        "line 257: the rank '4294967296' is larger than 4294967295 (ids are 32-bit)",
+    ),
+    "a .tiktoken with a 5,000-digit rank": (
+        "x.tiktoken", "YWI= " + "9" * 5000 + "\n",
+        f"line 1: the rank {'9' * 30!r} is larger than 4294967295 (ids are 32-bit)",
+    ),
+    "a .tiktoken sidecar with a special id of 2**32": (
+        "sidecar", '{"pat_str": "\\\\S+", "special_tokens": {"<s>": 4294967296}}',
+        "field 'special_tokens': the id of '<s>' is larger than 4294967295 (ids are 32-bit)",
+    ),
     "a .tiktoken sidecar with a 5,000-digit id": (
         "sidecar", '{"pat_str": "\\\\S+", "special_tokens": {"<s>": ' + "7" * 5000 + "}}",
         "is not valid JSON: a number of 5,000 digits at line 1 column 47 is out of range (no 64-bit float holds it;"
