@@ -242,7 +242,8 @@ class Regex:
         (a Split's) is wrapped to find all of them in ONE match of `(?:(?>(P))|(?s:.))*`, whose
         captures of group 1 are finditer's matches (faster than finditer, bound included); a
         pattern with few matches (a Replace's) runs finditer, whose search skips to them faster.
-        Which way is chosen by the coverage of the previous text; both give the same spans.
+        Which way is chosen by the coverage of the previous text; both give the same spans. A
+        pattern that matches empty (Oniguruma's rules apply) takes the finditer way from then on.
         """
         compiled = self.dual.pick(text)
         if self.linear:
@@ -258,8 +259,11 @@ class Regex:
                     spans = found.spans(1)
                     for start, end in spans:
                         if start == end:
-                            spans = None  # P matches empty here: Oniguruma's rules (finditer way)
+                            spans = None
                             break
+                if spans is None:
+                    # P matches empty (Oniguruma's rules: the finditer way), here and likely again
+                    self._cover = None
             if spans is None:
                 spans = _bounded_spans(compiled, text, limit)
         except TimeoutError:
