@@ -4,6 +4,9 @@ Tokenizers, each a tokenizer.json that both libraries load:
 
   ws    Whitespace BPE, vocab 30000, trained by HF on the first --train-mb MB of gcide.txt
   bl    ByteLevel BPE, vocab 32000, trained the same way
+  cl    the same BPE behind cl100k's pre-tokenizer: Split(Regex(cl100k's pattern)) then ByteLevel without
+        its regex, as GPT-4- and Llama-3-style tokenizer.json files are; the user regex runs under the
+        engine's time bound (engine.pattern), so this is where its cost shows
   bert  the real BERT uncased file in ../shared/corpora
 
 Measurements, each printed as MB/s on both sides and ours/HF throughput:
@@ -41,7 +44,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "corpora"
-CONFIGS = ("ws", "bl", "bert")
+CONFIGS = ("ws", "bl", "cl", "bert")
+# cl100k's pre-tokenizer pattern (tiktoken), as a Split regex.
+CL100K = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 # The long line's lengths for the cost per character, as multiples of --long-chars.
 SCALES = (0.125, 0.25, 0.5, 1.0, 2.0, 4.0)
 
@@ -71,6 +76,12 @@ def build(config: str, head: Path, folder: Path) -> Path:
     else:
         tokenizer = Tokenizer(models.BPE())
         tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        if config == "cl":
+            from tokenizers import Regex
+
+            tokenizer.pre_tokenizer = pre_tokenizers.Sequence(
+                [pre_tokenizers.Split(Regex(CL100K), "isolated"), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+            )
         tokenizer.decoder = decoders.ByteLevel()
         trainer = trainers.BpeTrainer(
             vocab_size=32000, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False

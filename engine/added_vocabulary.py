@@ -6,6 +6,8 @@ after, for `normalized=True` tokens), exactly as HF's `AddedVocabulary` does.
 
 from __future__ import annotations
 
+import re
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Final
 
@@ -37,6 +39,9 @@ class AddedToken:
         normalized: bool | None = None,
         special: bool = False,
     ) -> None:
+        if not content.isascii():
+            # a lone surrogate raises UnicodeEncodeError, as HF's AddedToken does: no file could hold it
+            content.encode("utf-8")
         self.content = content
         self.single_word = single_word
         self.lstrip = lstrip
@@ -88,6 +93,11 @@ class AddedToken:
             special=get_bool(obj, "special", where, False),
         )
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies rebuild the token from its fields (a compiled native class
+        whose constructor takes arguments has no default way to)."""
+        return (AddedToken, (self.content, self.single_word, self.lstrip, self.rstrip, self._normalized, self.special))
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, str):
             return self.content == other
@@ -125,17 +135,120 @@ def as_added_tokens(tokens: Sequence[object], special: bool) -> list[AddedToken]
     return result
 
 
-def _leftmost_longest_pattern(contents: list[str]) -> regex.Pattern[str] | None:
-    """One regex that finds added tokens leftmost-longest, like HF's Aho-Corasick automaton.
+class TokenFinder(ABC):
+    """Finds added tokens in a text leftmost-longest, like HF's Aho-Corasick automaton: at the
+    leftmost position where a token starts, the longest one; then on after it.
 
-    ["a", "ab"] -> r"ab|a": at the leftmost position a match can start, the longest wins.
+    ["a", "ab"] in "xaby" -> [(1, 3)].
     """
+
+    @abstractmethod
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of every token found, in order."""
+
+    @abstractmethod
+    def occurs_in(self, text: str) -> bool:
+        """Whether a token occurs anywhere in `text`."""
+
+
+def token_finder(contents: list[str]) -> TokenFinder | None:
+    """The finder for `contents`: one regex for up to REGEX_MAX_TOKENS of them (fast to run),
+    a lookup by first char for more (a regex of 200,000 tokens took 32 s to compile)."""
     if not contents:
         return None
-    # subtle: regex alternation tries branches in order, so longer contents must come first;
-    # equal lengths are sorted to keep the pattern deterministic.
-    ordered = sorted(contents, key=_length_then_text, reverse=True)
-    return regex.compile("|".join(regex.escape(c) for c in ordered))
+    if len(contents) <= REGEX_MAX_TOKENS:
+        return AlternationFinder(contents)
+    return PrefixFinder(contents)
+
+
+class AlternationFinder(TokenFinder):
+    """One regex alternation of the tokens, longest first: ["a", "ab"] -> r"ab|a"."""
+
+    pattern: regex.Pattern[str]
+
+    def __init__(self, contents: list[str]) -> None:
+        # subtle: regex alternation tries branches in order, so longer contents must come first;
+        # equal lengths are sorted to keep the pattern deterministic.
+        ordered = sorted(contents, key=_length_then_text, reverse=True)
+        self.pattern = regex.compile("|".join(regex.escape(c) for c in ordered))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        for match in self.pattern.finditer(text):
+            out.append(match.span())
+        return out
+
+    def occurs_in(self, text: str) -> bool:
+        return self.pattern.search(text) is not None
+
+
+class PrefixFinder(TokenFinder):
+    """The tokens in a set, found from where one can start: a class of their first chars jumps
+    to the candidates (in C), where the lengths of the tokens starting with that char are tried,
+    longest first. Built in linear time; slower to run than a regex on text full of candidates.
+    """
+
+    known: set[str]
+    # first char -> the distinct lengths of the tokens starting with it, longest first
+    lengths: dict[str, list[int]]
+    starts: re.Pattern[str]
+
+    def __init__(self, contents: list[str]) -> None:
+        known: set[str] = set()
+        by_first: dict[str, set[int]] = {}
+        for content in contents:
+            if not content:
+                continue
+            known.add(content)
+            first = content[0]
+            found = by_first.get(first)
+            if found is None:
+                found = set()
+                by_first[first] = found
+            found.add(len(content))
+        lengths: dict[str, list[int]] = {}
+        escaped: list[str] = []
+        for first in sorted(by_first):
+            lengths[first] = sorted(by_first[first], reverse=True)
+            escaped.append(re.escape(first))
+        self.known = known
+        self.lengths = lengths
+        self.starts = re.compile("[" + "".join(escaped) + "]")
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
+        n = len(text)
+        pos = 0
+        while pos < n:
+            candidate = self.starts.search(text, pos)
+            if candidate is None:
+                break
+            start = candidate.start()
+            end = start
+            for length in self.lengths[text[start]]:
+                if start + length <= n and text[start : start + length] in self.known:
+                    end = start + length
+                    break
+            if end > start:
+                out.append((start, end))
+                pos = end
+            else:
+                pos = start + 1
+        return out
+
+    def occurs_in(self, text: str) -> bool:
+        n = len(text)
+        pos = 0
+        while pos < n:
+            candidate = self.starts.search(text, pos)
+            if candidate is None:
+                return False
+            start = candidate.start()
+            for length in self.lengths[text[start]]:
+                if start + length <= n and text[start : start + length] in self.known:
+                    return True
+            pos = start + 1
+        return False
 
 
 def _length_then_text(content: str) -> tuple[int, str]:
@@ -148,8 +261,10 @@ _STARTS_WITH_WORD: Final = regex.compile(r"\w")
 _ENDS_WITH_WORD: Final = regex.compile(r"\w$")
 _LEADING_SPACES: Final = regex.compile(r"\s*")
 _TRAILING_SPACES: Final = regex.compile(r"\s*$")
-# Up to this many added tokens, `may_match` looks for each with `in` (C speed); above, one regex scan.
+# Up to this many added tokens, `may_match` looks for each with `in` (C speed); above, one scan.
 MAY_MATCH_SCANS: Final = 12
+# Up to this many, the tokens are found with one regex (compiled in about 0.1 s); above, by prefix.
+REGEX_MAX_TOKENS: Final = 1000
 
 
 class AddedVocabulary:
@@ -165,9 +280,9 @@ class AddedVocabulary:
     special_tokens_set: set[str]
     normalized_cache: dict[int, str]
     encode_special_tokens: bool
-    _raw_pattern: regex.Pattern[str] | None
+    _raw_pattern: TokenFinder | None
     _raw_ids: dict[str, int]
-    _normalized_pattern: regex.Pattern[str] | None
+    _normalized_pattern: TokenFinder | None
     _normalized_ids: dict[str, int]
     # the raw and the normalized tokens' contents (`may_match` looks for each when few)
     _raw_contents: list[str]
@@ -277,9 +392,9 @@ class AddedVocabulary:
             else:
                 raw[token.content] = id
         self._raw_ids = raw
-        self._raw_pattern = _leftmost_longest_pattern(list(raw))
+        self._raw_pattern = token_finder(list(raw))
         self._normalized_ids = normalized
-        self._normalized_pattern = _leftmost_longest_pattern(list(normalized))
+        self._normalized_pattern = token_finder(list(normalized))
         self._raw_contents = list(raw)
         self._normalized_contents = list(normalized)
 
@@ -289,7 +404,7 @@ class AddedVocabulary:
         contents = self._normalized_contents if normalized else self._raw_contents
         if len(contents) > MAY_MATCH_SCANS:
             pattern = self._normalized_pattern if normalized else self._raw_pattern
-            return pattern is not None and pattern.search(text) is not None
+            return pattern is not None and pattern.occurs_in(text)
         for content in contents:
             if content in text:
                 return True
@@ -308,10 +423,8 @@ class AddedVocabulary:
         ids = self._normalized_ids if normalized else self._raw_ids
         splits: list[tuple[int, int, int]] = []
         start_offset = 0
-        for match in pattern.finditer(sentence):
-            start = match.start()
-            stop = match.end()
-            id = ids[match.group()]
+        for start, stop in pattern.spans(sentence):
+            id = ids[sentence[start:stop]]
             token = self.added_tokens_map_r[id]
             if self.encode_special_tokens and token.content in self.special_tokens_set:
                 continue

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 
 from engine import byte_level, metaspace
 from engine.errors import SchemaError
-from engine.schema import JsonValue, expect_object, get_bool, get_char, get_count, get_list, get_str, type_tag
+from engine.schema import JsonValue, check_nesting, expect_object, get_bool, get_char, get_count, get_list, get_str, type_tag
 from engine.pattern import Regex, Replacement
 
 class Decoder(ABC):
@@ -388,6 +388,7 @@ def from_dict(data: object) -> Decoder:
     Legacy objects without "type" are recognised by their fields, in HF's order.
     """
     obj = expect_object(data, "decoder")
+    check_nesting(obj, "decoder")
     tag = type_tag(obj, "decoder")
     if tag is None:
         tag = _legacy_tag(obj)

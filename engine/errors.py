@@ -67,3 +67,8 @@ class SchemaError(EngineError):
 class ProjectFileError(FileError):
     """A project file (*.tokproj) cannot be read or written: not JSON, not a project, a newer
     format version, a damaged entry."""
+
+
+class RegexTimeoutError(EngineError):
+    """A user's regex (a Split or Replace pattern) took longer than its bound on one text: it
+    backtracks catastrophically. The message names the pattern and the text (shortened)."""

@@ -18,7 +18,7 @@ from engine import byte_level, metaspace
 from engine import unicode_chars as uc
 from engine import unicode_tables as tables
 from engine.errors import SchemaError
-from engine.schema import JsonValue, get_bool, get_str, require
+from engine.schema import JsonValue, check_nesting, get_bool, get_str, require
 from engine.normalized import (
     LEADING_SPACES_RE,
     TRAILING_SPACES_RE,
@@ -654,6 +654,7 @@ def from_dict(data: object) -> Normalizer:
     """Build a normalizer from its tokenizer.json object (HF's field names, defaults and legacy forms)."""
     if not isinstance(data, dict):
         raise SchemaError(f"a normalizer must be a JSON object, not {data!r}")
+    check_nesting(data, "normalizer")
     kind = data.get("type")
     if kind is None:
         kind = _legacy_type(data)

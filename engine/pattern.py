@@ -1,18 +1,20 @@
 """Patterns for splitting and replacing: HF's `Regex` (Oniguruma semantics), literal strings, behaviours.
 
 `find_matches` covers a text with (start, end, is_match) spans like HF's pattern.rs; `split_spans` applies
-a SplitDelimiterBehavior. No alignments here (see `engine.normalized`).
+a SplitDelimiterBehavior. A user's regex runs under a time bound (`Regex.find_matches`): a pattern
+that backtracks without end is an error, not a hang. No alignments here (see `engine.normalized`).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Final
 
 import regex
 
 from engine import unicode_chars as uc
 from engine import unicode_tables as tables
-from engine.errors import EngineError, SchemaError
+from engine.errors import EngineError, RegexTimeoutError, SchemaError
 from engine.schema import JsonValue, get_str, require
 
 # SplitDelimiterBehavior, as the Python API spells it (tokenizer.json uses the CamelCase names below).
@@ -133,6 +135,63 @@ def translate_onig(pattern: str) -> str:
     return "".join(out)
 
 
+# A user's regex may backtrack without end: `(a|a)+$` on 30 "a"s and a "b" takes 2**30 steps.
+# Oniguruma stops such a search at a retry limit (HF then raises); the `regex` module has no step
+# limit but a `timeout=` in seconds of the process's CPU time, checked when a match starts and
+# every 256 steps. The bound grows with the text: GPT-2's, cl100k's and o200k's patterns take
+# about 0.4 s per million characters here, a tenth of what the bound allows.
+REGEX_BASE_SECONDS: Final = 2.0
+REGEX_SECONDS_PER_CHAR: Final = 4e-6
+# How much of the text a RegexTimeoutError shows.
+SHOWN_CHARS: Final = 40
+# What keeps a translated pattern out of the one-call wrapper (see `Regex.find_matches`):
+# numbered group references (the wrapper's group shifts the numbers), \G (the search anchor),
+# \K (it moves a match's start, not a group's), fuzzy matching; flags that change the rules.
+UNWRAPPABLE: Final = regex.compile(r"\\[0-9gGK]|\(\?(?:\(|[0-9+\-R&]|P>)|\{[deis]")
+UNWRAPPABLE_FLAGS: Final = (
+    regex.VERBOSE | regex.REVERSE | regex.VERSION1 | regex.POSIX | regex.BESTMATCH | regex.ENHANCEMATCH
+)
+# Every match of P in one call: at each position P as a search would find it there, else one char.
+COVER_OPEN: Final = "(?:(?>("
+COVER_CLOSE: Final = "))|(?s:.))*"
+
+
+# Patterns whose time is linear in the text, known by their form (`is_linear`): one char, class
+# or escape with at most one greedy quantifier (a failed attempt reads at most its minimum count,
+# under 100 chars), or a literal. They are the Replace patterns of real tokenizers (" {2,}", "``"),
+# where reading the clock for the bound would cost more than the search itself.
+LINEAR_CHAR: Final = r"[^\\\[\](){}|.*+?^$]|\\[^\w\s]"
+LINEAR_ATOM: Final = LINEAR_CHAR + r"|\.|\\[sSdDwWh]|\\[pP]\{\^?\w+\}|\[(?:[^\\\[\]]|\\.)+\]"
+LINEAR_FORMS: Final = regex.compile(
+    r"(?:" + LINEAR_ATOM + r")(?:[*+?]|\{[0-9]{1,2}(?:,[0-9]{0,2})?\})?|(?:" + LINEAR_CHAR + r")+"
+)
+# Equivalent linear forms of patterns the engine writes for SentencePiece's remove_extra_whitespaces
+# (formats/sentencepiece), run in their place. subtle: " +\z" tries every space of a long run
+# (20,000 spaces and a letter: 2.7 s, quadratic); the lookbehind lets it start only where a run starts.
+LINEAR_EQUIVALENTS: Final[dict[str, str]] = {r" +\z": r"(?<! ) +\z", r"\A +| +\z": r"\A +|(?<! ) +\z"}
+
+
+def is_linear(pattern: str) -> bool:
+    """Whether `pattern` cannot backtrack more than linearly, by its form: `" {2,}"`, `"\\s+"`,
+    `"[ab]*"` and `"``"` cannot; `"(a|a)+$"` and `" +\\z"` can (and run under a time bound)."""
+    return pattern in LINEAR_EQUIVALENTS or LINEAR_FORMS.fullmatch(pattern) is not None
+
+
+def regex_limit(length: int) -> float:
+    """The CPU seconds a user regex may take on a text of `length` chars: 2 s + 4 s per million."""
+    return REGEX_BASE_SECONDS + length * REGEX_SECONDS_PER_CHAR
+
+
+def regex_timeout_error(owner: str, pattern: str, text: str, limit: float) -> RegexTimeoutError:
+    """The error for a regex that ran out of time, naming the pattern and the text (shortened):
+    `Split pattern '(a|a)+$' took more than 2.04 s on the text 'aaa…' (10,001 characters): ...`."""
+    shown = text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "\u2026"
+    return RegexTimeoutError(
+        f"{owner} pattern {pattern!r} took more than {limit:.3g} s on the text {shown!r}"
+        f" ({len(text):,} characters): the pattern backtracks catastrophically"
+    )
+
+
 class Regex:
     """HF's `tokenizers.Regex`: an Oniguruma (Ruby syntax) pattern, run by the `regex` module.
 
@@ -143,13 +202,26 @@ class Regex:
 
     pattern: str
     dual: uc.DualPattern
+    # a pattern that cannot backtrack more than linearly (`is_linear`): it runs without a bound
+    linear: bool
+    # the pattern wrapped to find all its matches in one call (see `find_matches`), made at first use
+    _cover: uc.DualPattern | None
+    _cover_tried: bool
+    # whether the last text was mostly matches (then the wrapper is the faster way)
+    _dense: bool
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
         try:
-            self.dual = uc.DualPattern(translate_onig(pattern), ONIG_CLASSES, regex.MULTILINE)
+            self.dual = uc.DualPattern(
+                translate_onig(LINEAR_EQUIVALENTS.get(pattern, pattern)), ONIG_CLASSES, regex.MULTILINE
+            )
         except (regex.error, ValueError) as error:
             raise EngineError(f"invalid regex {pattern!r}: {error}") from None
+        self.linear = is_linear(pattern)
+        self._cover = None
+        self._cover_tried = False
+        self._dense = True
 
     @property
     def compiled(self) -> regex.Pattern[str]:
@@ -157,8 +229,69 @@ class Regex:
         return self.dual.fast
 
     def for_text(self, text: str) -> regex.Pattern[str]:
-        """The compiled pattern that matches `text` exactly as Oniguruma would."""
+        """The compiled pattern that matches `text` exactly as Oniguruma would (with no time bound:
+        `find_matches` has one)."""
         return self.dual.pick(text)
+
+    def find_matches(self, text: str, owner: str) -> list[tuple[int, int, bool]]:
+        """HF's find_matches cover of `text`, or a RegexTimeoutError naming `owner` ("Split",
+        "Replace"), the pattern and the text when it takes longer than `regex_limit`.
+
+        subtle: the bound reads the CPU clock whenever a match starts, a system call (about 2 us
+        here) that costs more than a short match. A pattern whose matches cover most of the text
+        (a Split's) is wrapped to find all of them in ONE match of `(?:(?>(P))|(?s:.))*`, whose
+        captures of group 1 are finditer's matches (faster than finditer, bound included); a
+        pattern with few matches (a Replace's) runs finditer, whose search skips to them faster.
+        Which way is chosen by the coverage of the previous text; both give the same spans. A
+        pattern that matches empty (Oniguruma's rules apply) takes the finditer way from then on.
+        """
+        compiled = self.dual.pick(text)
+        if self.linear:
+            return find_matches_compiled(compiled, text)
+        limit = regex_limit(len(text))
+        spans: list[tuple[int, int]] | None = None
+        try:
+            cover_dual = self._cover_pattern() if self._dense else None
+            if cover_dual is not None and text:
+                wrapped = cover_dual.fast if compiled is self.dual.fast else cover_dual.pick(text)
+                found = wrapped.match(text, timeout=limit)
+                if found is not None and found.end() == len(text):
+                    spans = found.spans(1)
+                    for start, end in spans:
+                        if start == end:
+                            spans = None
+                            break
+                if spans is None:
+                    # P matches empty (Oniguruma's rules: the finditer way), here and likely again
+                    self._cover = None
+            if spans is None:
+                spans = _bounded_spans(compiled, text, limit)
+        except TimeoutError:
+            raise regex_timeout_error(owner, self.pattern, text, limit) from None
+        if text:
+            matched = 0
+            for start, end in spans:
+                matched += end - start
+            self._dense = 2 * matched >= len(text)
+        return cover(spans, len(text))
+
+    def _cover_pattern(self) -> uc.DualPattern | None:
+        if self._cover_tried:
+            return self._cover
+        self._cover_tried = True
+        template = self.dual.template
+        if UNWRAPPABLE.search(template) is not None or self.dual.fast.flags & UNWRAPPABLE_FLAGS:
+            return None
+        try:
+            wrapped = uc.DualPattern(COVER_OPEN + template + COVER_CLOSE, ONIG_CLASSES, regex.MULTILINE)
+        except (regex.error, ValueError):
+            return None
+        # subtle: the same classes disagree with HF's on the same chars; measuring again costs 40 ms.
+        self.dual.pick("")
+        wrapped.rare = self.dual.rare
+        wrapped.ascii_fast = self.dual.ascii_fast
+        self._cover = wrapped
+        return wrapped
 
     def __repr__(self) -> str:
         return f"Regex({self.pattern!r})"
@@ -169,7 +302,11 @@ def as_regex(pattern: str | Regex) -> Regex:
 
     subtle: as in HF, a literal is an escaped regex, so "" matches between every char.
     """
-    return pattern if isinstance(pattern, Regex) else Regex(regex.escape(pattern))
+    if isinstance(pattern, Regex):
+        return pattern
+    escaped = Regex(regex.escape(pattern))
+    escaped.linear = True
+    return escaped
 
 
 class Replacement:
@@ -189,8 +326,8 @@ class Replacement:
         self.matcher = as_regex(pattern)
 
     def matches(self, text: str) -> list[tuple[int, int, bool]]:
-        """The (start, end, is_match) cover of `text`."""
-        return find_matches_compiled(self.matcher.for_text(text), text)
+        """The (start, end, is_match) cover of `text` (in bounded time: `Regex.find_matches`)."""
+        return self.matcher.find_matches(text, "Replace")
 
     def apply(self, text: str) -> str:
         parts: list[str] = []
@@ -276,10 +413,50 @@ def _onig_spans(compiled: regex.Pattern[str], text: str) -> list[tuple[int, int]
     return spans
 
 
-def find_matches(pattern: str | Regex, text: str) -> list[tuple[int, int, bool]]:
-    """HF's find_matches for the Python API's patterns: a `Regex`, or a literal string ("" never matches)."""
+def _bounded_spans(compiled: regex.Pattern[str], text: str, limit: float) -> list[tuple[int, int]]:
+    """The spans `find_matches_compiled` covers `text` with, raising TimeoutError when finding
+    them takes more than `limit` seconds of CPU (twice that for a pattern that matches empty)."""
+    spans: list[tuple[int, int]] = []
+    if not text:
+        return spans
+    has_empty = False
+    for match in compiled.finditer(text, timeout=limit):
+        start, end = match.span()
+        if start == end:
+            has_empty = True
+            break
+        spans.append((start, end))
+    if not has_empty:
+        return spans
+    # subtle: `_onig_spans`, each search given only what is left of the time (read here, not
+    # before the finditer above: the clock is a system call, and most texts never come here).
+    deadline = time.process_time() + limit
+    spans = []
+    last_end = 0
+    last_match_end = -1
+    n = len(text)
+    while last_end <= n:
+        left = deadline - time.process_time()
+        if left <= 0.0:
+            raise TimeoutError("regex timed out")
+        m = compiled.search(text, last_end, timeout=left)
+        if m is None:
+            break
+        start, end = m.span()
+        if start == end and last_match_end == end:
+            last_end += 1
+            continue
+        last_end = end
+        last_match_end = end
+        spans.append((start, end))
+    return spans
+
+
+def find_matches(pattern: str | Regex, text: str, owner: str = "Regex") -> list[tuple[int, int, bool]]:
+    """HF's find_matches for the Python API's patterns: a `Regex` (in bounded time), or a literal
+    string ("" never matches)."""
     if isinstance(pattern, Regex):
-        return find_matches_compiled(pattern.for_text(text), text)
+        return pattern.find_matches(text, owner)
     if not pattern:
         return [(0, len(text), False)]
     return find_matches_compiled(regex.compile(regex.escape(pattern)), text)

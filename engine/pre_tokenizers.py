@@ -18,7 +18,7 @@ from mypy_extensions import i64, mypyc_attr
 from engine import byte_level, metaspace
 from engine import unicode_tables as tables
 from engine.errors import EngineError, SchemaError
-from engine.schema import JsonValue, get_bool, get_char, require
+from engine.schema import JsonValue, check_nesting, get_bool, get_char, require
 from engine.normalized import NormalizedString
 from engine.pattern import (
     BEHAVIOR_FROM_JSON,
@@ -568,7 +568,7 @@ class Split(PreTokenizer):
         self.matcher = as_regex(pattern)
 
     def _matches(self, text: str) -> list[tuple[int, int, bool]]:
-        matches = find_matches_compiled(self.matcher.for_text(text), text)
+        matches = self.matcher.find_matches(text, "Split")
         if self.invert:
             flipped: list[tuple[int, int, bool]] = []
             for start, end, is_match in matches:
@@ -893,6 +893,7 @@ def from_dict(data: object) -> PreTokenizer:
     """Build a pre-tokenizer from its tokenizer.json object (HF's field names, defaults, legacy forms)."""
     if not isinstance(data, dict):
         raise SchemaError(f"a pre-tokenizer must be a JSON object, not {data!r}")
+    check_nesting(data, "pre-tokenizer")
     kind = data.get("type")
     if kind is None:
         raise SchemaError("pre-tokenizer without a 'type' field matches no known pre-tokenizer")

@@ -21,6 +21,7 @@ from typing import Final
 
 from engine.errors import CorpusError, ProjectFileError, SchemaError, TokenizerFileError
 from engine.formats.files import read_bytes, write_files_atomically
+from engine.formats.safe_json import parse_json
 from engine.schema import (
     JsonValue,
     as_count,
@@ -50,8 +51,6 @@ MAX_EXAMPLE_CHARS: Final = 40
 # archive with more members than a project can have.
 MAX_MEMBER_BYTES: Final = 1 << 30
 MAX_MEMBERS: Final = 100_000
-# How deep a project file's JSON may nest (a real one nests about 10 levels).
-MAX_DEPTH: Final = 200
 ZIP_MAGIC: Final = b"PK\x03\x04"
 
 
@@ -722,6 +721,11 @@ class Project:
             members.extend(self.tokenizers[i].members(i))
         return members
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies go through the archive's members. subtle: with the folder ""
+        no path is made relative (relpath refuses it), so every corpus path stays absolute."""
+        return (_from_snapshot, (self.snapshot(""),))
+
     def save(self, path: str, backup: bool = True) -> None:
         """Write the project atomically, keeping the previous file as `<path>.bak` (`backup`):
         a failure never leaves a half-written file at `path`."""
@@ -793,6 +797,11 @@ class Project:
         except SchemaError as error:
             raise ProjectFileError(path, str(error)) from None
         return project
+
+
+def _from_snapshot(members: list[tuple[str, bytes]]) -> Project:
+    """The project `Project.snapshot("")` gave (unpickling)."""
+    return Project.from_members(dict(members), os.path.join(os.getcwd(), "pickled.tokproj"))
 
 
 def pack(members: list[tuple[str, bytes]]) -> bytes:
@@ -1037,47 +1046,22 @@ def _check_header(data: object, path: str) -> None:
 
 
 def _load_json(text: str, path: str) -> object:
-    """JSON from a project file: every way it can be wrong is a ProjectFileError naming `path`."""
+    """JSON from a project file, read as strictly as every other file (`safe_json`): every way
+    it can be wrong (truncated, nested too deep, a number of 5,000 digits, NaN, a lone
+    surrogate) is a ProjectFileError naming `path`."""
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        hint = " (the file looks truncated)" if error.pos >= len(text.rstrip()) else ""
-        raise ProjectFileError(path, f"is not valid JSON: {error.msg} at line {error.lineno}{hint}") from None
-    except RecursionError:
-        raise ProjectFileError(path, "nests too deeply to be a project") from None
-    except ValueError as error:
-        raise ProjectFileError(path, f"holds a value that cannot be read ({error})") from None
-    if _depth(data) > MAX_DEPTH:
-        raise ProjectFileError(path, f"nests more than {MAX_DEPTH} levels deep: not a project")
-    return data
-
-
-def _depth(data: object) -> int:
-    """How deeply `data` nests (without recursion): [[1]] -> 2."""
-    deepest = 0
-    waiting: list[tuple[object, int]] = [(data, 0)]
-    while waiting:
-        item, depth = waiting.pop()
-        if depth > deepest:
-            deepest = depth
-            if deepest > MAX_DEPTH:
-                return deepest
-        if isinstance(item, dict):
-            for value in item.values():
-                if isinstance(value, (dict, list)):
-                    waiting.append((value, depth + 1))
-        elif isinstance(item, list):
-            for value in item:
-                if isinstance(value, (dict, list)):
-                    waiting.append((value, depth + 1))
-    return deepest
+        return parse_json(text, path)
+    except TokenizerFileError as error:
+        raise ProjectFileError(path, error.reason) from None
 
 
 def _parse_part(data: bytes, where: str) -> object:
     try:
-        return json.loads(data)
-    except (ValueError, RecursionError) as error:
-        raise SchemaError(f"{where} cannot be read ({error})") from None
+        return parse_json(data.decode("utf-8"), where)
+    except UnicodeDecodeError as error:
+        raise SchemaError(f"{where} is not UTF-8 (byte {error.start})") from None
+    except TokenizerFileError as error:
+        raise SchemaError(f"{where} cannot be read: {error.reason}") from None
 
 
 def _rounded_seconds(history: dict[str, JsonValue]) -> dict[str, JsonValue]:

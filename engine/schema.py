@@ -6,7 +6,41 @@ No component knowledge here: the stages' `from_dict` functions decide what is re
 
 from __future__ import annotations
 
+from typing import Final
+
 from engine.errors import SchemaError
+
+# HF's integer fields: ids are u32, counts and sizes usize (u64).
+MAX_ID: Final = 2**32 - 1
+MAX_COUNT: Final = 2**64 - 1
+# serde_json's recursion limit: HF refuses arrays and objects nested 128 deep.
+MAX_DEPTH: Final = 127
+
+
+def nesting_depth(data: object) -> int:
+    """How deep lists and dicts nest in `data` (`[[1], {}]` -> 2, `3` -> 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[object, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            deepest = max(deepest, depth)
+            for item in value.values():
+                if isinstance(item, (dict, list)):
+                    stack.append((item, depth + 1))
+        elif isinstance(value, list):
+            deepest = max(deepest, depth)
+            for item in value:
+                if isinstance(item, (dict, list)):
+                    stack.append((item, depth + 1))
+    return deepest
+
+
+def check_nesting(data: object, where: str) -> None:
+    """SchemaError when a component's object nests deeper than HF reads (a Sequence of Sequences
+    ... 64 deep): building it would recurse that deep."""
+    if nesting_depth(data) > MAX_DEPTH:
+        raise SchemaError(f"{where}: nested more than {MAX_DEPTH} levels deep (HF refuses it too)")
 
 # The value of a field of a serialized component (a tokenizer.json object, a project file entry).
 JsonValue = object
@@ -16,11 +50,11 @@ def expect_object(data: object, where: str) -> dict[str, object]:
     """`data` as a JSON object, or SchemaError("BPE: expected an object, got list")."""
     if not isinstance(data, dict):
         raise SchemaError(f"{where}: expected an object, got {_kind(data)}")
-    result: dict[str, object] = {}
-    for key, value in data.items():
+    for key in data:
         if not isinstance(key, str):
             raise SchemaError(f"{where}: object keys must be strings, got {key!r}")
-        result[key] = value
+    # (not a copy: no reader changes the objects it reads; a 250,000-token vocab is not copied)
+    result: dict[str, object] = data
     return result
 
 
@@ -116,9 +150,34 @@ def get_count(data: dict[str, object], key: str, where: str, default: int | None
 
 
 def as_count(value: object, what: str) -> int:
+    """A non-negative integer that fits a Rust usize/u64, as HF's serde reads one."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SchemaError(f"{what} must be a non-negative integer, got {value!r}")
+        raise SchemaError(f"{what} must be a non-negative integer, got {_shown(value)}")
+    if value > MAX_COUNT:
+        raise SchemaError(f"{what} must be at most {MAX_COUNT} (a 64-bit count), got {_shown(value)}")
     return value
+
+
+def as_id(value: object, what: str) -> int:
+    """A token id: a non-negative integer that fits a u32, as HF stores ids."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SchemaError(f"{what} must be a non-negative integer, got {_shown(value)}")
+    if value > MAX_ID:
+        raise SchemaError(f"{what} must be at most {MAX_ID} (ids are 32-bit in HF), got {_shown(value)}")
+    return value
+
+
+def get_id(data: dict[str, object], key: str, where: str) -> int:
+    """A required token id field (u32)."""
+    return as_id(require(data, key, where), f"{where}: field '{key}'")
+
+
+def _shown(value: object) -> str:
+    """`repr(value)`, cut to 40 chars (a number may have thousands of digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and (value >= 10**40 or value <= -(10**40)):
+        return f"a number of {len(str(abs(value))):,} digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "\u2026"
 
 
 def get_opt_count(data: dict[str, object], key: str, where: str) -> int | None:
@@ -130,9 +189,16 @@ def get_opt_count(data: dict[str, object], key: str, where: str) -> int | None:
 
 
 def as_float(value: object, what: str) -> float:
+    """A number that fits an f64 and is not NaN or infinite (serde_json reads no other)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SchemaError(f"{what} must be a number, got {_kind(value)}")
-    return float(value)
+    try:
+        result = float(value)
+    except OverflowError:
+        result = float("inf")
+    if result - result != 0.0:
+        raise SchemaError(f"{what} must be a finite number, got {_shown(value)}")
+    return result
 
 
 def get_float(data: dict[str, object], key: str, where: str) -> float:
@@ -146,7 +212,7 @@ def get_opt_float(data: dict[str, object], key: str, where: str) -> float | None
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise SchemaError(f"{where}: field '{key}' must be a number or null, got {_kind(value)}")
-    return float(value)
+    return as_float(value, f"{where}: field '{key}'")
 
 
 def get_list(data: dict[str, object], key: str, where: str) -> list[object]:
@@ -188,11 +254,11 @@ def get_floats(data: dict[str, object], key: str, where: str) -> list[float]:
 
 
 def get_vocab(data: dict[str, object], key: str, where: str) -> dict[str, int]:
-    """A {token: id} object with non-negative integer ids."""
+    """A {token: id} object with u32 ids."""
     raw = expect_object(require(data, key, where), f"{where}: field '{key}'")
     vocab: dict[str, int] = {}
     for token, id in raw.items():
-        vocab[token] = as_count(id, f"{where}: the id of vocab token {token!r}")
+        vocab[token] = as_id(id, f"{where}: the id of vocab token {token!r}")
     return vocab
 
 

@@ -431,12 +431,15 @@ def _summarize(data: object) -> str:
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     kind = convert.detect(args.tokenizer)
-    tokenizer = convert.load(args.tokenizer)
+    loaded = convert.load_noted(args.tokenizer)
+    tokenizer = loaded.tokenizer
     model = tokenizer.model
     out = sys.stdout
     model_data = model.to_dict()
     out.write(f"file:            {args.tokenizer}\n")
     out.write(f"format:          {convert.DESCRIPTIONS[kind]}\n")
+    for note in loaded.notes:
+        out.write(f"detected:        {note}\n")
     out.write(f"normalizer:      {_describe(tokenizer.normalizer)}\n")
     out.write(f"pre-tokenizer:   {_describe(tokenizer.pre_tokenizer)}\n")
     out.write(f"model:           {_summarize(model_data)}\n")

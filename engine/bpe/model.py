@@ -503,6 +503,11 @@ class BPE(VocabModel):
         )
         return [vocab_path, merges_path]
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies go through the tokenizer.json "model" object, as HF's do
+        (a compiled native class has no default way to rebuild itself)."""
+        return (BPE.from_dict, (self.to_dict(),))
+
     def __repr__(self) -> str:
         return (
             f"BPE(vocab_size={len(self._vocab)}, merges={len(self._merge_list)}, dropout={self._dropout}, "

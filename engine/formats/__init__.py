@@ -1,7 +1,9 @@
 """Readers and writers for tokenizer files, one module per format; every write is atomic (`files`).
 
-- `files`: safe I/O shared by all: `read_text`, `write_text_atomically`, `write_texts_atomically`
-  (several files as one change: all or none).
+- `files`: safe I/O shared by all: `read_text` (regular files only, at most 1 GiB),
+  `write_text_atomically`, `write_texts_atomically` (several files as one change: all or none).
+- `safe_json`: the one JSON reader: what serde_json refuses (too deep, NaN, out of range, lone
+  surrogates) is an error naming the file.
 - `tokenizer_json`: HF `tokenizer.json`, the whole pipeline.
 - `vocab_files`: the plain files the models read and write (`vocab.json`, `vocab.txt`, `merges.txt`):
   one reader per file kind, errors naming the file and the line or token.

@@ -2,11 +2,13 @@
 
 The file is one token per line, the id being the line index (HF's `WordPiece.read_file` rules).
 It holds no normalizer, pre-tokenizer, post-processor or decoder: `load` rebuilds BERT's, as HF's
-`BertWordPieceTokenizer` does, and `write` lists what the file cannot carry. Not tokenizer.json.
+`BertWordPieceTokenizer` does, cased or uncased as the vocabulary shows (`guess_case`), and
+`write` lists what the file cannot carry. Not tokenizer.json.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Final
 
 from engine import decoders, normalizers, pre_tokenizers, processors
@@ -25,6 +27,88 @@ PAD: Final = "[PAD]"
 MASK: Final = "[MASK]"
 SPECIALS: Final[list[str]] = [UNK, SEP, CLS, PAD, MASK]
 PREFIX: Final = "##"
+# A case guess needs this many tokens with capitals (or accents), fewer in a small vocabulary.
+CASE_EVIDENCE: Final = 10
+
+
+class CaseGuess:
+    """What a vocabulary tells of the normalizer its model was trained behind: a lowercasing
+    model has no token with a capital (it could never be produced), one that strips accents no
+    token with an accent. `note` says it in one line, for `inspect` and the window."""
+
+    lowercase: bool
+    # BertNormalizer's: None follows `lowercase` (HF's BertWordPieceTokenizer default), False keeps accents
+    strip_accents: bool | None
+    capitals: int
+    accented: int
+
+    def __init__(self, lowercase: bool, strip_accents: bool | None, capitals: int, accented: int) -> None:
+        self.lowercase = lowercase
+        self.strip_accents = strip_accents
+        self.capitals = capitals
+        self.accented = accented
+
+    @property
+    def note(self) -> str:
+        """"cased vocabulary (9,149 tokens with capitals): lowercase off, accents kept", or
+        "lowercase vocabulary (no tokens with capitals): lowercase on, accents stripped"."""
+        capitals = f"{_tokens(self.capitals)} with capitals" if self.capitals else "no tokens with capitals"
+        if self.lowercase:
+            found = f"lowercase vocabulary ({capitals})"
+            if self.strip_accents is False:
+                return f"{found} with accented letters ({_tokens(self.accented)}): lowercase on, accents kept"
+            return f"{found}: lowercase on, accents stripped"
+        return f"cased vocabulary ({capitals}): lowercase off, accents kept"
+
+    def __repr__(self) -> str:
+        return f"CaseGuess(lowercase={self.lowercase}, strip_accents={self.strip_accents}, capitals={self.capitals}, accented={self.accented})"
+
+
+def guess_case(vocab: dict[str, int]) -> CaseGuess:
+    """Cased when enough word tokens hold a capital, accents kept when enough hold an accent
+    (a letter with a combining mark after NFD, or a mark alone): `significant` of them, so a
+    few stray tokens do not decide. The [bracketed] specials do not count.
+
+    bert-base-uncased: no capitals, no accents -> lowercase on, accents stripped (HF's default);
+    bert-base-cased: 9,149 tokens with capitals -> lowercase off (HF's `lowercase=False`).
+    """
+    capitals = 0
+    accented = 0
+    for token in vocab:
+        if token.startswith("[") and token.endswith("]"):
+            continue
+        if token != token.lower():
+            capitals += 1
+        if not token.isascii() and _has_accent(token):
+            accented += 1
+    needed = significant(len(vocab))
+    if capitals >= needed:
+        return CaseGuess(False, None, capitals, accented)
+    if accented >= needed:
+        return CaseGuess(True, False, capitals, accented)
+    return CaseGuess(True, None, capitals, accented)
+
+
+def _tokens(count: int) -> str:
+    return "1 token" if count == 1 else f"{count:,} tokens"
+
+
+def significant(size: int) -> int:
+    """How many tokens decide a case guess for a vocabulary of `size`: 1 in 100, from 1 up to 10."""
+    return min(CASE_EVIDENCE, max(1, size // 100))
+
+
+def _has_accent(token: str) -> bool:
+    """Whether BertNormalizer's strip_accents would change `token` (NFD, then drop marks Mn)."""
+    for c in unicodedata.normalize("NFD", token):
+        if unicodedata.category(c) == "Mn":
+            return True
+    return False
+
+
+def detect_case(path: str) -> CaseGuess:
+    """`guess_case` of the vocab.txt at `path` (what `load` chooses for it)."""
+    return guess_case(read(path))
 
 
 def read(path: str) -> dict[str, int]:
@@ -32,18 +116,19 @@ def read(path: str) -> dict[str, int]:
     return read_vocab_txt(path)
 
 
-def bert_tokenizer(vocab: dict[str, int], lowercase: bool = True) -> Tokenizer:
+def bert_tokenizer(vocab: dict[str, int], lowercase: bool = True, strip_accents: bool | None = None) -> Tokenizer:
     """HF's BertWordPieceTokenizer around `vocab`: BertNormalizer, BertPreTokenizer, WordPiece
     (unk "[UNK]"), the BERT specials that are in the vocabulary made special, BertProcessing
-    when [CLS] and [SEP] are there, and the WordPiece decoder."""
-    tokenizer = Tokenizer(WordPiece(vocab, unk_token=UNK))
+    when [CLS] and [SEP] are there, and the WordPiece decoder. The model keeps `vocab` itself
+    (no copy): the caller must not change it afterwards."""
+    tokenizer = Tokenizer(WordPiece.owning(vocab, UNK))
     specials: list[str | AddedToken] = []
     for token in SPECIALS:
         if token in vocab:
             specials.append(token)
     if specials:
         tokenizer.add_special_tokens(specials)
-    tokenizer.normalizer = normalizers.BertNormalizer(lowercase=lowercase)
+    tokenizer.normalizer = normalizers.BertNormalizer(strip_accents=strip_accents, lowercase=lowercase)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     sep = vocab.get(SEP)
     cls = vocab.get(CLS)
@@ -53,12 +138,17 @@ def bert_tokenizer(vocab: dict[str, int], lowercase: bool = True) -> Tokenizer:
     return tokenizer
 
 
-def load(path: str, lowercase: bool = True) -> Tokenizer:
-    """A BERT tokenizer from a vocab.txt (`lowercase=False` for cased models).
+def load(path: str, lowercase: bool | None = None, strip_accents: bool | None = None) -> Tokenizer:
+    """A BERT tokenizer from a vocab.txt, cased or uncased as `guess_case` reads the vocabulary
+    unless `lowercase` says (and then `strip_accents` as given, None following `lowercase`).
 
     Unlike HF, a vocabulary without [CLS] or [SEP] gets no post-processor instead of an error.
     """
-    return bert_tokenizer(read(path), lowercase)
+    vocab = read(path)
+    if lowercase is None:
+        guess = guess_case(vocab)
+        return bert_tokenizer(vocab, guess.lowercase, guess.strip_accents)
+    return bert_tokenizer(vocab, lowercase, strip_accents)
 
 
 def write(tokenizer: Tokenizer, path: str) -> list[str]:
@@ -89,12 +179,11 @@ def write(tokenizer: Tokenizer, path: str) -> list[str]:
         if "\n" in token or "\r" in token or token != token.rstrip():
             notes.append(f"the token {token!r} holds a line break or ends in whitespace, which vocab.txt cannot keep")
             break
-    lowercase = True
-    normalizer = tokenizer.normalizer
-    if isinstance(normalizer, normalizers.BertNormalizer):
-        lowercase = normalizer.lowercase
-    rebuilt = bert_tokenizer(read_ordered(vocab), lowercase)
-    notes += lost_parts(tokenizer, rebuilt, "vocab.txt", f"bert_vocab.load(path, lowercase={lowercase})")
+    ordered = read_ordered(vocab)
+    guess = guess_case(ordered)
+    rebuilt = bert_tokenizer(ordered, guess.lowercase, guess.strip_accents)
+    notes += lost_parts(tokenizer, rebuilt, "vocab.txt", "bert_vocab.load(path)")
+    notes.append(f"bert_vocab.load(path) will find a {guess.note}")
     write_text_atomically(path, dump_vocab_txt(vocab))
     return notes
 

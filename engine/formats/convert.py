@@ -69,18 +69,42 @@ def detect(path: str) -> str:
     return HF
 
 
+class Loaded:
+    """A tokenizer read from a file, and what the reader chose that the file does not say
+    (`notes`: "cased vocabulary (9,149 tokens with capitals): lowercase off, accents kept")."""
+
+    tokenizer: Tokenizer
+    notes: list[str]
+
+    def __init__(self, tokenizer: Tokenizer, notes: list[str]) -> None:
+        self.tokenizer = tokenizer
+        self.notes = notes
+
+
 def load(path: str) -> Tokenizer:
     """The tokenizer in the file (or folder) at `path`, whatever its format; raises
     TokenizerFileError naming the file when it is not one of them or is damaged."""
+    return load_noted(path).tokenizer
+
+
+def load_noted(path: str) -> Loaded:
+    """`load`, with what was inferred from the file: for a BERT vocab.txt, whether it is cased
+    (see `bert_vocab.guess_case`); nothing for the formats that hold their whole pipeline."""
     kind = detect(path)
     if os.path.isdir(path):
-        return load(_inside(path, kind))
+        return load_noted(_inside(path, kind))
+    if kind == BERT_VOCAB:
+        vocab = bert_vocab.read(path)
+        guess = bert_vocab.guess_case(vocab)
+        return Loaded(bert_vocab.bert_tokenizer(vocab, guess.lowercase, guess.strip_accents), [guess.note])
+    return Loaded(_load_whole(path, kind), [])
+
+
+def _load_whole(path: str, kind: str) -> Tokenizer:
     if kind == SENTENCEPIECE:
         return sentencepiece.load(path)
     if kind == TIKTOKEN:
         return tiktoken.load(path)
-    if kind == BERT_VOCAB:
-        return bert_vocab.load(path)
     if kind == GPT2:
         vocab_path, merges_path = _gpt2_paths(path)
         for needed in (vocab_path, merges_path):
@@ -173,6 +197,6 @@ def _is_plain_vocab(path: str) -> bool:
         return False
     try:
         data = json.loads(start)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # cut short, or hostile (nested deep, a huge number)
         return '"model"' not in start and '"version"' not in start
     return isinstance(data, dict) and "model" not in data

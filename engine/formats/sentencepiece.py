@@ -123,6 +123,9 @@ def _to_tokenizer(model: SentencePieceModel) -> Tokenizer:
         where = f"pieces[{index}] {piece.piece!r}"
         if piece.piece in seen:
             raise SchemaError(f"{where}: duplicate of piece {seen[piece.piece]}")
+        if piece.score - piece.score != 0.0:
+            # (NaN or infinite: a tokenizer.json cannot hold it, and sorting by it means nothing)
+            raise SchemaError(f"{where}: the score {piece.score} is not a finite number")
         seen[piece.piece] = index
         if piece.type == UNKNOWN:
             if unk_id >= 0:

@@ -30,7 +30,9 @@ from engine.bpe.model import BPE
 from engine.errors import EngineError, TokenizerFileError
 from engine.formats.export_notes import lost_parts
 from engine.formats.files import read_text, write_texts_atomically
+from engine.formats.safe_json import parse_json
 from engine.pattern import ISOLATED, Regex
+from engine.schema import MAX_ID
 from engine.pre_tokenizers import PreTokenizer
 from engine.tokenizer import Tokenizer
 
@@ -103,7 +105,10 @@ def read_rank_file(path: str) -> RankFile:
             raise TokenizerFileError(path, f"line {number}: the token is empty")
         if not (fields[1].isascii() and fields[1].isdigit()):
             raise TokenizerFileError(path, f"line {number}: the rank {fields[1][:30]!r} is not a non-negative integer")
-        rank = int(fields[1])
+        # (a rank is an id: HF's are 32-bit; a longer number is refused before int() reads it)
+        rank = int(fields[1]) if len(fields[1]) <= 10 else MAX_ID + 1
+        if rank > MAX_ID:
+            raise TokenizerFileError(path, f"line {number}: the rank {fields[1][:30]!r} is larger than {MAX_ID} (ids are 32-bit)")
         previous = token_lines.get(token)
         if previous is not None:
             raise TokenizerFileError(path, f"line {number}: the token {token!r} is already on line {previous}")
@@ -118,11 +123,7 @@ def read_rank_file(path: str) -> RankFile:
 
 def read_sidecar(path: str) -> Sidecar:
     """A sidecar JSON (see the module docstring); errors name the file and the field."""
-    text = read_text(path, "tiktoken sidecar")
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise TokenizerFileError(path, f"is not valid JSON ({error})") from None
+    data = parse_json(read_text(path, "tiktoken sidecar"), path)
     if not isinstance(data, dict):
         raise TokenizerFileError(path, "is not a tiktoken sidecar: expected a JSON object")
     pat_str = data.get("pat_str")
@@ -138,6 +139,8 @@ def read_sidecar(path: str) -> Sidecar:
     for token, id in raw_specials.items():
         if isinstance(id, bool) or not isinstance(id, int) or id < 0:
             raise TokenizerFileError(path, f"field 'special_tokens': the id of {token!r} is not a non-negative integer")
+        if id > MAX_ID:
+            raise TokenizerFileError(path, f"field 'special_tokens': the id of {token!r} is larger than {MAX_ID} (ids are 32-bit)")
         specials[str(token)] = id
     n_vocab = data.get("explicit_n_vocab")
     if n_vocab is not None and (isinstance(n_vocab, bool) or not isinstance(n_vocab, int)):
@@ -259,9 +262,13 @@ def load(path: str, pattern: str | None = None, special_tokens: dict[str, int] |
     """An engine tokenizer from a `.tiktoken` file, its merges rebuilt from the ranks.
 
     `pattern` and `special_tokens` default to the sidecar's when one is beside the file, else to
-    GPT-2's pattern and no specials. A token that no merge can build is an error naming its line.
+    GPT-2's pattern and no specials. A token that no merge can build is an error naming its line;
+    a file without every single byte as a token is an error naming the missing bytes (tiktoken
+    could not encode a text holding one, and the engine would drop it).
     """
     rank_file = read_rank_file(path)
+    if not rank_file.ranks:
+        raise TokenizerFileError(path, "holds no tokens (a .tiktoken file has one `<base64 token> <rank>` line per token)")
     side = sidecar_path(path)
     source = "the arguments"
     if (pattern is None or special_tokens is None) and os.path.isfile(side):
@@ -284,10 +291,34 @@ def load(path: str, pattern: str | None = None, special_tokens: dict[str, int] |
             + ", so no merge builds it"
             + (f"; {len(orphans) - 1} more like it" if len(orphans) > 1 else ""),
         )
+    missing: list[int] = []
+    for b in range(256):
+        if bytes([b]) not in rank_file.ranks:
+            missing.append(b)
+    if missing:
+        raise TokenizerFileError(path, f"has no rank for {_byte_list(missing)}: every single byte must be a token")
     try:
         return tiktoken_tokenizer(rank_file.ranks, merges, pattern, special_tokens if special_tokens is not None else {})
     except EngineError as error:
         raise TokenizerFileError(path, f"cannot be loaded with {source}: {error}") from None
+
+
+def _byte_list(missing: list[int]) -> str:
+    """`[0, 1, 2, 3, 65, 200]` -> "the 6 bytes 0x00-0x03, 0x41, 0xC8" (runs shortened, at most 8 listed)."""
+    parts: list[str] = []
+    start = 0
+    while start < len(missing) and len(parts) < 8:
+        end = start
+        while end + 1 < len(missing) and missing[end + 1] == missing[end] + 1:
+            end += 1
+        if end > start:
+            parts.append(f"0x{missing[start]:02X}-0x{missing[end]:02X}")
+        else:
+            parts.append(f"0x{missing[start]:02X}")
+        start = end + 1
+    more = ", ..." if start < len(missing) else ""
+    what = "the byte" if len(missing) == 1 else f"the {len(missing)} bytes"
+    return f"{what} {', '.join(parts)}{more}"
 
 
 # -- writing --------------------------------------------------------------------------------

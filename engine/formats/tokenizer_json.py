@@ -14,13 +14,18 @@ from engine.added_vocabulary import AddedToken
 from engine.decoders import Decoder
 from engine.encoding import PaddingParams, TruncationParams
 from engine.errors import SchemaError, TokenizerFileError
-from engine.schema import JsonValue
+from engine.formats.safe_json import parse_json
+from engine.schema import JsonValue, as_id
 from engine.models.base import Model
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer
 from engine.processors import PostProcessor
 
 FORMAT_VERSION: Final = "1.0"
+# Padding to a length makes that many ids, tokens and offsets in every encoding: a larger length
+# (or multiple) is refused when it is read, before anything is padded (HF would try, and run
+# out of memory). Real files pad to a few thousand.
+MAX_PAD_LENGTH: Final = 1 << 20
 
 
 class TokenizerParts:
@@ -53,74 +58,10 @@ def dumps(data: dict[str, JsonValue], pretty: bool) -> str:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
-U64_MAX: Final = 2**64 - 1
-# serde_json's table of powers of ten, as f64 literals
-POW10: Final = [float(f"1e{e}") for e in range(309)]
-
-
-def serde_float(text: str) -> float:
-    """A JSON number with a fraction or an exponent, read as HF reads it.
-
-    HF's serde_json (without its float_roundtrip feature) takes up to 19 significant digits as
-    an integer, converts that to f64 and then multiplies or divides by a power of ten: two
-    roundings, so about a fifth of the scores of a trained Unigram come out one unit in the last
-    place from the correctly rounded value Python reads. Equal-scoring segmentations then break
-    ties differently, so reading the scores the other way gave other tokens than HF's on lines
-    of repeated characters. `serde_float("-3.6136524666377596") == -3.61365246663776`.
-    """
-    n = len(text)
-    i = 0
-    negative = n > 0 and text[0] == "-"
-    if negative:
-        i = 1
-    significand = 0
-    exponent = 0
-    overflowed = False
-    fraction = False
-    while i < n:
-        c = text[i]
-        if c == ".":
-            fraction = True
-            i += 1
-            continue
-        if c == "e" or c == "E":
-            exponent += int(text[i + 1 :])
-            break
-        digit = ord(c) - 48
-        if overflowed or (significand >= U64_MAX // 10 and (significand > U64_MAX // 10 or digit > U64_MAX % 10)):
-            # serde ignores the digits that do not fit (integer ones still scale the number)
-            overflowed = True
-            if not fraction:
-                exponent += 1
-        else:
-            significand = significand * 10 + digit
-            if fraction:
-                exponent -= 1
-        i += 1
-    value = float(significand)
-    while True:
-        size = exponent if exponent >= 0 else -exponent
-        if size < len(POW10):
-            value = value * POW10[size] if exponent >= 0 else value / POW10[size]
-            break
-        if value == 0.0 or exponent > 0:
-            value = value * POW10[308] * POW10[308] if exponent > 0 else value
-            break
-        value /= 1e308
-        exponent += 308
-    return -value if negative else value
-
-
 def parse(text: str, source: str) -> TokenizerParts:
     """Parse tokenizer.json text; `source` names the file (or "<string>") in every error.
-    Numbers with a fraction are read as HF reads them (`serde_float`)."""
-    try:
-        data = json.loads(text, parse_float=serde_float)
-    except json.JSONDecodeError as error:
-        hint = " (the file looks truncated)" if error.pos >= len(text.rstrip()) else ""
-        raise TokenizerFileError(
-            source, f"is not valid JSON: {error.msg} at line {error.lineno} column {error.colno}{hint}"
-        ) from None
+    The JSON is read as HF reads it (`safe_json.parse_json`: numbers as `serde_float`)."""
+    data = parse_json(text, source, hf_floats=True)
     if not isinstance(data, dict):
         raise TokenizerFileError(source, f"is not a tokenizer.json: the top level is a JSON {_kind(data)}, not an object")
     if "model" not in data:
@@ -157,11 +98,25 @@ def parse(text: str, source: str) -> TokenizerParts:
         section = "padding"
         raw = data.get(section)
         parts.padding = PaddingParams.from_dict(raw) if raw is not None else None
+        if parts.padding is not None:
+            check_padding(parts.padding)
         section = "added_tokens"
         parts.added_tokens = _added_tokens(data.get(section, []))
     except SchemaError as error:
         raise TokenizerFileError(source, f"{section}: {error}") from None
     return parts
+
+
+def check_padding(padding: PaddingParams) -> None:
+    """SchemaError for what HF cannot read back (ids past u32) or no one can pad to (`MAX_PAD_LENGTH`)."""
+    as_id(padding.pad_id, "field 'pad_id'")
+    as_id(padding.pad_type_id, "field 'pad_type_id'")
+    for what, size in (("the 'Fixed' length", padding.length), ("field 'pad_to_multiple_of'", padding.pad_to_multiple_of)):
+        if size is not None and size > MAX_PAD_LENGTH:
+            raise SchemaError(
+                f"{what} {size:,} is larger than {MAX_PAD_LENGTH:,}: every encoding would be padded"
+                " to that many tokens (refused before allocating them)"
+            )
 
 
 def _kind(value: object) -> str:
@@ -183,10 +138,8 @@ def _added_tokens(raw: object) -> list[tuple[int, AddedToken]]:
     for index, item in enumerate(raw):
         if not isinstance(item, dict):
             raise SchemaError(f"entry {index} is a JSON {_kind(item)}, not an object")
-        id = item.get("id")
-        if not isinstance(id, int) or isinstance(id, bool) or id < 0:
-            raise SchemaError(f"entry {index}: \"id\" must be a non-negative integer")
         try:
+            id = as_id(item.get("id"), "\"id\"")
             tokens.append((id, AddedToken.from_dict(item)))
         except SchemaError as error:
             raise SchemaError(f"entry {index}: {error}") from None

@@ -12,10 +12,12 @@ from typing import Final
 
 from engine.errors import TokenizerFileError
 from engine.formats.files import read_text
+from engine.formats.safe_json import parse_json
 from engine.schema import JsonValue
 from engine.unicode_chars import WHITESPACE_CHARS
 
 MERGES_HEADER: Final = "#version: 0.2"
+WHITESPACE_SET: Final = frozenset(WHITESPACE_CHARS)
 # HF stores ids as u32.
 MAX_ID: Final = 2**32 - 1
 
@@ -71,9 +73,16 @@ def read_vocab_txt(path: str) -> dict[str, int]:
     As in HF, a repeated line keeps its last index (the earlier index becomes a hole).
     """
     result: dict[str, int] = {}
-    lines = split_lines(read_text(path, "vocab.txt"))
+    lines = read_text(path, "vocab.txt").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    trailing = WHITESPACE_SET
     for index in range(len(lines)):
-        result[lines[index].rstrip(WHITESPACE_CHARS)] = index
+        line = lines[index]
+        # subtle: stripping also drops the "\r" of a "\r\n" line end (split_lines' rule)
+        if line and line[-1] in trailing:
+            line = line.rstrip(WHITESPACE_CHARS)
+        result[line] = index
     return result
 
 
@@ -82,11 +91,7 @@ def read_vocab_json(path: str) -> dict[str, int]:
 
     An id that is not an integer in 0..2**32-1, or that two tokens share, is an error naming the token.
     """
-    text = read_text(path, "vocab.json")
-    try:
-        data = json.loads(text)
-    except ValueError as error:
-        raise TokenizerFileError(path, f"not valid JSON ({error})") from None
+    data = parse_json(read_text(path, "vocab.json"), path)
     if not isinstance(data, dict):
         raise TokenizerFileError(path, "Bad vocabulary json file: expected an object {token: id}")
     vocab: dict[str, int] = {}

@@ -15,7 +15,7 @@ from engine.processors.roberta import RobertaProcessing
 from engine.processors.sequence import Sequence
 from engine.processors.template import Piece, SpecialToken, TemplateProcessing, template_from_dict
 from engine import byte_level
-from engine.schema import expect_object, get_bool, get_list, type_tag
+from engine.schema import check_nesting, expect_object, get_bool, get_list, type_tag
 
 __all__ = [
     "BertProcessing",
@@ -36,6 +36,7 @@ __all__ = [
 def from_dict(data: object) -> PostProcessor:
     """A post-processor from its tokenizer.json object (Bert/Roberta objects may omit "type", as in HF)."""
     obj = expect_object(data, "post_processor")
+    check_nesting(obj, "post_processor")
     tag = type_tag(obj, "post_processor")
     if tag is None:
         if all(key in obj for key in ("sep", "cls", "trim_offsets", "add_prefix_space")):

@@ -14,7 +14,7 @@ from mypy_extensions import i64
 
 from engine.encoding import Encoding
 from engine.errors import SchemaError
-from engine.schema import JsonValue, as_count, require
+from engine.schema import JsonValue, as_id, require
 
 
 class PostProcessor(ABC):
@@ -133,5 +133,5 @@ def token_pair_from_dict(obj: dict[str, object], key: str, where: str) -> tuple[
     """A `[token, id]` field of a tokenizer.json object."""
     value = require(obj, key, where)
     if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str):
-        return (value[0], as_count(value[1], f"{where}: the id in '{key}'"))
+        return (value[0], as_id(value[1], f"{where}: the id in '{key}'"))
     raise SchemaError(f"{where}: field '{key}' must be a [token, id] pair, got {value!r}")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from engine.encoding import Encoding, zero_spans
 from engine.errors import EngineError, SchemaError
-from engine.schema import JsonValue, as_count, expect_object, get_list, require
+from engine.schema import JsonValue, as_count, as_id, expect_object, get_list, require
 from engine.processors.base import PostProcessor
 
 
@@ -281,7 +281,7 @@ def template_from_dict(obj: dict[str, object]) -> TemplateProcessing:
             raise SchemaError(f"{token_where}: field 'id' must be a string")
         id_list: list[int] = []
         for item in ids:
-            id_list.append(as_count(item, f"{token_where}: an id"))
+            id_list.append(as_id(item, f"{token_where}: an id"))
         token_list: list[str] = []
         for item in values:
             if not isinstance(item, str):

@@ -109,6 +109,13 @@ class Trainer(ABC):
     def to_dict(self) -> dict[str, JsonValue]:
         """The trainer's settings, as a project file keeps them (tokenizer.json does not)."""
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies go through `to_dict`, as HF's trainers go through serde
+        (a compiled native class has no default way to rebuild itself)."""
+        from engine.trainers import from_dict  # (engine.trainers imports this module)
+
+        return (from_dict, (self.to_dict(),))
+
     def train(self, word_counts: dict[str, int], model: Model, sink: ProgressSink) -> list[AddedToken]:
         """Run to the end and fill `model` (HF's `Trainer::train`); returns the special tokens.
 

@@ -334,5 +334,10 @@ class Unigram(Model):
         write_text_atomically(path, json.dumps(self.to_dict(), ensure_ascii=False, indent=2))
         return [path]
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies go through the tokenizer.json "model" object, as HF's do
+        (a compiled native class has no default way to rebuild itself)."""
+        return (Unigram.from_dict, (self.to_dict(),))
+
     def __repr__(self) -> str:
         return f"Unigram(vocab_size={len(self._pieces)}, unk_id={self.unk_id}, byte_fallback={self.byte_fallback})"

@@ -78,5 +78,10 @@ class WordLevel(VocabModel):
         write_text_atomically(path, dump_vocab_json(self._vocab_r))
         return [path]
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies go through the tokenizer.json "model" object, as HF's do
+        (a compiled native class has no default way to rebuild itself)."""
+        return (WordLevel.from_dict, (self.to_dict(),))
+
     def __repr__(self) -> str:
         return f"WordLevel(vocab_size={len(self._vocab)}, unk_token={self.unk_token!r})"

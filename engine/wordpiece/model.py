@@ -27,6 +27,9 @@ class WordPiece(VocabModel):
     continuing_subword_prefix: str
     max_input_chars_per_word: int
     _longest: int
+    # whether `_vocab_r` was built: it is, at the first id lookup (converting a 10-million-token
+    # vocab.txt needs none, and it is 0.35 GB)
+    _reversed: bool
     # word -> tokens, valid for the options it was filled with (they are plain attributes)
     _cache: RunCache
     _cached_options: tuple[str, str, int]
@@ -50,15 +53,40 @@ class WordPiece(VocabModel):
     def set_vocab(self, vocab: dict[str, int]) -> None:
         """Replace the vocabulary (what WordPieceTrainer gives the model it trained)."""
         self._vocab = vocab
-        vocab_r: dict[int, str] = {}
         longest = 0
-        for token, id in vocab.items():
-            vocab_r[id] = token
+        for token in vocab:
             if len(token) > longest:
                 longest = len(token)
-        self._vocab_r = vocab_r
+        self._vocab_r = {}
+        self._reversed = False
         self._longest = longest
         self._cache.clear()
+
+    def _reverse(self) -> dict[int, str]:
+        """id -> token, built at the first call (for a repeated id, the last token has it)."""
+        if not self._reversed:
+            vocab_r: dict[int, str] = {}
+            for token, id in self._vocab.items():
+                vocab_r[id] = token
+            self._vocab_r = vocab_r
+            self._reversed = True
+        return self._vocab_r
+
+    def id_to_token(self, id: int) -> str | None:
+        return self._reverse().get(id)
+
+    @staticmethod
+    def owning(
+        vocab: dict[str, int],
+        unk_token: str = "[UNK]",
+        max_input_chars_per_word: int = 100,
+        continuing_subword_prefix: str = "##",
+    ) -> WordPiece:
+        """A WordPiece that takes `vocab` as its own, without the constructor's copy: the caller
+        gives it up (a 10-million-token vocabulary is 0.35 GB a copy)."""
+        model = WordPiece(None, unk_token, max_input_chars_per_word, continuing_subword_prefix)
+        model.set_vocab(vocab)
+        return model
 
     @classmethod
     def from_file(
@@ -148,14 +176,28 @@ class WordPiece(VocabModel):
             "unk_token": self.unk_token,
             "continuing_subword_prefix": self.continuing_subword_prefix,
             "max_input_chars_per_word": self.max_input_chars_per_word,
-            "vocab": ordered_vocab(self._vocab_r),
+            "vocab": self._ordered_vocab(),
         }
+
+    def _ordered_vocab(self) -> dict[str, JsonValue]:
+        """{token: id} in id order. subtle: a vocabulary read from a file is already in that order
+        (checked), and is copied as it is, with no id -> token map built for the sorting."""
+        previous = -1
+        in_order = True
+        for id in self._vocab.values():
+            if id <= previous:
+                in_order = False
+                break
+            previous = id
+        if not in_order:
+            return ordered_vocab(self._reverse())
+        return dict[str, JsonValue](self._vocab)
 
     @staticmethod
     def from_dict(data: object) -> WordPiece:
         where = "WordPiece"
         obj = expect_tagged(data, where)
-        return WordPiece(
+        return WordPiece.owning(
             get_vocab(obj, "vocab", where),
             get_str(obj, "unk_token", where),
             get_count(obj, "max_input_chars_per_word", where),
@@ -167,6 +209,11 @@ class WordPiece(VocabModel):
         path = os.path.join(folder, f"{prefix}-vocab.txt" if prefix else "vocab.txt")
         write_text_atomically(path, dump_vocab_txt(self._vocab))
         return [path]
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickling and deep copies go through the tokenizer.json "model" object, as HF's do
+        (a compiled native class has no default way to rebuild itself)."""
+        return (WordPiece.from_dict, (self.to_dict(),))
 
     def __repr__(self) -> str:
         return (

@@ -6,7 +6,11 @@ import json
 
 import pytest
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from engine import AddedToken, Tokenizer, models, trainers
+from engine.added_vocabulary import AlternationFinder, PrefixFinder
 from engine.errors import SchemaError
 
 
@@ -65,3 +69,22 @@ def test_tokenizer_json_and_trainer_settings_read_tokens_the_same_way() -> None:
     assert from_file.to_dict() == trainer.special_tokens[0].to_dict()
     assert trainers.BpeTrainer.from_dict(trainer.to_dict()).to_dict() == trainer.to_dict()
     assert isinstance(tokenizer.model, models.WordLevel)
+
+
+@given(
+    contents=st.lists(st.text(alphabet="ab<>\u00f1", min_size=1, max_size=4), min_size=1, max_size=12),
+    text=st.text(alphabet="ab<>\u00f1 ", max_size=30),
+)
+def test_both_token_finders_find_the_same_tokens(contents: list[str], text: str) -> None:
+    """One regex alternation (a few tokens) and the lookup by prefix (thousands) agree, leftmost-longest."""
+    regex_way = AlternationFinder(contents)
+    prefix_way = PrefixFinder(contents)
+    assert prefix_way.spans(text) == regex_way.spans(text)
+    assert prefix_way.occurs_in(text) == regex_way.occurs_in(text)
+
+
+def test_the_prefix_finder_reference_case() -> None:
+    finder = PrefixFinder(["a", "ab", "abc", "b<", "<"])
+    # at 0 "abc" is the longest; at 3 "b<" beats "<" at 4, which is inside it; "ab" at 5
+    assert finder.spans("abcb<ab") == [(0, 3), (3, 5), (5, 7)]
+    assert not finder.occurs_in("xyz") and finder.occurs_in("xy<")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import json
 import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -16,18 +18,18 @@ from hypothesis import strategies as st
 
 from engine import Tokenizer, decoders, normalizers, pre_tokenizers, processors
 from engine.errors import EngineError, TokenizerFileError
-from engine.formats import bert_vocab, gpt2
+from engine.formats import bert_vocab, convert, gpt2
 from engine.formats import tiktoken as tiktoken_format
 from engine.formats.files import write_texts_atomically
 from engine.models import BPE, WordLevel, WordPiece
-from support import train_byte_level
+from support import corpus_path, train_byte_level
 
 WORDPIECE_VOCAB = {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "un": 5, "##aff": 6, "##able": 7, "hello": 8, "!": 9}
 LINES = ["aaabdaaabac", "the cat sat on the mat", "hello world, hello there!", "café  naïve 12345"]
 
 
 def wordpiece_tokenizer() -> Tokenizer:
-    return bert_vocab.bert_tokenizer(WORDPIECE_VOCAB)
+    return bert_vocab.bert_tokenizer(dict(WORDPIECE_VOCAB))
 
 
 def small_byte_level() -> Tokenizer:
@@ -60,10 +62,11 @@ def test_bert_vocab_write_says_what_is_lost(tmp_path: Path) -> None:
     tokenizer.add_tokens(["<extra>"])
     notes = bert_vocab.write(tokenizer, str(tmp_path / "vocab.txt"))
     text = "\n".join(notes)
-    assert "the normalizer (Lowercase) is not stored in vocab.txt; bert_vocab.load(path, lowercase=True) builds BertNormalizer" in text
+    assert "the normalizer (Lowercase) is not stored in vocab.txt; bert_vocab.load(path) builds BertNormalizer" in text
     assert "the pre-tokenizer (Whitespace)" in text
     assert "max_input_chars_per_word=7 is not stored" in text
-    assert "there is no post-processor, but bert_vocab.load(path, lowercase=True) adds one (BertProcessing" in text
+    assert "there is no post-processor, but bert_vocab.load(path) adds one (BertProcessing" in text
+    assert notes[-1] == "bert_vocab.load(path) will find a lowercase vocabulary (no tokens with capitals): lowercase on, accents stripped"
     assert "the added token '<extra>' (id 10) is not in the model's vocabulary and is lost" in text
 
 
@@ -161,7 +164,7 @@ def gpt2_files(tmp_path: Path, vocab: str, merges: str) -> tuple[str, str]:
         ('{"a": 0, "b": 4294967296}', "", r"token 'b': id 4294967296 is not an integer"),
         ('{"a": 0, "b": 1.5}', "", r"token 'b': id 1.5 is not an integer"),
         ('["a"]', "", r"vocab.json: Bad vocabulary json file: expected an object"),
-        ('{"a": 0,', "", r"vocab.json: not valid JSON"),
+        ('{"a": 0,', "", r"vocab.json: is not valid JSON: Expecting property name enclosed in double quotes at line 1 column 9 \(the file looks truncated\)"),
         ('{"a": 0, "b": 1}', "#version: 0.2\na b\nzz b\n", r"merges.txt: line 3: merge 'zz' 'b' names the token 'zz', which is not in the vocabulary"),
         ('{"a": 0, "b": 1}', "#version: 0.2\na b c\n", r"merges.txt: Merges text file invalid at line 1 \(line 2: 'a b c' is not two tokens"),
     ],
@@ -335,7 +338,7 @@ def test_tiktoken_load_names_a_token_no_merge_builds(tmp_path: Path) -> None:
 
 def test_tiktoken_bad_sidecar_and_special_collisions(tmp_path: Path) -> None:
     path = tmp_path / "x.tiktoken"
-    path.write_text(rank_line(b"a", 0) + rank_line(b"b", 1) + rank_line(b"ab", 2), encoding="utf-8")
+    path.write_text("".join(rank_line(bytes([b]), b) for b in range(256)) + rank_line(b"ab", 256), encoding="utf-8")
     sidecar = tmp_path / "x.tiktoken.json"
     sidecar.write_text('{"pat_str": 3}', encoding="utf-8")
     with pytest.raises(TokenizerFileError, match=r"x.tiktoken.json: field 'pat_str': expected a string"):
@@ -343,12 +346,12 @@ def test_tiktoken_bad_sidecar_and_special_collisions(tmp_path: Path) -> None:
     sidecar.write_text('{"pat_str": "\\\\S+", "special_tokens": {"<s>": -2}}', encoding="utf-8")
     with pytest.raises(TokenizerFileError, match=r"field 'special_tokens': the id of '<s>'"):
         tiktoken_format.load(str(path))
-    sidecar.write_text('{"pat_str": "\\\\S+", "special_tokens": {"<s>": 1}}', encoding="utf-8")
-    with pytest.raises(TokenizerFileError, match=r"x.tiktoken: cannot be loaded with .*x.tiktoken.json: special token '<s>': id 1 is already the rank of 'b'"):
+    sidecar.write_text('{"pat_str": "\\\\S+", "special_tokens": {"<s>": 98}}', encoding="utf-8")
+    with pytest.raises(TokenizerFileError, match=r"x.tiktoken: cannot be loaded with .*x.tiktoken.json: special token '<s>': id 98 is already the rank of 'b'"):
         tiktoken_format.load(str(path))
     # explicit arguments win over the sidecar
-    loaded = tiktoken_format.load(str(path), pattern=r"\S+", special_tokens={"<s>": 3})
-    assert loaded.encode("ab<s>").ids == [2, 3]
+    loaded = tiktoken_format.load(str(path), pattern=r"\S+", special_tokens={"<s>": 257})
+    assert loaded.encode("ab<s>").ids == [256, 257]
 
 
 # -- fuzzing: every reader raises only the engine's documented errors ---------------------------
@@ -433,7 +436,7 @@ def test_fuzz_tiktoken(lines: list[str], extra: bytes, text: str) -> None:
 
 
 def test_json_floats_are_read_as_serde_json_reads_them() -> None:
-    from engine.formats.tokenizer_json import serde_float
+    from engine.formats.safe_json import serde_float
 
     # what HF holds after reading these (its serde_json is not correctly rounded)
     assert serde_float("-3.6136524666377596") == -3.61365246663776
@@ -443,3 +446,60 @@ def test_json_floats_are_read_as_serde_json_reads_them() -> None:
     assert serde_float("1e-3") == 0.001
     assert serde_float("2.5E2") == 250.0
     assert serde_float("123456789012345678901234.5") == 1.2345678901234567e23  # digits past u64 dropped
+
+
+# -- BERT vocab.txt: cased or uncased, as the vocabulary shows ----------------------------------
+
+CAPITALISED = ["Hello", "World", "The", "Paris", "##Ing", "London", "Berlin", "Anna", "John", "Mary", "USA", "##S"]
+ACCENTED = ["café", "naïve", "é", "##é", "über", "ñ", "##ñ", "à", "résumé", "ü", "ö", "##ö"]
+
+
+def test_case_is_guessed_from_the_vocabulary() -> None:
+    lowercase = {"[PAD]": 0, "[UNK]": 1, "hello": 2, "world": 3}
+    guess = bert_vocab.guess_case(lowercase)
+    assert (guess.lowercase, guess.strip_accents, guess.capitals, guess.accented) == (True, None, 0, 0)
+    assert guess.note == "lowercase vocabulary (no tokens with capitals): lowercase on, accents stripped"
+    # one capital in four tokens is enough in a vocabulary this small; [UNK] never counts
+    guess = bert_vocab.guess_case({**lowercase, "Hello": 4})
+    assert (guess.lowercase, guess.strip_accents, guess.capitals) == (False, None, 1)
+    assert guess.note == "cased vocabulary (1 token with capitals): lowercase off, accents kept"
+    guess = bert_vocab.guess_case({**lowercase, "café": 4})
+    assert (guess.lowercase, guess.strip_accents, guess.accented) == (True, False, 1)
+    assert guess.note == (
+        "lowercase vocabulary (no tokens with capitals) with accented letters (1 token): lowercase on, accents kept"
+    )
+    # in a large vocabulary, a few stray tokens do not decide
+    large = {f"w{i}": i for i in range(5000)}
+    assert bert_vocab.guess_case({**large, **{t: 5000 + i for i, t in enumerate(CAPITALISED[:9])}}).lowercase is True
+    assert bert_vocab.guess_case({**large, **{t: 5000 + i for i, t in enumerate(CAPITALISED[:10])}}).lowercase is False
+    assert bert_vocab.significant(5010) == 10 and bert_vocab.significant(250) == 2 and bert_vocab.significant(3) == 1
+
+
+def test_a_cased_vocab_txt_loads_cased_and_says_so(tmp_path: Path) -> None:
+    uncased = corpus_path("bert_uncased_vocab.txt").read_text(encoding="utf-8")
+    path = tmp_path / "vocab.txt"
+    path.write_text(uncased + "".join(token + "\n" for token in CAPITALISED), encoding="utf-8")
+    assert bert_vocab.detect_case(str(path)).note == "cased vocabulary (12 tokens with capitals): lowercase off, accents kept"
+    loaded = convert.load_noted(str(path))
+    assert loaded.notes == ["cased vocabulary (12 tokens with capitals): lowercase off, accents kept"]
+    assert loaded.tokenizer.encode("Hello world").ids == [101, 30522, 2088, 102]  # "Hello" is its own token
+    # asked for, the old behaviour: lowercased, "Hello" is "hello"
+    assert bert_vocab.load(str(path), lowercase=True).encode("Hello world").ids == [101, 7592, 2088, 102]
+
+
+def test_the_uncased_vocab_txt_still_loads_lowercasing() -> None:
+    loaded = convert.load_noted(str(corpus_path("bert_uncased_vocab.txt")))
+    assert loaded.notes == ["lowercase vocabulary (no tokens with capitals): lowercase on, accents stripped"]
+    assert loaded.tokenizer.encode("Hello Café").tokens == ["[CLS]", "hello", "cafe", "[SEP]"]
+
+
+def test_inspect_says_what_was_detected(tmp_path: Path) -> None:
+    path = tmp_path / "vocab.txt"
+    path.write_text(corpus_path("bert_uncased_vocab.txt").read_text(encoding="utf-8") + "".join(t + "\n" for t in CAPITALISED), encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-P", "-m", "workbench.cli", "inspect", str(path)],
+        capture_output=True, text=True, encoding="utf-8", timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "\ndetected:        cased vocabulary (12 tokens with capitals): lowercase off, accents kept\n" in result.stdout
+    assert "BertNormalizer(clean_text=true, handle_chinese_chars=true, strip_accents=null, lowercase=false)" in result.stdout

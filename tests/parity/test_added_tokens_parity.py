@@ -71,6 +71,21 @@ def test_added_tokens_encode_like_hf(normalizer: bool, encode_special: bool) -> 
             assert ours.decode(a.ids, skip_special_tokens=skip) == theirs.decode(b.ids, skip_special_tokens=skip)  # type: ignore[attr-defined]
 
 
+@pytest.mark.parametrize("normalizer", [False, True], ids=["raw", "nfd-lowercase"])
+def test_thousands_of_added_tokens_are_found_like_hf(normalizer: bool) -> None:
+    """Past REGEX_MAX_TOKENS the engine finds added tokens by prefix, not with one regex."""
+    ours = build(engine, normalizer)
+    theirs = build(tokenizers, normalizer)
+    many = [f"<t{i}>" for i in range(1500)] + [f"w{i}" for i in range(1500)] + ["<t1", "<t12", "hel", "ñ"]
+    for tokenizer, module in ((ours, engine), (theirs, tokenizers)):
+        tokenizer.add_tokens([module.AddedToken(text, normalized=i % 2 == 0) for i, text in enumerate(many)])  # type: ignore[attr-defined]
+    texts = TEXTS + ["<t1<t12<t123><t1499>w1499w15 hel ñ mañana", "w1w10w100<t10<t100>", "<t<t1><t14>9>"]
+    for text in texts:
+        a = ours.encode(text)  # type: ignore[attr-defined]
+        b = theirs.encode(text)  # type: ignore[attr-defined]
+        assert (a.ids, a.tokens, a.offsets) == (b.ids, b.tokens, b.offsets), text
+
+
 def test_added_token_ids_reuse_model_ids_and_count_like_hf() -> None:
     for module in (engine, tokenizers):
         tokenizer = module.Tokenizer(module.models.BPE(dict(VOCAB), list(MERGES), unk_token="[UNK]"))

@@ -61,6 +61,27 @@ def test_hf_bert_vocab_txt_loads_in_ours(tmp_path: Path) -> None:
         assert ours.encode(line).ids == hf.encode(line).ids, line
 
 
+CAPITALISED = ["Hello", "World", "The", "Paris", "##Ing", "London", "Berlin", "Anna", "John", "Mary", "USA", "##S"]
+ACCENTED = ["café", "naïve", "é", "##é", "über", "ñ", "##ñ", "à", "résumé", "ü", "ö", "##ö"]
+CASE_TEXTS = ["Hello World, said John in Paris.", "THE USA", "Café naïve résumé über", "ÉCOLE à Berlin", "hello world"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "options"),
+    [(CAPITALISED, {"lowercase": False}), (ACCENTED, {"lowercase": True, "strip_accents": False}), ([], {})],
+    ids=["cased", "accented", "uncased"],
+)
+def test_a_vocab_txt_loads_cased_or_not_as_hf_is_told(tmp_path: Path, extra: list[str], options: dict[str, bool]) -> None:
+    """HF's BertWordPieceTokenizer must be told (lowercase=False...); the engine reads it off the vocabulary."""
+    path = tmp_path / "vocab.txt"
+    path.write_text(corpus_path("bert_uncased_vocab.txt").read_text(encoding="utf-8") + "".join(t + "\n" for t in extra), encoding="utf-8")
+    ours = bert_vocab.load(str(path))
+    hf = tokenizers.BertWordPieceTokenizer(str(path), **options)
+    for line in CASE_TEXTS + corpus_lines("botchan.txt", 300):
+        assert ours.encode(line).ids == hf.encode(line).ids, line
+    assert ours.encode("Hello").ids == ([101, 30522, 102] if extra is CAPITALISED else [101, 7592, 102])
+
+
 # -- GPT-2 vocab.json + merges.txt --------------------------------------------------------------
 
 
