@@ -14,18 +14,40 @@ from multiprocessing.connection import Connection
 
 from engine import Tokenizer, models, trainers
 from engine.errors import EngineError
-from engine.formats import convert
+from engine.formats import bert_vocab, convert
 from engine.schema import JsonValue
 
 
+def load_payload(path: str, lowercase: bool | None = None) -> dict[str, object]:
+    """What `load_main` reads: a path, and for a BERT vocab.txt whether it lowercases the text
+    (None: as its vocabulary shows, see `bert_vocab.guess_case`)."""
+    return {"path": path, "lowercase": lowercase}
+
+
 def load_main(payload: object, connection: Connection) -> None:
-    """The child: read the tokenizer file `payload` (a path) in any format `convert.load` reads;
-    sends ("done", (tokenizer.json text, the untrained pipeline, trainer settings or None)) or
+    """The child: read the tokenizer file `payload["path"]` in any format `convert.load` reads;
+    sends ("done", (tokenizer.json text, the untrained pipeline, trainer settings or None,
+    what was inferred from the file, whether it lowercases when that was inferred or None)) or
     ("failed", message naming the file)."""
-    path = str(payload)
+    if not isinstance(payload, dict):
+        connection.send(("failed", "the reading got no file"))
+        return
+    path, lowercase = str(payload["path"]), payload.get("lowercase")
     try:
-        tokenizer = convert.load(path)
-        answer = imported(tokenizer)
+        case: bool | None = None
+        if convert.detect(path) == convert.BERT_VOCAB and not os.path.isdir(path):
+            vocab = bert_vocab.read(path)
+            guess = bert_vocab.guess_case(vocab)
+            chosen = guess.lowercase if lowercase is None else bool(lowercase)
+            # (accents as the vocabulary shows when its case is kept; stripped with lowercasing)
+            strip = guess.strip_accents if chosen == guess.lowercase else None
+            tokenizer = bert_vocab.bert_tokenizer(vocab, chosen, strip)
+            notes = [guess.note]
+            case = chosen
+        else:
+            loaded = convert.load_noted(path)
+            tokenizer, notes = loaded.tokenizer, list(loaded.notes)
+        answer = (*imported(tokenizer), notes, case)
     except EngineError as error:
         connection.send(("failed", str(error)))
         return

@@ -43,7 +43,7 @@ from workbench.file_checks import FileChecker
 from workbench.project_panel import ProjectPanel
 from workbench.screen import fit_to_screen
 from workbench.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
-from workbench.file_jobs import export_main, export_payload, load_main
+from workbench.file_jobs import export_main, export_payload
 from workbench.jobs import ChildJob
 from workbench.saving import (
     RECOVERY_NOTE,
@@ -316,12 +316,12 @@ class MainWindow(QMainWindow):
             return True
         self._set_busy(f"Reading {path}…")
         try:
-            ok, loaded = self._file_job.run(load_main, path)
+            loaded = self.project_panel.read_tokenizer(
+                path, "" if quiet else "The file cannot be opened", f"\n\nOpen a .tokproj project or {READABLE}."
+            )
         finally:
             self._set_busy("")
-        if not ok or not isinstance(loaded, tuple):
-            if not quiet:
-                self.prompts.warn("The file cannot be opened", f"{loaded}\n\nOpen a .tokproj project or {READABLE}.")
+        if loaded is None:
             return False
         self._show_project(Project(f"Inspect {os.path.basename(path)}"), None)
         self.document.add_loaded(path, loaded)

@@ -44,10 +44,11 @@ from PySide6.QtWidgets import (
 from engine.corpus import FileCheck, check_file
 from engine.errors import CorpusError
 from engine.project import CorpusFile, TokenizerEntry
+from engine.schema import JsonValue
 from workbench import presets
 from workbench.document import ProjectDocument
 from workbench.file_checks import FileChecker, text_fields
-from workbench.file_jobs import load_main
+from workbench.file_jobs import load_main, load_payload
 from workbench.jobs import ChildJob
 from workbench.formatting import ERROR_COLOR, ERROR_STYLE, human_size
 from workbench.prompts import Prompts
@@ -483,11 +484,37 @@ class ProjectPanel(QWidget):
         path = self.prompts.tokenizer_file(self._folder())
         if not path:
             return
-        ok, loaded = self._loader.run(load_main, path)
+        loaded = self.read_tokenizer(path, "The tokenizer cannot be imported")
+        if loaded is not None:
+            self.document.add_loaded(path, loaded)
+
+    def read_tokenizer(
+        self, path: str, failure: str = "", hint: str = ""
+    ) -> tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None] | None:
+        """The tokenizer file `path` read in a child process, as `document.add_loaded` takes it;
+        None when it cannot be read (said, under the title `failure` and with `hint` after the
+        reason, unless `failure` is "").
+
+        A BERT vocab.txt does not say whether its model lowercases the text: what its tokens
+        show is chosen, said, and the user may read it the other way."""
+        ok, loaded = self._loader.run(load_main, load_payload(path))
+        if ok and isinstance(loaded, tuple) and loaded[4] is not None:
+            lowercase = bool(loaded[4])
+            other = "Read It as Cased" if lowercase else "Read It as Uncased"
+            choice = self.prompts.choose(
+                "Cased or uncased?",
+                f"{os.path.basename(path)}: {loaded[3][0]}.\n\nA vocab.txt does not say whether its model "
+                "lowercases the text before it looks tokens up; its tokens tell: a cased model has tokens "
+                f"with capitals. It was read as {'uncased (lowercasing)' if lowercase else 'cased (text kept as typed)'}.",
+                ["Keep It", other],
+            )
+            if choice == other:
+                ok, loaded = self._loader.run(load_main, load_payload(path, not lowercase))
         if not ok or not isinstance(loaded, tuple):
-            self.prompts.warn("The tokenizer cannot be imported", str(loaded))
-            return
-        self.document.add_loaded(path, loaded)
+            if failure:
+                self.prompts.warn(failure, f"{loaded}{hint}")
+            return None
+        return loaded[0], loaded[1], loaded[2]
 
     def remove_active_tokenizer(self) -> None:
         entry = self.document.active

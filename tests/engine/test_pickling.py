@@ -15,7 +15,7 @@ import tokenizers
 
 import engine
 from engine import AddedToken, Tokenizer, models, trainers
-from engine.project import CorpusFile, Project, TokenizerEntry
+from engine.project import CorpusFile, Project, TokenizerEntry, TrainedResult
 
 COPIES: dict[str, Callable[[object], object]] = {
     "pickle": lambda obj: pickle.loads(pickle.dumps(obj)),
@@ -109,7 +109,7 @@ def test_project_round_trips(how: str, tmp_path: Path) -> None:
     tokenizer = Tokenizer(models.BPE(dict(BPE_VOCAB), list(BPE_MERGES)))
     trainer = trainers.BpeTrainer(vocab_size=30, special_tokens=["<s>"])
     entry = TokenizerEntry("BPE", "bpe", json.loads(tokenizer.to_str()), trainer.to_dict())
-    entry.trained_json = tokenizer.to_str()
+    entry.result = TrainedResult(tokenizer.to_str(), None, [3, 2, 1], {0: [("a", 1)]})
     project.tokenizers.append(entry)
     project.active = 0
     copied = COPIES[how](project)

@@ -208,3 +208,24 @@ def test_a_damaged_file_shows_the_engines_message(window: MainWindow, prompts: S
         message = prompts.questions("warn")[-1]
         assert str(path) in message and "SentencePiece .model" in message
     assert window.document.project.name == "Untitled"
+
+
+def test_a_cased_vocab_txt_says_what_was_chosen_and_can_be_read_the_other_way(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path
+) -> None:
+    vocab = tmp_path / "vocab.txt"
+    words = ["hello", "world", "paris", "london", "tokens", "words", "cats", "dogs", "birds", "trees"]
+    lines = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words, *[w.capitalize() for w in words]]
+    vocab.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert window.open_file(str(vocab))  # (asked, and closed: kept as detected)
+    [question] = prompts.questions("choose")
+    assert "cased vocabulary (10 tokens with capitals): lowercase off" in question
+    assert "It was read as cased (text kept as typed)." in question
+    view = wait_for_view(qtbot, window)
+    assert view.tokenizer.encode("Hello", add_special_tokens=False).tokens == ["Hello"]
+    # read the other way: the same vocabulary, lowercasing
+    prompts.answers["choose"] = "Read It as Uncased"
+    prompts.answers["tokenizer_file"] = str(vocab)
+    window.project_panel.import_tokenizer()
+    view = wait_for_view(qtbot, window)
+    assert view.tokenizer.encode("Hello", add_special_tokens=False).tokens == ["hello"]
