@@ -23,6 +23,7 @@ from engine.corpus_ids import (
     written_paths,
 )
 from engine.errors import CorpusError, FileError, TrainingCancelled
+from engine.sources import READ_SIZE
 from support import Recorder, corpus_path, train_byte_level
 
 MADE_UP = (
@@ -359,3 +360,24 @@ def test_an_existing_output_is_replaced_only_when_complete(byte_level: Tokenizer
     summary = encode_files(byte_level, [str(source)], str(out))
     assert read_ids(out) == byte_level.encode("ab ab").ids and summary.tokens == len(byte_level.encode("ab ab").ids)
     assert listing(tmp_path) == ["bad.txt", "ids.bin", "ids.bin.json", "in.txt"]
+
+
+# -- a line longer than a read block --------------------------------------------------------
+
+
+def test_a_line_of_megabytes_is_encoded_in_pieces_to_the_same_ids(tokenizer: Tokenizer, tmp_path: Path) -> None:
+    # (added tokens and accents inside long lines are tested in test_long_lines.py: here they
+    # would send the whole line down the pure build's slow full pipeline)
+    words = ["naive", "cafe,", "  spaced", "x2", "end.\t", "Words"]
+    long_line = " ".join(words[i % len(words)] + str(i % 97) for i in range(150_000))
+    assert len(long_line.encode()) > 2 * READ_SIZE  # three blocks at least
+    source = tmp_path / "long.txt"
+    source.write_text(f"[CLS] before\n{long_line}\r\nafter <|endoftext|>", encoding="utf-8", newline="")
+    separator = "[SEP]" if tokenizer.token_to_id("[SEP]") is not None else "<|endoftext|>"
+    sep = tokenizer.token_to_id(separator)
+    per_document = [tokenizer.encode_ids(doc) + [sep] for doc in ("[CLS] before", long_line, "after <|endoftext|>")]
+    for kind in (".bin", ".jsonl"):
+        out = tmp_path / f"ids{kind}"
+        summary = encode_files(tokenizer, [str(source)], str(out), separator=separator)
+        assert read_ids(out) == (per_document if kind == ".jsonl" else [i for ids in per_document for i in ids])
+        assert summary.documents == 3
