@@ -20,8 +20,13 @@ from collections.abc import Callable
 from multiprocessing import get_context
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from typing import Final
 
 from engine.errors import CorpusError, EngineError, FileError
+
+
+# The signals that stop a command (the command line turns them into exceptions in its process).
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class ByteProgress(ABC):
@@ -95,7 +100,14 @@ class Children:
         self.errors.append(None)
         self.finished.append(False)
         self.pending += 1
-        child.start()
+        # subtle: a stop signal arriving during the fork would run this process's handler inside
+        # the fork's own hooks, which swallow what it raises (Python prints "Exception ignored
+        # in _releaseLock"): held back until the fork is over, then raised here as usual.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            child.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         sender.close()
         self.processes.append(child)
 
@@ -172,6 +184,8 @@ def _child_main(connection: Connection, inherited: list[Connection], work: Calla
     # so that it can clean up: the parent stops its children itself, with a plain SIGTERM.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # (held back by `start` for the fork)
     gc.disable()
     # subtle: one name per handler. mypyc gives a name bound by several handlers the type of
     # the first, so a FileError caught `as error` after `except CorpusError as error` raised a
