@@ -37,7 +37,7 @@ from engine.corpus import BLOCK_SIZE, FileSlice, process_count, split_work, as_s
 from engine.forked import ByteProgress, Children
 from engine.encoding import Encoding
 from engine.long_lines import DocumentSink, LineEncoder, long_line_cutter
-from engine.sources import FileRange, LineBlocks
+from engine.sources import FileRange, LineBlocks, special_file_kind
 from engine.collector import PausedCollector
 from engine.errors import CorpusError, EngineError, FileError
 from engine.progress import ProgressSink, SilentProgress, report
@@ -529,10 +529,15 @@ def _encode_part(
 
 
 def _check_targets(targets: list[str], slices: list[FileSlice]) -> None:
-    """FileError when a target is a folder, sits in a missing folder, or is one of the inputs."""
+    """FileError when a target is a folder or a special file, sits in a missing folder, or is
+    one of the inputs."""
     for target in targets:
         if os.path.isdir(target):
             raise FileError(target, "is a directory; give the file to write")
+        special = special_file_kind(target)
+        if special:
+            # (the rename would put a regular file in its place: /dev/null, for one)
+            raise FileError(target, f"is {special}; give a regular file to write")
         folder = os.path.dirname(os.path.abspath(target))
         if not os.path.isdir(folder):
             raise FileError(target, f"folder {folder} does not exist")

@@ -38,6 +38,10 @@ def write_counts(path: str, counts: dict[str, int]) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise CorpusError(path, "is a directory, not a file")
+    special = special_file_kind(path)
+    if special:
+        # (the rename would put a regular file in its place: /dev/null, for one)
+        raise CorpusError(path, f"is {special}, not a file a table can replace")
     if not os.path.isdir(folder):
         raise CorpusError(path, f"folder {folder} does not exist")
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{secrets.token_hex(4)}.part")

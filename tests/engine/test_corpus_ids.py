@@ -381,3 +381,12 @@ def test_a_line_of_megabytes_is_encoded_in_pieces_to_the_same_ids(tokenizer: Tok
         summary = encode_files(tokenizer, [str(source)], str(out), separator=separator)
         assert read_ids(out) == (per_document if kind == ".jsonl" else [i for ids in per_document for i in ids])
         assert summary.documents == 3
+
+
+def test_a_fifo_is_never_replaced_by_the_ids(byte_level: Tokenizer, botchan: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ids.bin"
+    os.mkfifo(out)
+    with pytest.raises(FileError, match="is a named pipe \\(FIFO\\); give a regular file to write"):
+        encode_files(byte_level, [str(botchan)], str(out))
+    assert listing(tmp_path) == ["ids.bin", "inputs"]
+    assert not out.is_file()

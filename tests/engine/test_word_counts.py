@@ -4,6 +4,7 @@ read back strictly, every bad line named."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -166,3 +167,12 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
         read_counts(str(tmp_path / "missing.tsv"))
     with pytest.raises(CorpusError, match="is a directory"):
         read_counts(str(tmp_path))
+
+
+def test_a_fifo_is_never_replaced_by_a_table(tmp_path: Path) -> None:
+    path = tmp_path / "counts.tsv"
+    os.mkfifo(path)
+    with pytest.raises(CorpusError) as raised:
+        write_counts(str(path), {"a": 1})
+    assert str(raised.value) == f"{path}: is a named pipe (FIFO), not a file a table can replace"
+    assert stat.S_ISFIFO(os.stat(path).st_mode) and os.listdir(tmp_path) == ["counts.tsv"]
