@@ -645,7 +645,8 @@ def make_parser() -> argparse.ArgumentParser:
     train = sub.add_parser(
         "train",
         help="train a tokenizer on text files and save it as tokenizer.json",
-        description="Train a tokenizer on UTF-8 text files and write it as a HuggingFace tokenizer.json. "
+        description="Train a tokenizer on UTF-8 text files and write it as a HuggingFace tokenizer.json "
+        "(an existing file is replaced only with --force). "
         + "; ".join(f"--preset {item.key}: {item.description}" for item in presets.PRESETS if item.available),
     )
     train.add_argument("--preset", choices=TRAINABLE, required=True, help="what kind of tokenizer to train")
