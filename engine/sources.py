@@ -737,6 +737,9 @@ def parse_record(line: str, path: str, number: int) -> object:
         raise CorpusError(path, f"line {number}: not JSON ({error.msg} at column {error.colno})") from None
     except RecursionError:
         raise CorpusError(path, f"line {number}: not JSON (nested too deeply)") from None
+    except ValueError as error:
+        # subtle: int() under json.loads refuses a number of more than 4,300 digits with a plain ValueError
+        raise CorpusError(path, f"line {number}: a JSON value cannot be read ({error})") from None
 
 
 def record_text(line: str, field: str, path: str, number: int) -> str:

@@ -120,7 +120,17 @@ def _special_tokens(given: str | None) -> list[str] | None:
     """`--special-tokens A,B` as a list (None: the preset's own)."""
     if given is None:
         return None
+    given = _argument_text("--special-tokens", given)
     return [t.strip() for t in given.split(",") if t.strip()]
+
+
+def _argument_text(option: str, given: str) -> str:
+    """An option's value as text: bytes of the command line that are not UTF-8 reach Python as
+    lone surrogates (surrogateescape), which no tokenizer file can hold: CliError naming them."""
+    try:
+        return cli_encode.text_argument(given, "strict", option) or ""
+    except cli_encode.EncodeError as error:
+        raise CliError(str(error)) from None
 
 
 def _check_output(
@@ -419,6 +429,8 @@ def _encode_to_file(args: argparse.Namespace) -> int:
         _check_not_special(target)
         if target.is_file() and not args.force:
             raise CliError(f"{target}: already exists; choose another name or pass --force to replace it")
+    if args.separator is not None:
+        args.separator = _argument_text("--separator", args.separator)
     tokenizer = _load(args.tokenizer)
     try:
         corpus_ids.separator_id(tokenizer, args.separator)

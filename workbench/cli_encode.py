@@ -217,10 +217,11 @@ def _good_lines(data: bytes) -> tuple[str, int]:
     return "".join(kept), dropped
 
 
-def text_argument(given: str, errors: str) -> str | None:
-    """--text as the user typed it. Bytes that are not UTF-8 reach the command line as lone
-    surrogates (Python's surrogateescape): they are decoded by `errors` like a line of a file
-    (None: skipped). EncodeError for a line that is not UTF-8 under "strict"."""
+def text_argument(given: str, errors: str, option: str = "--text") -> str | None:
+    """An option's text as the user typed it (--text; also --special-tokens, --separator).
+    Bytes that are not UTF-8 reach the command line as lone surrogates (Python's
+    surrogateescape): they are decoded by `errors` like a line of a file (None: skipped).
+    EncodeError naming the option for what is not UTF-8 under "strict"."""
     try:
         given.encode("utf-8")
         return given
@@ -229,7 +230,7 @@ def text_argument(given: str, errors: str) -> str | None:
     try:
         raw = given.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError as error:
-        raise EncodeError(f"--text: holds a lone surrogate, U+{ord(given[error.start]):04X}, which is not text") from None
+        raise EncodeError(f"{option}: holds a lone surrogate, U+{ord(given[error.start]):04X}, which is not text") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -237,7 +238,5 @@ def text_argument(given: str, errors: str) -> str | None:
             return raw.decode("utf-8", errors="replace")
         if errors == "skip":
             return None
-        raise EncodeError(
-            f"--text: byte 0x{raw[error.start]:02x} at offset {error.start} is not UTF-8 "
-            "(use --errors replace to substitute U+FFFD, or --errors skip to drop it)"
-        ) from None
+        hint = " (use --errors replace to substitute U+FFFD, or --errors skip to drop it)" if option == "--text" else ""
+        raise EncodeError(f"{option}: byte 0x{raw[error.start]:02x} at offset {error.start} is not UTF-8{hint}") from None

@@ -216,6 +216,9 @@ def test_jsonl_gz_and_another_field(tmp_path: Path) -> None:
         ('{"title": "t", "body": "b"}', ["line 3", "no field 'text'", "'title', 'body'"]),
         ('{"text": 12}', ["line 3", "field 'text' is a JSON number, not a string"]),
         ('{"text": null}', ["line 3", "null"]),
+        # int() refuses more than 4,300 digits with a plain ValueError (was a traceback)
+        ('{"text": "a", "n": 1' + "1" * 5000 + "}", ["line 3", "a JSON value cannot be read", "4300 digits"]),
+        ('{"text": ' + "[" * 100_000 + "]" * 100_000 + "}", ["line 3", "not JSON (nested too deeply)"]),
     ],
 )
 def test_bad_jsonl_lines_name_the_file_and_line(tmp_path: Path, line: str, fragments: list[str]) -> None:

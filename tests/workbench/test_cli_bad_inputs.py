@@ -7,6 +7,7 @@ options, outputs that exist, are folders, are devices or cannot be written."""
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import hashlib
 import os
@@ -87,6 +88,11 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "huge-count.tsv").write_text("word\t" + "9" * 5000 + "\n", encoding="utf-8")
     (folder / "i64-count.tsv").write_text("word\t9223372036854775808\n", encoding="utf-8")
     (folder / "superscript.tsv").write_text("word\t²\n", encoding="utf-8")
+    (folder / "digits.jsonl").write_text('{"text": "hello", "n": 1' + "1" * 5000 + "}\n", encoding="utf-8")
+    zstd = pytest.importorskip("zstandard").ZstdCompressor().compress(b"line of text\n" * 50_000)
+    (folder / "truncated.txt.zst").write_bytes(zstd[: len(zstd) // 2])
+    bz2_packed = bz2.compress(b"line of text\n" * 50_000)
+    (folder / "corrupt.txt.bz2").write_bytes(bz2_packed[:40] + b"\x00" * 60 + bz2_packed[100:])
     (folder / "emptydir").mkdir()
     (folder / "dir.json").mkdir()
     (folder / "dir.bin").mkdir()
@@ -114,6 +120,9 @@ CASES: list[tuple[list[str], int, list[str]]] = [
     (["train", "--preset", "bpe", "--vocab-size", "100", "-o", "out.json", "--counts", "superscript.tsv"], 1, ["superscript.tsv", "'²' is not a positive integer"]),
     (["train", "--preset", "bpe", "--vocab-size", "100", "-o", "out.json", "--counts", "missing.tsv"], 1, ["missing.tsv", "file not found"]),
     (["train", "--preset", "bpe", "--vocab-size", "100", "-o", "out.json", "--counts", "fifo.txt"], 1, ["fifo.txt", "named pipe (FIFO)"]),
+    (["train", "--preset", "bpe", "--vocab-size", "100", "-o", "out.json", "digits.jsonl"], 1, ["digits.jsonl", "line 1", "JSON value cannot be read"]),
+    (["train", "--preset", "bpe", "--vocab-size", "100", "-o", "out.json", "truncated.txt.zst"], 1, ["truncated.txt.zst", "is truncated"]),
+    (["train", "--preset", "bpe", "--vocab-size", "100", "-o", "out.json", "corrupt.txt.bz2"], 1, ["corrupt.txt.bz2", "not valid bzip2 data"]),
     # -- train: options
     (["train", "--preset", "bpe", "--vocab-size", "0", "-o", "out.json", "good.txt"], 1, ["--vocab-size", "positive", "0"]),
     (["train", "--preset", "bpe", "--vocab-size", "-5", "-o", "out.json", "good.txt"], 1, ["--vocab-size", "positive", "-5"]),
@@ -121,6 +130,7 @@ CASES: list[tuple[list[str], int, list[str]]] = [
     (["train", "--preset", "bpe", "--vocab-size", "1" + "0" * 30, "-o", "out.json", "good.txt"], 1, ["--vocab-size", "1,114,112"]),
     (["train", "--preset", "bert", "--vocab-size", "1" + "0" * 30, "-o", "out.json", "good.txt"], 1, ["--vocab-size", "1,114,112"]),
     (["train", "--preset", "sentencepiece-unigram", "--vocab-size", "1", "-q", "-o", "out.json", "good.txt"], 1, ["--vocab-size 1", "the smallest vocab_size for them is"]),
+    (["train", "--preset", "bpe", "--vocab-size", "100", "--special-tokens", "<s>,\udcff", "-o", "out.json", "good.txt"], 1, ["--special-tokens: byte 0xff at offset 4 is not UTF-8"]),
     (["train", "--preset", "bpe", "--vocab-size", "100", "--min-frequency", "-1", "-o", "out.json", "good.txt"], 1, ["--min-frequency", "0 or more"]),
     (["train", "--preset", "bpe", "--vocab-size", "100", "--min-frequency", "9" * 30, "-o", "out.json", "good.txt"], 1, ["--min-frequency", "at most 9,223,372,036,854,775,807"]),
     (["train", "--preset", "bpe", "--vocab-size", "100", "--input-sentence-size", "-1", "-o", "out.json", "good.txt"], 1, ["--input-sentence-size", "0 (every line) or more"]),
@@ -182,6 +192,8 @@ CASES: list[tuple[list[str], int, list[str]]] = [
     (["encode", "-t", "tok.json", "--out", "nofolder/ids.bin", "good.txt"], 1, ["nofolder/ids.bin", "does not exist"]),
     (["encode", "-t", "tok.json", "--out", "/proc/ids.bin", "good.txt"], 1, ["/proc/ids.bin", "cannot be written"]),
     (["encode", "-t", "tok.json", "--out", "ids.bin", "--separator", "<nope>", "good.txt"], 1, ["--separator", "<nope>"]),
+    (["encode", "-t", "tok.json", "--out", "ids.bin", "--separator", "\udcfe", "good.txt"], 1, ["--separator: byte 0xfe at offset 0 is not UTF-8"]),
+    (["encode", "-t", "tok.json", "--text", "\udcff"], 1, ["--text: byte 0xff at offset 0 is not UTF-8", "--errors replace"]),
     (["encode", "-t", "tok.json", "--out", "ids.bin", "--processes", "-2", "good.txt"], 1, ["--processes", "-2"]),
     (["encode", "-t", "tok.json", "--out", "ids.bin", "--errors", "skip", "good.txt"], 1, ["--errors", "without --out"]),
     (["encode", "-t", "tok.json", "--out", "ids.bin", "--json", "good.txt"], 1, ["--json", "--out"]),
