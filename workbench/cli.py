@@ -429,11 +429,10 @@ def _encode_to_file(args: argparse.Namespace) -> int:
         _check_not_special(target)
         if target.is_file() and not args.force:
             raise CliError(f"{target}: already exists; choose another name or pass --force to replace it")
-    if args.separator is not None:
-        args.separator = _argument_text("--separator", args.separator)
+    separator: str | None = _argument_text("--separator", args.separator) if args.separator is not None else None
     tokenizer = _load(args.tokenizer)
     try:
-        corpus_ids.separator_id(tokenizer, args.separator)
+        corpus_ids.separator_id(tokenizer, separator)
     except ValueError as error:
         raise CliError(f"--separator: {error}") from None
     if tokenizer.padding is not None:
@@ -450,7 +449,7 @@ def _encode_to_file(args: argparse.Namespace) -> int:
             tokenizer,
             list(args.files),
             args.out,
-            separator=args.separator,
+            separator=separator,
             processes=args.processes or 0,
             progress=progress,
             tokenizer_path=args.tokenizer,
@@ -459,7 +458,7 @@ def _encode_to_file(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
     if summary.separator_id is not None:
-        separated = f"separator {_visible(args.separator)}={summary.separator_id} after every document"
+        separated = f"separator {_visible(separator or '')}={summary.separator_id} after every document"
     elif summary.dtype == "json":
         separated = "one document per line"
     else:
