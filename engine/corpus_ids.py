@@ -395,8 +395,8 @@ class _Job:
             "tokens": self.tokens,
             "documents": self.documents,
             "separator_id": self.separator_id if self.separator_id >= 0 else None,
-            "tokenizer": tokenizer_path,
-            "files": list(files),
+            "tokenizer": _shown_path(tokenizer_path) if tokenizer_path is not None else None,
+            "files": [_shown_path(path) for path in files],
         }
         self.temporary.append(self.sidecar_path)
         try:
@@ -550,6 +550,12 @@ def _check_targets(targets: list[str], slices: list[FileSlice]) -> None:
                 same = False
             if same:
                 raise FileError(target, "is also an input file; writing there would destroy it")
+
+
+def _shown_path(path: str) -> str:
+    """A path as UTF-8 text: the bytes of a name that is not UTF-8 (lone surrogates, as Python
+    reads them) as escapes, "caf\\udce9.txt" -> "caf\\\\xe9.txt" (the sidecar must be UTF-8)."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _remove(path: str) -> None:

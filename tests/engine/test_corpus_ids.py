@@ -390,3 +390,13 @@ def test_a_fifo_is_never_replaced_by_the_ids(byte_level: Tokenizer, botchan: Pat
         encode_files(byte_level, [str(botchan)], str(out))
     assert listing(tmp_path) == ["ids.bin", "inputs"]
     assert not out.is_file()
+
+
+def test_a_file_name_that_is_not_utf8_is_escaped_in_the_sidecar(byte_level: Tokenizer, tmp_path: Path) -> None:
+    # (the sidecar's json.dumps met the name's lone surrogate: a UnicodeEncodeError traceback)
+    source = os.fsdecode(bytes(tmp_path) + b"/caf\xe9.txt")
+    Path(source).write_text("some text\n", encoding="utf-8")
+    out = tmp_path / "ids.bin"
+    encode_files(byte_level, [source], str(out), tokenizer_path=os.fsdecode(b"t\xff.json"))
+    sidecar = json.loads((tmp_path / "ids.bin.json").read_text(encoding="utf-8"))
+    assert sidecar["files"] == [f"{tmp_path}/caf\\xe9.txt"] and sidecar["tokenizer"] == "t\\xff.json"
