@@ -250,3 +250,16 @@ def test_a_line_longer_than_a_block_prints_the_tokens_of_the_whole_line(place: P
             assert json.loads(shown) == expected
         else:
             assert shown == " ".join(encoding.tokens)
+
+
+def test_file_names_that_are_not_utf8(place: Path, tmp_path: Path) -> None:
+    corpus = os.fsdecode(b"caf\xe9.txt")
+    (tmp_path / corpus).write_bytes((place / "small.txt").read_bytes())
+    trained = run("train", "--preset", "bpe", "--vocab-size", "150", "-q", "-o", os.fsdecode(b"t\xff.json"), corpus, cwd=tmp_path)
+    assert trained.returncode == 0, trained.stderr
+    assert trained.stderr.decode().endswith("-> t\\udcff.json\n")  # escaped on stderr
+    encoded = run("encode", "-t", os.fsdecode(b"t\xff.json"), "-q", "--out", "ids.bin", corpus, cwd=tmp_path)
+    assert encoded.returncode == 0, encoded.stderr
+    assert json.loads((tmp_path / "ids.bin.json").read_text(encoding="utf-8"))["files"] == ["caf\\xe9.txt"]
+    inspected = run("inspect", os.fsdecode(b"t\xff.json"), cwd=tmp_path)
+    assert inspected.returncode == 0 and inspected.stdout.startswith(b"file:            t\\udcff.json\n")
