@@ -282,6 +282,7 @@ def cmd_train(args: argparse.Namespace) -> int:
             progress.close()
     elapsed = time.monotonic() - started
     tokenizer.save(str(output), pretty=True)
+    _WRITTEN.append(str(output))
 
     total_bytes = sum(unit.size for unit in units) if table is None else table.stat().st_size
     read = len({unit.path for unit in units})
@@ -341,6 +342,7 @@ def cmd_count(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
     write_counts(str(output), counts)
+    _WRITTEN.append(str(output))
     elapsed = time.monotonic() - started
     total_bytes = sum(unit.size for unit in units)
     read = len({unit.path for unit in units})
@@ -457,6 +459,7 @@ def _encode_to_file(args: argparse.Namespace) -> int:
     finally:
         if progress is not None:
             progress.close()
+    _WRITTEN.extend(summary.paths)
     if summary.separator_id is not None:
         separated = f"separator {_visible(separator or '')}={summary.separator_id} after every document"
     elif summary.dtype == "json":
@@ -572,6 +575,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
             except OSError:
                 break
         raise
+    _WRITTEN.extend(str(target) for target in targets)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"Wrote {' and '.join(str(t) for t in targets)} ({convert.DESCRIPTIONS[args.to]})", file=sys.stderr)
@@ -827,11 +831,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt as interrupt:
         signum = interrupt.signum if isinstance(interrupt, Terminated) else signal.SIGINT
-        return _stopped_by(signum)
+        return _stopped_by(signum, _writes_files(args))
     except (EngineError, CliError) as error:
         if _SIGNALLED:
             # (a child stopped by the same signal may be noticed first)
-            return _stopped_by(_SIGNALLED[0])
+            return _stopped_by(_SIGNALLED[0], _writes_files(args))
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except OSError as error:
@@ -841,6 +845,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         _on_termination(previous)
         _SIGNALLED.clear()
+        _WRITTEN.clear()
 
 
 # -- standard streams and signals -------------------------------------------------------------
@@ -851,6 +856,8 @@ EXIT_BROKEN_PIPE = 141
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 # The stop signals received, first first.
 _SIGNALLED: list[int] = []
+# The files the command has written (renamed into place), for a message if a signal comes after.
+_WRITTEN: list[str] = []
 
 
 class Terminated(KeyboardInterrupt):
@@ -880,11 +887,21 @@ def _on_termination(handler: object) -> object:
     return previous
 
 
-def _stopped_by(signum: int) -> int:
-    """The one line for a command stopped by a signal, and its exit status (128 + the signal)."""
+def _writes_files(args: argparse.Namespace) -> bool:
+    """Whether the command writes files (not only standard output)."""
+    if args.command in ("train", "count"):
+        return not getattr(args, "estimate_only", False)
+    return args.command == "convert" or (args.command == "encode" and args.out is not None)
+
+
+def _stopped_by(signum: int, writes_files: bool) -> int:
+    """The one line for a command stopped by a signal, and its exit status (128 + the signal):
+    what it wrote, when it writes files ("nothing was written" before its output is complete)."""
     name = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+    if writes_files:
+        name += f"; already written: {' and '.join(_WRITTEN)}" if _WRITTEN else "; nothing was written"
     try:
-        print(f"{PROG}: {name}; nothing was written", file=sys.stderr)
+        print(f"{PROG}: {name}", file=sys.stderr)
     except OSError:
         pass
     return 128 + signum

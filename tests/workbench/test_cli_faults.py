@@ -263,3 +263,15 @@ def test_file_names_that_are_not_utf8(place: Path, tmp_path: Path) -> None:
     assert json.loads((tmp_path / "ids.bin.json").read_text(encoding="utf-8"))["files"] == ["caf\\xe9.txt"]
     inspected = run("inspect", os.fsdecode(b"t\xff.json"), cwd=tmp_path)
     assert inspected.returncode == 0 and inspected.stdout.startswith(b"file:            t\\udcff.json\n")
+
+
+def test_sigterm_while_printing_says_only_that_it_stopped(place: Path, big: Path) -> None:
+    # standard output already has lines: "nothing was written" would not be true
+    with subprocess.Popen([*COMMAND, "encode", "-t", "bpe.json", str(big)], cwd=place, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.readline().startswith(b"First Citizen")
+        process.send_signal(signal.SIGTERM)
+        process.stdout.read()
+        stderr = process.stderr.read()
+        assert process.wait(GUARD) == 143
+    assert stderr == b"tokenizer-workbench: stopped by SIGTERM\n"
