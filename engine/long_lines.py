@@ -14,6 +14,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Final
 
+from mypy_extensions import mypyc_attr
+
 from engine import chunking
 from engine.encoding import Encoding
 from engine.sources import LineCutter
@@ -98,8 +100,10 @@ def _part(encoding: Encoding, start: int, end: int) -> Encoding:
     )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class DocumentSink(ABC):
-    """Where `LineEncoder` puts each line's tokens: `add` once or more per line, then `end`."""
+    """Where `LineEncoder` puts each line's tokens: `add` once or more per line, then `end`
+    (the command line prints them: subclassed outside the compiled engine)."""
 
     @abstractmethod
     def add(self, ids: list[int], encoding: Encoding | None, shift: int) -> None:
