@@ -43,7 +43,6 @@ ARROW_BATCH_ROWS: Final = 8192
 # text between two cuts (a "word"): past it, CorpusError naming the file and the byte where that
 # line or word starts. A .gz of gigabytes of "a" with no line break stops here, not out of memory.
 MAX_LINE_BYTES: Final = 64 << 20
-MAX_LINE_TEXT: Final = "64 MB"
 PARQUET_EXTRA: Final = "pip install 'tokenizer-workbench[parquet]'"
 
 _COMPRESSIONS: Final = {".gz": "gz", ".bz2": "bz2", ".xz": "xz", ".zst": "zst"}
