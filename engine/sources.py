@@ -13,6 +13,7 @@ from __future__ import annotations
 import bz2
 import fnmatch
 import gzip
+import io
 import json
 import lzma
 import os
@@ -366,6 +367,30 @@ class FileRange(ByteStream):
 
     def close(self) -> None:
         self.stream.close()
+
+
+class OpenStream(ByteStream):
+    """An open buffered binary stream, standard input say, as a ByteStream: `read(n)` gives
+    what is there now (`read1`), so that lines typed at a terminal are read as they come."""
+
+    stream: io.BufferedIOBase
+    done: int
+
+    def __init__(self, stream: io.BufferedIOBase) -> None:
+        self.stream = stream
+        self.done = 0
+
+    @property
+    def raw_done(self) -> int:
+        return self.done
+
+    def read(self, size: int) -> bytes:
+        block = self.stream.read1(size)
+        self.done += len(block)
+        return block
+
+    def close(self) -> None:
+        pass  # (not ours to close)
 
 
 class LineCutter(ABC):

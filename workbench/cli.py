@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import NoReturn, TextIO, cast
 
 from tqdm import tqdm
 
@@ -28,7 +28,7 @@ from engine.errors import EngineError
 from engine.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
 from engine.formats import convert
 from engine.progress import ProgressSink, SilentProgress, TrainProgress
-from engine.sources import DEFAULT_FIELD, FORMAT_COUNTS, CorpusSource, DecompressedStream, special_file_kind
+from engine.sources import DEFAULT_FIELD, FORMAT_COUNTS, CorpusSource, DecompressedStream, OpenStream, special_file_kind
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
 from engine.unigram.training_run import VOCABULARY_TOO_SMALL
 from engine.word_counts import MAX_COUNT, read_counts, write_counts
@@ -389,7 +389,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
                 stream = DecompressedStream(name, "")
                 skipped += cli_encode.encode_stream(out, tokenizer, stream, name, args.errors, args.json, ascii_only)
         else:
-            stdin = cli_encode.ReadStream(sys.stdin.buffer)
+            stdin = OpenStream(cast(io.BufferedIOBase, sys.stdin.buffer))
             skipped = cli_encode.encode_stream(out, tokenizer, stdin, "standard input", args.errors, args.json, ascii_only)
     except cli_encode.EncodeError as error:
         raise CliError(str(error)) from None

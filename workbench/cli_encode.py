@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from typing import BinaryIO, Final, TextIO
+from typing import Final, TextIO
 
 from engine.encoding import Encoding
 from engine.long_lines import DocumentSink, LineEncoder, long_line_cutter
@@ -31,31 +31,6 @@ def visible(token: str) -> str:
     if token and not any(c.isspace() or not c.isprintable() for c in token):
         return token
     return json.dumps(token, ensure_ascii=False)
-
-
-class ReadStream(ByteStream):
-    """An open binary stream (a file, standard input) as the bytes `LineBlocks` reads: what is
-    there now (`read1`), so that lines typed at a terminal are encoded as they come."""
-
-    stream: BinaryIO
-    done: int
-
-    def __init__(self, stream: BinaryIO) -> None:
-        self.stream = stream
-        self.done = 0
-
-    def read(self, size: int) -> bytes:
-        read1 = getattr(self.stream, "read1", None)
-        block: bytes = read1(size) if read1 is not None else self.stream.read(size)
-        self.done += len(block)
-        return block
-
-    @property
-    def raw_done(self) -> int:
-        return self.done
-
-    def close(self) -> None:
-        pass
 
 
 class LinePrinter(DocumentSink):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import json
 import lzma
 import os
@@ -36,6 +37,7 @@ from engine.sources import (
     FileRange,
     LineBlocks,
     LineSample,
+    OpenStream,
     expand_inputs,
     folder_files,
     source_of,
@@ -609,3 +611,11 @@ def test_a_compressed_bomb_of_one_word_stops_at_the_bound(tmp_path: Path) -> Non
         what = "word" if splitter.line_cutter() is not None else "line"
         assert str(caught.value).startswith(f"{path}: has a {what} longer than 64 MB")
         assert str(caught.value).endswith("; it starts in the decompressed text at byte 0")
+
+
+def test_an_open_stream_is_read_as_it_comes() -> None:
+    # (standard input: each read takes what is there, so a line typed at a terminal is encoded at once)
+    stream = OpenStream(io.BufferedReader(io.BytesIO(b"one\ntwo\n" + b"x" * (READ_SIZE + 5))))  # type: ignore[arg-type]
+    blocks = _blocks(LineBlocks("standard input", stream))
+    assert blocks == [(b"one\ntwo\n", 0, True), (b"x" * (READ_SIZE + 5), 8, False)]
+    assert stream.raw_done == 8 + READ_SIZE + 5
