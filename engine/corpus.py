@@ -43,8 +43,10 @@ from engine.sources import (
     expand_inputs,
     open_texts,
     source_of,
+    special_file_error,
+    special_file_kind,
 )
-from engine.word_counts import read_counts
+from engine.word_counts import MAX_COUNT, read_counts
 from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, ProgressSink, report, report_every
 
 # Files are read in blocks of this size; progress is reported after each block.
@@ -211,11 +213,14 @@ def training_inputs(
     field: str = DEFAULT_FIELD,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    skipped: list[str] | None = None,
 ) -> list[FileSlice | CorpusSource]:
     """Each input as a checked unit of work: folders expanded (`sources.expand_inputs`), plain
     text as a whole-file `FileSlice` (split across processes by byte ranges), every other kind
     (`sources.source_of`: compressed, JSON Lines, Parquet/Arrow, word-count table) a
-    `CorpusSource` with its size. CorpusError for an input that cannot be read."""
+    `CorpusSource` with its size. CorpusError for an input that cannot be read, and for a
+    special file (FIFO, device, socket) named as an input; one found in a folder is left out
+    and its path added to `skipped`."""
     units: list[FileSlice | CorpusSource] = []
     for item in files:
         if isinstance(item, FileSlice):
@@ -223,7 +228,7 @@ def training_inputs(
         elif isinstance(item, CorpusSource):
             units.append(_unit_of(item))
         else:
-            for path in expand_inputs([item], include, exclude):
+            for path in expand_inputs([item], include, exclude, skipped):
                 units.append(_unit_of(source_of(path, field)))
     return units
 
@@ -557,6 +562,9 @@ def _checked_size(path: str) -> int:
         raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
     if stat.S_ISDIR(info.st_mode):
         raise CorpusError(path, "is a directory, not a text file")
+    special = special_file_kind(path)
+    if special:
+        raise special_file_error(path, special)
     try:
         with open(path, "rb"):
             pass
@@ -710,7 +718,10 @@ def _count_table(source: CorpusSource, counts: dict[str, int], progress: BytePro
     """Add a word-count table's words (already normalized and pre-tokenized) as they are."""
     table = read_counts(source.path)
     for word, count in table.items():
-        counts[word] = counts.get(word, 0) + count
+        total = counts.get(word, 0) + count
+        if total > MAX_COUNT:
+            raise CorpusError(source.path, f"the word {word!r} is counted more than {MAX_COUNT:,} times with the other inputs, the most the trainers can count")
+        counts[word] = total
     _advance(progress, 0, source.size, source.size)
 
 

@@ -2,7 +2,8 @@
 
 One document per input line (the line ending stripped; an empty line is an empty document), files
 in the order given, lines in file order, each encoded with `Tokenizer.encode_ids` (special tokens
-added as `encode` adds them). Several forked processes encode slices of the input into part files
+added as `encode` adds them; a line too long to hold whole is read and encoded in pieces where
+that gives the same ids: `engine.long_lines`). Several forked processes encode slices of the input into part files
 that are joined in order, so the output never depends on the process count. Everything is written
 to temporary files beside the output and renamed only when complete. Reading ids back is the
 reader's business (numpy, or the sidecar's description); no decoding here.
@@ -34,7 +35,9 @@ from typing import BinaryIO, Final
 
 from engine.corpus import BLOCK_SIZE, FileSlice, process_count, split_work, as_slices
 from engine.forked import ByteProgress, Children
-from engine.sources import FileRange, LineBlocks
+from engine.encoding import Encoding
+from engine.long_lines import DocumentSink, LineEncoder, long_line_cutter
+from engine.sources import FileRange, LineBlocks, special_file_kind
 from engine.collector import PausedCollector
 from engine.errors import CorpusError, EngineError, FileError
 from engine.progress import ProgressSink, SilentProgress, report
@@ -176,10 +179,11 @@ def npy_header(descr: str, length: int) -> bytes:
 # -- writing ids ---------------------------------------------------------------------------
 
 
-class _PartWriter:
+class _PartWriter(DocumentSink):
     """Appends documents' ids to an open file in the output's layout (a .npy header excluded).
 
-    `add` collects one document; `flush` writes what was collected (once per block of lines).
+    `add` collects the ids of the current document (a long line's come in several calls),
+    `end` closes it; `flush` writes what was collected (once per block of lines).
     """
 
     stream: BinaryIO
@@ -190,7 +194,8 @@ class _PartWriter:
     documents: int
     tokens: int
     ids: list[int]
-    lines: list[str]
+    chunks: list[str]  # .jsonl text not yet written
+    started: bool  # the current document has ids written to `chunks` (.jsonl)
 
     def __init__(self, stream: BinaryIO, output: str, dtype: str, separator_id: int) -> None:
         self.stream = stream
@@ -201,26 +206,38 @@ class _PartWriter:
         self.documents = 0
         self.tokens = 0
         self.ids = []
-        self.lines = []
+        self.chunks = []
+        self.started = False
 
-    def add(self, ids: list[int]) -> None:
-        self.documents += 1
-        if self.as_json:
-            if self.separator_id >= 0:
-                ids = ids + [self.separator_id]
-            self.tokens += len(ids)
-            self.lines.append(json.dumps(ids, separators=(",", ":")))
-        else:
+    def add(self, ids: list[int], encoding: Encoding | None, shift: int) -> None:
+        if not self.as_json:
             self.ids.extend(ids)
+            return
+        if not ids:
+            return
+        self.tokens += len(ids)
+        text = json.dumps(ids, separators=(",", ":"))
+        # subtle: "[1,2]" then "[3]" -> "[1,2" + ",3": one JSON array per document however many calls
+        self.chunks.append(text[:-1] if not self.started else "," + text[1:-1])
+        self.started = True
+
+    def end(self) -> None:
+        self.documents += 1
+        if not self.as_json:
             if self.separator_id >= 0:
                 self.ids.append(self.separator_id)
+            return
+        if self.separator_id >= 0:
+            self.add([self.separator_id], None, 0)
+        self.chunks.append("]\n" if self.started else "[]\n")
+        self.started = False
 
     def flush(self) -> None:
         if self.as_json:
-            if not self.lines:
+            if not self.chunks:
                 return
-            data = ("\n".join(self.lines) + "\n").encode("ascii")
-            self.lines = []
+            data = "".join(self.chunks).encode("ascii")
+            self.chunks = []
         else:
             if not self.ids:
                 return
@@ -243,40 +260,34 @@ class _PartWriter:
 
 
 def _encode_slice(tokenizer: Tokenizer, piece: FileSlice, writer: _PartWriter, progress: ByteProgress) -> None:
-    """Encode the lines in bytes [start, end) of a file (start is a line start), block by block."""
-    blocks = LineBlocks(piece.path, FileRange(piece.path, piece.start, piece.end), piece.start)
+    """Encode the lines in bytes [start, end) of a file (start is a line start), block by block;
+    a line too long for a block in pieces, where the pipeline allows (`engine.long_lines`)."""
+    cutter = long_line_cutter(tokenizer, with_offsets=False)
+    blocks = LineBlocks(piece.path, FileRange(piece.path, piece.start, piece.end), piece.start, cutter)
+    lines = LineEncoder(tokenizer, writer, ids_only=True)
     reported = 0
     try:
         while blocks.next_block():
-            _encode_lines(tokenizer, piece.path, blocks.data, blocks.offset, blocks.complete, writer)
+            text = _decoded(piece.path, blocks.data, blocks.offset)
+            lines.feed(text, blocks.complete)
+            writer.flush()
             progress.advance(blocks.raw_done - reported)
             reported = blocks.raw_done
+        lines.finish()
+        writer.flush()
     finally:
         blocks.close()
 
 
-def _encode_lines(
-    tokenizer: Tokenizer, path: str, data: bytes, offset: int, ends_with_newline: bool, writer: _PartWriter
-) -> None:
-    """Encode the lines in `data` (bytes from `offset` of `path`) as documents, one per line."""
+def _decoded(path: str, data: bytes, offset: int) -> str:
+    """`data` (bytes from `offset` of `path`) as UTF-8, or the CorpusError naming the line and byte."""
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         where = offset + error.start
         raise CorpusError(
             path, f"line {_line_number(path, where)}: byte 0x{data[error.start]:02x} is not UTF-8 ({error.reason})", where
         ) from None
-    lines = text.split("\n")
-    # subtle: only '\n' ends a line, as in training; a '\r' before it is part of the line ending.
-    whole = len(lines) - 1
-    for i in range(whole):
-        line = lines[i]
-        if line.endswith("\r"):
-            line = line.rstrip("\r")
-        writer.add(tokenizer.encode_ids(line))
-    if not ends_with_newline and lines[whole]:
-        writer.add(tokenizer.encode_ids(lines[whole].rstrip("\r")))
-    writer.flush()
 
 
 def _line_number(path: str, offset: int) -> int:
@@ -384,8 +395,8 @@ class _Job:
             "tokens": self.tokens,
             "documents": self.documents,
             "separator_id": self.separator_id if self.separator_id >= 0 else None,
-            "tokenizer": tokenizer_path,
-            "files": list(files),
+            "tokenizer": _shown_path(tokenizer_path) if tokenizer_path is not None else None,
+            "files": [_shown_path(path) for path in files],
         }
         self.temporary.append(self.sidecar_path)
         try:
@@ -518,10 +529,15 @@ def _encode_part(
 
 
 def _check_targets(targets: list[str], slices: list[FileSlice]) -> None:
-    """FileError when a target is a folder, sits in a missing folder, or is one of the inputs."""
+    """FileError when a target is a folder or a special file, sits in a missing folder, or is
+    one of the inputs."""
     for target in targets:
         if os.path.isdir(target):
             raise FileError(target, "is a directory; give the file to write")
+        special = special_file_kind(target)
+        if special:
+            # (the rename would put a regular file in its place: /dev/null, for one)
+            raise FileError(target, f"is {special}; give a regular file to write")
         folder = os.path.dirname(os.path.abspath(target))
         if not os.path.isdir(folder):
             raise FileError(target, f"folder {folder} does not exist")
@@ -534,6 +550,12 @@ def _check_targets(targets: list[str], slices: list[FileSlice]) -> None:
                 same = False
             if same:
                 raise FileError(target, "is also an input file; writing there would destroy it")
+
+
+def _shown_path(path: str) -> str:
+    """A path as UTF-8 text: the bytes of a name that is not UTF-8 (lone surrogates, as Python
+    reads them) as escapes, "caf\\udce9.txt" -> "caf\\\\xe9.txt" (the sidecar must be UTF-8)."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _remove(path: str) -> None:

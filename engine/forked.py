@@ -20,8 +20,13 @@ from collections.abc import Callable
 from multiprocessing import get_context
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
+from typing import Final
 
 from engine.errors import CorpusError, EngineError, FileError
+
+
+# The signals that stop a command (the command line turns them into exceptions in its process).
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class ByteProgress(ABC):
@@ -95,7 +100,14 @@ class Children:
         self.errors.append(None)
         self.finished.append(False)
         self.pending += 1
-        child.start()
+        # subtle: a stop signal arriving during the fork would run this process's handler inside
+        # the fork's own hooks, which swallow what it raises (Python prints "Exception ignored
+        # in _releaseLock"): held back until the fork is over, then raised here as usual.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+        try:
+            child.start()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         sender.close()
         self.processes.append(child)
 
@@ -131,13 +143,17 @@ class Children:
         return None
 
     def stop(self) -> None:
-        """Close the pipes, stop the children still running and reap them all."""
-        for connection in self.connections:
-            connection.close()
+        """Stop the children still running, reap them all, then close the pipes.
+
+        subtle: in this order; a pipe closed first makes a still running child's next send
+        fail (it then exits quietly, see `_child_main`, but it had no need to get that far)."""
         for child in self.processes:
             if child.is_alive():
                 child.terminate()
+        for child in self.processes:
             child.join()
+        for connection in self.connections:
+            connection.close()
         self.connections = []
         self.processes = []
 
@@ -161,23 +177,36 @@ class Children:
 
 
 def _child_main(connection: Connection, inherited: list[Connection], work: Callable[[ByteProgress], object]) -> None:
-    """A forked child: run `work`, then send ("done", result) or its error, and exit."""
+    """A forked child: run `work`, then send ("done", result) or its error, and exit. A parent
+    that is gone (killed: the pipe is broken) ends the child quietly, with no traceback."""
     close_inherited(inherited)
     # subtle: Ctrl-C reaches the whole process group, and the parent may have made SIGTERM raise
     # so that it can clean up: the parent stops its children itself, with a plain SIGTERM.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # (held back by `start` for the fork)
     gc.disable()
     # subtle: one name per handler. mypyc gives a name bound by several handlers the type of
     # the first, so a FileError caught `as error` after `except CorpusError as error` raised a
     # TypeError in the child, which then died without a word.
+    message: tuple[object, ...]
     try:
-        connection.send(("done", work(PipeProgress(connection))))
+        message = ("done", work(PipeProgress(connection)))
     except CorpusError as corpus_error:
-        connection.send(("corpus", corpus_error.path, corpus_error.reason, corpus_error.byte_offset))
+        message = ("corpus", corpus_error.path, corpus_error.reason, corpus_error.byte_offset)
     except FileError as file_error:
-        connection.send(("file", file_error.path, file_error.reason))
+        message = ("file", file_error.path, file_error.reason)
+    except BrokenPipeError:
+        message = ()  # a progress report found the parent gone: nobody to tell
     except Exception as other:  # noqa: BLE001 - reported to the parent, which raises it
-        connection.send(("failed", f"{type(other).__name__}: {other}"))
+        message = ("failed", f"{type(other).__name__}: {other}")
+    try:
+        if message:
+            connection.send(message)
+    except OSError:
+        pass  # the parent is gone (killed): nobody to tell
     finally:
         connection.close()
+    if not message:
+        sys.exit(1)

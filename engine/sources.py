@@ -1,9 +1,10 @@
 """Training inputs beyond plain text files: folders, compressed text, JSON Lines, Parquet/Arrow.
 
-What kind of input a path is (`source_of`), which files a folder contributes (`expand_inputs`),
-and readers that stream a source in bounded blocks: whole-line byte blocks (`LineBlocks`, over a
-plain file's range or decompressed text) or texts (`RecordReader` for JSON Lines, `ArrowReader` for
-Parquet/Arrow).
+What kind of input a path is (`source_of`; `special_file_kind` for FIFOs and devices, which are
+never read), which files a folder contributes (`expand_inputs`), and readers that stream a
+source in bounded blocks: whole-line byte blocks (`LineBlocks`, over a plain file's range or
+decompressed text; no line, or word between two cuts, longer than MAX_LINE_BYTES) or texts
+(`RecordReader` for JSON Lines, `ArrowReader` for Parquet/Arrow).
 No word counting here (that is `engine.corpus`); every problem is a CorpusError naming the file.
 """
 
@@ -12,10 +13,12 @@ from __future__ import annotations
 import bz2
 import fnmatch
 import gzip
+import io
 import json
 import lzma
 import os
 import random
+import stat
 import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -37,6 +40,10 @@ READ_SIZE: Final = 1 << 19
 ZSTD_FEED: Final = 1 << 13
 # Parquet rows per record batch.
 ARROW_BATCH_ROWS: Final = 8192
+# The longest line `LineBlocks` gathers whole, and, where a line may be cut at spaces, the longest
+# text between two cuts (a "word"): past it, CorpusError naming the file and the byte where that
+# line or word starts. A .gz of gigabytes of "a" with no line break stops here, not out of memory.
+MAX_LINE_BYTES: Final = 64 << 20
 PARQUET_EXTRA: Final = "pip install 'tokenizer-workbench[parquet]'"
 
 _COMPRESSIONS: Final = {".gz": "gz", ".bz2": "bz2", ".xz": "xz", ".zst": "zst"}
@@ -113,9 +120,40 @@ def source_of(path: str, field: str = DEFAULT_FIELD) -> CorpusSource:
     return CorpusSource(path, FORMAT_LINES, compression, field)
 
 
-def expand_inputs(paths: Sequence[str], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[str]:
+def special_file_kind(path: str) -> str:
+    """What `path` is when it is neither a regular file nor a folder, as a phrase for messages:
+    a FIFO -> "a named pipe (FIFO)", /dev/zero -> "a character device"; "" for a regular file,
+    a folder, or a path that cannot be looked at (opening it says why).
+
+    Such files are never read: a FIFO without a writer blocks forever, /dev/zero never ends."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return ""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return ""
+    if stat.S_ISFIFO(mode):
+        return "a named pipe (FIFO)"
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def special_file_error(path: str, kind: str) -> CorpusError:
+    """The error for a special file named as an input (`special_file_kind` gave `kind`)."""
+    return CorpusError(path, f"is {kind}, not a regular file; only regular files are read (save the data to a file first)")
+
+
+def expand_inputs(
+    paths: Sequence[str], include: Sequence[str] = (), exclude: Sequence[str] = (), skipped: list[str] | None = None
+) -> list[str]:
     """The files behind `paths`: a file as is; a folder's files (`folder_files`) that `wanted`
-    keeps. CorpusError for a folder with no matching file.
+    keeps. CorpusError for a folder with no matching file. A folder's special files (FIFOs,
+    devices, sockets) that the globs keep are left out and their paths added to `skipped`.
 
     `expand_inputs(["data"], include=["*.txt"], exclude=["build/*"])` -> ["data/a.txt", "data/sub/b.txt"]
     """
@@ -124,7 +162,12 @@ def expand_inputs(paths: Sequence[str], include: Sequence[str] = (), exclude: Se
         if not os.path.isdir(path):
             found.append(path)
             continue
-        relative = [rel for rel in folder_files(path) if wanted(rel, include, exclude)]
+        specials: list[str] = []
+        relative = [rel for rel in folder_files(path, specials) if wanted(rel, include, exclude)]
+        if skipped is not None:
+            for rel in specials:
+                if wanted(rel, include, exclude):
+                    skipped.append(os.path.join(path, rel.replace("/", os.sep)))
         if not relative:
             raise CorpusError(path, f"is a directory with no training file in it{_globs_text(include, exclude)}")
         for rel in relative:
@@ -132,16 +175,26 @@ def expand_inputs(paths: Sequence[str], include: Sequence[str] = (), exclude: Se
     return found
 
 
-def folder_files(folder: str) -> list[str]:
+def folder_files(folder: str, specials: list[str] | None = None) -> list[str]:
     """Every file in `folder`, recursively, as its path relative to the folder with "/"
-    separators, sorted; hidden files and folders (a leading ".") are skipped."""
+    separators, sorted; hidden files and folders (a leading ".") are skipped, and so are
+    special files (FIFOs, devices, sockets: `special_file_kind`), whose relative paths go to
+    `specials` (sorted)."""
     relative: list[str] = []
     for parent, subfolders, names in os.walk(folder):
         subfolders[:] = [name for name in subfolders if not name.startswith(".")]
         for name in names:
             if not name.startswith("."):
-                relative.append(os.path.relpath(os.path.join(parent, name), folder).replace(os.sep, "/"))
+                full = os.path.join(parent, name)
+                rel = os.path.relpath(full, folder).replace(os.sep, "/")
+                if special_file_kind(full):
+                    if specials is not None:
+                        specials.append(rel)
+                    continue
+                relative.append(rel)
     relative.sort()
+    if specials is not None:
+        specials.sort()
     return relative
 
 
@@ -278,6 +331,9 @@ class FileRange(ByteStream):
 
     def __init__(self, path: str, start: int, end: int) -> None:
         self.path = path
+        special = special_file_kind(path)
+        if special:
+            raise special_file_error(path, special)
         try:
             self.stream = open(path, "rb")
         except FileNotFoundError:
@@ -311,6 +367,30 @@ class FileRange(ByteStream):
 
     def close(self) -> None:
         self.stream.close()
+
+
+class OpenStream(ByteStream):
+    """An open buffered binary stream, standard input say, as a ByteStream: `read(n)` gives
+    what is there now (`read1`), so that lines typed at a terminal are read as they come."""
+
+    stream: io.BufferedIOBase
+    done: int
+
+    def __init__(self, stream: io.BufferedIOBase) -> None:
+        self.stream = stream
+        self.done = 0
+
+    @property
+    def raw_done(self) -> int:
+        return self.done
+
+    def read(self, size: int) -> bytes:
+        block = self.stream.read1(size)
+        self.done += len(block)
+        return block
+
+    def close(self) -> None:
+        pass  # (not ours to close)
 
 
 class LineCutter(ABC):
@@ -391,6 +471,9 @@ class DecompressedStream(ByteStream):
         self.path = path
         self.compression = compression
         self.produced = 0
+        special = special_file_kind(path)
+        if special:
+            raise special_file_error(path, special)
         try:
             self.raw = open(path, "rb")
         except FileNotFoundError:
@@ -462,24 +545,38 @@ class LineBlocks:
     Blocks hold about READ_SIZE bytes. A longer line is gathered whole, unless a `cutter` says
     where it may be cut without changing what it counts: then no block holds more than about
     READ_SIZE bytes however long the line, and a cut block is not `complete`. The last line of
-    the stream without "\\n" is not complete either.
+    the stream without "\\n" is not complete either. A line gathered whole (or, with a cutter,
+    a text between two cuts) of more than `max_line` bytes (its "\\n" not counted; `max_line`
+    is at least READ_SIZE: lines within one block are never refused) raises CorpusError naming
+    the file and the byte it starts at.
     """
 
     path: str
     stream: ByteStream
     cutter: LineCutter | None
+    max_line: int
     pending: list[bytes]
+    pending_size: int
     data: bytes
     offset: int
     complete: bool
     next_offset: int
     done: bool
 
-    def __init__(self, path: str, stream: ByteStream, first_offset: int = 0, cutter: LineCutter | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        stream: ByteStream,
+        first_offset: int = 0,
+        cutter: LineCutter | None = None,
+        max_line: int = MAX_LINE_BYTES,
+    ) -> None:
         self.path = path
         self.stream = stream
         self.cutter = cutter
+        self.max_line = max_line
         self.pending = []
+        self.pending_size = 0
         self.data = b""
         self.offset = first_offset
         self.complete = True
@@ -502,13 +599,21 @@ class LineBlocks:
                 cut = cutter.cut(block)
             if cut == 0:
                 self.pending.append(block)
+                self.pending_size += len(block)
+                if self.pending_size > self.max_line:
+                    raise self._too_long()
                 continue
             if self.pending:
+                # the line (or word) that the pending bytes began ends at the block's first break
+                first = block.find(b"\n")
+                if self.pending_size + (first if first >= 0 else cut) > self.max_line:
+                    raise self._too_long()
                 self.pending.append(block[:cut])
                 data = b"".join(self.pending)
             else:
                 data = block[:cut] if cut < len(block) else block
             self.pending = [block[cut:]] if cut < len(block) else []
+            self.pending_size = len(block) - cut
             self._give(data)
             return True
         if self.pending:
@@ -518,6 +623,17 @@ class LineBlocks:
                 self._give(last)
                 return True
         return False
+
+    def _too_long(self) -> CorpusError:
+        """The error for a line (or, with a cutter, a text with no place to cut) past `max_line`."""
+        size = f"{self.max_line >> 20} MB" if self.max_line >= 1 << 20 else f"{self.max_line:,} bytes"
+        if self.cutter is None:
+            what = f"a line longer than {size}, the longest line read whole"
+        else:
+            what = f"a word longer than {size} (no space or line break to cut it at), the longest word read whole"
+        stream = self.stream
+        where = " in the decompressed text" if isinstance(stream, DecompressedStream) and stream.compression else ""
+        return CorpusError(self.path, f"has {what}; it starts{where}", self.next_offset)
 
     def _give(self, data: bytes) -> None:
         self.data = data
@@ -645,6 +761,9 @@ def parse_record(line: str, path: str, number: int) -> object:
         raise CorpusError(path, f"line {number}: not JSON ({error.msg} at column {error.colno})") from None
     except RecursionError:
         raise CorpusError(path, f"line {number}: not JSON (nested too deeply)") from None
+    except ValueError as error:
+        # subtle: int() under json.loads refuses a number of more than 4,300 digits with a plain ValueError
+        raise CorpusError(path, f"line {number}: a JSON value cannot be read ({error})") from None
 
 
 def record_text(line: str, field: str, path: str, number: int) -> str:

@@ -12,11 +12,18 @@ import stat
 from typing import Final
 
 from engine.errors import CorpusError
+from engine.sources import special_file_kind
 
 # Lines are written to the temporary file in batches of this many.
 WRITE_BATCH: Final = 4096
 # Bad text quoted in an error message is cut to this many characters.
 QUOTE_LIMIT: Final = 40
+# The largest count a table may hold, each and in total: the trainers count in 64-bit signed
+# integers (mypyc's i64, as HF's u64 but signed).
+MAX_COUNT: Final = (1 << 63) - 1
+# A line of a table longer than this is refused before it is read whole (a word is a few
+# dozen bytes; a table with a line this long is not a table).
+MAX_TABLE_LINE: Final = 1 << 20
 
 
 def write_counts(path: str, counts: dict[str, int]) -> None:
@@ -31,6 +38,10 @@ def write_counts(path: str, counts: dict[str, int]) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise CorpusError(path, "is a directory, not a file")
+    special = special_file_kind(path)
+    if special:
+        # (the rename would put a regular file in its place: /dev/null, for one)
+        raise CorpusError(path, f"is {special}, not a file a table can replace")
     if not os.path.isdir(folder):
         raise CorpusError(path, f"folder {folder} does not exist")
     tmp = os.path.join(folder, f".{os.path.basename(path)}.{os.getpid()}.{secrets.token_hex(4)}.part")
@@ -63,25 +74,44 @@ def read_counts(path: str) -> dict[str, int]:
     """word -> count from a `word<TAB>count` table (lines end with "\\n" or "\\r\\n").
 
     Streamed line by line. Raises CorpusError(path, "line N: ...") for a line without a tab, a
-    count that is not a positive integer, an empty word, a word seen on an earlier line, bytes
-    that are not UTF-8 (with the byte offset); and for an empty or unreadable file.
+    count that is not a positive integer or is above MAX_COUNT, an empty word, a word seen on an
+    earlier line, bytes that are not UTF-8 (with the byte offset), a line longer than
+    MAX_TABLE_LINE; for counts adding up to more than MAX_COUNT; for a special file (a FIFO, a
+    device), an empty or an unreadable file.
     """
     counts: dict[str, int] = {}
     if os.path.isdir(path):
         raise CorpusError(path, "is a directory, not a word-count table")
+    total = 0
     try:
+        special = special_file_kind(path)
+        if special:
+            raise CorpusError(path, f"is {special}, not a word-count table")
         with open(path, "rb") as stream:
             number = 0
             offset = 0
-            for raw in stream:
+            while True:
+                # subtle: a bounded readline, so that a file without line breaks is never read whole
+                raw = stream.readline(MAX_TABLE_LINE + 1)
+                if not raw:
+                    break
                 number += 1
                 start = offset
                 offset += len(raw)
+                if len(raw) > MAX_TABLE_LINE:
+                    raise CorpusError(
+                        path, f"line {number}: longer than {MAX_TABLE_LINE >> 20} MB, so not a word<TAB>count line; it starts", start
+                    )
                 word, count = _parse_line(path, raw, number, start)
                 if word in counts:
                     first = _first_line_of(path, word)
                     raise CorpusError(path, f"line {number}: the word {_quote(word)} was already on line {first}")
                 counts[word] = count
+                total += count
+                if total > MAX_COUNT:
+                    raise CorpusError(
+                        path, f"line {number}: the counts add up to more than {MAX_COUNT:,}, the most the trainers can count"
+                    )
     except FileNotFoundError:
         raise CorpusError(path, "file not found") from None
     except OSError as error:
@@ -92,6 +122,8 @@ def read_counts(path: str) -> dict[str, int]:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+_MAX_COUNT_TEXT: Final = str(MAX_COUNT)
 
 
 def _table_order(item: tuple[str, int]) -> tuple[int, str]:
@@ -112,6 +144,8 @@ def _check_entry(path: str, word: str, count: int) -> None:
         )
     if count <= 0:
         raise CorpusError(path, f"cannot write the word {word!r} with count {count}: counts must be positive")
+    if count > MAX_COUNT:
+        raise CorpusError(path, f"cannot write the word {word!r} with count {count}: counts must be at most {MAX_COUNT:,}")
 
 
 def _parse_line(path: str, raw: bytes, number: int, offset: int) -> tuple[str, int]:
@@ -135,9 +169,18 @@ def _parse_line(path: str, raw: bytes, number: int, offset: int) -> tuple[str, i
         raise CorpusError(path, f"line {number}: empty word before the tab")
     if "\t" in text:
         raise CorpusError(path, f"line {number}: more than one tab in {_quote(line)}; expected word<TAB>count")
-    # subtle: int() would also take " 7", "+7", "7_000" and non-ASCII digits; a table has none.
+    # subtle: int() would also take " 7", "+7", "7_000" and non-ASCII digits ("²" is isdigit()
+    # but not isdecimal(); "٣" is both): a table has only ASCII digits.
     if not text or not text.isascii() or not text.isdigit():
         raise CorpusError(path, f"line {number}: the count {_quote(text)} is not a positive integer")
+    # subtle: checked by length before int(), which refuses more than 4,300 digits with a ValueError
+    digits = text.lstrip("0")
+    if len(digits) > len(_MAX_COUNT_TEXT) or (len(digits) == len(_MAX_COUNT_TEXT) and digits > _MAX_COUNT_TEXT):
+        raise CorpusError(
+            path,
+            f"line {number}: the count {_quote(text)} ({len(text):,} digits) is too large: counts must be at most "
+            f"{MAX_COUNT:,}",
+        )
     count = int(text)
     if count == 0:
         raise CorpusError(path, f"line {number}: the count {_quote(text)} is not a positive integer")

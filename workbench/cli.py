@@ -7,29 +7,31 @@ engine error becomes one line on stderr and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import io
 import json
+import os
 import signal
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import BinaryIO, NoReturn, TextIO
+from typing import NoReturn, TextIO, cast
 
 from tqdm import tqdm
 
 import engine
-from workbench import presets
+from workbench import cli_encode, presets
 from workbench.formatting import human_size, sampled_text
 from engine import corpus_ids, models
 from engine.corpus import FileSlice, as_slices, process_count, training_inputs
-from engine.encoding import Encoding
 from engine.errors import EngineError
 from engine.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
 from engine.formats import convert
 from engine.progress import ProgressSink, SilentProgress, TrainProgress
-from engine.sources import DEFAULT_FIELD, FORMAT_COUNTS, CorpusSource
+from engine.sources import DEFAULT_FIELD, FORMAT_COUNTS, CorpusSource, DecompressedStream, OpenStream, special_file_kind
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
-from engine.word_counts import read_counts, write_counts
+from engine.unigram.training_run import VOCABULARY_TOO_SMALL
+from engine.word_counts import MAX_COUNT, read_counts, write_counts
 
 PROG = "tokenizer-workbench"
 EXIT_ERROR = 1
@@ -118,18 +120,89 @@ def _special_tokens(given: str | None) -> list[str] | None:
     """`--special-tokens A,B` as a list (None: the preset's own)."""
     if given is None:
         return None
+    given = _argument_text("--special-tokens", given)
     return [t.strip() for t in given.split(",") if t.strip()]
 
 
-def _check_output(output: Path, inputs: list[Path]) -> None:
+def _argument_text(option: str, given: str) -> str:
+    """An option's value as text: bytes of the command line that are not UTF-8 reach Python as
+    lone surrogates (surrogateescape), which no tokenizer file can hold: CliError naming them."""
+    try:
+        return cli_encode.text_argument(given, "strict", option) or ""
+    except cli_encode.EncodeError as error:
+        raise CliError(str(error)) from None
+
+
+def _check_output(
+    output: Path, inputs: list[Path], force: bool, what: str = "tokenizer file", example: str = "tokenizer.json", role: str = "training file"
+) -> None:
+    """CliError unless `output` can be written without harm: not a folder, a special file or
+    one of the inputs, in a folder that exists, and (unless `force`) not there yet."""
     if output.is_dir():
-        raise CliError(f"{output}: is a directory; give the tokenizer file to write, e.g. {output / 'tokenizer.json'}")
+        raise CliError(f"{output}: is a directory; give the {what} to write, e.g. {output / example}")
+    _check_not_special(output)
     if not output.parent.is_dir():
         raise CliError(f"{output}: folder {output.parent} does not exist")
     resolved = output.resolve()
     for path in inputs:
         if path.exists() and path.resolve() == resolved:
-            raise CliError(f"{output}: is also a training file; writing there would destroy it")
+            raise CliError(f"{output}: is also {'an' if role[0] in 'aeiou' else 'a'} {role}; writing there would destroy it")
+    if output.exists() and not force:
+        raise CliError(f"{output}: already exists; choose another name or pass --force to replace it")
+    _check_writable(output)
+
+
+def _check_writable(output: Path) -> None:
+    """CliError when nothing can be written beside `output` (a read-only folder, /proc): found
+    now, not after an hour of training. A probe file is made in its folder and removed at once."""
+    probe = output.parent / f".{output.name}.{os.getpid()}.probe"
+    try:
+        descriptor = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as error:
+        raise CliError(f"{output}: cannot be written in {output.parent} ({error.strerror or error})") from None
+    os.close(descriptor)
+    try:
+        os.unlink(probe)
+    except OSError:
+        pass
+
+
+def _check_not_special(output: Path) -> None:
+    """CliError for an output path that is a FIFO or a device: writing replaces the file by
+    renaming a new one over it, which would put a regular file in place of, say, /dev/null."""
+    kind = special_file_kind(str(output))
+    if kind:
+        raise CliError(f"{output}: is {kind}; give a regular file to write (it is replaced whole)")
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """`folder` and its ancestors that do not exist yet, deepest first: a/b/c with only a -> [a/b/c, a/b]."""
+    missing: list[Path] = []
+    current = folder.absolute()
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    return missing
+
+
+def _load(path: str) -> engine.Tokenizer:
+    """The tokenizer in a file of any format `convert` reads; a FIFO or device is refused
+    unopened (reading one could block forever or never end)."""
+    return _load_noted(path).tokenizer
+
+
+def _load_noted(path: str) -> convert.Loaded:
+    """`_load`, with what the reader inferred from the file (a vocab.txt's case)."""
+    kind = special_file_kind(path)
+    if kind:
+        raise CliError(f"{path}: is {kind}, not a tokenizer file")
+    return convert.load_noted(path)
+
+
+def _note_skipped(skipped: list[str]) -> None:
+    """One note per special file found in a FILE folder and left out."""
+    for path in skipped:
+        print(f"note: skipped {path}: {special_file_kind(path) or 'a special file'}, not a regular file", file=sys.stderr)
 
 
 def _preset_pipeline(
@@ -139,7 +212,8 @@ def _preset_pipeline(
     try:
         return presets.build(key, vocab_size, min_frequency, special)
     except ValueError as error:
-        raise CliError(f"--preset {key}: {error}") from None
+        # (the trainer's own words name its option: "vocab_size above 1,114,112 is not supported")
+        raise CliError(f"--preset {key}: {str(error).replace('vocab_size', '--vocab-size')}") from None
 
 
 def _versus(estimate: TrainingEstimate | None) -> str:
@@ -156,6 +230,9 @@ def cmd_train(args: argparse.Namespace) -> int:
         raise CliError(f"--vocab-size must be positive, got {args.vocab_size}")
     if args.min_frequency < 0:
         raise CliError(f"--min-frequency must be 0 or more, got {args.min_frequency}")
+    if args.min_frequency > MAX_COUNT:
+        # (no count is larger: the trainers count in 64-bit integers)
+        raise CliError(f"--min-frequency must be at most {MAX_COUNT:,}, got {args.min_frequency:,}")
     files = [Path(f) for f in args.files]
     if args.output is None and not args.estimate_only:
         raise CliError("the following argument is required: -o/--output")
@@ -173,9 +250,11 @@ def cmd_train(args: argparse.Namespace) -> int:
             "train on the FILEs to sample them, or leave the option out to train on the whole table"
         )
     # folders expanded, every input's kind known and every file readable before anything is trained
-    units = training_inputs(args.files, args.field, args.include or (), args.exclude or ()) if table is None else []
+    skipped: list[str] = []
+    units = training_inputs(args.files, args.field, args.include or (), args.exclude or (), skipped) if table is None else []
     if not args.estimate_only:
-        _check_output(output, [Path(unit.path) for unit in units] if table is None else [table])
+        _check_output(output, [Path(unit.path) for unit in units] if table is None else [table], args.force)
+    _note_skipped(skipped)
     tokenizer, trainer = _preset_pipeline(args.preset, args.vocab_size, args.min_frequency, _special_tokens(args.special_tokens))
 
     estimate: TrainingEstimate | None = None
@@ -184,7 +263,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         inputs: list[FileSlice | CorpusSource] = [CorpusSource(str(table), FORMAT_COUNTS)] if table is not None else list(units)
         processes = 1 if table is not None else process_count(sum(unit.size for unit in units), 0)
         estimate = estimate_training(tokenizer, inputs, trainer, processes, sample_lines=args.input_sentence_size)
-        print(f"estimate: {estimate.describe()}", file=sys.stdout if args.estimate_only else sys.stderr)
+        print(f"estimate: {estimate.describe()}", file=_stdout("the estimate") if args.estimate_only else sys.stderr)
     if args.estimate_only:
         return 0
     progress: TqdmProgress | StageLines | None = None
@@ -198,11 +277,17 @@ def cmd_train(args: argparse.Namespace) -> int:
             report = tokenizer.train_from_counts(read_counts(str(table)), trainer, progress=sink)
         else:
             report = tokenizer.train(units, trainer, progress=sink, sample_lines=args.input_sentence_size)
+    except ValueError as error:
+        if VOCABULARY_TOO_SMALL not in str(error):
+            raise
+        # a Unigram vocabulary smaller than the alphabet of the words (the message says how small)
+        raise CliError(f"--vocab-size {args.vocab_size:,}: {error}") from None
     finally:
         if progress is not None:
             progress.close()
     elapsed = time.monotonic() - started
     tokenizer.save(str(output), pretty=True)
+    _WRITTEN.append(str(output))
 
     total_bytes = sum(unit.size for unit in units) if table is None else table.stat().st_size
     read = len({unit.path for unit in units})
@@ -235,16 +320,14 @@ def cmd_count(args: argparse.Namespace) -> int:
     include: list[str] = args.include or []
     exclude: list[str] = args.exclude or []
     # folders expanded, every input's kind known and every file readable before anything is counted
-    units = training_inputs(names, args.field, include, exclude)
-    for unit in units:
-        if Path(unit.path).resolve() == output.resolve():
-            raise CliError(f"{output}: is also an input file; writing there would destroy it")
-    if output.exists() and not args.force:
-        raise CliError(f"{output}: already exists; choose another name or pass --force to replace it")
+    skipped: list[str] = []
+    units = training_inputs(names, args.field, include, exclude, skipped)
+    _check_output(output, [Path(unit.path) for unit in units], args.force, "table file", "counts.tsv", "input file")
     if args.preset is not None:
         tokenizer, _ = _preset_pipeline(args.preset)
     else:
-        tokenizer = convert.load(args.tokenizer)
+        tokenizer = _load(args.tokenizer)
+    _note_skipped(skipped)
 
     progress: TqdmProgress | StageLines | None = None
     if not args.quiet:
@@ -264,6 +347,7 @@ def cmd_count(args: argparse.Namespace) -> int:
         if progress is not None:
             progress.close()
     write_counts(str(output), counts)
+    _WRITTEN.append(str(output))
     elapsed = time.monotonic() - started
     total_bytes = sum(unit.size for unit in units)
     read = len({unit.path for unit in units})
@@ -289,53 +373,48 @@ def cmd_encode(args: argparse.Namespace) -> int:
         raise CliError("give --text or FILE arguments, not both")
     if args.files:
         as_slices(args.files)  # every file readable before the first line is printed
-    tokenizer = convert.load(args.tokenizer)
-    out = sys.stdout
+    elif args.text is None and sys.stdin is None:
+        raise CliError("standard input is closed: give FILE arguments or --text to encode")
+    out = _stdout("the tokens")
+    tokenizer = _load(args.tokenizer)
+    ascii_only = not _writes_utf8(out)
     skipped = 0
-    if args.text is not None:
-        _print_encoding(out, tokenizer.encode(args.text), args.json)
-    elif args.files:
-        for name in args.files:
-            with open(name, "rb") as stream:
-                skipped += _encode_stream(out, tokenizer, stream, name, args.errors, args.json)
-    else:
-        skipped = _encode_stream(out, tokenizer, sys.stdin.buffer, "standard input", args.errors, args.json)
+    try:
+        if args.text is not None:
+            text = cli_encode.text_argument(args.text, args.errors)
+            if text is None:
+                skipped = 1
+            else:
+                printer = cli_encode.LinePrinter(out, args.json, ascii_only)
+                encoding = tokenizer.encode(text)
+                printer.add(encoding.ids, encoding, 0)
+                printer.end()
+        elif args.files:
+            for name in args.files:
+                stream = DecompressedStream(name, "")
+                skipped += cli_encode.encode_stream(out, tokenizer, stream, name, args.errors, args.json, ascii_only)
+        else:
+            stdin = OpenStream(cast(io.BufferedIOBase, sys.stdin.buffer))
+            skipped = cli_encode.encode_stream(out, tokenizer, stdin, "standard input", args.errors, args.json, ascii_only)
+    except cli_encode.EncodeError as error:
+        raise CliError(str(error)) from None
     if skipped:
         out.flush()
         print(f"note: skipped {skipped:,} line{'s' if skipped != 1 else ''} that {'are' if skipped != 1 else 'is'} not UTF-8", file=sys.stderr)
     return 0
 
 
-def _encode_stream(out: TextIO, tokenizer: engine.Tokenizer, stream: BinaryIO, name: str, errors: str, as_json: bool) -> int:
-    """Encode each line of a byte stream, decoded as UTF-8 by `errors`; returns how many lines were skipped."""
-    skipped = 0
-    number = 0
-    for raw in stream:
-        number += 1
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            if errors == "skip":
-                skipped += 1
-                continue
-            if errors != "replace":
-                raise CliError(
-                    f"{name} line {number}: byte 0x{raw[error.start]:02x} at offset {error.start} is not UTF-8 "
-                    "(use --errors replace to substitute U+FFFD, or --errors skip to drop the line)"
-                ) from None
-            text = raw.decode("utf-8", errors="replace")
-        _print_encoding(out, tokenizer.encode(text.rstrip("\r\n")), as_json)
-    return skipped
+def _stdout(what: str) -> TextIO:
+    """Standard output, or CliError when it is closed (`>&-`): nowhere to write `what`."""
+    if sys.stdout is None:
+        raise CliError(f"standard output is closed: nowhere to write {what}")
+    return sys.stdout
 
 
-def _print_encoding(out: TextIO, encoding: Encoding, as_json: bool) -> None:
-    if as_json:
-        out.write(
-            json.dumps({"ids": encoding.ids, "tokens": encoding.tokens, "offsets": encoding.offsets}, ensure_ascii=False)
-            + "\n"
-        )
-    else:
-        out.write(" ".join(_visible(t) for t in encoding.tokens) + "\n")
+def _writes_utf8(stream: TextIO) -> bool:
+    """Whether `stream` encodes text as UTF-8 (else what it cannot encode is escaped)."""
+    encoding = (getattr(stream, "encoding", None) or "").lower().replace("-", "").replace("_", "")
+    return encoding in ("utf8", "utf8sig")
 
 
 def _encode_to_file(args: argparse.Namespace) -> int:
@@ -354,11 +433,13 @@ def _encode_to_file(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise CliError(f"--out {error}") from None
     for target in targets:
+        _check_not_special(target)
         if target.is_file() and not args.force:
             raise CliError(f"{target}: already exists; choose another name or pass --force to replace it")
-    tokenizer = convert.load(args.tokenizer)
+    separator: str | None = _argument_text("--separator", args.separator) if args.separator is not None else None
+    tokenizer = _load(args.tokenizer)
     try:
-        corpus_ids.separator_id(tokenizer, args.separator)
+        corpus_ids.separator_id(tokenizer, separator)
     except ValueError as error:
         raise CliError(f"--separator: {error}") from None
     if tokenizer.padding is not None:
@@ -369,24 +450,23 @@ def _encode_to_file(args: argparse.Namespace) -> int:
     progress: TqdmProgress | StageLines | None = None
     if not args.quiet:
         progress = TqdmProgress(sys.stderr) if sys.stderr.isatty() else StageLines(sys.stderr)
-    # `kill` as well as Ctrl-C stops the job cleanly: temporary files removed, the output untouched
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    # (`kill` as well as Ctrl-C stops the job cleanly, temporary files removed: see `main`)
     try:
         summary = corpus_ids.encode_files(
             tokenizer,
             list(args.files),
             args.out,
-            separator=args.separator,
+            separator=separator,
             processes=args.processes or 0,
             progress=progress,
             tokenizer_path=args.tokenizer,
         )
     finally:
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
         if progress is not None:
             progress.close()
+    _WRITTEN.extend(summary.paths)
     if summary.separator_id is not None:
-        separated = f"separator {_visible(args.separator)}={summary.separator_id} after every document"
+        separated = f"separator {_visible(separator or '')}={summary.separator_id} after every document"
     elif summary.dtype == "json":
         separated = "one document per line"
     else:
@@ -400,11 +480,7 @@ def _encode_to_file(args: argparse.Namespace) -> int:
     return 0
 
 
-def _visible(token: str) -> str:
-    """A token as one space-free word: spaces and controls shown as escapes."""
-    if token and not any(c.isspace() or not c.isprintable() for c in token):
-        return token
-    return json.dumps(token, ensure_ascii=False)
+_visible = cli_encode.visible
 
 
 def _describe(component: object) -> str:
@@ -430,11 +506,13 @@ def _summarize(data: object) -> str:
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
-    kind = convert.detect(args.tokenizer)
-    loaded = convert.load_noted(args.tokenizer)
+    if args.merges < 0:
+        raise CliError(f"--merges must be 0 or more, got {args.merges}")
+    out = _stdout("the summary")
+    loaded = _load_noted(args.tokenizer)
     tokenizer = loaded.tokenizer
+    kind = convert.detect(args.tokenizer)
     model = tokenizer.model
-    out = sys.stdout
     model_data = model.to_dict()
     out.write(f"file:            {args.tokenizer}\n")
     out.write(f"format:          {convert.DESCRIPTIONS[kind]}\n")
@@ -488,18 +566,28 @@ def cmd_convert(args: argparse.Namespace) -> int:
     for target in targets:
         if target.exists() and source.exists() and target.resolve() == source.resolve():
             raise CliError(f"{target}: is the input; writing there would destroy it")
-        if target.is_file() and not args.force:
+        if target.is_dir():
+            raise CliError(f"{target}: is a directory; give the file to write")
+        _check_not_special(target)
+        if target.exists() and not args.force:
             raise CliError(f"{target}: already exists; choose another name or pass --force to replace it")
-    tokenizer = convert.load(args.input)
-    notes = convert.save(tokenizer, args.to, args.output)
+    tokenizer = _load(args.input)
+    # gpt2 writes into a folder, made when missing: a failed conversion takes it away again
+    made = _missing_folders(Path(args.output)) if args.to == "gpt2" and not args.output.lower().endswith(".json") else []
+    try:
+        notes = convert.save(tokenizer, args.to, args.output)
+    except BaseException:
+        for folder in made:
+            try:
+                folder.rmdir()  # only if still empty: never what someone else put there
+            except OSError:
+                break
+        raise
+    _WRITTEN.extend(str(target) for target in targets)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"Wrote {' and '.join(str(t) for t in targets)} ({convert.DESCRIPTIONS[args.to]})", file=sys.stderr)
     return 0
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
 
 
 # `inspect` lists at most this many added (or special) tokens, then says how many more there are.
@@ -555,8 +643,18 @@ def _add_input_arguments(parser: argparse.ArgumentParser, purpose: str, nargs: s
     )
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with usage errors as one line on stderr (`tokenizer-workbench train: error:
+    argument --vocab-size: invalid int value: 'ten'; see --help`), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        name = self.prog.split(" ... ")[-1] if " ... " in self.prog else self.prog
+        command = name if name.startswith(PROG) else f"{PROG} {name}"
+        self.exit(EXIT_USAGE, f"{command}: error: {message}; see {command} --help\n")
+
+
 def make_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog=PROG,
         usage=f"{PROG} [FILE] | {PROG} COMMAND ...",
         description="Train, inspect and compare subword tokenizers. With no command, opens the "
@@ -570,7 +668,8 @@ def make_parser() -> argparse.ArgumentParser:
     train = sub.add_parser(
         "train",
         help="train a tokenizer on text files and save it as tokenizer.json",
-        description="Train a tokenizer on UTF-8 text files and write it as a HuggingFace tokenizer.json. "
+        description="Train a tokenizer on UTF-8 text files and write it as a HuggingFace tokenizer.json "
+        "(an existing file is replaced only with --force). "
         + "; ".join(f"--preset {item.key}: {item.description}" for item in presets.PRESETS if item.available),
     )
     train.add_argument("--preset", choices=TRAINABLE, required=True, help="what kind of tokenizer to train")
@@ -581,6 +680,7 @@ def make_parser() -> argparse.ArgumentParser:
     train.add_argument(
         "--estimate-only", action="store_true", help="print the estimated time and peak memory of the training, then exit"
     )
+    train.add_argument("--force", action="store_true", help="replace the output file if it exists")
     train.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     train.add_argument(
         "--counts",
@@ -708,8 +808,9 @@ def cmd_screenshots(args: argparse.Namespace) -> int:
         paths = write_screenshots(Path(args.folder))
     except ScreenshotError as error:
         raise CliError(str(error)) from None
+    out = _stdout("the written paths")
     for path in paths:
-        print(path)
+        out.write(f"{path}\n")
     return 0
 
 
@@ -723,20 +824,131 @@ def main(argv: Sequence[str] | None = None) -> int:
         from workbench.app import run_window
 
         return run_window(words[0] if words else None)
+    _standard_streams()
     parser = make_parser()
     args = parser.parse_args(words)
+    previous = _on_termination(_terminate)
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        if sys.stdout is not None:
+            sys.stdout.flush()  # (a closed pipe shows here, not in the interpreter's last flush)
+        return code
+    except BrokenPipeError:
+        # the reader went away (`| head`): stop quietly, as a tool killed by SIGPIPE does
+        _silence_output()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt as interrupt:
+        signum = interrupt.signum if isinstance(interrupt, Terminated) else signal.SIGINT
+        return _stopped_by(signum, _writes_files(args))
     except (EngineError, CliError) as error:
+        if _SIGNALLED:
+            # (a child stopped by the same signal may be noticed first)
+            return _stopped_by(_SIGNALLED[0], _writes_files(args))
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except OSError as error:
-        name = error.filename if error.filename is not None else ""
-        print(f"{PROG}: error: {name}: {error.strerror or error}", file=sys.stderr)
+        name = f"{error.filename}: " if error.filename is not None else ""
+        print(f"{PROG}: error: {name}{error.strerror or error}", file=sys.stderr)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted; nothing was written", file=sys.stderr)
-        return 130
+    finally:
+        _on_termination(previous)
+        _SIGNALLED.clear()
+        _WRITTEN.clear()
+
+
+# -- standard streams and signals -------------------------------------------------------------
+
+# Exit status after a closed pipe, as a command killed by SIGPIPE reports it (128 + 13).
+EXIT_BROKEN_PIPE = 141
+# The signals that stop a command cleanly (temporary files removed, children stopped).
+_STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+# The stop signals received, first first.
+_SIGNALLED: list[int] = []
+# The files the command has written (renamed into place), for a message if a signal comes after.
+_WRITTEN: list[str] = []
+
+
+class Terminated(KeyboardInterrupt):
+    """A stop signal (SIGTERM, SIGHUP) raised in the main thread, like Ctrl-C: the cleanups
+    on the way out (`finally`, `except BaseException`) run, and main reports it in one line."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _terminate(signum: int, frame: object) -> None:
+    _SIGNALLED.append(signum)
+    raise Terminated(signum)
+
+
+def _on_termination(handler: object) -> object:
+    """Install `handler` for the stop signals; returns the one it replaced (None off the main thread)."""
+    previous: object = None
+    for signum in _STOP_SIGNALS:
+        try:
+            replaced = signal.signal(signum, handler)  # type: ignore[arg-type]
+        except (ValueError, TypeError):
+            return None  # not the main thread, or no handler to restore
+        if signum == signal.SIGTERM:
+            previous = replaced
+    return previous
+
+
+def _writes_files(args: argparse.Namespace) -> bool:
+    """Whether the command writes files (not only standard output)."""
+    if args.command in ("train", "count"):
+        return not getattr(args, "estimate_only", False)
+    return args.command == "convert" or (args.command == "encode" and args.out is not None)
+
+
+def _stopped_by(signum: int, writes_files: bool) -> int:
+    """The one line for a command stopped by a signal, and its exit status (128 + the signal):
+    what it wrote, when it writes files ("nothing was written" before its output is complete)."""
+    name = "interrupted" if signum == signal.SIGINT else f"stopped by {signal.Signals(signum).name}"
+    if writes_files:
+        name += f"; already written: {' and '.join(_WRITTEN)}" if _WRITTEN else "; nothing was written"
+    try:
+        print(f"{PROG}: {name}", file=sys.stderr)
+    except OSError:
+        pass
+    return 128 + signum
+
+
+def _standard_streams() -> None:
+    """Make the standard streams safe to use. A descriptor 0-2 that was closed (`<&-`, `>&-`)
+    is opened on /dev/null, so that no file opened later takes its number (sys.stdin/stdout
+    stay None: the commands that need them say so); stdout and stderr escape what their
+    encoding cannot write (the C locale without UTF-8 mode) instead of raising."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            opened = os.open(os.devnull, os.O_RDWR)
+            if opened != fd:
+                os.dup2(opened, fd)
+                os.close(opened)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
+
+
+def _silence_output() -> None:
+    """After a broken pipe: stdout and stderr go to /dev/null, so that nothing more is tried
+    on the pipe (Python's own last flush would print 'Exception ignored ... BrokenPipeError')."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is None:
+                continue
+            try:
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError, io.UnsupportedOperation):
+                pass
+    finally:
+        os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from engine.added_vocabulary import AddedToken
 from engine.bpe.model import BPE
@@ -30,6 +31,9 @@ from engine.trainers.base import (
 )
 
 __all__ = ["BpeTrainer", "BpeTrainingRun"]
+
+# The largest count the training run holds (i64).
+_MAX_COUNT: Final = (1 << 63) - 1
 
 
 class BpeTrainer(Trainer):
@@ -77,7 +81,9 @@ class BpeTrainer(Trainer):
         return BpeTrainingRun(
             word_counts,
             vocab_size=self.vocab_size,
-            min_frequency=self.min_frequency,
+            # subtle: the run counts in i64 (a bigger int raised ValueError in the compiled
+            # build); no count is above the i64 maximum, so it stops the run as HF's u64 does
+            min_frequency=min(self.min_frequency, _MAX_COUNT),
             special_tokens=[token.content for token in self.special_tokens],
             limit_alphabet=self.limit_alphabet,
             initial_alphabet=self.initial_alphabet,

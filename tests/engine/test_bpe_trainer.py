@@ -247,6 +247,15 @@ def test_min_frequency_stops_at_the_first_rarer_pair() -> None:
     assert trained({"ab": 5, "cd": 2, "ef": 1}).merges == [("a", "b"), ("c", "d"), ("e", "f")]
 
 
+@pytest.mark.parametrize("min_frequency", [2**63 - 1, 2**63, 2**70])
+def test_a_min_frequency_past_every_count_merges_nothing(min_frequency: int) -> None:
+    # HF takes any u64; the run counts in i64, where 2**63 raised ValueError in the compiled build
+    trainer = BpeTrainer(min_frequency=min_frequency)
+    run = trainer.start({"ab": 5, "cd": 2})
+    run.run_to_end(SilentProgress())
+    assert run.merges == [] and trainer.min_frequency == min_frequency
+
+
 def test_vocab_size_counts_special_tokens_and_alphabet() -> None:
     run = trained({"abc": 3, "abd": 2}, vocab_size=6, special_tokens=["<s>"])
     # <s> a b c d = 5, so exactly one merge

@@ -23,6 +23,7 @@ from engine.corpus_ids import (
     written_paths,
 )
 from engine.errors import CorpusError, FileError, TrainingCancelled
+from engine.sources import READ_SIZE
 from support import Recorder, corpus_path, train_byte_level
 
 MADE_UP = (
@@ -359,3 +360,43 @@ def test_an_existing_output_is_replaced_only_when_complete(byte_level: Tokenizer
     summary = encode_files(byte_level, [str(source)], str(out))
     assert read_ids(out) == byte_level.encode("ab ab").ids and summary.tokens == len(byte_level.encode("ab ab").ids)
     assert listing(tmp_path) == ["bad.txt", "ids.bin", "ids.bin.json", "in.txt"]
+
+
+# -- a line longer than a read block --------------------------------------------------------
+
+
+def test_a_line_of_megabytes_is_encoded_in_pieces_to_the_same_ids(tokenizer: Tokenizer, tmp_path: Path) -> None:
+    # (added tokens and accents inside long lines are tested in test_long_lines.py: here they
+    # would send the whole line down the pure build's slow full pipeline)
+    words = ["naive", "cafe,", "  spaced", "x2", "end.\t", "Words"]
+    long_line = " ".join(words[i % len(words)] + str(i % 97) for i in range(150_000))
+    assert len(long_line.encode()) > 2 * READ_SIZE  # three blocks at least
+    source = tmp_path / "long.txt"
+    source.write_text(f"[CLS] before\n{long_line}\r\nafter <|endoftext|>", encoding="utf-8", newline="")
+    separator = "[SEP]" if tokenizer.token_to_id("[SEP]") is not None else "<|endoftext|>"
+    sep = tokenizer.token_to_id(separator)
+    per_document = [tokenizer.encode_ids(doc) + [sep] for doc in ("[CLS] before", long_line, "after <|endoftext|>")]
+    for kind in (".bin", ".jsonl"):
+        out = tmp_path / f"ids{kind}"
+        summary = encode_files(tokenizer, [str(source)], str(out), separator=separator)
+        assert read_ids(out) == (per_document if kind == ".jsonl" else [i for ids in per_document for i in ids])
+        assert summary.documents == 3
+
+
+def test_a_fifo_is_never_replaced_by_the_ids(byte_level: Tokenizer, botchan: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ids.bin"
+    os.mkfifo(out)
+    with pytest.raises(FileError, match="is a named pipe \\(FIFO\\); give a regular file to write"):
+        encode_files(byte_level, [str(botchan)], str(out))
+    assert listing(tmp_path) == ["ids.bin", "inputs"]
+    assert not out.is_file()
+
+
+def test_a_file_name_that_is_not_utf8_is_escaped_in_the_sidecar(byte_level: Tokenizer, tmp_path: Path) -> None:
+    # (the sidecar's json.dumps met the name's lone surrogate: a UnicodeEncodeError traceback)
+    source = os.fsdecode(bytes(tmp_path) + b"/caf\xe9.txt")
+    Path(source).write_text("some text\n", encoding="utf-8")
+    out = tmp_path / "ids.bin"
+    encode_files(byte_level, [source], str(out), tokenizer_path=os.fsdecode(b"t\xff.json"))
+    sidecar = json.loads((tmp_path / "ids.bin.json").read_text(encoding="utf-8"))
+    assert sidecar["files"] == [f"{tmp_path}/caf\\xe9.txt"] and sidecar["tokenizer"] == "t\\xff.json"

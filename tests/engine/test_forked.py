@@ -64,3 +64,38 @@ def test_anything_else_a_child_raises_is_named_with_the_work() -> None:
     error = children.first_error()
     assert type(error) is EngineError
     assert str(error) == "a testing process failed: ValueError: no such thing"
+
+
+def reports_forever(progress: ByteProgress) -> object:
+    while True:
+        progress.advance(1)
+
+
+def test_a_child_whose_parent_is_gone_ends_quietly(capfd: pytest.CaptureFixture[str]) -> None:
+    # the parent's end of the pipe closed (as when the parent is killed): the child's next
+    # report fails, and it exits with status 1 and not a word (it printed a BrokenPipeError
+    # traceback from both its report and its attempt to report the failure)
+    children = Children("testing")
+    try:
+        children.start(reports_forever)
+        children.poll(5.0)
+        assert children.read > 0
+        children.connections[0].close()
+        children.processes[0].join(30)
+        assert children.processes[0].exitcode == 1
+    finally:
+        children.connections = []
+        children.stop()
+    assert capfd.readouterr().err == ""
+
+
+def test_stop_ends_running_children_before_closing_their_pipes(capfd: pytest.CaptureFixture[str]) -> None:
+    children = Children("testing")
+    children.start(reports_forever)
+    children.start(reports_forever)
+    children.poll(5.0)
+    process = children.processes[0]
+    children.stop()
+    assert process.exitcode == -15  # SIGTERM, before it could find its pipe closed
+    assert children.processes == [] and children.connections == []
+    assert capfd.readouterr().err == ""

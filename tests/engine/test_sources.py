@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import io
 import json
 import lzma
 import os
@@ -36,8 +37,11 @@ from engine.sources import (
     FileRange,
     LineBlocks,
     LineSample,
+    OpenStream,
     expand_inputs,
+    folder_files,
     source_of,
+    special_file_kind,
 )
 from engine.trainers.records import TrainHistory, TrainReport
 from support import Recorder, corpus_path
@@ -214,6 +218,9 @@ def test_jsonl_gz_and_another_field(tmp_path: Path) -> None:
         ('{"title": "t", "body": "b"}', ["line 3", "no field 'text'", "'title', 'body'"]),
         ('{"text": 12}', ["line 3", "field 'text' is a JSON number, not a string"]),
         ('{"text": null}', ["line 3", "null"]),
+        # int() refuses more than 4,300 digits with a plain ValueError (was a traceback)
+        ('{"text": "a", "n": 1' + "1" * 5000 + "}", ["line 3", "a JSON value cannot be read", "4300 digits"]),
+        ('{"text": ' + "[" * 100_000 + "]" * 100_000 + "}", ["line 3", "not JSON (nested too deeply)"]),
     ],
 )
 def test_bad_jsonl_lines_name_the_file_and_line(tmp_path: Path, line: str, fragments: list[str]) -> None:
@@ -501,3 +508,114 @@ def test_training_inputs_units(tmp_path: Path) -> None:
     units = training_inputs([text, packed])
     assert units[0].size == 4 and not isinstance(units[0], CorpusSource)
     assert isinstance(units[1], CorpusSource) and units[1].size == os.path.getsize(packed)
+
+
+# -- special files and bounded lines ------------------------------------------------------------
+
+
+def _fifo(path: Path) -> str:
+    os.mkfifo(path)
+    return str(path)
+
+
+@pytest.mark.parametrize("name", ["pipe.txt", "pipe.jsonl", "pipe.txt.gz", "pipe.tsv"])
+def test_a_fifo_named_as_an_input_is_refused_without_being_opened(tmp_path: Path, name: str) -> None:
+    # opened, a FIFO with no writer would block forever: this returns at once
+    fifo = _fifo(tmp_path / name)
+    with pytest.raises(CorpusError) as caught:
+        count_words([fifo], Lines(), SilentProgress(), 1)
+    assert str(caught.value) == (
+        f"{fifo}: is a named pipe (FIFO), not a regular file; only regular files are read (save the data to a file first)"
+    )
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+def test_a_device_is_refused(device: str) -> None:
+    if not os.path.exists(device):
+        pytest.skip(f"{device} does not exist here")
+    with pytest.raises(CorpusError) as caught:
+        training_inputs([device])
+    assert caught.value.reason.startswith("is a character device, not a regular file")
+    for opened in (lambda: FileRange(device, 0, 10), lambda: DecompressedStream(device, "")):
+        with pytest.raises(CorpusError, match="is a character device"):
+            opened()
+
+
+def test_special_file_kind() -> None:
+    assert special_file_kind("/dev/null") == "a character device"
+    assert special_file_kind(__file__) == ""
+    assert special_file_kind(os.path.dirname(__file__)) == ""
+    assert special_file_kind("/no/such/file") == ""
+
+
+def test_special_files_in_a_folder_are_skipped_and_reported(tmp_path: Path) -> None:
+    write(tmp_path / "a.txt", b"a b\n")
+    (tmp_path / "sub").mkdir()
+    write(tmp_path / "sub" / "c.txt", b"c\n")
+    _fifo(tmp_path / "sub" / "b.txt")
+    _fifo(tmp_path / "z.log")
+    skipped: list[str] = []
+    units = training_inputs([str(tmp_path)], include=["**/*.txt"], skipped=skipped)
+    assert [unit.path for unit in units] == [str(tmp_path / "a.txt"), str(tmp_path / "sub" / "c.txt")]
+    # z.log is not among the files the globs keep: not reported either
+    assert skipped == [str(tmp_path / "sub" / "b.txt")]
+    assert count_words([str(tmp_path)], Lines(), SilentProgress(), 1) == {"a b\n": 1, "c\n": 1}
+    specials: list[str] = []
+    assert folder_files(str(tmp_path), specials) == ["a.txt", "sub/c.txt"]
+    assert specials == ["sub/b.txt", "z.log"]
+
+
+def test_a_folder_of_nothing_but_fifos_has_no_training_file(tmp_path: Path) -> None:
+    _fifo(tmp_path / "p.txt")
+    skipped: list[str] = []
+    with pytest.raises(CorpusError, match="is a directory with no training file in it"):
+        expand_inputs([str(tmp_path)], skipped=skipped)
+    assert skipped == [str(tmp_path / "p.txt")]
+
+
+def test_a_line_past_the_bound_names_the_file_and_where_it_starts(tmp_path: Path) -> None:
+    bound = READ_SIZE + 100
+    head = b"short\n"
+    fits = b"x" * bound + b"\n"  # exactly the bound, its "\n" not counted: read
+    path = write(tmp_path / "long.txt", head + fits)
+    assert _blocks(LineBlocks(path, FileRange(path, 0, len(head + fits)), 0, None, bound))[-1][0] == fits
+    path = write(tmp_path / "longer.txt", head + b"x" * (bound + 1) + b"\nafter\n")
+    with pytest.raises(CorpusError) as caught:
+        _blocks(LineBlocks(path, FileRange(path, 0, os.path.getsize(path)), 0, None, bound))
+    assert str(caught.value) == f"{path}: has a line longer than {bound:,} bytes, the longest line read whole; it starts at byte 6"
+    assert caught.value.byte_offset == len(head)
+
+
+def test_a_word_past_the_bound_when_lines_are_cut(tmp_path: Path) -> None:
+    bound = 2 * READ_SIZE
+    data = b"a few words " * 1000 + b"y" * (bound + 10) + b" more\n"
+    path = write(tmp_path / "word.txt", data)
+    with pytest.raises(CorpusError) as caught:
+        _blocks(LineBlocks(path, FileRange(path, 0, len(data)), 0, SPACE_CUTTER, bound))
+    assert caught.value.reason == (
+        "has a word longer than 1 MB (no space or line break to cut it at), the longest word read whole; it starts"
+    )
+    # the word starts after the last space of the block it began in
+    assert caught.value.byte_offset == 12 * 1000
+
+
+def test_a_compressed_bomb_of_one_word_stops_at_the_bound(tmp_path: Path) -> None:
+    # 200 MB of "a", no space, no line break: 200 KB compressed; stopped after MAX_LINE_BYTES
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    chunk = b"a" * (1 << 20)
+    packed = b"".join(packer.compress(chunk) for _ in range(200)) + packer.flush()
+    path = write(tmp_path / "bomb.txt.gz", packed)
+    for splitter in (whitespace(), Lines()):
+        with pytest.raises(CorpusError) as caught:
+            count_words([path], splitter, SilentProgress(), 1)
+        what = "word" if splitter.line_cutter() is not None else "line"
+        assert str(caught.value).startswith(f"{path}: has a {what} longer than 64 MB")
+        assert str(caught.value).endswith("; it starts in the decompressed text at byte 0")
+
+
+def test_an_open_stream_is_read_as_it_comes() -> None:
+    # (standard input: each read takes what is there, so a line typed at a terminal is encoded at once)
+    stream = OpenStream(io.BufferedReader(io.BytesIO(b"one\ntwo\n" + b"x" * (READ_SIZE + 5))))  # type: ignore[arg-type]
+    blocks = _blocks(LineBlocks("standard input", stream))
+    assert blocks == [(b"one\ntwo\n", 0, True), (b"x" * (READ_SIZE + 5), 8, False)]
+    assert stream.raw_done == 8 + READ_SIZE + 5

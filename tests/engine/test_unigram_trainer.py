@@ -244,6 +244,23 @@ def test_too_small_a_vocabulary_is_refused() -> None:
         run.step()
 
 
+def test_too_small_a_vocabulary_says_the_smallest_size() -> None:
+    # as sentencepiece ("Vocabulary size is smaller than required_chars. 1 vs 4."), after HF's words
+    tokenizer = Tokenizer(models.Unigram())
+    tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    trainer = UnigramTrainer(vocab_size=1, initial_alphabet=["z"], show_progress=False)
+    with pytest.raises(ValueError) as raised:
+        tokenizer.train_from_iterator(["ab ab ba", "c"], trainer)
+    assert str(raised.value) == (
+        "The vocabulary is not large enough to contain all chars: vocab_size 1 is below the 4 distinct characters "
+        "of the words, each a piece of its own; the smallest vocab_size for them is 4"
+    )
+    assert trainer.smallest_vocab_size({"ab": 2, "ba": 1, "c": 0}) == 3  # a, b, and the alphabet's z
+    # the smallest size trains: every character a piece
+    tokenizer.train_from_iterator(["ab ab ba", "c"], UnigramTrainer(vocab_size=4, initial_alphabet=["z"], show_progress=False))
+    assert {"a", "b", "c", "z"} <= set(tokenizer.get_vocab())
+
+
 def test_no_words_gives_the_special_tokens_only() -> None:
     run = UnigramTrainer(vocab_size=10, special_tokens=["<s>"], unk_token="<unk>").start({})
     run.run_to_end()

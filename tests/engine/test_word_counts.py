@@ -4,12 +4,13 @@ read back strictly, every bad line named."""
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
 
 from engine.errors import CorpusError, EngineError
-from engine.word_counts import read_counts, write_counts
+from engine.word_counts import MAX_COUNT, MAX_TABLE_LINE, read_counts, write_counts
 
 
 def test_written_table_is_sorted_by_count_then_code_point(tmp_path: Path) -> None:
@@ -23,7 +24,8 @@ def test_written_table_is_sorted_by_count_then_code_point(tmp_path: Path) -> Non
     [
         {"hello": 3, "world": 1},
         {"▁the": 10, "Ġthe": 9, "ĠĊ": 2, "日本語": 4, "👩\u200d💻": 1, "e\u0301": 7, "שלום": 2},
-        {"big": 2**40 + 3, "bigger": 2**64 + 1, "one": 1},
+        {"big": 2**40 + 3, "bigger": 2**62 + 1, "one": 1},
+        {"largest": MAX_COUNT},
         {"\x00": 1, "\x0b\x0c": 2, " ": 3, "  a  ": 4, "\u2028": 5, "\u0085": 6},
     ],
 )
@@ -75,6 +77,8 @@ def test_empty_word_and_bad_count_cannot_be_written(tmp_path: Path) -> None:
         write_counts(path, {"": 1})
     with pytest.raises(CorpusError, match=r"'a' with count 0: counts must be positive"):
         write_counts(path, {"a": 0})
+    with pytest.raises(CorpusError, match=r"'a' with count 9223372036854775808: counts must be at most 9,223,372,036,854,775,807$"):
+        write_counts(path, {"a": MAX_COUNT + 1})
     assert not os.path.exists(path)
 
 
@@ -97,6 +101,23 @@ def test_write_into_missing_folder(tmp_path: Path) -> None:
         (b"a\t3\t4\n", "line 1: more than one tab in 'a\\t3\\t4'; expected word<TAB>count"),
         ("a\t٣\n".encode(), "line 1: the count '٣' is not a positive integer"),
         (b"a\t" + b"9" * 60 + b"x\n", "line 1: the count '" + "9" * 40 + "'... is not a positive integer"),
+        # superscript and other digits that str.isdigit() accepts, and int() partly does
+        ("a\t²\n".encode(), "line 1: the count '²' is not a positive integer"),
+        ("a\t1²\n".encode(), "line 1: the count '1²' is not a positive integer"),
+        ("a\t１２\n".encode(), "line 1: the count '１２' is not a positive integer"),
+        # past the trainers' i64, and past Python's 4,300-digit limit of int()
+        (
+            b"a\t9223372036854775808\n",
+            "line 1: the count '9223372036854775808' (19 digits) is too large: counts must be at most 9,223,372,036,854,775,807",
+        ),
+        (
+            b"a\t" + b"9" * 5000 + b"\n",
+            "line 1: the count '" + "9" * 40 + "'... (5,000 digits) is too large: counts must be at most 9,223,372,036,854,775,807",
+        ),
+        (
+            b"a\t9223372036854775807\nb\t1\n",
+            "line 2: the counts add up to more than 9,223,372,036,854,775,807, the most the trainers can count",
+        ),
         (b"a\t1\nb\t2\nc\t3\nb\t4\n", "line 4: the word 'b' was already on line 2"),
         (b"", "is empty: a word-count table needs at least one word<TAB>count line"),
     ],
@@ -108,6 +129,28 @@ def test_bad_tables(tmp_path: Path, content: bytes, message: str) -> None:
         read_counts(str(path))
     assert str(raised.value) == f"{path}: {message}"
     assert raised.value.path == str(path)
+
+
+def test_leading_zeros_do_not_make_a_count_too_large(tmp_path: Path) -> None:
+    path = tmp_path / "counts.tsv"
+    path.write_bytes(b"a\t" + b"0" * 30 + b"7\n")
+    assert read_counts(str(path)) == {"a": 7}
+
+
+def test_line_past_the_bound_is_refused_before_it_is_read_whole(tmp_path: Path) -> None:
+    path = tmp_path / "counts.tsv"
+    path.write_bytes(b"a\t1\n" + b"x" * (MAX_TABLE_LINE + 5))
+    with pytest.raises(CorpusError) as raised:
+        read_counts(str(path))
+    assert str(raised.value) == f"{path}: line 2: longer than 1 MB, so not a word<TAB>count line; it starts at byte 4"
+
+
+def test_fifo_is_refused_without_being_opened(tmp_path: Path) -> None:
+    path = tmp_path / "counts.tsv"
+    os.mkfifo(path)
+    with pytest.raises(CorpusError) as raised:
+        read_counts(str(path))
+    assert str(raised.value) == f"{path}: is a named pipe (FIFO), not a word-count table"
 
 
 def test_not_utf8_names_line_and_byte_offset(tmp_path: Path) -> None:
@@ -124,3 +167,12 @@ def test_missing_file_and_directory(tmp_path: Path) -> None:
         read_counts(str(tmp_path / "missing.tsv"))
     with pytest.raises(CorpusError, match="is a directory"):
         read_counts(str(tmp_path))
+
+
+def test_a_fifo_is_never_replaced_by_a_table(tmp_path: Path) -> None:
+    path = tmp_path / "counts.tsv"
+    os.mkfifo(path)
+    with pytest.raises(CorpusError) as raised:
+        write_counts(str(path), {"a": 1})
+    assert str(raised.value) == f"{path}: is a named pipe (FIFO), not a file a table can replace"
+    assert stat.S_ISFIFO(os.stat(path).st_mode) and os.listdir(tmp_path) == ["counts.tsv"]

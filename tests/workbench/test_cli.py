@@ -222,7 +222,8 @@ def test_non_utf8_training_file_reports_the_byte_offset(tmp_path: Path) -> None:
     bad.write_bytes("héllo\n".encode("utf-8") * 3 + "caf\xe9\n".encode("latin-1"))
     out = tmp_path / "t.json"
     out.write_text("precious", encoding="utf-8")
-    result = run_cli("train", "--preset", "bpe", "--vocab-size", "100", "-o", str(out), str(bad))
+    # even with --force, a failed training leaves the file it would replace as it was
+    result = run_cli("train", "--preset", "bpe", "--vocab-size", "100", "-o", str(out), "--force", str(bad))
     assert_one_line_error(result, str(bad), "byte 24")
     assert out.read_text(encoding="utf-8") == "precious"
 

@@ -100,7 +100,7 @@ def test_bad_input_writes_nothing(tmp_path: Path, name: str, content: bytes, fra
     assert_one_line_error(result, *fragments)
     assert not out.exists()
     out.write_text("precious", encoding="utf-8")
-    result = run_cli("train", "--preset", "bpe", "--vocab-size", "100", "-o", str(out), str(SAMPLE), str(bad))
+    result = run_cli("train", "--preset", "bpe", "--vocab-size", "100", "-o", str(out), "--force", str(SAMPLE), str(bad))
     assert_one_line_error(result, *fragments)
     assert out.read_text(encoding="utf-8") == "precious"
 
