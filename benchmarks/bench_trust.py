@@ -221,7 +221,7 @@ def five_tokenizer_project(corpus: Path, work: Path, megabytes: int) -> Path:
         print(f"  trained {name} in {time.perf_counter() - began:.1f} s", flush=True)
         entry = TokenizerEntry(name, key, pipeline_json(tokenizer), trainer.to_dict())
         entry.result = TrainedResult.made(
-            result.tokenizer_json, result.report, result.history_data, result.vocabulary_data, result.evaluations,
+            result.tokenizer_part, result.report, result.history_part, result.vocabulary_part, result.evaluations,
             ("", "", 0.0), TrainedOn(project.corpus, 0, 0.01),
         )  # fmt: skip
         project.tokenizers.append(entry)

@@ -13,12 +13,11 @@ draws.
 
 from __future__ import annotations
 
-import io
 import json
 import os
-import zipfile
 from typing import Final
 
+from engine.archive import ZIP_MAGIC, Part, pack, unpack
 from engine.errors import CorpusError, ProjectFileError, SchemaError, TokenizerFileError
 from engine.formats.files import read_bytes, write_files_atomically
 from engine.formats.safe_json import parse_json
@@ -41,17 +40,14 @@ SUFFIX: Final = ".tokproj"
 BACKUP_SUFFIX: Final = ".bak"
 # The archive's index, and where each trained tokenizer's parts go (`<n>`: its place in the list).
 INDEX_MEMBER: Final = "project.json"
+# History columns written as differences (see `compact_history`).
+DELTA_COLUMNS: Final = ("index", "new_id", "vocab_size")
 TOKENIZER_MEMBER: Final = "tokenizers/{}/tokenizer.json"
 HISTORY_MEMBER: Final = "tokenizers/{}/history.json"
 VOCABULARY_MEMBER: Final = "tokenizers/{}/vocabulary.json"
 # Example words longer than this are cut (with "…") when a result is made: a Unigram trained on
 # text without spaces has whole lines as words, and six of them per token made projects of 100 MB.
 MAX_EXAMPLE_CHARS: Final = 40
-# Refused before anything is decompressed: a member that says it expands past this, or an
-# archive with more members than a project can have.
-MAX_MEMBER_BYTES: Final = 1 << 30
-MAX_MEMBERS: Final = 100_000
-ZIP_MAGIC: Final = b"PK\x03\x04"
 
 
 class CorpusFile:
@@ -248,13 +244,16 @@ class TrainedResult:
     trained_on: TrainedOn | None
     _summary: dict[str, object] | None
     _report: TrainReport | None
-    _history_data: bytes
+    _history: Part | None
     _frequencies: list[int] | None
     _examples: dict[int, list[tuple[str, int]]] | None
-    _vocabulary_data: bytes
+    _vocabulary: Part | None
+    _tokenizer: Part | None
     _where: str
     # What could not be read of a stored result's parts ("" when everything could).
     problem: str
+    # The vocabulary's size, known without parsing the tokenizer (0: not known; see `size`).
+    vocab_size: int
 
     def __init__(
         self,
@@ -276,63 +275,68 @@ class TrainedResult:
         self.trained_on = trained_on
         self._summary = None
         self._report = report
-        self._history_data = b""
+        self._history = None
         self._frequencies = frequencies if frequencies is not None else []
         self._examples = bounded_examples(examples) if examples is not None else {}
-        self._vocabulary_data = b""
+        self._vocabulary = None
+        self._tokenizer = None
         self._where = "result"
         self.problem = ""
+        self.vocab_size = 0
 
     @staticmethod
     def stored(
-        tokenizer_json: str,
+        tokenizer: Part,
         summary: dict[str, object] | None,
-        history_data: bytes,
-        vocabulary_data: bytes,
+        history: Part | None,
+        vocabulary: Part | None,
         evaluations: list[tuple[int, float]],
         counts: tuple[str, str, float],
         trained_on: TrainedOn | None,
         where: str,
     ) -> TrainedResult:
         """A result read from a project file, its history and vocabulary parsed when first needed
-        (`where` names it in the messages of a damaged part)."""
+        (`where` names it in the messages of a damaged part); its parts are written back as read."""
+        try:
+            tokenizer_json = tokenizer.content.decode("utf-8")
+        except UnicodeDecodeError:
+            raise SchemaError(f"{where}: its tokenizer.json is not UTF-8") from None
         result = TrainedResult(tokenizer_json, None, None, None, evaluations, counts[0], counts[1], counts[2], trained_on)
+        result._tokenizer = tokenizer
         result._summary = summary
-        result._history_data = history_data
+        result._history = history
         result._frequencies = None
         result._examples = None
-        result._vocabulary_data = vocabulary_data
+        result._vocabulary = vocabulary
         result._where = where
         return result
 
     @staticmethod
     def made(
-        tokenizer_json: str,
+        tokenizer: Part,
         report: TrainReport,
-        history_data: bytes,
-        vocabulary_data: bytes,
+        history: Part,
+        vocabulary: Part,
         evaluations: list[tuple[int, float]],
         counts: tuple[str, str, float],
         trained_on: TrainedOn | None,
     ) -> TrainedResult:
-        """A training's result whose parts a training process made already (as
-        `history_data()` and `vocabulary_data()` give them): they are kept as they are, and
-        the vocabulary part is parsed only if a view asks for it."""
-        result = TrainedResult.stored(
-            tokenizer_json, None, history_data, vocabulary_data, evaluations, counts, trained_on, "result"
-        )
+        """A training's result whose parts a training process made already (packed, even):
+        they are kept as they are, and the vocabulary part is parsed only if a view asks."""
+        result = TrainedResult.stored(tokenizer, None, history, vocabulary, evaluations, counts, trained_on, "result")
         result._report = report
         return result
 
     def with_counts(self, counts_file: str, counts_key: str, counts_held_out: float) -> TrainedResult:
         """This result with other kept word counts (the same parts, shared)."""
         copy = TrainedResult.stored(
-            self.tokenizer_json, self._summary, self._history_data, self._vocabulary_data, self.evaluations,
+            self.tokenizer_part(), self._summary, self._history, self._vocabulary, self.evaluations,
             (counts_file, counts_key, counts_held_out), self.trained_on, self._where,
         )  # fmt: skip
         copy._report = self._report
         copy._frequencies = self._frequencies
         copy._examples = self._examples
+        copy.vocab_size = self.vocab_size
         return copy
 
     @property
@@ -341,9 +345,9 @@ class TrainedResult:
         if self._report is None and self._summary is not None:
             summary = dict(self._summary)
             history: object = {"algorithm": "unknown"}
-            if self._history_data:
+            if self._history is not None:
                 try:
-                    history = _parse_part(self._history_data, f"{self._where}: history")
+                    history = _expanded_history(_parse_part(self._history.content, f"{self._where}: history"))
                 except SchemaError as error:
                     self._summary = None
                     self.problem = f"its training history cannot be read: {error}"
@@ -373,29 +377,54 @@ class TrainedResult:
         return examples
 
     def _read_vocabulary(self) -> None:
-        if not self._vocabulary_data:
+        if self._vocabulary is None:
             self._frequencies, self._examples = [], {}
             return
         where = f"{self._where}: vocabulary"
         try:
-            self._frequencies, self._examples = vocabulary_from_dict(_parse_part(self._vocabulary_data, where), where)
+            self._frequencies, self._examples = vocabulary_from_dict(_parse_part(self._vocabulary.content, where), where)
         except SchemaError as error:
             self._frequencies, self._examples = [], {}
             self.problem = f"its token frequencies cannot be read: {error}"
 
-    def history_data(self) -> bytes:
-        """The history as the project file's member holds it ("" when there is no report)."""
-        if not self._history_data:
+    def size(self) -> int:
+        """The vocabulary's size as far as it is known without parsing the tokenizer: as kept,
+        else the training's last step's (0 when neither says)."""
+        if self.vocab_size > 0:
+            return self.vocab_size
+        report = self.report
+        if report is not None:
+            steps = report.history.steps()
+            if steps:
+                return steps[-1].vocab_size
+        return 0
+
+    def tokenizer_part(self) -> Part:
+        """The tokenizer.json as the project file's member holds it."""
+        if self._tokenizer is None:
+            self._tokenizer = Part(self.tokenizer_json.encode("utf-8"))
+        return self._tokenizer
+
+    def history_part(self) -> Part | None:
+        """The history as the project file's member holds it (None when there is no report)."""
+        if self._history is None:
             report = self.report
             if report is not None:
-                self._history_data = _compact(_rounded_seconds(report.history.to_dict()))
-        return self._history_data
+                self._history = Part(_compact(compact_history(report.history.to_dict())))
+        return self._history
+
+    def vocabulary_part(self) -> Part:
+        """The frequencies and example words as the project file's member holds them."""
+        if self._vocabulary is None:
+            self._vocabulary = Part(_compact(vocabulary_to_dict(self.frequencies, self.examples)))
+        return self._vocabulary
+
+    def history_data(self) -> bytes:
+        history = self.history_part()
+        return history.content if history is not None else b""
 
     def vocabulary_data(self) -> bytes:
-        """The frequencies and example words as the project file's member holds them."""
-        if not self._vocabulary_data:
-            self._vocabulary_data = _compact(vocabulary_to_dict(self.frequencies, self.examples))
-        return self._vocabulary_data
+        return self.vocabulary_part().content
 
     def summary(self) -> dict[str, JsonValue] | None:
         """The report without its history (None when there is no report)."""
@@ -548,7 +577,7 @@ class TokenizerEntry:
             data["result"] = None
             return data
         parts: dict[str, JsonValue] = {"tokenizer": TOKENIZER_MEMBER.format(number)}
-        if result.history_data():
+        if result.history_part() is not None:
             parts["history"] = HISTORY_MEMBER.format(number)
         parts["vocabulary"] = VOCABULARY_MEMBER.format(number)
         trained_on = result.trained_on
@@ -560,19 +589,20 @@ class TokenizerEntry:
             "counts_key": result.counts_key,
             "counts_held_out": result.counts_held_out,
             "trained_on": trained_on.to_dict(folder) if trained_on is not None else None,
+            "vocab_size": result.vocab_size,
         }
         return data
 
-    def members(self, number: int) -> list[tuple[str, bytes]]:
-        """The archive members of its result: (name, bytes), as `index_dict` names them."""
+    def members(self, number: int) -> list[tuple[str, Part]]:
+        """The archive members of its result: (name, part), as `index_dict` names them."""
         result = self.result
         if result is None:
             return []
-        found = [(TOKENIZER_MEMBER.format(number), result.tokenizer_json.encode("utf-8"))]
-        history = result.history_data()
-        if history:
+        found = [(TOKENIZER_MEMBER.format(number), result.tokenizer_part())]
+        history = result.history_part()
+        if history is not None:
             found.append((HISTORY_MEMBER.format(number), history))
-        found.append((VOCABULARY_MEMBER.format(number), result.vocabulary_data()))
+        found.append((VOCABULARY_MEMBER.format(number), result.vocabulary_part()))
         return found
 
     @staticmethod
@@ -620,7 +650,7 @@ class TokenizerEntry:
         return entry
 
     @staticmethod
-    def from_index(data: object, folder: str, members: dict[str, bytes]) -> TokenizerEntry:
+    def from_index(data: object, folder: str, members: dict[str, Part]) -> TokenizerEntry:
         """An entry of an archive's project.json, its parts taken from `members`."""
         obj = expect_object(data, "tokenizer")
         entry = TokenizerEntry._settings_from_dict(obj)
@@ -630,14 +660,12 @@ class TokenizerEntry:
             return entry
         robj = expect_object(result, f"{where}: result")
         parts = expect_object(robj.get("parts"), f"{where}: result parts")
-        try:
-            tokenizer_json = _member(parts, "tokenizer", members, where, True).decode("utf-8")
-        except UnicodeDecodeError:
-            raise SchemaError(f"{where}: its tokenizer.json is not UTF-8") from None
+        tokenizer = _member(parts, "tokenizer", members, where, True)
+        assert tokenizer is not None
         summary = robj.get("report")
         trained_on_data = robj.get("trained_on")
         entry.result = TrainedResult.stored(
-            tokenizer_json,
+            tokenizer,
             expect_object(summary, f"{where}: report") if summary is not None else None,
             _member(parts, "history", members, where, False),
             _member(parts, "vocabulary", members, where, False),
@@ -650,6 +678,7 @@ class TokenizerEntry:
             TrainedOn.from_dict(trained_on_data, folder) if trained_on_data is not None else None,
             where,
         )
+        entry.result.vocab_size = get_count(robj, "vocab_size", where, 0)
         return entry
 
 
@@ -713,10 +742,11 @@ class Project:
             "active": self.active,
         }
 
-    def snapshot(self, folder: str) -> list[tuple[str, bytes]]:
-        """The archive's members as (name, bytes), the index first. Cheap: a result's parts are
-        made once and kept; what is left (packing) can run on any thread (`pack`)."""
-        members = [(INDEX_MEMBER, json.dumps(self.index(folder), ensure_ascii=False, indent=1).encode("utf-8"))]
+    def snapshot(self, folder: str) -> list[tuple[str, Part]]:
+        """The archive's members as (name, part), the index first. Cheap: a result's parts are
+        made once and kept (packed, once packed); what is left, packing the rest, can run on any
+        thread (`engine.archive.pack`)."""
+        members = [(INDEX_MEMBER, Part(json.dumps(self.index(folder), ensure_ascii=False, indent=1).encode("utf-8")))]
         for i in range(len(self.tokenizers)):
             members.extend(self.tokenizers[i].members(i))
         return members
@@ -771,16 +801,16 @@ class Project:
     @staticmethod
     def unpack(data: bytes, path: str) -> Project:
         """A project archive (format 2)."""
-        return Project.from_members(unpack_members(data, path), path)
+        return Project.from_members(unpack(data, path), path)
 
     @staticmethod
-    def from_members(members: dict[str, bytes], path: str) -> Project:
+    def from_members(members: dict[str, Part], path: str) -> Project:
         """A project from an archive's members (as `snapshot` makes them), read from `path`."""
         index = members.get(INDEX_MEMBER)
         if index is None:
             raise ProjectFileError(path, f"is a zip archive without {INDEX_MEMBER}: not a Tokenizer Workbench project")
         try:
-            text = index.decode("utf-8")
+            text = index.content.decode("utf-8")
         except UnicodeDecodeError as error:
             raise ProjectFileError(path, f"{INDEX_MEMBER} is not UTF-8 (byte {error.start})") from None
         obj_data = _load_json(text, path)
@@ -799,47 +829,9 @@ class Project:
         return project
 
 
-def _from_snapshot(members: list[tuple[str, bytes]]) -> Project:
+def _from_snapshot(members: list[tuple[str, Part]]) -> Project:
     """The project `Project.snapshot("")` gave (unpickling)."""
     return Project.from_members(dict(members), os.path.join(os.getcwd(), "pickled.tokproj"))
-
-
-def pack(members: list[tuple[str, bytes]]) -> bytes:
-    """A zip archive of `members` (deflated). zlib works without Python's lock, so a thread can
-    pack while the window draws."""
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=6) as archive:
-        for name, content in members:
-            info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, content)
-    return buffer.getvalue()
-
-
-def unpack_members(data: bytes, path: str) -> dict[str, bytes]:
-    """Every member of a project archive; ProjectFileError for an archive that is damaged,
-    truncated, or declares more than a project can hold (checked before decompressing)."""
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as archive:
-            infos = archive.infolist()
-            if len(infos) > MAX_MEMBERS:
-                raise ProjectFileError(path, f"holds {len(infos):,} members (a project has at most {MAX_MEMBERS:,})")
-            members: dict[str, bytes] = {}
-            for info in infos:
-                if info.file_size > MAX_MEMBER_BYTES:
-                    raise ProjectFileError(
-                        path, f"member {info.filename} declares {info.file_size:,} bytes (at most {MAX_MEMBER_BYTES:,})"
-                    )
-                with archive.open(info) as stream:
-                    content = stream.read(MAX_MEMBER_BYTES + 1)
-                if len(content) > MAX_MEMBER_BYTES:
-                    raise ProjectFileError(path, f"member {info.filename} expands past {MAX_MEMBER_BYTES:,} bytes")
-                members[info.filename] = content
-    except zipfile.BadZipFile as error:
-        raise ProjectFileError(path, f"is a damaged or truncated project archive ({error})") from None
-    except (zipfile.LargeZipFile, NotImplementedError, EOFError, OSError, ValueError) as error:
-        raise ProjectFileError(path, f"is a damaged project archive ({error})") from None
-    return members
 
 
 def write_archive(path: str, data: bytes, backup: bool = True) -> None:
@@ -969,11 +961,11 @@ def vocabulary_from_dict(data: object, where: str) -> tuple[list[int], dict[int,
     return frequencies, examples
 
 
-def _member(parts: dict[str, object], key: str, members: dict[str, bytes], where: str, required: bool) -> bytes:
-    """The archive member a result's `parts` name for `key` (b"" when absent and not `required`)."""
+def _member(parts: dict[str, object], key: str, members: dict[str, Part], where: str, required: bool) -> Part | None:
+    """The archive member a result's `parts` name for `key` (None when absent and not `required`)."""
     name = parts.get(key)
     if name is None and not required:
-        return b""
+        return None
     if not isinstance(name, str) or name not in members:
         raise SchemaError(f"{where}: the archive has no {key} part ({name!r})")
     return members[name]
@@ -1064,16 +1056,58 @@ def _parse_part(data: bytes, where: str) -> object:
         raise SchemaError(f"{where} cannot be read: {error.reason}") from None
 
 
-def _rounded_seconds(history: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    """A history's wire form with its times to the millisecond (what a plot can show): the
-    full float of each of 30,000 steps made a third of a project's size."""
+def compact_history(history: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """A history's wire form as a project keeps it: times to the millisecond (what a plot can
+    show; the full float of each of 30,000 steps made a third of a project's size), and the
+    columns that climb one by one as differences ("index" [0, 1, 2] -> "index~" [0, 1, 1]),
+    which compress to almost nothing. `_expanded_history` undoes the second."""
     for kind in ("merges", "rounds"):
         columns = history.get(kind)
-        if isinstance(columns, dict):
-            seconds = columns.get("seconds")
-            if isinstance(seconds, list):
-                columns["seconds"] = [round(value, 3) if isinstance(value, float) else value for value in seconds]
+        if not isinstance(columns, dict):
+            continue
+        seconds = columns.get("seconds")
+        if isinstance(seconds, list):
+            columns["seconds"] = [round(value, 3) if isinstance(value, float) else value for value in seconds]
+        for name in DELTA_COLUMNS:
+            values = columns.get(name)
+            if isinstance(values, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+                columns[name + "~"] = _differences(values)
+                del columns[name]
     return history
+
+
+def _expanded_history(data: object) -> object:
+    """A history as `compact_history` wrote it, its differences summed back."""
+    if not isinstance(data, dict):
+        return data
+    for kind in ("merges", "rounds"):
+        columns = data.get(kind)
+        if not isinstance(columns, dict):
+            continue
+        for name in DELTA_COLUMNS:
+            deltas = columns.pop(name + "~", None)
+            if deltas is None:
+                continue
+            if not isinstance(deltas, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in deltas):
+                raise SchemaError(f"training history: '{name}~' must be a list of integers")
+            total = 0
+            values: list[JsonValue] = []
+            for delta in deltas:
+                total += delta
+                values.append(total)
+            columns[name] = values
+    return data
+
+
+def _differences(values: list[JsonValue]) -> list[JsonValue]:
+    """[5, 6, 8] -> [5, 1, 2]."""
+    found: list[JsonValue] = []
+    previous = 0
+    for value in values:
+        assert isinstance(value, int)
+        found.append(value - previous)
+        previous = value
+    return found
 
 
 def _compact(data: dict[str, JsonValue]) -> bytes:

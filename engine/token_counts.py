@@ -16,7 +16,8 @@ from engine.tokenizer import Tokenizer
 from engine.vocabulary import TokenStyle, readable
 
 STAGE_COUNT_TOKENS: Final = "Count tokens"
-EXAMPLES_PER_TOKEN: Final = 6
+# (four are enough to show what a token is part of; each costs a project 100 KB at 32k tokens)
+EXAMPLES_PER_TOKEN: Final = 4
 # Examples come from the most frequent words only.
 EXAMPLE_WORDS: Final = 200_000
 

@@ -477,18 +477,20 @@ class ProjectDocument(QObject):
         return self.add_loaded(path, imported(convert.load(path)))
 
     def add_loaded(
-        self, path: str, loaded: tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None]
+        self, path: str, loaded: tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None, int]
     ) -> TokenizerEntry:
         """The tokenizer read from the file `path`, as `file_jobs.imported` gives it, as a new
         tokenizer of the project."""
-        tokenizer_json, pipeline, trainer = loaded
+        tokenizer_json, pipeline, trainer, size = loaded
+        result = TrainedResult(tokenizer_json)
+        result.vocab_size = size
         entry = TokenizerEntry(
             self.project.unique_name(os.path.basename(path)),
             "imported",
             pipeline,
             trainer,
             source=os.path.abspath(path),
-            result=TrainedResult(tokenizer_json),
+            result=result,
         )
         return self._append(entry, f"Import “{entry.name}”")
 

@@ -26,8 +26,8 @@ def load_payload(path: str, lowercase: bool | None = None) -> dict[str, object]:
 
 def load_main(payload: object, connection: Connection) -> None:
     """The child: read the tokenizer file `payload["path"]` in any format `convert.load` reads;
-    sends ("done", (tokenizer.json text, the untrained pipeline, trainer settings or None,
-    what was inferred from the file, whether it lowercases when that was inferred or None)) or
+    sends ("done", (tokenizer.json text, the untrained pipeline, trainer settings or None, its
+    size, what was inferred from the file, whether it lowercases when that was inferred or None)) or
     ("failed", message naming the file)."""
     if not isinstance(payload, dict):
         connection.send(("failed", "the reading got no file"))
@@ -54,10 +54,11 @@ def load_main(payload: object, connection: Connection) -> None:
     connection.send(("done", answer))
 
 
-def imported(tokenizer: Tokenizer) -> tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None]:
+def imported(tokenizer: Tokenizer) -> tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None, int]:
     """What a project keeps of an imported tokenizer: its tokenizer.json, the pipeline with its
     vocabulary emptied (what retraining starts from), and the settings of a trainer that
-    retrains it at its size with its special tokens (None for a model the engine cannot train)."""
+    retrains it at its size with its special tokens (None for a model the engine cannot train),
+    and the size of its vocabulary."""
     try:
         default = trainers.default_trainer(tokenizer.model)
         default.vocab_size = tokenizer.get_vocab_size()
@@ -70,7 +71,7 @@ def imported(tokenizer: Tokenizer) -> tuple[str, dict[str, JsonValue], dict[str,
         trainer: dict[str, JsonValue] | None = default.to_dict()
     except EngineError:
         trainer = None  # a model the engine cannot train yet: kept for inspection
-    return tokenizer.to_str(), untrained_json(tokenizer), trainer
+    return tokenizer.to_str(), untrained_json(tokenizer), trainer, tokenizer.get_vocab_size()
 
 
 def untrained_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:

@@ -43,6 +43,7 @@ from workbench.file_checks import FileChecker
 from workbench.project_panel import ProjectPanel
 from workbench.screen import fit_to_screen
 from workbench.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
+from engine.archive import Part
 from workbench.file_jobs import export_main, export_payload
 from workbench.jobs import ChildJob
 from workbench.saving import (
@@ -488,7 +489,7 @@ class MainWindow(QMainWindow):
         note = RecoveryNote(self.document.title, original, time.time(), os.getpid())
         folder = os.path.dirname(self.document.path) if self.document.path else str(self.recovery.folder)
         members = self.document.project.snapshot(folder)
-        members.append((RECOVERY_NOTE, note.to_bytes()))
+        members.append((RECOVERY_NOTE, Part(note.to_bytes())))
         self._autosaving = (self.worker.start(partial(write_project, self.recovery.path, members, False)), self.document.generation)
 
     def _on_worker_finished(self, number: int, answer: object) -> None:
@@ -683,8 +684,8 @@ class MainWindow(QMainWindow):
         else:
             self._tokenizer_label.setText(entry.name)
             if view is not None and entry.is_trained:
-                size = view.vocab_size
-                self._size_label.setText(f"vocabulary {size:,}" if size >= 0 else "vocabulary …")
+                size = view.vocab_size if view.vocab_size >= 0 else (entry.result.vocab_size if entry.result is not None else 0)
+                self._size_label.setText(f"vocabulary {size:,}" if size > 0 else "vocabulary …")
             elif entry.is_trained:
                 self._size_label.setText("cannot be loaded")
             else:

@@ -490,7 +490,7 @@ class ProjectPanel(QWidget):
 
     def read_tokenizer(
         self, path: str, failure: str = "", hint: str = ""
-    ) -> tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None] | None:
+    ) -> tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None, int] | None:
         """The tokenizer file `path` read in a child process, as `document.add_loaded` takes it;
         None when it cannot be read (said, under the title `failure` and with `hint` after the
         reason, unless `failure` is "").
@@ -498,12 +498,12 @@ class ProjectPanel(QWidget):
         A BERT vocab.txt does not say whether its model lowercases the text: what its tokens
         show is chosen, said, and the user may read it the other way."""
         ok, loaded = self._loader.run(load_main, load_payload(path))
-        if ok and isinstance(loaded, tuple) and loaded[4] is not None:
-            lowercase = bool(loaded[4])
+        if ok and isinstance(loaded, tuple) and loaded[5] is not None:
+            lowercase = bool(loaded[5])
             other = "Read It as Cased" if lowercase else "Read It as Uncased"
             choice = self.prompts.choose(
                 "Cased or uncased?",
-                f"{os.path.basename(path)}: {loaded[3][0]}.\n\nA vocab.txt does not say whether its model "
+                f"{os.path.basename(path)}: {loaded[4][0]}.\n\nA vocab.txt does not say whether its model "
                 "lowercases the text before it looks tokens up; its tokens tell: a cased model has tokens "
                 f"with capitals. It was read as {'uncased (lowercasing)' if lowercase else 'cased (text kept as typed)'}.",
                 ["Keep It", other],
@@ -514,7 +514,7 @@ class ProjectPanel(QWidget):
             if failure:
                 self.prompts.warn(failure, f"{loaded}{hint}")
             return None
-        return loaded[0], loaded[1], loaded[2]
+        return loaded[0], loaded[1], loaded[2], int(loaded[3])
 
     def remove_active_tokenizer(self) -> None:
         entry = self.document.active
@@ -609,11 +609,7 @@ def _heading(text: str) -> QLabel:
 
 
 def _trained_size(entry: TokenizerEntry) -> int:
-    """The vocabulary size the last step of its training reported (a merge or a round; 0 when
-    there is no history)."""
-    history = entry.report.history if entry.report is not None else None
-    if history is None:
-        return 0
-    if history.merges:
-        return history.merges[-1].vocab_size
-    return history.rounds[-1].vocab_size if history.rounds else 0
+    """The size of its trained vocabulary as far as it is known without parsing anything (0
+    when not known): a project with five trained tokenizers opens without reading their
+    histories."""
+    return entry.result.size() if entry.result is not None else 0

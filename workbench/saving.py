@@ -29,7 +29,8 @@ from PySide6.QtCore import QEventLoop, QLockFile, QObject, QRunnable, QThreadPoo
 
 from engine.errors import ProjectFileError, TokenizerFileError
 from engine.formats.files import read_bytes
-from engine.project import ZIP_MAGIC, Project, pack, unpack_members, write_archive
+from engine.archive import ZIP_MAGIC, Part, pack, unpack
+from engine.project import Project, write_archive
 from workbench.jobs import exit_reason
 from workbench.settings import state_dir
 
@@ -137,7 +138,7 @@ class Worker(QObject):
             del self._ended[number]
 
 
-def write_project(path: str, members: list[tuple[str, bytes]], backup: bool = True) -> str:
+def write_project(path: str, members: list[tuple[str, Part]], backup: bool = True) -> str:
     """Pack `members` (a `Project.snapshot`) and write them to `path` atomically; returns `path`.
     For a pool thread."""
     write_archive(path, pack(members), backup)
@@ -173,14 +174,15 @@ def read_project(path: str) -> Project:
             process.join()
     if message[0] != "done":
         raise ProjectFileError(path, str(message[1]))
-    return Project.from_members(dict(message[1]), path)
+    return Project.from_members({name: Part(content) for name, content in message[1]}, path)
 
 
 def _convert_main(path: str, connection: Connection) -> None:
     """The child: parse a format-1 project and send its archive members (or why it cannot)."""
     try:
         project = Project.load(path)
-        connection.send(("done", project.snapshot(os.path.dirname(os.path.abspath(path)))))
+        members = project.snapshot(os.path.dirname(os.path.abspath(path)))
+        connection.send(("done", [(name, part.content) for name, part in members]))
     except ProjectFileError as error:
         connection.send(("failed", error.reason))
     except MemoryError:
@@ -210,9 +212,10 @@ class RecoveryNote:
         return json.dumps({"name": self.name, "path": self.path, "saved_at": self.saved_at, "pid": self.pid}).encode("utf-8")
 
     @staticmethod
-    def from_members(members: dict[str, bytes]) -> RecoveryNote:
+    def from_members(members: dict[str, Part]) -> RecoveryNote:
+        note = members.get(RECOVERY_NOTE)
         try:
-            data = json.loads(members.get(RECOVERY_NOTE, b"{}"))
+            data = json.loads(note.content if note is not None else b"{}")
         except ValueError:
             data = {}
         if not isinstance(data, dict):
@@ -314,7 +317,7 @@ def read_recovery(path: str) -> tuple[Project, RecoveryNote]:
         data = read_bytes(path, "project")
     except TokenizerFileError as error:
         raise ProjectFileError(path, error.reason) from None
-    members = unpack_members(data, path) if data.startswith(b"PK") else {}
+    members = unpack(data, path) if data.startswith(ZIP_MAGIC) else {}
     project = Project.from_bytes(data, path)
     return project, RecoveryNote.from_members(members)
 

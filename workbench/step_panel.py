@@ -331,6 +331,7 @@ class StepPanel(QWidget):
         report = TrainReport.of(self._counts, 0 if source is None else 1, time.monotonic() - self._started, history)
         frequencies, examples = token_statistics(tokenizer, self._counts)
         result = TrainedResult(tokenizer.to_str(), report, frequencies, examples)
+        result.vocab_size = tokenizer.get_vocab_size()
         # subtle: the settings say the size of what is kept, which a run to that size makes.
         trainer_settings = dict(trainer_settings)
         trainer_settings["vocab_size"] = tokenizer.get_vocab_size()

@@ -118,12 +118,7 @@ def result_size(entry: TokenizerEntry, view: ActiveView | None) -> int:
     view's, else the training's last step's (0 when neither knows)."""
     if view is not None and view.entry is entry and view.vocab_size > 0:
         return view.vocab_size
-    report = entry.report
-    if report is not None:
-        steps = report.history.steps()
-        if steps:
-            return steps[-1].vocab_size
-    return 0
+    return entry.result.size() if entry.result is not None else 0
 
 
 def trained_on_text(trained_on: TrainedOn | None) -> str:
@@ -647,14 +642,15 @@ class TrainTab(QWidget):
         if entry is not None and configuration is not None and entry in self.document.project.tokenizers:
             self._plotted = (entry, len(result.report.history))
             stored = TrainedResult.made(
-                result.tokenizer_json,
+                result.tokenizer_part,
                 result.report,
-                result.history_data,
-                result.vocabulary_data,
+                result.history_part,
+                result.vocabulary_part,
                 result.evaluations,
                 (result.counts_file, self._job_counts[0] if result.counts_file else "", self._job_counts[1]),
                 self._job_trained_on,
             )
+            stored.vocab_size = len(result.table) if result.table is not None else 0
             shown = (result.table, result.style) if result.table is not None and result.style is not None else None
             self.document.store_result(entry, stored, configuration, shown, self._job_text)
             if result.counts_file:

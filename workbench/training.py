@@ -33,6 +33,7 @@ from engine.errors import CorpusError, EngineError, SchemaError, TrainingCancell
 from engine.estimate import peak_rss_bytes
 from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
 from engine.progress import report as report_progress
+from engine.archive import Packed, Part
 from engine.project import TrainedResult
 from engine.sources import CorpusSource, source_of
 from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
@@ -126,8 +127,9 @@ class TrainingJob:
 @dataclass
 class TrainingResult:
     """What a finished job gives the window: the trained tokenizer.json, the report (with its
-    history), the project file's parts made in the training process (`history_data`, and
-    `vocabulary_data`: token frequencies and example words), the vocabulary table and token
+    history), the project file's parts made (and packed) in the training process (the
+    tokenizer.json, the history, and the vocabulary: token frequencies and example words), the
+    vocabulary table and token
     style the vocabulary view draws, the evaluations, and how much text was held out.
 
     Its wire form (`to_wire`) leaves the history out: the steps were streamed already, and the
@@ -137,8 +139,9 @@ class TrainingResult:
 
     tokenizer_json: str
     report: TrainReport
-    history_data: bytes
-    vocabulary_data: bytes
+    tokenizer_part: Part
+    history_part: Part
+    vocabulary_part: Part
     evaluations: list[tuple[int, float]] = field(default_factory=list)
     held_out_bytes: int = 0
     table: VocabularyTable | None = None
@@ -154,8 +157,7 @@ class TrainingResult:
             "report": (report.files, report.total_words, report.unique_words, report.seconds),
             "sampled": (report.sampled_lines, report.read_lines),
             "history": (report.history.algorithm, report.history.score_name, len(report.history)),
-            "history_data": self.history_data,
-            "vocabulary_data": self.vocabulary_data,
+            "parts": [part_wire(self.tokenizer_part), part_wire(self.history_part), part_wire(self.vocabulary_part)],
             "evaluations": self.evaluations,
             "held_out_bytes": self.held_out_bytes,
             "table": self.table.to_columns() if self.table is not None else None,
@@ -184,22 +186,36 @@ class TrainingResult:
         )
         columns = data.get("table")
         style = data.get("style")
-        history_data, vocabulary_data = data["history_data"], data["vocabulary_data"]
-        if not isinstance(history_data, bytes) or not isinstance(vocabulary_data, bytes):
-            raise ValueError("the result's parts are not bytes")
+        tokenizer_part, history_part, vocabulary_part = [part_from_wire(item) for item in data["parts"]]
         return TrainingResult(
             str(data["tokenizer"]),
             TrainReport(int(files), int(total), int(unique), float(seconds), history, int(sampled), int(read)).with_costs(
                 int(data["peak_bytes"]) if data.get("peak_bytes") is not None else None, None, None
             ),
-            history_data,
-            vocabulary_data,
+            tokenizer_part,
+            history_part,
+            vocabulary_part,
             [(int(done), float(value)) for done, value in data["evaluations"]],
             int(data["held_out_bytes"]),
             VocabularyTable.from_columns(columns) if columns is not None else None,
             TokenStyle(bool(style[0]), str(style[1]), str(style[2]), str(style[3])) if style is not None else None,
             str(data.get("counts_file", "")),
         )
+
+
+def part_wire(part: Part) -> tuple[bytes, int, int, bytes] | tuple[bytes]:
+    """A project part as it crosses to the window: its content, and its packed form when made."""
+    packed = part.packed
+    return (part.content,) if packed is None else (part.content, packed.crc, packed.size, packed.data)
+
+
+def part_from_wire(data: object) -> Part:
+    """The part `part_wire` gave; ValueError when `data` is not one."""
+    if not isinstance(data, tuple) or len(data) not in (1, 4) or not isinstance(data[0], bytes):
+        raise ValueError("a result's part is not bytes")
+    if len(data) == 1:
+        return Part(data[0])
+    return Part(data[0], Packed(int(data[1]), int(data[2]), bytes(data[3])))
 
 
 def inputs_with_fields(paths: Sequence[str], fields: dict[str, str]) -> list[str | CorpusSource]:
@@ -372,11 +388,18 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     table = VocabularyTable.of(tokenizer, frequencies, job.glyphs)
     finish.stage("packing the result")
     stored = TrainedResult(tokenizer.to_str(), report, frequencies, examples)
+    stored.vocab_size = len(table)
+    steps = stored.history_part()
+    assert steps is not None
+    parts = [stored.tokenizer_part(), steps, stored.vocabulary_part()]
+    for part in parts:
+        part.pack()  # (deflated here once: every save of the project writes them as they are)
     result = TrainingResult(
         stored.tokenizer_json,
         report.with_costs(peak_rss_bytes() or None, None, None),
-        stored.history_data(),
-        stored.vocabulary_data(),
+        parts[0],
+        parts[1],
+        parts[2],
         streamer.evaluations,
         len(held_out.encode("utf-8")),
         table,

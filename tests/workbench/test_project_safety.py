@@ -384,7 +384,7 @@ def test_opening_a_project_never_builds_its_tokenizers_in_the_window(
     assert window.open_file(str(tmp_path / "v.tokproj"))
     # drawn at once, while the encoding process builds the vocabulary view
     assert window.vocab_tab.empty.text() == "Loading the vocabulary of “BPE 500”…"
-    assert window._size_label.text() == "vocabulary …"
+    assert window._size_label.text() == "vocabulary 500"  # (kept in project.json: nothing parsed)
     view = wait_for_view(qtbot, window)
     assert window.vocab_tab.model.rowCount() == 500 and window._size_label.text() == "vocabulary 500"
     assert view._tokenizer is None  # (the window parsed no tokenizer: the encoding process did)

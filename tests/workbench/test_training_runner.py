@@ -13,7 +13,8 @@ from pytestqt.qtbot import QtBot
 from engine import Tokenizer
 from engine.corpus import FileSlice
 from engine.progress import TrainProgress
-from engine.project import bounded_examples, vocabulary_from_dict
+from engine.project import _expanded_history, bounded_examples, vocabulary_from_dict
+from engine.token_counts import EXAMPLES_PER_TOKEN
 from engine.trainers.records import MergeStep, TrainHistory
 from engine.vocabulary import token_examples, token_frequencies
 from workbench import presets
@@ -49,10 +50,12 @@ def test_the_child_trains_exactly_like_the_engine_in_process(qtbot: QtBot, small
     assert final.current == final.total == len(report.history)
     # what the vocabulary view shows, made in the child once: the engine's own answers
     counts = expected.count_words([str(small_corpus)])
-    frequencies, examples = vocabulary_from_dict(json.loads(result.vocabulary_data), "vocabulary")
+    frequencies, examples = vocabulary_from_dict(json.loads(result.vocabulary_part.content), "vocabulary")
     assert frequencies == token_frequencies(expected, counts)
-    assert examples == bounded_examples(token_examples(expected, counts))
-    assert TrainHistory.from_dict(json.loads(result.history_data)) == report.history
+    assert examples == bounded_examples(token_examples(expected, counts, EXAMPLES_PER_TOKEN))
+    assert TrainHistory.from_dict(_expanded_history(json.loads(result.history_part.content))) == report.history
+    # packed in the child: saving the project deflates nothing again
+    assert all(part.packed is not None for part in (result.tokenizer_part, result.history_part, result.vocabulary_part))
     # every stage after the last merge is named while it runs
     finish = [event.detail for event in progress if event.stage == STAGE_FINISH]
     assert finish == ["making the vocabulary table", "packing the result", "sending the result"]
