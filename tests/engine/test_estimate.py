@@ -16,7 +16,7 @@ import pytest
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import CorpusError
 from engine.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
-from engine.project import Project, TokenizerEntry
+from engine.project import Project, TokenizerEntry, TrainedResult
 from engine.sources import source_of
 from engine.trainers.records import TrainHistory, TrainReport
 from engine.word_counts import write_counts
@@ -338,22 +338,29 @@ def test_old_reports_and_project_entries_without_the_new_fields_load() -> None:
     old = {"files": 1, "total_words": 10, "unique_words": 5, "seconds": 2.5, "history": TrainHistory("BPE").to_dict()}
     loaded = TrainReport.from_dict(old)
     assert loaded.peak_bytes is None and loaded.estimated_seconds is None and loaded.estimated_peak_bytes is None
+    trained = Tokenizer(models.BPE({"a": 0, "b": 1}, [])).to_str()
     entry = TokenizerEntry("t", "bpe", {}, None)
+    entry.result = TrainedResult(trained, None, [], {})
     data = entry.to_dict()
     data["report"] = old
-    for key in ("counts_file", "counts_key", "counts_held_out"):
+    for key in ("counts_file", "counts_key", "counts_held_out", "trained_on"):
         del data[key]
     project = {"format": "tokenizer-workbench project", "format_version": 1, "name": "p", "corpus": [], "tokenizers": [data], "active": 0}
     reopened = Project.parse(json.dumps(project), "/tmp/old.tokproj").tokenizers[0]
     assert reopened.counts_file == "" and reopened.counts_key == "" and reopened.counts_held_out == 0.0
-    assert reopened.report is not None and reopened.report.peak_bytes is None
+    assert reopened.report is not None and reopened.report.peak_bytes is None and reopened.report.seconds == 2.5
+    assert reopened.trained_on is None
 
 
 def test_project_entries_keep_their_word_counts_reference() -> None:
     entry = TokenizerEntry("t", "bpe", {}, None)
-    entry.counts_file, entry.counts_key, entry.counts_held_out = "/x/p.counts-abc.tsv", "abc", 0.01
+    trained = Tokenizer(models.BPE({"a": 0, "b": 1}, [])).to_str()
+    entry.result = TrainedResult(trained, None, [], {}).with_counts("/x/p.counts-abc.tsv", "abc", 0.01)
     again = TokenizerEntry.from_dict(json.loads(json.dumps(entry.to_dict())))
     assert (again.counts_file, again.counts_key, again.counts_held_out) == ("/x/p.counts-abc.tsv", "abc", 0.01)
+    # and through the archive's index, the format projects are saved in
+    index = entry.index_dict("/x", 0)
+    assert isinstance(index["result"], dict) and index["result"]["counts_key"] == "abc"
 
 
 def test_times_under_a_second_are_not_given_as_numbers() -> None:

@@ -170,7 +170,23 @@ def test_the_estimate_never_runs_a_files_regex_in_the_window(qtbot: QtBot, windo
     assert not tab._estimator.is_running() and time.monotonic() - began < 10
 
 
-def test_cancelling_a_training_stuck_in_a_regex_stops_it_and_its_counting_processes(
+def test_a_training_stuck_in_a_regex_ends_with_a_message_naming_the_pattern(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    hostile_project(window, tmp_path)
+    tab = window.train_tab
+    tab.processes.setValue(2)
+    tab.start_training()
+    qtbot.waitUntil(lambda: tab.runner.pid is not None, timeout=10_000)
+    with qtbot.waitSignal(tab.runner.failed, timeout=TRAINING_TIMEOUT_MS) as blocker:
+        pass
+    message = str(blocker.args[0]) if blocker.args else ""
+    assert HOSTILE in message and "backtracks catastrophically" in message
+    assert HOSTILE in tab.message.text() and tab.retry_button.isVisibleTo(tab)
+    assert not window.document.project.tokenizers[-1].is_trained
+
+
+def test_cancelling_a_training_that_does_not_answer_stops_it_and_its_counting_processes(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     hostile_project(window, tmp_path)
@@ -180,13 +196,17 @@ def test_cancelling_a_training_stuck_in_a_regex_stops_it_and_its_counting_proces
     qtbot.waitUntil(lambda: tab.runner.pid is not None, timeout=10_000)
     pid = tab.runner.pid
     assert pid is not None
-    qtbot.wait(1500)  # (the child is counting by now)
+    # the child and its counting processes, frozen from outside: none of them can hear the request
+    qtbot.waitUntil(lambda: len(_descendants(pid)) >= 1, timeout=10_000)
     family = [pid, *_descendants(pid)]
+    for member in family:
+        os.kill(member, signal.SIGSTOP)
     with qtbot.waitSignal(tab.runner.cancelled, timeout=30_000):
         tab.cancel_training()
     qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)
     for member in family:
         assert not _alive(member), f"process {member} of the training is still running"
+    assert tab.message.text() != "Cancelling…"
 
 
 def _alive(pid: int) -> bool:
