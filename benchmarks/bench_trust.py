@@ -224,6 +224,7 @@ def five_tokenizer_project(corpus: Path, work: Path, megabytes: int) -> Path:
             result.tokenizer_part, result.report, result.history_part, result.vocabulary_part, result.evaluations,
             ("", "", 0.0), TrainedOn(project.corpus, 0, 0.01),
         )  # fmt: skip
+        entry.result.vocab_size = len(result.table) if result.table is not None else 0
         project.tokenizers.append(entry)
     project.active = 0
     project.save(str(path))

@@ -32,7 +32,7 @@ from engine.schema import (
 )
 from engine.sources import DEFAULT_FIELD, FORMAT_ARROW, FORMAT_JSONL, source_of
 from engine.tokenizer import Tokenizer
-from engine.trainers.records import TrainReport
+from engine.trainers.records import TrainHistory, TrainReport
 
 FORMAT: Final = "tokenizer-workbench project"
 FORMAT_VERSION: Final = 2
@@ -218,6 +218,71 @@ class TrainedOn:
         )
 
 
+class ResultFacts:
+    """What a training's report says, without its history's steps: what messages need, known
+    without parsing a history (a project file keeps it in its index).
+
+    `algorithm` and `score_name` as the history's; `merges` and `rounds` how many it made;
+    `seeded`: its first round is a seed round (Unigram)."""
+
+    files: int
+    total_words: int
+    unique_words: int
+    seconds: float
+    sampled_lines: int
+    read_lines: int
+    peak_bytes: int | None
+    estimated_seconds: float | None
+    estimated_peak_bytes: int | None
+    algorithm: str
+    score_name: str
+    merges: int
+    rounds: int
+    seeded: bool
+
+    def __init__(self, report: TrainReport) -> None:
+        self.files = report.files
+        self.total_words = report.total_words
+        self.unique_words = report.unique_words
+        self.seconds = report.seconds
+        self.sampled_lines = report.sampled_lines
+        self.read_lines = report.read_lines
+        self.peak_bytes = report.peak_bytes
+        self.estimated_seconds = report.estimated_seconds
+        self.estimated_peak_bytes = report.estimated_peak_bytes
+        history = report.history
+        self.algorithm = history.algorithm
+        self.score_name = history.score_name
+        self.merges = len(history.merges)
+        self.rounds = len(history.rounds)
+        self.seeded = bool(history.rounds) and history.rounds[0].phase == "seed"
+
+    def steps_dict(self) -> dict[str, JsonValue]:
+        return {
+            "algorithm": self.algorithm,
+            "score_name": self.score_name,
+            "merges": self.merges,
+            "rounds": self.rounds,
+            "seeded": self.seeded,
+        }
+
+    @staticmethod
+    def from_summary(summary: dict[str, object], where: str) -> ResultFacts | None:
+        """The facts of a report's summary as a project index keeps it (None when it lacks the
+        step counts: an older file, whose history must be read)."""
+        steps = summary.get("steps")
+        if not isinstance(steps, dict):
+            return None
+        report = dict(summary)
+        report["history"] = {"algorithm": steps.get("algorithm", "unknown"), "score_name": steps.get("score_name", "count")}
+        facts = ResultFacts(TrainReport.from_dict(report))
+        facts.merges = get_count(steps, "merges", where, 0)
+        facts.rounds = get_count(steps, "rounds", where, 0)
+        seeded = steps.get("seeded", False)
+        facts.seeded = seeded if isinstance(seeded, bool) else False
+        return facts
+
+
 class TrainedResult:
     """A trained (or imported) tokenizer as the project keeps it, never changed once made: an
     edit makes a new one, so that undo can put the old one back.
@@ -394,9 +459,11 @@ class TrainedResult:
             return self.vocab_size
         report = self.report
         if report is not None:
-            steps = report.history.steps()
-            if steps:
-                return steps[-1].vocab_size
+            history = report.history
+            if history.merges and (not history.rounds or history.merges[-1].index > history.rounds[-1].index):
+                return history.merges[-1].vocab_size
+            if history.rounds:
+                return history.rounds[-1].vocab_size
         return 0
 
     def tokenizer_part(self) -> Part:
@@ -427,15 +494,33 @@ class TrainedResult:
         return self.vocabulary_part().content
 
     def summary(self) -> dict[str, JsonValue] | None:
-        """The report without its history (None when there is no report)."""
-        if self._summary is not None:
+        """The report without its history, with its step counts (None when there is no report)."""
+        if self._summary is not None and isinstance(self._summary.get("steps"), dict):
             return dict(self._summary)
         report = self.report
         if report is None:
             return None
         data = report.to_dict()
         del data["history"]
+        data["steps"] = ResultFacts(report).steps_dict()
         return data
+
+    def parsed_report(self) -> TrainReport | None:
+        """The report if it is in memory already (a training's, or parsed before); never parses."""
+        return self._report
+
+    def facts(self) -> ResultFacts | None:
+        """What the report says, without parsing the history when the project file kept the
+        step counts (None when there is no report)."""
+        if self._report is None and self._summary is not None:
+            try:
+                facts = ResultFacts.from_summary(self._summary, self._where)
+            except SchemaError:
+                facts = None
+            if facts is not None:
+                return facts
+        report = self.report
+        return ResultFacts(report) if report is not None else None
 
 
 # What a tokenizer entry can change, to put back (`TokenizerEntry.state`): name, preset, source,
@@ -1074,6 +1159,15 @@ def compact_history(history: dict[str, JsonValue]) -> dict[str, JsonValue]:
                 columns[name + "~"] = _differences(values)
                 del columns[name]
     return history
+
+
+def history_columns(data: bytes, where: str) -> dict[str, JsonValue]:
+    """A history part (as `history_part` holds it) as its wire form, one list per field, checked
+    as `TrainHistory.from_dict` checks it; SchemaError when it cannot be read."""
+    found = _expanded_history(_parse_part(data, where))
+    TrainHistory.from_dict(found)
+    assert isinstance(found, dict)
+    return found
 
 
 def _expanded_history(data: object) -> object:

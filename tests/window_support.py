@@ -23,11 +23,17 @@ def train_and_wait(qtbot: QtBot, window: MainWindow) -> None:
 
 
 def wait_for_view(qtbot: QtBot, window: MainWindow) -> ActiveView:
-    """The active tokenizer's view, once the encoding process has built it."""
+    """The active tokenizer's view, once the encoding process has built it (and read its
+    stored history, and checked the export formats)."""
 
     def built() -> bool:
         view = window.document.view()
-        return view is not None and view.ready and (not view.entry.is_trained or view.export_reasons is not None)
+        return (
+            view is not None
+            and view.ready
+            and view.history_ready
+            and (not view.entry.is_trained or view.export_reasons is not None)
+        )
 
     qtbot.waitUntil(built, timeout=60_000)
     view = window.document.view()

@@ -26,7 +26,9 @@ from engine.trainers.base import Trainer
 from engine.vocabulary import TokenStyle, VocabularyTable, merges_made
 from workbench import presets
 from workbench.encode_service import EncodeService
+from workbench.encoding_worker import export_reasons
 from workbench.file_jobs import imported
+from workbench.history import HistoryColumns
 from workbench.training import inputs_with_fields
 
 DEFAULT_VOCAB_SIZE = 8000
@@ -58,9 +60,14 @@ class ActiveView:
         self._style = style
         self.made: dict[str, tuple[int, str, str]] | None = None
         self.export_reasons: dict[str, str] | None = None
+        # a stored history, ready to draw (`history_ready`: asked for and arrived, or not asked)
+        self.history: HistoryColumns | None = None
+        self.history_ready = True
+        self.history_problem = ""
         # the request the encoding process answers with this view (0: none), and why it could
         # not be built ("" when it could)
         self.request = 0
+        self.export_request = 0
         self.problem = ""
         self.attempts = 1
 
@@ -85,6 +92,8 @@ class ActiveView:
                 self._style = TokenStyle.of(tokenizer)
             if self.made is None:
                 self.made = merges_made(tokenizer.model)
+            if self.export_reasons is None:
+                self.export_reasons = export_reasons(tokenizer)
 
     def fill(self, wire: object) -> None:
         """What the encoding process built (`encoding_worker.view_wire`); what a training
@@ -99,8 +108,11 @@ class ActiveView:
             self._style = TokenStyle(bool(style[0]), str(style[1]), str(style[2]), str(style[3]))
         made = wire.get("made")
         self.made = made if isinstance(made, dict) else {}
-        reasons = wire.get("export")
-        self.export_reasons = dict(reasons) if isinstance(reasons, dict) else None
+        history = wire.get("history")
+        if isinstance(history, dict):
+            self.history = HistoryColumns(history)
+        self.history_problem = str(wire.get("history_problem") or "")
+        self.history_ready = True
 
     def table(self, glyphs: bool) -> VocabularyTable | None:
         """The vocabulary table (None for an untrained tokenizer, or until it is built)."""
@@ -306,6 +318,7 @@ class ProjectDocument(QObject):
         they are built here, as scripts and some tests do)."""
         self._viewer = service
         service.viewed.connect(self._on_viewer_viewed)
+        service.checked.connect(self._on_viewer_checked)
         service.failed.connect(self._on_viewer_failed)
 
     def view(self) -> ActiveView | None:
@@ -336,7 +349,14 @@ class ProjectDocument(QObject):
                 view.problem = str(error)
             return
         key = viewer.add_tokenizer(result.tokenizer_json)
-        view.request = viewer.view(key, result.vocabulary_data(), self.glyphs, view.table(self.glyphs) is None)
+        # (a history not parsed yet is drawn from what the encoding process makes of it)
+        history = b""
+        if result.parsed_report() is None:
+            part = result.history_part()
+            history = part.content if part is not None else b""
+        view.history_ready = not history
+        view.request = viewer.view(key, result.vocabulary_data(), self.glyphs, view.table(self.glyphs) is None, history)
+        view.export_request = viewer.check_exports(key)
 
     def _on_viewer_viewed(self, request: int, wire: object) -> None:
         view = self._view
@@ -346,6 +366,13 @@ class ProjectDocument(QObject):
             view.fill(wire)
         except (KeyError, IndexError, TypeError, ValueError) as error:
             view.problem = f"its vocabulary could not be read ({error})"
+        self.view_changed.emit()
+
+    def _on_viewer_checked(self, request: int, reasons: object) -> None:
+        view = self._view
+        if view is None or view.export_request != request or not isinstance(reasons, dict):
+            return
+        view.export_reasons = dict(reasons)
         self.view_changed.emit()
 
     def _on_viewer_failed(self, request: int, message: str) -> None:

@@ -32,14 +32,15 @@ def tokenizer_key(tokenizer_json: str) -> str:
 
 class EncodeService(QObject):
     """Signals: `encoded(id, encoding)`, `traced(id, trace)`, `compared(id, columns)`,
-    `decoded(id, {"text", "unknown"})`, `viewed(id, view)`, `failed(id, message)` (plain dicts
-    and lists: see the worker)."""
+    `decoded(id, {"text", "unknown"})`, `viewed(id, view)`, `checked(id, reasons)`,
+    `failed(id, message)` (plain dicts and lists: see the worker)."""
 
     encoded = Signal(int, object)
     traced = Signal(int, object)
     compared = Signal(int, object)
     decoded = Signal(int, object)
     viewed = Signal(int, object)
+    checked = Signal(int, object)
     failed = Signal(int, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -79,10 +80,15 @@ class EncodeService(QObject):
     def decode(self, key: str, ids: list[int]) -> int:
         return self._request(("decode", key, ids), [key])
 
-    def view(self, key: str, vocabulary_data: bytes, glyphs: bool, table: bool = True) -> int:
-        """What the vocabulary view and the export menu need of a trained tokenizer (`viewed`);
-        without its vocabulary table when `table` is False (a training handed it over)."""
-        return self._request(("view", key, vocabulary_data, glyphs, table), [key])
+    def view(self, key: str, vocabulary_data: bytes, glyphs: bool, table: bool = True, history_data: bytes = b"") -> int:
+        """What the vocabulary view and the Train tab need of a trained tokenizer (`viewed`):
+        without its vocabulary table when `table` is False (a training handed it over), with
+        its history ready to draw when `history_data` (the project's part) is given."""
+        return self._request(("view", key, vocabulary_data, glyphs, table, history_data), [key])
+
+    def check_exports(self, key: str) -> int:
+        """Why each export format cannot hold a tokenizer (`checked`)."""
+        return self._request(("export", key), [key])
 
     def _request(self, body: tuple[object, ...], keys: list[str]) -> int:
         self._ensure_running()
@@ -181,6 +187,8 @@ class EncodeService(QObject):
             self.decoded.emit(request_id, body)
         elif kind == "viewed":
             self.viewed.emit(request_id, body)
+        elif kind == "checked":
+            self.checked.emit(request_id, body)
         elif kind == "error":
             self.failed.emit(request_id, str(body))
 

@@ -8,7 +8,8 @@ Requests, window -> process (tuples):
     ("trace", id, key, text, add_special)                -> ("traced", id, trace)
     ("compare", id, [("tokenizer", key) | ("baseline", name)], text) -> ("compared", id, columns)
     ("decode", id, key, ids)                             -> ("decoded", id, {"text", "unknown" ids})
-    ("view", id, key, vocabulary_data, glyphs, table)    -> ("viewed", id, view_wire(...))
+    ("view", id, key, vocabulary_data, glyphs, table, history_data) -> ("viewed", id, view_wire(...))
+    ("export", id, key)                                  -> ("checked", id, {format: why not, or ""})
     ("stop",)
 Any request can get ("error", id, message) instead. Of several waiting requests of one kind,
 only the newest is done: the others are out of date already.
@@ -17,15 +18,18 @@ only the newest is done: the others are out of date already.
 from __future__ import annotations
 
 import json
+import math
 import re
 import traceback
 from multiprocessing.connection import Connection
+
+import numpy
 
 from engine import Tokenizer, baselines
 from engine.encoding import Encoding
 from engine.errors import EngineError
 from engine.formats import convert
-from engine.project import vocabulary_from_dict
+from engine.project import history_columns, vocabulary_from_dict
 from engine.inspection import Counts, content_tokens, counts, padding_tokens, shared_spans, trace, unknown_positions, unknown_token, unshared_boundaries
 from engine.vocabulary import TokenStyle, VocabularyTable, merges_made, readable, token_bytes
 
@@ -35,7 +39,7 @@ UNKNOWN = 1
 SPECIAL = 2
 
 # Requests of these kinds replace older ones still waiting.
-SUPERSEDING = ("encode", "trace", "compare", "decode", "view")
+SUPERSEDING = ("encode", "trace", "compare", "decode", "view", "export")
 # The formats File > Export offers besides tokenizer.json (`convert.FORMATS`).
 EXPORT_KINDS = (convert.BERT_VOCAB, convert.GPT2, convert.SENTENCEPIECE, convert.TIKTOKEN)
 
@@ -163,8 +167,17 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
         if kind == "view":
             loaded = tokenizers[str(request[2])]
             data = request[3]
-            wire = view_wire(loaded.tokenizer, data if isinstance(data, bytes) else b"", bool(request[4]), bool(request[5]))
+            history = request[6]
+            wire = view_wire(
+                loaded.tokenizer,
+                data if isinstance(data, bytes) else b"",
+                bool(request[4]),
+                bool(request[5]),
+                history if isinstance(history, bytes) else b"",
+            )
             return ("viewed", request_id, wire)
+        if kind == "export":
+            return ("checked", request_id, export_reasons(tokenizers[str(request[2])].tokenizer))
         if kind == "decode":
             ids = [int(str(i)) for i in _items(request[3])]
             tokenizer = tokenizers[str(request[2])].tokenizer
@@ -178,11 +191,14 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
     return ("error", request_id, f"unknown request {kind!r}")
 
 
-def view_wire(tokenizer: Tokenizer, vocabulary_data: bytes, glyphs: bool, with_table: bool = True) -> dict[str, object]:
+def view_wire(
+    tokenizer: Tokenizer, vocabulary_data: bytes, glyphs: bool, with_table: bool = True, history_data: bytes = b""
+) -> dict[str, object]:
     """What the window draws of a trained tokenizer, built here so that the window never parses
-    a big tokenizer: its vocabulary table (frequencies from the project's vocabulary part), its
-    token style, how each BPE token was made, and why each export format cannot hold it (the
-    table left out, None, when not `with_table`)."""
+    a big tokenizer or its history: its vocabulary table (frequencies from the project's
+    vocabulary part; None when not `with_table`), its token style, how each BPE token was made,
+    and, given the project's history part, the history as arrays (`history_wire`) with each
+    merged token's count."""
     frequencies: list[int] = []
     if vocabulary_data and with_table:
         try:
@@ -191,6 +207,47 @@ def view_wire(tokenizer: Tokenizer, vocabulary_data: bytes, glyphs: bool, with_t
             frequencies = []
     style = TokenStyle.of(tokenizer)
     table = VocabularyTable.of(tokenizer, frequencies or None, glyphs) if with_table else None
+    wire: dict[str, object] = {
+        "table": table.to_columns() if table is not None else None,
+        "style": (style.byte_level, style.metaspace, style.prefix, style.suffix),
+        "made": merges_made(tokenizer.model),
+    }
+    if history_data:
+        try:
+            wire["history"] = history_wire(history_columns(history_data, "history"))
+        except EngineError as error:
+            wire["history_problem"] = str(error)
+    return wire
+
+
+def history_wire(columns: dict[str, object]) -> dict[str, object]:
+    """A history's columns ready to draw: numbers as arrays (None as NaN, or -1 for counts),
+    tokens as lists, each merged token's count (`counts`), and the rounds as they are."""
+    merges = columns.get("merges")
+    arrays: dict[str, object] = {}
+    counts: dict[str, int] = {}
+    if isinstance(merges, dict) and merges:
+        for name in ("index", "new_id", "count", "vocab_size", "words_touched"):
+            arrays[name] = numpy.array(merges[name], dtype=numpy.int64)
+        for name in ("left_count", "right_count"):
+            arrays[name] = numpy.array([-1 if v is None else v for v in merges[name]], dtype=numpy.int64)
+        for name in ("score", "seconds"):
+            arrays[name] = numpy.array([math.nan if v is None else v for v in merges[name]], dtype=numpy.float64)
+        for name in ("left", "right", "new_token"):
+            arrays[name] = list(merges[name])
+        for token, count in zip(merges["new_token"], merges["count"]):
+            counts[token] = count
+    return {
+        "algorithm": columns.get("algorithm"),
+        "score_name": columns.get("score_name"),
+        "merges": arrays,
+        "rounds": columns.get("rounds"),
+        "counts": counts,
+    }
+
+
+def export_reasons(tokenizer: Tokenizer) -> dict[str, str]:
+    """Why each export format cannot hold `tokenizer` ("" when it can: `convert.check`)."""
     reasons: dict[str, str] = {}
     for kind in EXPORT_KINDS:
         try:
@@ -198,12 +255,7 @@ def view_wire(tokenizer: Tokenizer, vocabulary_data: bytes, glyphs: bool, with_t
             reasons[kind] = ""
         except (EngineError, OSError) as error:
             reasons[kind] = without_path(str(error))
-    return {
-        "table": table.to_columns() if table is not None else None,
-        "style": (style.byte_level, style.metaspace, style.prefix, style.suffix),
-        "made": merges_made(tokenizer.model),
-        "export": reasons,
-    }
+    return reasons
 
 
 def without_path(message: str) -> str:

@@ -37,13 +37,14 @@ from PySide6.QtWidgets import (
 
 from engine.estimate import TrainingEstimate
 from engine.progress import TrainProgress
-from engine.project import Project, TokenizerEntry, TrainedOn, TrainedResult
+from engine.project import Project, ResultFacts, TokenizerEntry, TrainedOn, TrainedResult
 from engine.schema import JsonValue
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
 from engine.vocabulary import TokenStyle
 from workbench.document import ActiveView, ProjectDocument
 from workbench.train_jobs import estimate_from_fields, estimate_main, estimate_payload
 from workbench.formatting import ERROR_STYLE, human_size, sampled_text
+from workbench.history import HistoryColumns
 from workbench.jobs import ChildJob
 from workbench.pipeline_form import PipelineForm
 from workbench.prompts import Prompts
@@ -51,7 +52,7 @@ from workbench.runner import CAN_PAUSE, TrainingRunner
 from workbench.settings import APP_NAME, HOME_VARIABLE, Settings
 from workbench.step_panel import StepPanel
 from workbench.training import FINISH_STEPS, STAGE_FINISH, TrainingJob, TrainingResult
-from workbench.training_views import Heading, MergesTable, StageProgress, TrainingPlots, steps_text
+from workbench.training_views import Heading, MergesTable, StageProgress, TrainingPlots, facts_text, steps_text
 
 DEFAULT_HELD_OUT_PERCENT: Final = 1.0
 # The estimate is remade this long after the last change of the corpus or the settings (ms).
@@ -131,7 +132,7 @@ def trained_on_text(trained_on: TrainedOn | None) -> str:
     return f" from {shown}{continued}"
 
 
-def costs_text(report: TrainReport) -> str:
+def costs_text(report: TrainReport | ResultFacts) -> str:
     """" Estimated 3.1 s; peak memory 260 MB (estimated 253 MB)." ("" when nothing is known)."""
     parts: list[str] = []
     if report.estimated_seconds is not None:
@@ -178,6 +179,8 @@ class TrainTab(QWidget):
         # corpus changes since the training it names
         self._saying_reason = False
         self._shown_changes: list[str] = []
+        # the stored history the plots and the merges show (None: a training's, or none)
+        self._shown_history: HistoryColumns | None = None
         # (a child process: the estimate runs the pipeline's regexes on the corpus)
         self._estimator = ChildJob("estimate", self)
         self._estimate_timer = QTimer(self)
@@ -446,9 +449,10 @@ class TrainTab(QWidget):
             return "Train the tokenizer first."
         if entry.trainer.get("type") != "BpeTrainer":
             return "Only BPE trainings can be continued."
-        if entry.report is not None and entry.report.sampled_lines:
+        facts = entry.result.facts() if entry.result is not None else None
+        if facts is not None and facts.sampled_lines:
             return (
-                f"The last training sampled {entry.report.sampled_lines:,} of {entry.report.read_lines:,} lines "
+                f"The last training sampled {facts.sampled_lines:,} of {facts.read_lines:,} lines "
                 "and kept no word counts: train again at the larger size."
             )
         if not entry.counts_file or not os.path.isfile(entry.counts_file):
@@ -745,31 +749,51 @@ class TrainTab(QWidget):
         self._update_controls()
 
     def _on_document_view_changed(self) -> None:
-        """The active tokenizer's style is known now: the merges table shows its tokens readably."""
+        """The active tokenizer's view arrived: its style (the merges table shows its tokens
+        readably) and, for a stored history, the plots and the merges."""
         view = self.document.view()
-        if view is not None and not self.runner.is_running():
+        if view is None or self.runner.is_running():
+            return
+        if view.history is not None and self._shown_history is not view.history:
+            self._show_stored()
+        else:
             self.merges.merges.set_style(view.style)
 
     def _show_stored(self) -> None:
-        """Redraw the plots and the merges from the active tokenizer's stored history."""
+        """Redraw the plots and the merges from the active tokenizer's stored history: the
+        training's steps when they are in memory, else the arrays the encoding process made of
+        the project's history part (never parsed here; until they arrive the plots say so)."""
         entry = self.document.active
         view = self.document.view()
-        history = entry.report.history if entry is not None and entry.report is not None else None
+        result = entry.result if entry is not None else None
+        report = result.parsed_report() if result is not None else None
+        stored = view.history if view is not None and report is None else None
         if self._plotted is None or entry is None or self._plotted[0] is not entry:
             # the stages of a training are shown until another tokenizer is looked at
             self.stages.clear()
-        if entry is None or history is None or self._plotted != (entry, len(history)):
-            # (the plots of a training that just finished already show its history)
-            self.plots.show_history(history, entry.evaluations if entry is not None else [])
-        self._plotted = None
+        evaluations = entry.evaluations if entry is not None else []
         style = view.style if view is not None else TokenStyle()
-        self.merges.merges.reset(
-            history.merges if history is not None else [],
-            style,
-            history.score_name if history else "count",
-            history.rounds if history is not None else [],
-        )
-        self._name_steps(history is not None and bool(history.rounds) and not history.merges)
+        self._shown_history = stored
+        if report is not None or result is None:
+            history = report.history if report is not None else None
+            if entry is None or history is None or self._plotted != (entry, len(history)):
+                # (the plots of a training that just finished already show its history)
+                self.plots.show_history(history, evaluations)
+            self.merges.merges.reset(
+                history.merges if history is not None else [], style,
+                history.score_name if history else "count", history.rounds if history is not None else [],
+            )  # fmt: skip
+            self._name_steps(history is not None and bool(history.rounds) and not history.merges)
+        elif stored is not None:
+            self.plots.show_columns(stored, evaluations)
+            self.merges.merges.reset(stored.merges, style, stored.score_name, stored.rounds)
+            self._name_steps(bool(stored.rounds) and not stored.merges)
+        else:
+            problem = view.history_problem if view is not None else ""
+            self.plots.clear()
+            self.plots.show_note(f"The training history cannot be shown: {problem}" if problem else "Reading the training history…")
+            self.merges.merges.reset([], style)
+        self._plotted = None
         self.merges.scrollToBottom()
         self._show_stored_message()
 
@@ -785,8 +809,9 @@ class TrainTab(QWidget):
         entry = self.document.active
         changed = self._corpus_changes()
         self._shown_changes = changed
-        if entry is not None and entry.report is not None:
-            report = entry.report
+        facts = entry.result.facts() if entry is not None and entry.result is not None else None
+        if entry is not None and facts is not None:
+            report = facts
             trained_on = entry.trained_on
             warning = (
                 f" The corpus is no longer what it was trained on: {'; '.join(changed)}. Train again to train on it."
@@ -796,7 +821,7 @@ class TrainTab(QWidget):
             self._say(
                 f"Last trained in {report.seconds:.1f} s on {report.total_words:,} words "
                 f"({report.unique_words:,} distinct{sampled_text(report.sampled_lines, report.read_lines)})"
-                f"{trained_on_text(trained_on)}: {steps_text(report.history)}.{costs_text(report)}{warning}",
+                f"{trained_on_text(trained_on)}: {facts_text(facts)}.{costs_text(report)}{warning}",
                 error=bool(changed),
             )
         elif entry is not None and entry.is_trained:

@@ -9,10 +9,11 @@ Plots redraw on a timer a few times a second, never once per step.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
 import time
+from collections.abc import Callable, Sequence
 from typing import Final
 
+import numpy
 import pyqtgraph
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
@@ -33,6 +34,8 @@ from PySide6.QtWidgets import (
 
 from engine.progress import TrainProgress
 from engine.wordlevel.trainer import PHASE_SELECT
+from engine.project import ResultFacts
+from workbench.history import ColumnSteps, HistoryColumns
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.vocabulary import TokenStyle, readable
 from engine.unigram.training_run import PHASE_SEED
@@ -341,10 +344,14 @@ class TrainingPlots(QWidget):
             self.redraw()
 
     def _show_selection(self) -> None:
-        self.note.setText(
+        self.show_note(
             "WordLevel keeps the most frequent words whole, in one step: there are no merges or rounds "
             "to plot. The Vocabulary tab lists the words with their counts."
         )
+
+    def show_note(self, text: str) -> None:
+        """A sentence instead of the plots (nothing to plot, or not yet)."""
+        self.note.setText(text)
         self._show_plots(False)
 
     def _show_plots(self, shown: bool) -> None:
@@ -378,6 +385,29 @@ class TrainingPlots(QWidget):
         self._evaluated_at.append(float(done))
         self._evaluations.append(chars_per_token)
         self._dirty = True
+
+    def show_columns(self, history: HistoryColumns, evaluations: list[tuple[int, float]]) -> None:
+        """Redraw from a stored history's arrays (`HistoryColumns`) at once: no step is made."""
+        rounds = bool(history.rounds) and not history.merges
+        self.clear(history.score_name, rounds=rounds)
+        if history.algorithm == "WordLevel":
+            self._show_selection()
+            return
+        arrays = history.arrays
+        if history.merges:
+            scores = arrays["score"]
+            values = scores if history.score_name != "count" else arrays["count"].astype(float)
+            self._ranks = arrays["index"].astype(float).tolist()
+            self._values = numpy.maximum(values, 1e-12).tolist()
+            self._seconds = arrays["seconds"].tolist()
+            self._sizes = arrays["vocab_size"].astype(float).tolist()
+            self._touched = arrays["words_touched"].astype(float).tolist()
+            self._dirty = True
+        else:
+            self.add_steps(list(history.rounds))
+        for done, value in evaluations:
+            self.add_evaluation(done, value)
+        self.redraw()
 
     def show_history(self, history: TrainHistory | None, evaluations: list[tuple[int, float]]) -> None:
         """Redraw from a stored history (a reopened project) at once."""
@@ -421,7 +451,10 @@ class TrainingPlots(QWidget):
                 "symbolPen": None,
             }
         if index == 0:
-            self._score_curve.setData(self._ranks, self._values, **symbols)
+            ranks, values = self._ranks, self._values
+            if symbols.get("symbol") == "o" and len(ranks) > MAX_DOTS:
+                ranks, values = _envelope(ranks, values, MAX_DOTS)
+            self._score_curve.setData(ranks, values, **symbols)
         elif index == 1:
             if self.by_time:
                 self._growth_curve.setData(self._seconds, self._sizes, **symbols)
@@ -443,6 +476,30 @@ class TrainingPlots(QWidget):
                 return
 
 
+# A scored history draws at most this many dots: each stands for a run of merges, at its
+# highest and lowest score (pyqtgraph takes about a second to draw 30,000 dots).
+MAX_DOTS: Final = 3000
+
+
+def _envelope(ranks: list[float], values: list[float], limit: int) -> tuple[list[float], list[float]]:
+    """At most `limit` points that keep each run's highest and lowest value, at their ranks."""
+    size = len(ranks)
+    runs = max(1, limit // 2)
+    x, y = numpy.asarray(ranks), numpy.asarray(values)
+    edges = numpy.linspace(0, size, runs + 1).astype(numpy.int64)
+    kept: list[int] = []
+    for start, end in zip(edges[:-1], edges[1:]):
+        if end <= start:
+            continue
+        window = y[start:end]
+        if numpy.all(numpy.isnan(window)):
+            continue
+        kept.append(int(start + numpy.nanargmax(window)))
+        kept.append(int(start + numpy.nanargmin(window)))
+    order = sorted(set(kept))
+    return x[order].tolist(), y[order].tolist()
+
+
 MERGE_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Count", "Words touched")
 # A scored merge (WordPiece) shows its score where BPE shows the count, and the counts behind it.
 SCORED_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Score", "Pair · left · right counts")
@@ -454,6 +511,15 @@ def steps_text(history: TrainHistory) -> str:
     if history.merges or not history.rounds:
         return f"{len(history.merges):,} merge{'s' if len(history.merges) != 1 else ''}"
     return rounds_text(history.rounds)
+
+
+def facts_text(facts: ResultFacts) -> str:
+    """`steps_text` from a result's facts (no history parsed)."""
+    if facts.merges or not facts.rounds:
+        return f"{facts.merges:,} merge{'s' if facts.merges != 1 else ''}"
+    if facts.seeded and facts.rounds > 1:
+        return f"the seed and {facts.rounds - 1:,} round{'s' if facts.rounds != 2 else ''}"
+    return f"{facts.rounds:,} round{'s' if facts.rounds != 1 else ''}"
 
 
 def rounds_text(rounds: Sequence[RoundStep]) -> str:
@@ -469,17 +535,18 @@ class MergesModel(QAbstractTableModel):
 
     def __init__(self) -> None:
         super().__init__()
-        self.steps: list[MergeStep] = []
+        self.steps: list[MergeStep] | ColumnSteps = []
         self.rounds: list[RoundStep] = []
         self.style = TokenStyle()
         self.glyphs = True
         self.score_name = "count"
 
     def reset(
-        self, steps: list[MergeStep], style: TokenStyle, score_name: str = "count", rounds: list[RoundStep] | None = None
+        self, steps: Sequence[MergeStep], style: TokenStyle, score_name: str = "count", rounds: list[RoundStep] | None = None
     ) -> None:
         self.beginResetModel()
-        self.steps = list(steps)
+        # (a stored history's merges are read on demand: kept as the sequence they are)
+        self.steps = steps if isinstance(steps, ColumnSteps) else list(steps)
         self.rounds = list(rounds) if rounds is not None else []
         self.style = style
         self.score_name = score_name
@@ -506,6 +573,8 @@ class MergesModel(QAbstractTableModel):
             self.rounds.extend(rounds)
             self.endInsertRows()
         if merges:
+            if isinstance(self.steps, ColumnSteps):
+                self.steps = list(self.steps)
             first = len(self.steps)
             self.beginInsertRows(QModelIndex(), first, first + len(merges) - 1)
             self.steps.extend(merges)

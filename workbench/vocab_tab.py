@@ -250,9 +250,12 @@ class VocabTab(QWidget):
         raw = token_bytes(token, self._style) if table.kinds[row] not in ("special", "added") else token.encode("utf-8")
         self.hex.setText(" ".join(f"{b:02X}" for b in raw))
         self.tree.clear()
-        history = entry.report.history if entry.report is not None else None
+        # (each merge's count: from the training's steps when they are in memory, else from
+        # the history the encoding process read; never parsed here)
+        report = entry.result.parsed_report() if entry.result is not None else None
+        counts = merge_counts(report.history) if report is not None else (view.history.counts if view.history is not None else {})
         if view.made is not None:
-            self.tree.addTopLevelItem(self._tree_item(tree_of(token, view.made, merge_counts(history))))
+            self.tree.addTopLevelItem(self._tree_item(tree_of(token, view.made, counts)))
             self.tree.expandAll()
         else:
             self.tree.addTopLevelItem(QTreeWidgetItem(["(finding out how it was made…)", "", ""]))

@@ -98,8 +98,8 @@ def test_a_saved_project_reopens_to_the_same_state_with_its_history(
     assert reopened is not None and reopened.is_trained and reopened.report is not None
     assert reopened.report.history == entry.report.history
     assert reopened.trained == entry.trained and reopened.frequencies == entry.frequencies
-    assert again.train_tab.plots.point_counts() == (steps, evaluations)
     view = wait_for_view(qtbot, again)
+    assert again.train_tab.plots.point_counts() == (steps, evaluations)
     assert again.vocab_tab.model.rowCount() == view.tokenizer.get_vocab_size()
     assert [c.path for c in again.document.project.corpus] == [str(small_corpus)]
     again.shutdown()

@@ -1,0 +1,47 @@
+"""A stored history drawn from the arrays the encoding process makes of it (`history_wire`,
+`HistoryColumns`) shows the same merges and rounds as the history itself."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from engine import Tokenizer, models, pre_tokenizers, trainers
+from engine.project import TrainedResult, history_columns
+from engine.trainers.records import TrainReport
+from workbench.encoding_worker import history_wire
+from workbench.history import HistoryColumns
+
+
+def trained(kind: str, corpus: Path) -> TrainReport:
+    if kind == "bpe":
+        tokenizer = Tokenizer(models.BPE(unk_token="[UNK]"))
+        trainer: trainers.Trainer = trainers.BpeTrainer(vocab_size=120, special_tokens=["[UNK]"], show_progress=False)
+    else:
+        tokenizer = Tokenizer(models.Unigram())
+        trainer = trainers.UnigramTrainer(vocab_size=80, show_progress=False)
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    return tokenizer.train_from_counts(tokenizer.count_words([str(corpus)]), trainer)
+
+
+@pytest.mark.parametrize("kind", ["bpe", "unigram"])
+def test_the_arrays_show_the_history_they_were_made_of(kind: str, tmp_path: Path) -> None:
+    corpus = tmp_path / "text.txt"
+    corpus.write_text("low lower lowest newer newest wider widest\n" * 20 + "the lowest of the new\n", encoding="utf-8")
+    report = trained(kind, corpus)
+    history = report.history
+    assert history.merges or history.rounds
+    result = TrainedResult("{}", report, [], {})
+    part = result.history_part()
+    assert part is not None
+    shown = HistoryColumns(history_wire(history_columns(part.content, "history")))
+    assert (shown.algorithm, shown.score_name) == (history.algorithm, history.score_name)
+    assert len(shown.merges) == len(history.merges)
+    for mine, theirs in zip(shown.merges, history.merges):
+        # (a project keeps each step's time to the millisecond)
+        assert mine == replace(theirs, seconds=round(theirs.seconds, 3))
+    assert list(shown.merges[-3:]) == list(shown.merges)[-3:] and (not shown.merges or shown.merges[-1] == list(shown.merges)[-1])
+    assert [replace(r, seconds=0.0) for r in shown.rounds] == [replace(r, seconds=0.0) for r in history.rounds]
+    assert shown.counts == {step.new_token: step.count for step in history.merges}
