@@ -5,7 +5,6 @@ process under the engine's bound; its reading runs in a child process."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
@@ -30,17 +29,17 @@ def test_a_hostile_regex_in_the_encode_tab_ends_in_a_message_naming_it(qtbot: Qt
     assert window.open_file(str(hostile_file(tmp_path)))
     tab = window.encode_tab
     window.tabs.setCurrentWidget(tab)
-    ticks: list[float] = []
+    # the window's event loop turns while the regex runs in the encoding process
+    turns: list[bool] = []
     timer = QTimer()
     timer.setInterval(20)
-    timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+    timer.timeout.connect(lambda: turns.append("backtracks" not in tab.status.text()))
     timer.start()
     tab.editor.set_text("a" * 40 + "b")
     qtbot.waitUntil(lambda: "backtracks catastrophically" in tab.status.text(), timeout=60_000)
     timer.stop()
     assert HOSTILE in tab.status.text() and "color" in tab.status.styleSheet()
-    # the window drew all along: the regex ran in the encoding process
-    assert max(b - a for a, b in zip(ticks, ticks[1:])) < 1.0
+    assert turns.count(True) >= 5
     # and the process still serves the next text
     tab.editor.set_text("ab")
     qtbot.waitUntil(tab.is_current, timeout=30_000)
