@@ -296,7 +296,9 @@ def measure_project(path: Path, why: bool = False) -> dict[str, float]:
     run_for(0.5)
     copy = path.with_name("five-saved.tokproj")
     window.prompts.answers["save_project"] = str(copy)  # type: ignore[attr-defined]
+    gaps.start("rename")
     window.document.rename_tokenizer(0, "BPE 32k (renamed)")
+    run_for(0.5)
     gaps.start("save")
     began = time.perf_counter()
     ok = window.save_as()
@@ -304,7 +306,9 @@ def measure_project(path: Path, why: bool = False) -> dict[str, float]:
     if not ok:
         raise SystemExit("the save failed")
     run_for(0.5)
+    gaps.start("rename")
     window.document.rename_tokenizer(0, "BPE 32k (again)")
+    run_for(0.5)
     gaps.start("autosave")
     began = time.perf_counter()
     window.autosave()

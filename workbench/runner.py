@@ -70,7 +70,9 @@ class TrainingRunner(QObject):
         self._connection: Connection | None = None
         self._cancel: Event | None = None
         self._cancel_requested_at = 0.0
-        self._steps: list[MergeStep | RoundStep] = []
+        # the steps streamed so far, merges and rounds apart (the history the last message omits)
+        self._merges: list[MergeStep] = []
+        self._rounds: list[RoundStep] = []
         self._started_at = 0.0
         self._paused_at = 0.0  # when the running job was paused (0: it is not)
         self._paused_total = 0.0
@@ -111,7 +113,8 @@ class TrainingRunner(QObject):
         self._process = process
         self._connection = receiver
         self._cancel_requested_at = 0.0
-        self._steps = []
+        self._merges = []
+        self._rounds = []
         self._started_at = time.monotonic()
         self._paused_at = 0.0
         self._paused_total = 0.0
@@ -251,12 +254,16 @@ class TrainingRunner(QObject):
                 self.progressed.emit(TrainProgress.from_dict(message[1]))
             elif kind == "steps":
                 steps = [step_from_dict(item) for item in message[1]]
-                self._steps.extend(steps)
+                for step in steps:
+                    if isinstance(step, MergeStep):
+                        self._merges.append(step)
+                    else:
+                        self._rounds.append(step)
                 self.stepped.emit(steps)
             elif kind == "evaluation":
                 self.evaluated.emit(int(message[1]), float(message[2]))
             elif kind == "done":
-                result = TrainingResult.from_wire(message[1], self._steps)
+                result = TrainingResult.from_wire(message[1], self._merges, self._rounds)
                 # subtle: the time the user waited, from Train to the result, pauses left out;
                 # the process's own clock misses its start and the work after the report.
                 result.report = result.report.with_seconds(self.elapsed_seconds())

@@ -225,6 +225,11 @@ class TrainTab(QWidget):
         continue_row.addWidget(self.continue_button)
         continue_row.addStretch(1)
         self.continue_box.setToolTip(CONTINUE_HINT)
+        # (its row stays when it is hidden: the stages and plots below do not move, and the plots
+        # are not redrawn at a new size, when a training starts or ends)
+        keep = self.continue_box.sizePolicy()
+        keep.setRetainSizeWhenHidden(True)
+        self.continue_box.setSizePolicy(keep)
         self.revert_button = QPushButton("Revert Settings")
         self.revert_button.setToolTip("Show the settings the current result was trained with")
         self.held_out = QDoubleSpinBox()
@@ -253,6 +258,9 @@ class TrainTab(QWidget):
         )
         self.message = QLabel()
         self.message.setWordWrap(True)
+        # (two lines held for it: a summary that wraps does not move the plots below)
+        self.message.setMinimumHeight(2 * self.message.fontMetrics().lineSpacing())
+        self.message.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.pending = QLabel()
         self.pending.setWordWrap(True)
 

@@ -167,8 +167,8 @@ class TrainingResult:
         }
 
     @staticmethod
-    def from_wire(data: object, steps: list[MergeStep | RoundStep]) -> TrainingResult:
-        """The result of a `to_wire` message, its history made of the `steps` streamed before it.
+    def from_wire(data: object, merges: list[MergeStep], rounds: list[RoundStep]) -> TrainingResult:
+        """The result of a `to_wire` message, its history made of the steps streamed before it.
 
         Raises ValueError when the message is not one, or when steps went missing."""
         if not isinstance(data, dict):
@@ -176,14 +176,9 @@ class TrainingResult:
         files, total, unique, seconds = data["report"]
         sampled, read = data.get("sampled", (0, 0))
         algorithm, score_name, count = data["history"]
-        if count != len(steps):
-            raise ValueError(f"{count:,} steps were made but {len(steps):,} arrived")
-        history = TrainHistory(
-            str(algorithm),
-            str(score_name),
-            [step for step in steps if isinstance(step, MergeStep)],
-            [step for step in steps if isinstance(step, RoundStep)],
-        )
+        if count != len(merges) + len(rounds):
+            raise ValueError(f"{count:,} steps were made but {len(merges) + len(rounds):,} arrived")
+        history = TrainHistory(str(algorithm), str(score_name), merges, rounds)
         columns = data.get("table")
         style = data.get("style")
         tokenizer_part, history_part, vocabulary_part = [part_from_wire(item) for item in data["parts"]]

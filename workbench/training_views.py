@@ -482,21 +482,23 @@ MAX_DOTS: Final = 3000
 
 
 def _envelope(ranks: list[float], values: list[float], limit: int) -> tuple[list[float], list[float]]:
-    """At most `limit` points that keep each run's highest and lowest value, at their ranks."""
+    """At most `limit` points that keep each run's highest and lowest value, at their ranks
+    (whole arrays at once: a loop over 1,500 runs took 100 ms on the GUI thread)."""
     size = len(ranks)
-    runs = max(1, limit // 2)
-    x, y = numpy.asarray(ranks), numpy.asarray(values)
-    edges = numpy.linspace(0, size, runs + 1).astype(numpy.int64)
-    kept: list[int] = []
-    for start, end in zip(edges[:-1], edges[1:]):
-        if end <= start:
-            continue
-        window = y[start:end]
-        if numpy.all(numpy.isnan(window)):
-            continue
-        kept.append(int(start + numpy.nanargmax(window)))
-        kept.append(int(start + numpy.nanargmin(window)))
-    order = sorted(set(kept))
+    x, y = numpy.asarray(ranks, dtype=float), numpy.asarray(values, dtype=float)
+    if size == 0:
+        return [], []
+    starts = numpy.unique(numpy.linspace(0, size, max(1, limit // 2) + 1).astype(numpy.int64)[:-1])
+    run_of = numpy.repeat(numpy.arange(len(starts)), numpy.diff(numpy.append(starts, size)))
+    kept: list[numpy.ndarray] = []
+    for fill, reduce in ((-numpy.inf, numpy.maximum), (numpy.inf, numpy.minimum)):
+        filled = numpy.where(numpy.isnan(y), fill, y)
+        best = reduce.reduceat(filled, starts)
+        hits = numpy.flatnonzero((filled == best[run_of]) & (best[run_of] != fill))
+        # the first hit of each run
+        _, first = numpy.unique(run_of[hits], return_index=True)
+        kept.append(hits[first])
+    order = numpy.unique(numpy.concatenate(kept))
     return x[order].tolist(), y[order].tolist()
 
 

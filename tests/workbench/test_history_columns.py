@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from pathlib import Path
 
+import numpy
 import pytest
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
@@ -13,6 +15,7 @@ from engine.project import TrainedResult, history_columns
 from engine.trainers.records import TrainReport
 from workbench.encoding_worker import history_wire
 from workbench.history import HistoryColumns
+from workbench.training_views import MAX_DOTS, _envelope
 
 
 def trained(kind: str, corpus: Path) -> TrainReport:
@@ -45,3 +48,31 @@ def test_the_arrays_show_the_history_they_were_made_of(kind: str, tmp_path: Path
     assert list(shown.merges[-3:]) == list(shown.merges)[-3:] and (not shown.merges or shown.merges[-1] == list(shown.merges)[-1])
     assert [replace(r, seconds=0.0) for r in shown.rounds] == [replace(r, seconds=0.0) for r in history.rounds]
     assert shown.counts == {step.new_token: step.count for step in history.merges}
+
+
+def _envelope_by_runs(ranks: list[float], values: list[float], limit: int) -> tuple[list[float], list[float]]:
+    """The envelope run by run, as it is defined: each run's first highest and first lowest value."""
+    size, runs = len(ranks), max(1, limit // 2)
+    edges = [int(e) for e in numpy.linspace(0, size, runs + 1).astype(numpy.int64)]
+    kept: set[int] = set()
+    for start, end in zip(edges[:-1], edges[1:]):
+        window = [(v, i) for i, v in enumerate(values[start:end], start) if not math.isnan(v)]
+        if window:
+            kept.add(max(window, key=lambda p: (p[0], -p[1]))[1])
+            kept.add(min(window, key=lambda p: (p[0], p[1]))[1])
+    order = sorted(kept)
+    return [ranks[i] for i in order], [values[i] for i in order]
+
+
+@pytest.mark.parametrize("size", [0, 1, 7, 3000, 3001, 29_904])
+def test_the_plotted_envelope_keeps_each_runs_highest_and_lowest_score(size: int) -> None:
+    random = numpy.random.default_rng(size)
+    values = random.exponential(size=size).tolist()
+    for i in range(0, size, 97):
+        values[i] = math.nan  # (merges with no score)
+    values[size // 2 : size // 2 + 40] = [math.nan] * len(values[size // 2 : size // 2 + 40])
+    ranks = [float(i) for i in range(size)]
+    got = _envelope(ranks, values, MAX_DOTS)
+    want = _envelope_by_runs(ranks, values, MAX_DOTS)
+    assert got[0] == want[0] and len(got[0]) <= MAX_DOTS
+    assert all((a == b) or (math.isnan(a) and math.isnan(b)) for a, b in zip(got[1], want[1]))
