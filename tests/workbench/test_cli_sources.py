@@ -85,10 +85,10 @@ def test_sampled_training_says_so(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "content", "fragments"),
     [
-        ("cut.txt.gz", gzip.compress(b"line of text\n" * 50_000)[:300], ["cut.txt.gz", "is truncated", "bytes of text"]),
+        ("cut.txt.gz", gzip.compress(b"line of text\n" * 50_000, mtime=0)[:300], ["cut.txt.gz", "is truncated", "bytes of text"]),
         ("bad.jsonl", b'{"text": "ok"}\n{"text": "ok"}\n{oops}\n', ["bad.jsonl", "line 3", "not JSON"]),
         ("nofield.jsonl", b'{"text": "ok"}\n{"title": "t"}\n', ["nofield.jsonl", "line 2", "no field 'text'", "'title'"]),
-        ("latin.txt.gz", gzip.compress("ok\ncaf\xe9\n".encode("latin-1")), ["latin.txt.gz", "decompressed text at byte 6"]),
+        ("latin.txt.gz", gzip.compress("ok\ncaf\xe9\n".encode("latin-1"), mtime=0), ["latin.txt.gz", "decompressed text at byte 6"]),
         ("c.tsv", b"a\t1\nb\tmany\n", ["c.tsv", "line 2"]),
     ],
 )
