@@ -245,17 +245,22 @@ from workbench.main_window import MainWindow
 window = MainWindow(settings, ScriptedPrompts(confirm=True, choose="Keep Them"))
 window.show()
 window.open_file(sys.argv[1])
+def first():
+    # the window drawn with the project open: its tokenizers listed, its tabs answering
+    window.grab()
+    print("painted", time.time(), flush=True)
 def painted():
     ready = window.vocab_tab.model.rowCount() > 0
     if not ready:
         QTimer.singleShot(5, painted)
         return
     window.grab()
-    print(time.time(), flush=True)
+    print("vocabulary", time.time(), flush=True)
     window.document.mark_saved("/nonexistent.tokproj")
     window.shutdown()
     app.quit()
 window.tabs.setCurrentWidget(window.vocab_tab)
+QTimer.singleShot(0, first)
 QTimer.singleShot(0, painted)
 app.exec()
 """
@@ -267,6 +272,7 @@ def measure_project(path: Path, why: bool = False) -> dict[str, float]:
     results: dict[str, float] = {"size_mb": path.stat().st_size / 1e6}
     # start-up, in a process of its own: to a painted window with the vocabulary table filled
     times: list[float] = []
+    firsts: list[float] = []
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "TOKENIZER_WORKBENCH_HOME": home, "QT_QPA_PLATFORM": "offscreen"}
         for _ in range(3):
@@ -274,7 +280,10 @@ def measure_project(path: Path, why: bool = False) -> dict[str, float]:
             done = subprocess.run([sys.executable, "-P", "-c", STARTUP_SCRIPT, str(path)], capture_output=True, text=True, env=env, cwd=home)
             if done.returncode != 0:
                 raise SystemExit(done.stderr)
-            times.append(float(done.stdout.strip().splitlines()[-1]) - began)
+            said = dict(line.split() for line in done.stdout.splitlines() if line.startswith(("painted ", "vocabulary ")))
+            firsts.append(float(said["painted"]) - began)
+            times.append(float(said["vocabulary"]) - began)
+    results["start_to_first_paint_s"] = min(firsts)
     results["start_to_painted_s"] = min(times)
 
     window = new_window()
@@ -285,6 +294,8 @@ def measure_project(path: Path, why: bool = False) -> dict[str, float]:
     began = time.perf_counter()
     window.open_file(str(path))
     window.tabs.setCurrentWidget(window.vocab_tab)
+    window.grab()  # (drawn with the project open: its tokenizers listed, the tabs answering)
+    results["open_to_paint_s"] = time.perf_counter() - began
     run_until(lambda: window.vocab_tab.model.rowCount() > 0, 60)
     results["open_to_table_s"] = time.perf_counter() - began
     run_for(1.0)
@@ -353,7 +364,9 @@ def main() -> int:
         path = five_tokenizer_project(args.corpus, args.work, args.megabytes)
         figures = measure_project(path, args.why)
         print(f"project of five trained 32k tokenizers: {figures['size_mb']:.1f} MB ({verdict(figures['size_mb'] <= SIZE_BAR_MB)}, bar {SIZE_BAR_MB:.0f} MB)")
+        print(f"  start to the first paint with the project open: {figures['start_to_first_paint_s']:.2f} s (best of 3)")
         print(f"  start to a painted window with the vocabulary shown: {figures['start_to_painted_s']:.2f} s (best of 3)")
+        print(f"  open in a running window to its first paint: {figures['open_to_paint_s']:.2f} s ({verdict(figures['open_to_paint_s'] <= OPEN_BAR_S)}, bar {OPEN_BAR_S:.0f} s)")
         print(f"  open in a running window to the vocabulary shown: {figures['open_to_table_s']:.2f} s ({verdict(figures['open_to_table_s'] <= OPEN_BAR_S)}, bar {OPEN_BAR_S:.0f} s)")
         print(f"  save: {figures['save_s']:.2f} s ({verdict(figures['save_s'] <= SAVE_BAR_S)}, bar {SAVE_BAR_S:.0f} s); autosave: {figures['autosave_s']:.2f} s")
         for key, value in figures.items():
