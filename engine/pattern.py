@@ -392,7 +392,9 @@ def cover(spans: list[tuple[int, int]], length: int) -> list[tuple[int, int, boo
     return out
 
 
-def _onig_spans(compiled: regex.Pattern[str], text: str) -> list[tuple[int, int]]:
+def _onig_spans(compiled: regex.Pattern[str], text: str, deadline: float = 0.0) -> list[tuple[int, int]]:
+    """Every match as Oniguruma finds it; with a `deadline` (of `time.process_time()`), each
+    search is given only what is left of the time, and TimeoutError is raised past it."""
     # subtle: Python's finditer reports an empty match right after a non-empty one; Oniguruma
     # (and the Rust regex crate) skip it and search again one char further.
     spans: list[tuple[int, int]] = []
@@ -400,7 +402,13 @@ def _onig_spans(compiled: regex.Pattern[str], text: str) -> list[tuple[int, int]
     last_match_end = -1
     n = len(text)
     while last_end <= n:
-        m = compiled.search(text, last_end)
+        if deadline:
+            left = deadline - time.process_time()
+            if left <= 0.0:
+                raise TimeoutError("regex timed out")
+            m = compiled.search(text, last_end, timeout=left)
+        else:
+            m = compiled.search(text, last_end)
         if m is None:
             break
         start, end = m.span()
@@ -428,28 +436,9 @@ def _bounded_spans(compiled: regex.Pattern[str], text: str, limit: float) -> lis
         spans.append((start, end))
     if not has_empty:
         return spans
-    # subtle: `_onig_spans`, each search given only what is left of the time (read here, not
-    # before the finditer above: the clock is a system call, and most texts never come here).
-    deadline = time.process_time() + limit
-    spans = []
-    last_end = 0
-    last_match_end = -1
-    n = len(text)
-    while last_end <= n:
-        left = deadline - time.process_time()
-        if left <= 0.0:
-            raise TimeoutError("regex timed out")
-        m = compiled.search(text, last_end, timeout=left)
-        if m is None:
-            break
-        start, end = m.span()
-        if start == end and last_match_end == end:
-            last_end += 1
-            continue
-        last_end = end
-        last_match_end = end
-        spans.append((start, end))
-    return spans
+    # subtle: the clock is read here, not before the finditer above: it is a system call, and
+    # most texts never come here.
+    return _onig_spans(compiled, text, time.process_time() + limit)
 
 
 def find_matches(pattern: str | Regex, text: str, owner: str = "Regex") -> list[tuple[int, int, bool]]:

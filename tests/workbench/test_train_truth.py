@@ -18,6 +18,7 @@ from workbench.jobs import exit_reason
 from workbench.main_window import MainWindow
 from workbench.prompts import ScriptedPrompts
 from workbench.runner import _descendants
+from workbench.train_tab import TrainTab
 from workbench.training import FINISH_STEPS, STAGE_FINISH
 
 from window_support import TRAINING_TIMEOUT_MS, train_and_wait
@@ -169,14 +170,20 @@ def test_the_estimate_never_runs_a_files_regex_in_the_window(qtbot: QtBot, windo
     assert not tab._estimator.is_running()
 
 
-def test_a_training_stuck_in_a_regex_ends_with_a_message_naming_the_pattern(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path
-) -> None:
-    hostile_project(window, tmp_path)
+def start_hostile_training(qtbot: QtBot, window: MainWindow, folder: Path) -> TrainTab:
+    """The Train tab, its training of `hostile_project` started with two counting processes."""
+    hostile_project(window, folder)
     tab = window.train_tab
     tab.processes.setValue(2)
     tab.start_training()
     qtbot.waitUntil(lambda: tab.runner.pid is not None, timeout=10_000)
+    return tab
+
+
+def test_a_training_stuck_in_a_regex_ends_with_a_message_naming_the_pattern(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tab = start_hostile_training(qtbot, window, tmp_path)
     with qtbot.waitSignal(tab.runner.failed, timeout=TRAINING_TIMEOUT_MS) as blocker:
         pass
     message = str(blocker.args[0]) if blocker.args else ""
@@ -188,11 +195,7 @@ def test_a_training_stuck_in_a_regex_ends_with_a_message_naming_the_pattern(
 def test_cancelling_a_training_that_does_not_answer_stops_it_and_its_counting_processes(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    hostile_project(window, tmp_path)
-    tab = window.train_tab
-    tab.processes.setValue(2)
-    tab.start_training()
-    qtbot.waitUntil(lambda: tab.runner.pid is not None, timeout=10_000)
+    tab = start_hostile_training(qtbot, window, tmp_path)
     pid = tab.runner.pid
     assert pid is not None
     # the child and its counting processes, frozen from outside: none of them can hear the request
