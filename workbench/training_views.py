@@ -16,7 +16,7 @@ from typing import Final
 import numpy
 import pyqtgraph
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSize, Qt, QTimer
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -207,6 +207,10 @@ class TrainingPlots(QWidget):
         self._dirty = False
         self._stale = [False, False, False]
         self._turn = 0
+        # what waits until the plots are shown again (`_put_off`): new axis labels, new ranges
+        self._waiting = False
+        self._relabel = False
+        self._new_ranges = False
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -320,28 +324,54 @@ class TrainingPlots(QWidget):
         """Forget the data; the plots empty at once, or (`at_once=False`, as a training starts)
         in turn on the next ticks, so that starting never repaints all three together.
         `rounds`: the steps to come are rounds (Unigram), drawn as such from the start."""
-        relabel = score_name != self.score_name or rounds != self._rounds
+        self._relabel = self._relabel or score_name != self.score_name or rounds != self._rounds
         self.score_name = score_name
         self._show_plots(True)
         self._ranks, self._values, self._seconds, self._sizes, self._touched = [], [], [], [], []
         self._evaluated_at, self._evaluations = [], []
         self._phases = []
         self._rounds = rounds
-        if relabel:
+        self._new_ranges = True
+        self._dirty = True
+        if not self._put_off():
+            self._settle()
+            if at_once:
+                self.redraw()
+
+    def _put_off(self) -> bool:
+        """Whether drawing waits until the plots are shown: they are hidden (another tab is
+        shown) in a window that is. Switching tokenizers on the Vocabulary tab then does not
+        relabel, re-range and redraw plots nobody sees (40-80 ms a switch)."""
+        if self.isVisible() or not self.window().isVisible():
+            return False
+        self._waiting = True
+        return True
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self._waiting:
+            self._waiting = False
+            self._settle()
+            self.redraw()
+
+    def _settle(self) -> None:
+        """New axis labels and ranges after a `clear`."""
+        if self._relabel:
+            self._relabel = False
             # subtle: the old points must go before the log scale changes: negative
             # log-likelihoods on a log axis are all NaN, which pyqtgraph cannot bound.
             self._score_curve.setData([], [])
             self._growth_curve.setData([], [])
             self._label_axes()
-        for plot in (self.score, self.growth, self.compression):
-            # (an earlier training's range must not outlive its data, such as a likelihood's
-            # 1e-120; an empty plot shows a plain range, not pyqtgraph's ±10^300 for no data)
-            box = plot.getPlotItem().getViewBox()
-            box.setRange(xRange=(0, 10), yRange=(0, 1), padding=0)
-            box.enableAutoRange()
-        self._dirty = True
-        if at_once:
-            self.redraw()
+        if self._new_ranges:
+            self._new_ranges = False
+            for plot in (self.score, self.growth, self.compression):
+                # (an earlier training's range must not outlive its data, such as a
+                # likelihood's 1e-120; an empty plot shows a plain range, not pyqtgraph's
+                # ±10^300 for no data)
+                box = plot.getPlotItem().getViewBox()
+                box.setRange(xRange=(0, 10), yRange=(0, 1), padding=0)
+                box.enableAutoRange()
 
     def _show_selection(self) -> None:
         self.show_note(
@@ -428,6 +458,8 @@ class TrainingPlots(QWidget):
 
     def redraw(self) -> None:
         """Give every curve the data gathered since the last redraw (curves are made once)."""
+        if self._put_off():
+            return
         if self._dirty:
             self._dirty = False
             self._stale = [True, True, True]
@@ -465,6 +497,8 @@ class TrainingPlots(QWidget):
 
     def _on_timer_timeout(self) -> None:
         # One plot per tick, in turn.
+        if self._put_off():
+            return
         if self._dirty:
             self._dirty = False
             self._stale = [True, True, True]
@@ -488,18 +522,32 @@ def _envelope(ranks: list[float], values: list[float], limit: int) -> tuple[list
     x, y = numpy.asarray(ranks, dtype=float), numpy.asarray(values, dtype=float)
     if size == 0:
         return [], []
-    starts = numpy.unique(numpy.linspace(0, size, max(1, limit // 2) + 1).astype(numpy.int64)[:-1])
+    starts = _distinct(numpy.linspace(0, size, max(1, limit // 2) + 1).astype(numpy.int64)[:-1])
     run_of = numpy.repeat(numpy.arange(len(starts)), numpy.diff(numpy.append(starts, size)))
     kept: list[numpy.ndarray] = []
     for fill, reduce in ((-numpy.inf, numpy.maximum), (numpy.inf, numpy.minimum)):
         filled = numpy.where(numpy.isnan(y), fill, y)
         best = reduce.reduceat(filled, starts)
         hits = numpy.flatnonzero((filled == best[run_of]) & (best[run_of] != fill))
-        # the first hit of each run
-        _, first = numpy.unique(run_of[hits], return_index=True)
-        kept.append(hits[first])
-    order = numpy.unique(numpy.concatenate(kept))
+        runs = run_of[hits]
+        kept.append(hits[numpy.flatnonzero(_group_starts(runs))])  # (the first hit of each run)
+    order = _distinct(numpy.sort(numpy.concatenate(kept)))
     return x[order].tolist(), y[order].tolist()
+
+
+# subtle: not numpy.unique, whose first call imports numpy.ma (60 ms on the GUI thread); these
+# arrays are sorted already, so the first of each group of equal values is where a value changes.
+def _group_starts(values: numpy.ndarray) -> numpy.ndarray:
+    """Whether each value of the sorted `values` is the first of its group of equal ones."""
+    starts = numpy.ones(len(values), dtype=numpy.bool_)
+    starts[1:] = values[1:] != values[:-1]
+    return starts
+
+
+def _distinct(values: numpy.ndarray) -> numpy.ndarray:
+    """The sorted `values` without repeats."""
+    result: numpy.ndarray = values[_group_starts(values)]
+    return result
 
 
 MERGE_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Count", "Words touched")
