@@ -103,6 +103,7 @@ def measure_table(corpus: Path, rows: int) -> dict[str, float]:
     from engine import Tokenizer, models, pre_tokenizers, trainers
     from engine.vocabulary import VocabularyTable
     from workbench.app import application
+    from workbench.packed import VocabularyColumns
     from workbench.vocab_model import COLUMNS, VocabularyModel
 
     application()
@@ -112,7 +113,7 @@ def measure_table(corpus: Path, rows: int) -> dict[str, float]:
     tokenizer.train_from_counts(counts, trainers.WordLevelTrainer(vocab_size=rows, special_tokens=["[UNK]"], show_progress=False))
     size = tokenizer.get_vocab_size()
     began = time.perf_counter()
-    table = VocabularyTable.of(tokenizer, [1] * size)
+    table = VocabularyColumns.of(VocabularyTable.of(tokenizer, [1] * size))
     built = time.perf_counter() - began
     model = VocabularyModel()
     began = time.perf_counter()

@@ -253,29 +253,6 @@ class VocabularyTable:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def to_columns(self) -> tuple[list[int], list[str], list[str], list[int], list[int], list[str], list[int], list[int]]:
-        """The columns as a tuple of plain lists: the wire form (the training process builds
-        the table and the window receives it, cheaply)."""
-        return (
-            self.ids, self.tokens, self.shown, self.char_lengths, self.byte_lengths,
-            self.kinds, self.merge_ranks, self.frequencies,
-        )
-
-    @staticmethod
-    def from_columns(
-        columns: tuple[list[int], list[str], list[str], list[int], list[int], list[str], list[int], list[int]],
-    ) -> VocabularyTable:
-        table = VocabularyTable()
-        (
-            table.ids, table.tokens, table.shown, table.char_lengths, table.byte_lengths,
-            table.kinds, table.merge_ranks, table.frequencies,
-        ) = columns
-        n = len(table.ids)
-        for column in columns:
-            if len(column) != n:
-                raise ValueError("vocabulary table: columns of different lengths")
-        return table
-
     @staticmethod
     def of(tokenizer: Tokenizer, frequencies: list[int] | None = None, glyphs: bool = True) -> VocabularyTable:
         """The table of `tokenizer`'s whole vocabulary (added tokens included).

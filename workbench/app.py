@@ -111,6 +111,7 @@ def run_window(path: str | None = None) -> int:
     from workbench.main_window import MainWindow
 
     window = MainWindow(settings)
+    window.encode_service.start()  # (it imports the engine while the window is drawn)
     window.show()
     window.open_at_start(path)
     settle_memory()

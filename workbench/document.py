@@ -29,6 +29,7 @@ from workbench.encode_service import EncodeService
 from workbench.encoding_worker import export_reasons
 from workbench.file_jobs import imported
 from workbench.history import HistoryColumns
+from workbench.packed import MadeWire, VocabularyColumns, unpack_made
 from workbench.training import inputs_with_fields
 
 DEFAULT_VOCAB_SIZE = 8000
@@ -51,14 +52,14 @@ class ActiveView:
     """
 
     def __init__(
-        self, entry: TokenizerEntry, table: VocabularyTable | None = None, style: TokenStyle | None = None
+        self, entry: TokenizerEntry, table: VocabularyColumns | None = None, style: TokenStyle | None = None
     ) -> None:
         self.entry = entry
         self.result = entry.result
         self._tokenizer: Tokenizer | None = None
         self._table = table
         self._style = style
-        self.made: dict[str, tuple[int, str, str]] | None = None
+        self._made: dict[str, tuple[int, str, str]] | MadeWire | None = None
         self.export_reasons: dict[str, str] | None = None
         # a stored history, ready to draw (`history_ready`: asked for and arrived, or not asked)
         self.history: HistoryColumns | None = None
@@ -67,6 +68,7 @@ class ActiveView:
         # the request the encoding process answers with this view (0: none), and why it could
         # not be built ("" when it could)
         self.request = 0
+        self.history_request = 0
         self.export_request = 0
         self.problem = ""
         self.attempts = 1
@@ -78,6 +80,15 @@ class ActiveView:
         return self._tokenizer
 
     @property
+    def made(self) -> dict[str, tuple[int, str, str]] | None:
+        """How each token a BPE model merged was made (`merges_made`; {} for other models, None
+        until it is known), unpacked when first asked for (a merge tree)."""
+        made = self._made
+        if isinstance(made, tuple):
+            made = self._made = unpack_made(made)
+        return made
+
+    @property
     def ready(self) -> bool:
         """Whether there is what the views draw (an untrained tokenizer's style is made here)."""
         return not self.entry.is_trained or (self._table is not None and self._style is not None)
@@ -87,11 +98,11 @@ class ActiveView:
         if self.entry.is_trained:
             tokenizer = self.tokenizer
             if self._table is None:
-                self._table = VocabularyTable.of(tokenizer, self.entry.frequencies or None, glyphs)
+                self._table = VocabularyColumns.of(VocabularyTable.of(tokenizer, self.entry.frequencies or None, glyphs))
             if self._style is None:
                 self._style = TokenStyle.of(tokenizer)
-            if self.made is None:
-                self.made = merges_made(tokenizer.model)
+            if self._made is None:
+                self._made = merges_made(tokenizer.model)
             if self.export_reasons is None:
                 self.export_reasons = export_reasons(tokenizer)
 
@@ -101,20 +112,27 @@ class ActiveView:
         if not isinstance(wire, dict):
             self.problem = "the encoding process sent no vocabulary"
             return
-        if self._table is None and wire.get("table") is not None:
-            self._table = VocabularyTable.from_columns(wire["table"])
+        table = wire.get("table")
+        if self._table is None and table is not None:
+            if not isinstance(table, VocabularyColumns):
+                raise TypeError("the vocabulary table is not one")
+            self._table = table
         if self._style is None:
             style = wire["style"]
             self._style = TokenStyle(bool(style[0]), str(style[1]), str(style[2]), str(style[3]))
         made = wire.get("made")
-        self.made = made if isinstance(made, dict) else {}
-        history = wire.get("history")
+        self._made = made if isinstance(made, tuple) and len(made) == 4 else {}
+
+    def fill_history(self, wire: object) -> None:
+        """The stored history the encoding process made ready to draw (`stored_history_wire`)."""
+        history = wire.get("history") if isinstance(wire, dict) else None
         if isinstance(history, dict):
             self.history = HistoryColumns(history)
-        self.history_problem = str(wire.get("history_problem") or "")
+        else:
+            self.history_problem = str(wire.get("problem") if isinstance(wire, dict) else "") or "it could not be read"
         self.history_ready = True
 
-    def table(self, glyphs: bool) -> VocabularyTable | None:
+    def table(self, glyphs: bool) -> VocabularyColumns | None:
         """The vocabulary table (None for an untrained tokenizer, or until it is built)."""
         return self._table
 
@@ -318,6 +336,7 @@ class ProjectDocument(QObject):
         they are built here, as scripts and some tests do)."""
         self._viewer = service
         service.viewed.connect(self._on_viewer_viewed)
+        service.history_read.connect(self._on_viewer_history_read)
         service.checked.connect(self._on_viewer_checked)
         service.failed.connect(self._on_viewer_failed)
 
@@ -351,11 +370,12 @@ class ProjectDocument(QObject):
         key = viewer.add_tokenizer(result.tokenizer_json)
         # (a history not parsed yet is drawn from what the encoding process makes of it)
         history = b""
-        if result.parsed_report() is None:
+        if result.parsed_report() is None and view.history is None:
             part = result.history_part()
             history = part.content if part is not None else b""
+        view.request = viewer.view(key, result.vocabulary_data(), self.glyphs, view.table(self.glyphs) is None)
         view.history_ready = not history
-        view.request = viewer.view(key, result.vocabulary_data(), self.glyphs, view.table(self.glyphs) is None, history)
+        view.history_request = viewer.read_history(history) if history else 0
         view.export_request = viewer.check_exports(key)
 
     def _on_viewer_viewed(self, request: int, wire: object) -> None:
@@ -368,6 +388,17 @@ class ProjectDocument(QObject):
             view.problem = f"its vocabulary could not be read ({error})"
         self.view_changed.emit()
 
+    def _on_viewer_history_read(self, request: int, wire: object) -> None:
+        view = self._view
+        if view is None or view.history_request != request:
+            return
+        try:
+            view.fill_history(wire)
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            view.history_problem = f"it could not be read ({error})"
+            view.history_ready = True
+        self.view_changed.emit()
+
     def _on_viewer_checked(self, request: int, reasons: object) -> None:
         view = self._view
         if view is None or view.export_request != request or not isinstance(reasons, dict):
@@ -377,14 +408,19 @@ class ProjectDocument(QObject):
 
     def _on_viewer_failed(self, request: int, message: str) -> None:
         view = self._view
-        if view is None or view.ready or (request != view.request and request != -1):
+        if view is None or (view.ready and view.history_ready):
             return
         if request == -1 and view.attempts < VIEW_ATTEMPTS:
-            # the encoding process stopped (it starts again with the next request): once more
+            # the encoding process stopped (it starts again with the next request): what has
+            # not arrived is asked for once more
             view.attempts += 1
             self._start_view(view)
             return
-        view.problem = message
+        if not view.history_ready and request in (view.history_request, -1):
+            view.history_problem = message
+            view.history_ready = True
+        if not view.ready and request in (view.request, -1):
+            view.problem = message
         self.view_changed.emit()
 
     def set_glyphs(self, glyphs: bool) -> None:
@@ -577,7 +613,7 @@ class ProjectDocument(QObject):
         entry: TokenizerEntry,
         result: TrainedResult,
         configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None = None,
-        shown: tuple[VocabularyTable, TokenStyle] | None = None,
+        shown: tuple[VocabularyColumns, TokenStyle] | None = None,
         text: str = "",
     ) -> None:
         """A finished training's result (with the settings it was trained with), kept in the

@@ -32,14 +32,15 @@ def tokenizer_key(tokenizer_json: str) -> str:
 
 class EncodeService(QObject):
     """Signals: `encoded(id, encoding)`, `traced(id, trace)`, `compared(id, columns)`,
-    `decoded(id, {"text", "unknown"})`, `viewed(id, view)`, `checked(id, reasons)`,
-    `failed(id, message)` (plain dicts and lists: see the worker)."""
+    `decoded(id, {"text", "unknown"})`, `viewed(id, view)`, `history_read(id, history)`,
+    `checked(id, reasons)`, `failed(id, message)` (plain dicts and lists: see the worker)."""
 
     encoded = Signal(int, object)
     traced = Signal(int, object)
     compared = Signal(int, object)
     decoded = Signal(int, object)
     viewed = Signal(int, object)
+    history_read = Signal(int, object)
     checked = Signal(int, object)
     failed = Signal(int, str)
 
@@ -80,11 +81,14 @@ class EncodeService(QObject):
     def decode(self, key: str, ids: list[int]) -> int:
         return self._request(("decode", key, ids), [key])
 
-    def view(self, key: str, vocabulary_data: bytes, glyphs: bool, table: bool = True, history_data: bytes = b"") -> int:
-        """What the vocabulary view and the Train tab need of a trained tokenizer (`viewed`):
-        without its vocabulary table when `table` is False (a training handed it over), with
-        its history ready to draw when `history_data` (the project's part) is given."""
-        return self._request(("view", key, vocabulary_data, glyphs, table, history_data), [key])
+    def view(self, key: str, vocabulary_data: bytes, glyphs: bool, table: bool = True) -> int:
+        """What the vocabulary view and the Train tab need of a trained tokenizer (`viewed`),
+        without its vocabulary table when `table` is False (a training handed it over)."""
+        return self._request(("view", key, vocabulary_data, glyphs, table), [key])
+
+    def read_history(self, history_data: bytes) -> int:
+        """A project's history part made into arrays to draw (`history_read`)."""
+        return self._request(("history", history_data), [])
 
     def check_exports(self, key: str) -> int:
         """Why each export format cannot hold a tokenizer (`checked`)."""
@@ -110,6 +114,12 @@ class EncodeService(QObject):
             sender.send(message)
 
     # -- the process ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the process now rather than with the first request: the application does so
+        at launch, so that the first tokenizer it shows does not also wait for the process to
+        start and import the engine (half a second)."""
+        self._ensure_running()
 
     def is_running(self) -> bool:
         return self._process is not None and self._process.is_alive()
@@ -187,6 +197,8 @@ class EncodeService(QObject):
             self.decoded.emit(request_id, body)
         elif kind == "viewed":
             self.viewed.emit(request_id, body)
+        elif kind == "history":
+            self.history_read.emit(request_id, body)
         elif kind == "checked":
             self.checked.emit(request_id, body)
         elif kind == "error":

@@ -8,7 +8,8 @@ Requests, window -> process (tuples):
     ("trace", id, key, text, add_special)                -> ("traced", id, trace)
     ("compare", id, [("tokenizer", key) | ("baseline", name)], text) -> ("compared", id, columns)
     ("decode", id, key, ids)                             -> ("decoded", id, {"text", "unknown" ids})
-    ("view", id, key, vocabulary_data, glyphs, table, history_data) -> ("viewed", id, view_wire(...))
+    ("view", id, key, vocabulary_data, glyphs, table) -> ("viewed", id, view_wire(...))
+    ("history", id, history_data)                        -> ("history", id, stored_history_wire(...))
     ("export", id, key)                                  -> ("checked", id, {format: why not, or ""})
     ("stop",)
 Any request can get ("error", id, message) instead. Of several waiting requests of one kind,
@@ -32,6 +33,7 @@ from engine.formats import convert
 from engine.project import history_columns, vocabulary_from_dict
 from engine.inspection import Counts, content_tokens, counts, padding_tokens, shared_spans, trace, unknown_positions, unknown_token, unshared_boundaries
 from engine.vocabulary import TokenStyle, VocabularyTable, merges_made, readable, token_bytes
+from workbench.packed import PackedStrings, VocabularyColumns, pack_made
 
 # Token kinds, as the views paint them (`workbench.token_view`).
 NORMAL = 0
@@ -39,7 +41,7 @@ UNKNOWN = 1
 SPECIAL = 2
 
 # Requests of these kinds replace older ones still waiting.
-SUPERSEDING = ("encode", "trace", "compare", "decode", "view", "export")
+SUPERSEDING = ("encode", "trace", "compare", "decode", "view", "history", "export")
 # The formats File > Export offers besides tokenizer.json (`convert.FORMATS`).
 EXPORT_KINDS = (convert.BERT_VOCAB, convert.GPT2, convert.SENTENCEPIECE, convert.TIKTOKEN)
 
@@ -167,15 +169,11 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
         if kind == "view":
             loaded = tokenizers[str(request[2])]
             data = request[3]
-            history = request[6]
-            wire = view_wire(
-                loaded.tokenizer,
-                data if isinstance(data, bytes) else b"",
-                bool(request[4]),
-                bool(request[5]),
-                history if isinstance(history, bytes) else b"",
-            )
+            wire = view_wire(loaded.tokenizer, data if isinstance(data, bytes) else b"", bool(request[4]), bool(request[5]))
             return ("viewed", request_id, wire)
+        if kind == "history":
+            data = request[2]
+            return ("history", request_id, stored_history_wire(data if isinstance(data, bytes) else b""))
         if kind == "export":
             return ("checked", request_id, export_reasons(tokenizers[str(request[2])].tokenizer))
         if kind == "decode":
@@ -191,14 +189,11 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
     return ("error", request_id, f"unknown request {kind!r}")
 
 
-def view_wire(
-    tokenizer: Tokenizer, vocabulary_data: bytes, glyphs: bool, with_table: bool = True, history_data: bytes = b""
-) -> dict[str, object]:
+def view_wire(tokenizer: Tokenizer, vocabulary_data: bytes, glyphs: bool, with_table: bool = True) -> dict[str, object]:
     """What the window draws of a trained tokenizer, built here so that the window never parses
-    a big tokenizer or its history: its vocabulary table (frequencies from the project's
-    vocabulary part; None when not `with_table`), its token style, how each BPE token was made,
-    and, given the project's history part, the history as arrays (`history_wire`) with each
-    merged token's count."""
+    a big tokenizer: its vocabulary table (frequencies from the project's vocabulary part; None
+    when not `with_table`), its token style and how each BPE token was made, packed
+    (`workbench.packed`)."""
     frequencies: list[int] = []
     if vocabulary_data and with_table:
         try:
@@ -208,24 +203,28 @@ def view_wire(
     style = TokenStyle.of(tokenizer)
     table = VocabularyTable.of(tokenizer, frequencies or None, glyphs) if with_table else None
     wire: dict[str, object] = {
-        "table": table.to_columns() if table is not None else None,
+        "table": VocabularyColumns.of(table) if table is not None else None,
         "style": (style.byte_level, style.metaspace, style.prefix, style.suffix),
-        "made": merges_made(tokenizer.model),
+        "made": pack_made(merges_made(tokenizer.model)),
     }
-    if history_data:
-        try:
-            wire["history"] = history_wire(history_columns(history_data, "history"))
-        except EngineError as error:
-            wire["history_problem"] = str(error)
     return wire
+
+
+def stored_history_wire(history_data: bytes) -> dict[str, object]:
+    """A project's history part ready to draw: {"history": `history_wire`}, or {"problem": why
+    it cannot be read}. Asked for apart from the view, so the vocabulary table is shown
+    without waiting for a history of 30,000 merges to be parsed."""
+    try:
+        return {"history": history_wire(history_columns(history_data, "history"))}
+    except EngineError as error:
+        return {"problem": str(error)}
 
 
 def history_wire(columns: dict[str, object]) -> dict[str, object]:
     """A history's columns ready to draw: numbers as arrays (None as NaN, or -1 for counts),
-    tokens as lists, each merged token's count (`counts`), and the rounds as they are."""
+    tokens packed (`PackedStrings`), and the rounds as they are."""
     merges = columns.get("merges")
     arrays: dict[str, object] = {}
-    counts: dict[str, int] = {}
     if isinstance(merges, dict) and merges:
         for name in ("index", "new_id", "count", "vocab_size", "words_touched"):
             arrays[name] = numpy.array(merges[name], dtype=numpy.int64)
@@ -234,15 +233,12 @@ def history_wire(columns: dict[str, object]) -> dict[str, object]:
         for name in ("score", "seconds"):
             arrays[name] = numpy.array([math.nan if v is None else v for v in merges[name]], dtype=numpy.float64)
         for name in ("left", "right", "new_token"):
-            arrays[name] = list(merges[name])
-        for token, count in zip(merges["new_token"], merges["count"]):
-            counts[token] = count
+            arrays[name] = PackedStrings.of(merges[name])
     return {
         "algorithm": columns.get("algorithm"),
         "score_name": columns.get("score_name"),
         "merges": arrays,
         "rounds": columns.get("rounds"),
-        "counts": counts,
     }
 
 

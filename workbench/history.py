@@ -48,7 +48,7 @@ class ColumnSteps(Sequence[MergeStep]):
 class HistoryColumns:
     """A stored history as the encoding process sends it (`encoding_worker.history_wire`):
     arrays to plot, merges read on demand (`ColumnSteps`), rounds as records, and each merged
-    token's count (for the merge trees)."""
+    token's count (`counts`, for the merge trees)."""
 
     def __init__(self, wire: dict[str, Any]) -> None:
         self.algorithm = str(wire.get("algorithm") or "unknown")
@@ -59,5 +59,14 @@ class HistoryColumns:
         self.rounds: list[RoundStep] = (
             TrainHistory.from_dict({"algorithm": self.algorithm, "rounds": rounds}).rounds if isinstance(rounds, dict) else []
         )
-        counts = wire.get("counts")
-        self.counts: dict[str, int] = dict(counts) if isinstance(counts, dict) else {}
+        self._counts: dict[str, int] | None = None
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """How often the pair that made each token occurred when it was merged (the last merge
+        that made it; made when first asked for: a merge tree)."""
+        if self._counts is None:
+            arrays = self.arrays
+            tokens, counts = arrays.get("new_token", ()), arrays.get("count", ())
+            self._counts = {token: int(count) for token, count in zip(tokens, counts)}
+        return self._counts

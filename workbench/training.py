@@ -43,6 +43,7 @@ from engine.unigram.training_run import STAGE_EM
 from engine.token_counts import token_statistics
 from engine.vocabulary import TokenStyle, VocabularyTable
 from engine.word_counts import read_counts, write_counts
+from workbench.packed import VocabularyColumns
 
 # The stages after the last merge: the model filled and measured, the tokens counted
 # (`engine.token_counts`), then the "Finish" row (see `_Finish`).
@@ -144,7 +145,7 @@ class TrainingResult:
     vocabulary_part: Part
     evaluations: list[tuple[int, float]] = field(default_factory=list)
     held_out_bytes: int = 0
-    table: VocabularyTable | None = None
+    table: VocabularyColumns | None = None
     style: TokenStyle | None = None
     # the word counts table the job kept ("" when none)
     counts_file: str = ""
@@ -160,7 +161,7 @@ class TrainingResult:
             "parts": [part_wire(self.tokenizer_part), part_wire(self.history_part), part_wire(self.vocabulary_part)],
             "evaluations": self.evaluations,
             "held_out_bytes": self.held_out_bytes,
-            "table": self.table.to_columns() if self.table is not None else None,
+            "table": self.table,
             "style": (style.byte_level, style.metaspace, style.prefix, style.suffix) if style is not None else None,
             "peak_bytes": report.peak_bytes,
             "counts_file": self.counts_file,
@@ -192,7 +193,7 @@ class TrainingResult:
             vocabulary_part,
             [(int(done), float(value)) for done, value in data["evaluations"]],
             int(data["held_out_bytes"]),
-            VocabularyTable.from_columns(columns) if columns is not None else None,
+            columns if isinstance(columns, VocabularyColumns) else None,
             TokenStyle(bool(style[0]), str(style[1]), str(style[2]), str(style[3])) if style is not None else None,
             str(data.get("counts_file", "")),
         )
@@ -380,7 +381,7 @@ def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingRe
     frequencies, examples = token_statistics(tokenizer, counts, streamer)
     finish = _Finish(streamer)
     finish.stage("making the vocabulary table")
-    table = VocabularyTable.of(tokenizer, frequencies, job.glyphs)
+    table = VocabularyColumns.of(VocabularyTable.of(tokenizer, frequencies, job.glyphs))
     finish.stage("packing the result")
     stored = TrainedResult(tokenizer.to_str(), report, frequencies, examples)
     stored.vocab_size = len(table)

@@ -1,5 +1,5 @@
-"""`VocabularyModel`: a `QAbstractTableModel` over an engine `VocabularyTable`, with sorting and
-filtering done in the model on NumPy arrays, so 250,000 rows sort and filter at once.
+"""`VocabularyModel`: a `QAbstractTableModel` over a vocabulary table (`VocabularyColumns`), with
+sorting and filtering done in the model on NumPy arrays, so 250,000 rows sort and filter at once.
 
 Rows are a permutation of the table (`order`); the view never holds a widget per row.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from array import array
 from typing import Any, Final
 
 import numpy
@@ -16,7 +17,7 @@ from numpy.typing import NDArray
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 
-from engine.vocabulary import VocabularyTable
+from workbench.packed import VocabularyColumns
 
 COLUMNS: Final = ("ID", "Token", "Chars", "Bytes", "Kind", "Merge rank", "Frequency")
 ID, TOKEN, CHARS, BYTES, KIND, RANK, FREQUENCY = range(len(COLUMNS))
@@ -25,6 +26,13 @@ SHOWN_KEY: Final = TOKEN
 RAW_KEY: Final = len(COLUMNS)
 FILTER_MODES: Final = ("contains", "starts with", "regex")
 KIND_COLORS: Final = {"special": "#8e44ad", "added": "#2471a3", "byte": "#7f8c8d"}
+# subtle: a screenful of the table asks `data` about 2,000 times (seven roles a cell); plain ints
+# and ready colours keep each answer cheap (Qt's enum lookups were a third of a paint's time).
+DISPLAY: Final = int(Qt.ItemDataRole.DisplayRole)
+TOOLTIP: Final = int(Qt.ItemDataRole.ToolTipRole)
+FOREGROUND: Final = int(Qt.ItemDataRole.ForegroundRole)
+ALIGNMENT: Final = int(Qt.ItemDataRole.TextAlignmentRole)
+RIGHT: Final = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 # NumPy's variable-width strings: fast to build, sort and search, whatever the longest token.
 STRINGS: Final = numpy.dtypes.StringDType()
 Index = QModelIndex | QPersistentModelIndex
@@ -40,8 +48,10 @@ class VocabularyModel(QAbstractTableModel):
 
     def __init__(self) -> None:
         super().__init__()
-        self.table = VocabularyTable()
+        self.table = VocabularyColumns()
         self.order: NDArray[numpy.int64] = numpy.zeros(0, dtype=numpy.int64)
+        self._rows: list[int] = []  # (`order` as a list: read for every cell painted)
+        self._colors = {kind: QColor(color) for kind, color in KIND_COLORS.items()}
         self._keys: list[NDArray[Any]] = []
         self._lower: tuple[NDArray[Any], NDArray[Any]] | None = None
         self._ascending: dict[int, NDArray[numpy.int64]] = {}
@@ -52,7 +62,7 @@ class VocabularyModel(QAbstractTableModel):
         self._match_case = False
         self.filter_error = ""
 
-    def set_table(self, table: VocabularyTable) -> None:
+    def set_table(self, table: VocabularyColumns) -> None:
         self.beginResetModel()
         self.table = table
         # (the arrays sorting and filtering need are made when first needed: showing a new
@@ -60,11 +70,11 @@ class VocabularyModel(QAbstractTableModel):
         self._keys = []
         self._lower = None
         self._ascending = {}
-        self.order = self._compute_order()
+        self._set_order(self._compute_order())
         self.endResetModel()
 
     def set_table_empty(self) -> None:
-        self.set_table(VocabularyTable())
+        self.set_table(VocabularyColumns())
 
     # -- sorting and filtering -----------------------------------------------------------------
 
@@ -72,7 +82,7 @@ class VocabularyModel(QAbstractTableModel):
         self._sort_column = column
         self._sort_order = order
         self.layoutAboutToBeChanged.emit()
-        self.order = self._compute_order()
+        self._set_order(self._compute_order())
         self.layoutChanged.emit()
 
     def set_filter(self, text: str, mode: str = "contains", match_case: bool = False) -> None:
@@ -82,22 +92,26 @@ class VocabularyModel(QAbstractTableModel):
         self._filter_mode = mode
         self._match_case = match_case
         self.beginResetModel()
-        self.order = self._compute_order()
+        self._set_order(self._compute_order())
         self.endResetModel()
+
+    def _set_order(self, order: NDArray[numpy.int64]) -> None:
+        self.order = order
+        self._rows = order.tolist()
 
     def _key(self, column: int) -> NDArray[Any]:
         """The values of `column` as an array (made once per table)."""
         if not self._keys:
             table = self.table
             self._keys = [
-                numpy.array(table.ids, dtype=numpy.int64),
-                numpy.array(table.shown, dtype=STRINGS),
-                numpy.array(table.char_lengths, dtype=numpy.int64),
-                numpy.array(table.byte_lengths, dtype=numpy.int64),
-                numpy.array(table.kinds, dtype=STRINGS),
-                numpy.array(table.merge_ranks, dtype=numpy.int64),
-                numpy.array(table.frequencies, dtype=numpy.int64),
-                numpy.array(table.tokens, dtype=STRINGS),
+                _numbers(table.ids),
+                numpy.array(table.shown.tolist(), dtype=STRINGS),
+                _numbers(table.char_lengths),
+                _numbers(table.byte_lengths),
+                numpy.array(table.kinds.tolist(), dtype=STRINGS),
+                _numbers(table.merge_ranks),
+                _numbers(table.frequencies),
+                numpy.array(table.tokens.tolist(), dtype=STRINGS),
             ]
         return self._keys[column]
 
@@ -148,8 +162,8 @@ class VocabularyModel(QAbstractTableModel):
         except re.error as error:
             self.filter_error = f"not a valid regex: {error}"
             return None
-        shown = self.table.shown
-        tokens = self.table.tokens
+        shown = self.table.shown.tolist()
+        tokens = self.table.tokens.tolist()
         search = pattern.search
         hits = numpy.zeros(len(shown), dtype=numpy.bool_)
         for i in range(len(shown)):
@@ -173,23 +187,21 @@ class VocabularyModel(QAbstractTableModel):
 
     def row_of(self, index: Index) -> int:
         """The vocabulary table row behind a view row."""
-        return int(self.order[index.row()])
+        return self._rows[index.row()]
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        if not index.isValid():
-            return None
-        table = self.table
-        i = int(self.order[index.row()])
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.cell(i, column)
-        if role == Qt.ItemDataRole.ToolTipRole and column == TOKEN:
-            return f"raw: {table.tokens[i]!r}"
-        if role == Qt.ItemDataRole.ForegroundRole and column in (TOKEN, KIND):
-            color = KIND_COLORS.get(table.kinds[i])
-            return QColor(color) if color is not None else None
-        if role == Qt.ItemDataRole.TextAlignmentRole and column not in (TOKEN, KIND):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    def data(self, index: Index, role: int = DISPLAY) -> object:
+        if role == DISPLAY:
+            if not index.isValid():
+                return None
+            return self.cell(self._rows[index.row()], index.column())
+        if role == ALIGNMENT:
+            return RIGHT if index.column() not in (TOKEN, KIND) else None
+        if role == FOREGROUND:
+            if index.column() not in (TOKEN, KIND) or not index.isValid():
+                return None
+            return self._colors.get(self.table.kinds[self._rows[index.row()]])
+        if role == TOOLTIP and index.column() == TOKEN and index.isValid():
+            return f"raw: {self.table.tokens[self._rows[index.row()]]!r}"
         return None
 
     def cell(self, i: int, column: int) -> str:
@@ -216,8 +228,7 @@ class VocabularyModel(QAbstractTableModel):
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["id", "token", "raw", "chars", "bytes", "kind", "merge_rank", "frequency"])
         table = self.table
-        for position in range(self.order.shape[0]):
-            i = int(self.order[position])
+        for i in self._rows:
             writer.writerow([
                 table.ids[i], table.shown[i], table.tokens[i], table.char_lengths[i], table.byte_lengths[i],
                 table.kinds[i], table.merge_ranks[i] if table.merge_ranks[i] >= 0 else "",
@@ -237,9 +248,12 @@ def _reverse_groups(order: NDArray[numpy.int64], keys: NDArray[Any]) -> NDArray[
     return result
 
 
-def _increasing(ids: list[int]) -> bool:
+def _increasing(ids: array[int]) -> bool:
     """Whether `ids` are in increasing order (a table's usual order, id by id)."""
-    for i in range(1, len(ids)):
-        if ids[i] <= ids[i - 1]:
-            return False
-    return True
+    values = _numbers(ids)
+    return bool(numpy.all(values[1:] > values[:-1]))
+
+
+def _numbers(column: array[int]) -> NDArray[numpy.int64]:
+    """A column of numbers as an array (its memory, not a copy)."""
+    return numpy.frombuffer(column, dtype=numpy.int64) if len(column) else numpy.zeros(0, dtype=numpy.int64)

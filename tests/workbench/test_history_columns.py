@@ -13,7 +13,7 @@ import pytest
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.project import TrainedResult, history_columns
 from engine.trainers.records import TrainReport
-from workbench.encoding_worker import history_wire
+from workbench.encoding_worker import history_wire, stored_history_wire
 from workbench.history import HistoryColumns
 from workbench.training_views import MAX_DOTS, _envelope
 
@@ -48,6 +48,17 @@ def test_the_arrays_show_the_history_they_were_made_of(kind: str, tmp_path: Path
     assert list(shown.merges[-3:]) == list(shown.merges)[-3:] and (not shown.merges or shown.merges[-1] == list(shown.merges)[-1])
     assert [replace(r, seconds=0.0) for r in shown.rounds] == [replace(r, seconds=0.0) for r in history.rounds]
     assert shown.counts == {step.new_token: step.count for step in history.merges}
+    # as the encoding process sends it, apart from the view
+    sent = stored_history_wire(part.content)
+    assert set(sent) == {"history"}
+    assert len(HistoryColumns(sent["history"]).merges) == len(history.merges)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("content", [b"", b"{not json", b'{"algorithm": "BPE", "merges": 7}', b"[" * 5000])
+def test_a_damaged_history_part_is_a_problem_to_show_not_a_failure(content: bytes) -> None:
+    sent = stored_history_wire(content)
+    assert set(sent) == {"problem"}
+    assert str(sent["problem"])
 
 
 def _envelope_by_runs(ranks: list[float], values: list[float], limit: int) -> tuple[list[float], list[float]]:

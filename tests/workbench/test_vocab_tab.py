@@ -18,6 +18,7 @@ from engine.vocabulary import TokenStyle, VocabularyTable, token_bytes
 from workbench.main_window import MainWindow
 from workbench.prompts import ScriptedPrompts
 from workbench.vocab_model import CHARS, FREQUENCY, ID, KIND, RANK, TOKEN, VocabularyModel
+from workbench.packed import VocabularyColumns
 from window_support import train_and_wait, wait_for_view
 
 
@@ -158,7 +159,7 @@ def test_a_large_vocabulary_sorts_and_filters_in_the_model() -> None:
     vocab = {f"tok{i:06d}": i for i in range(250_000)}
     tokenizer = Tokenizer(models.WordLevel(vocab, unk_token="tok000000"))
     model = VocabularyModel()
-    model.set_table(VocabularyTable.of(tokenizer))
+    model.set_table(VocabularyColumns.of(VocabularyTable.of(tokenizer)))
     assert model.rowCount() == 250_000
     model.sort(TOKEN, Qt.SortOrder.DescendingOrder)
     assert model.data(model.index(0, TOKEN)) == "tok249999"
