@@ -33,6 +33,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import FrameType
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -71,15 +72,18 @@ class GapMonitor:
         while not self._stop.wait(0.01):
             if not self.ticks or time.perf_counter() - self.ticks[-1] < 0.03 or not self.timer.isActive():
                 continue
-            frame = sys._current_frames().get(self._main or 0)
-            where: list[str] = []
-            while frame is not None and len(where) < 4:
-                name = frame.f_code.co_filename
-                if "/workbench/" in name or "/engine/" in name or "pyqtgraph" in name:
-                    where.append(f"{Path(name).name}:{frame.f_lineno} {frame.f_code.co_name}")
-                frame = frame.f_back
+            frames = sys._current_frames()
+            where = _ours(frames.get(self._main or 0))
+            if not where:
+                # the GUI thread is in Qt: what the window's other threads run may hold the GIL
+                others = [
+                    " < ".join(_ours(frame, everything=True)[:2])
+                    for ident, frame in frames.items()
+                    if ident not in (self._main, threading.get_ident())
+                ]
+                where = ["(Qt, outside Python)" + "".join(f"; thread: {other}" for other in others if other)]
             phase = self.marks[-1][0] if self.marks else ""
-            key = f"[{phase}] " + (" < ".join(where) or "(Qt, outside Python)")
+            key = f"[{phase}] " + " < ".join(where)
             self.samples[key] = self.samples.get(key, 0) + 1
 
     def causes(self, top: int = 12) -> list[str]:
@@ -107,6 +111,17 @@ class GapMonitor:
             if phase:
                 found[phase] = max(found.get(phase, 0.0), 1000 * (after - before))
         return found
+
+
+def _ours(frame: FrameType | None, everything: bool = False) -> list[str]:
+    """The innermost frames of a stack (ours and pyqtgraph's; `everything`: any)."""
+    where: list[str] = []
+    while frame is not None and len(where) < 4:
+        name = frame.f_code.co_filename
+        if everything or "/workbench/" in name or "/engine/" in name or "pyqtgraph" in name:
+            where.append(f"{Path(name).name}:{frame.f_lineno} {frame.f_code.co_name}")
+        frame = frame.f_back
+    return where
 
 
 def run_for(seconds: float) -> None:
@@ -138,6 +153,7 @@ def new_window() -> object:
 
     application()
     window = MainWindow(Settings(), ScriptedPrompts(save_changes="discard", confirm=True, choose="Keep Them"))
+    window.encode_service.start()  # (as `run_window` does)
     window.resize(1600, 1000)
     window.show()
     settle_memory()
@@ -243,6 +259,7 @@ settings = Settings()
 apply_appearance(settings)
 from workbench.main_window import MainWindow
 window = MainWindow(settings, ScriptedPrompts(confirm=True, choose="Keep Them"))
+window.encode_service.start()  # (as `run_window` does)
 window.show()
 window.open_file(sys.argv[1])
 def first():
