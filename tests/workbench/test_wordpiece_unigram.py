@@ -14,7 +14,7 @@ from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.vocabulary import TokenStyle
 from workbench.main_window import MainWindow
 from workbench.training_views import MergesModel, steps_text
-from window_support import train_and_wait
+from window_support import train_and_wait, wait_for_view
 
 
 def trained(qtbot: QtBot, window: MainWindow, corpus: Path, key: str, vocab_size: int) -> None:
@@ -81,6 +81,34 @@ def test_bert_wordpiece_trains_in_the_window_and_plots_likelihood(qtbot: QtBot, 
     assert model.data(model.index(model.rowCount() - 1, 4)) == f"{last.score:.3e}"  # (one format down the column)
     assert model.data(model.index(model.rowCount() - 1, 5)).startswith(f"{last.count:,} · {last.left_count:,}")
     assert window.vocab_tab.model.rowCount() == 400
+
+
+def test_plots_behind_another_tab_are_drawn_for_the_tokenizer_shown_when_they_show(
+    qtbot: QtBot, window: MainWindow, small_corpus: Path
+) -> None:
+    trained(qtbot, window, small_corpus, "bert", 400)
+    window.document.add_preset("sentencepiece-unigram", vocab_size=400)
+    train_and_wait(qtbot, window)
+    plots = window.train_tab.plots
+    title = plots.score.getPlotItem().titleLabel
+    assert "Log-likelihood" in title.text
+    bert = window.document.project.tokenizers[0]
+    assert bert.report is not None and bert.report.history.merges
+
+    window.tabs.setCurrentWidget(window.vocab_tab)
+    window.document.set_active(0)
+    wait_for_view(qtbot, window)
+    assert window.vocab_tab.model.rowCount() == 400
+    # (hidden: the plots wait, rather than drawing what nobody sees)
+    assert not plots.isVisible() and "Log-likelihood" in title.text
+
+    window.tabs.setCurrentWidget(window.train_tab)
+    assert plots.isVisible()
+    assert "likelihood" in title.text and "Log-likelihood" not in title.text
+    assert plots.point_counts()[0] == len(bert.report.history.merges)
+    assert not any(legend.isVisible() for legend in plots._legends)
+    x, y = plots._score_curve.getData()
+    assert x is not None and len(x) > 0 and y is not None
 
 
 def test_sentencepiece_unigram_trains_in_the_window_and_plots_rounds(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
