@@ -416,12 +416,15 @@ class ProjectDocument(QObject):
             view.attempts += 1
             self._start_view(view)
             return
+        told = False
         if not view.history_ready and request in (view.history_request, -1):
             view.history_problem = message
-            view.history_ready = True
+            view.history_ready = told = True
         if not view.ready and request in (view.request, -1):
             view.problem = message
-        self.view_changed.emit()
+            told = True
+        if told:
+            self.view_changed.emit()
 
     def set_glyphs(self, glyphs: bool) -> None:
         """Show whitespace as glyphs (·, →, ↵) or as spaces and escapes in the views."""

@@ -6,13 +6,13 @@ when a table row shows one. No Qt here.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any, overload
+from typing import Any
 
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
+from workbench.packed import OnDemand
 
 
-class ColumnSteps(Sequence[MergeStep]):
+class ColumnSteps(OnDemand[MergeStep]):
     """A stored history's merges as a sequence, each `MergeStep` made when it is read: a table
     of 30,000 merges shows a screenful, so only those are ever made."""
 
@@ -23,17 +23,7 @@ class ColumnSteps(Sequence[MergeStep]):
     def __len__(self) -> int:
         return self._length
 
-    @overload
-    def __getitem__(self, index: int) -> MergeStep: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[MergeStep]: ...
-
-    def __getitem__(self, index: int | slice) -> MergeStep | Sequence[MergeStep]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self._length))]
-        if index < 0:
-            index += self._length
+    def _item(self, index: int) -> MergeStep:
         c = self.columns
         score = float(c["score"][index])
         left_count, right_count = int(c["left_count"][index]), int(c["right_count"][index])

@@ -13,12 +13,40 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
-from typing import overload
+from typing import TypeVar, overload
 
 from engine.vocabulary import VocabularyTable
 
 
-class PackedStrings(Sequence[str]):
+T = TypeVar("T")
+
+
+class OnDemand(Sequence[T]):
+    """A read-only sequence whose items are made when read (`_item`): indexing from the end
+    and slices as a list has them, an index out of range an IndexError."""
+
+    @overload
+    def __getitem__(self, index: int) -> T: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[T]: ...
+
+    def __getitem__(self, index: int | slice) -> T | Sequence[T]:
+        size = len(self)
+        if isinstance(index, slice):
+            return [self._item(i) for i in range(*index.indices(size))]
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError(f"{type(self).__name__} index out of range")
+        return self._item(index)
+
+    def _item(self, index: int) -> T:
+        """The item at `index` (0 <= index < len(self))."""
+        raise NotImplementedError
+
+
+class PackedStrings(OnDemand[str]):
     """A sequence of strings held as one text and the end of each in it (in characters):
     `PackedStrings.of(["lo", "w"])` is the text "low" with ends [2, 3]."""
 
@@ -36,22 +64,9 @@ class PackedStrings(Sequence[str]):
     def __len__(self) -> int:
         return len(self.ends)
 
-    @overload
-    def __getitem__(self, index: int) -> str: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[str]: ...
-
-    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
-        if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self.ends)))]
+    def _item(self, index: int) -> str:
         ends = self.ends
-        if index < 0:
-            index += len(ends)
-            if index < 0:
-                raise IndexError("packed strings: index out of range")
-        end = ends[index]  # (IndexError past the end, as a list)
-        return self.text[ends[index - 1] if index > 0 else 0 : end]
+        return self.text[ends[index - 1] if index > 0 else 0 : ends[index]]
 
     def __iter__(self) -> Iterator[str]:
         text = self.text

@@ -87,3 +87,17 @@ def test_the_plotted_envelope_keeps_each_runs_highest_and_lowest_score(size: int
     want = _envelope_by_runs(ranks, values, MAX_DOTS)
     assert got[0] == want[0] and len(got[0]) <= MAX_DOTS
     assert all((a == b) or (math.isnan(a) and math.isnan(b)) for a, b in zip(got[1], want[1]))
+
+
+def test_stored_merges_index_as_a_list_does(tmp_path: Path) -> None:
+    corpus = tmp_path / "text.txt"
+    corpus.write_text("low lower lowest newer newest wider widest\n" * 20, encoding="utf-8")
+    report = trained("bpe", corpus)
+    part = TrainedResult("{}", report, [], {}).history_part()
+    assert part is not None
+    merges = HistoryColumns(history_wire(history_columns(part.content, "history"))).merges
+    n = len(merges)
+    assert n > 2 and merges[-n] == merges[0] and merges[-1] == merges[n - 1]
+    for index in (n, -n - 1):
+        with pytest.raises(IndexError):
+            merges[index]
