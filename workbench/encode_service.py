@@ -18,6 +18,7 @@ from typing import Final
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from workbench.children import Pieces
 from workbench.encoding_worker import worker_main
 
 POLL_INTERVAL_MS: Final = 10
@@ -52,6 +53,7 @@ class EncodeService(QObject):
         self._sender: _Sender | None = None
         self._known: set[str] = set()
         self._texts: dict[str, str] = {}
+        self._pieces = Pieces()  # of a large reply, as they arrive
         self._next_id = 0
         self._closed = False
         self._timer = QTimer(self)
@@ -165,6 +167,7 @@ class EncodeService(QObject):
         self._process = None
         self._connection = None
         self._known = set()
+        self._pieces.clear()
 
     def _on_timer_timeout(self) -> None:
         connection = self._connection
@@ -184,6 +187,15 @@ class EncodeService(QObject):
             self.failed.emit(-1, STOPPED)
 
     def _take(self, message: object) -> None:
+        try:
+            if isinstance(message, tuple) and len(message) == 2 and message[0] == "piece":
+                self._pieces.add(message[1])
+                return
+            if message == ("pieces",):
+                message = self._pieces.take()
+        except ValueError as error:
+            self.failed.emit(-1, str(error))
+            return
         if not isinstance(message, tuple) or len(message) < 3:
             return
         kind, request_id, body = message[0], int(message[1]), message[2]

@@ -33,6 +33,7 @@ from engine.formats import convert
 from engine.project import history_columns, vocabulary_from_dict
 from engine.inspection import Counts, content_tokens, counts, padding_tokens, shared_spans, trace, unknown_positions, unknown_token, unshared_boundaries
 from engine.vocabulary import TokenStyle, VocabularyTable, merges_made, readable, token_bytes
+from workbench.children import lower_priority, send_message
 from workbench.packed import PackedStrings, VocabularyColumns, pack_made
 
 # Token kinds, as the views paint them (`workbench.token_view`).
@@ -318,6 +319,7 @@ def _spans(result: dict[str, object]) -> list[tuple[int, int]]:
 def worker_main(connection: Connection) -> None:
     """Serve requests until "stop" or until the window is gone."""
     tokenizers: dict[str, Loaded] = {}
+    lower_priority()
     try:
         while True:
             requests = [connection.recv()]
@@ -338,7 +340,7 @@ def worker_main(connection: Connection) -> None:
                 except EngineError as error:
                     reply = ("error", -1, str(error))
                 if reply is not None:
-                    connection.send(reply)
+                    send_message(connection, reply)
     except (EOFError, OSError, KeyboardInterrupt):
         return
     except Exception:  # noqa: BLE001 - the window restarts the process; the trace goes to stderr

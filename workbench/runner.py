@@ -2,7 +2,8 @@
 signals carrying engine records.
 
 One job at a time: starting a new one cancels the old one first. The pipe is read on a timer,
-a few milliseconds at a time, so a burst of messages never blocks the event loop. A child that
+a few milliseconds at a time, so a burst of messages never blocks the event loop (the result,
+megabytes, comes in pieces: `workbench.children`). A child that
 dies without its final message (killed, crashed, out of memory) is reported as a failure, with
 the reason its exit gives and the memory it was seen using; a child that does not stop when
 cancelled is stopped with the counting processes it forked.
@@ -30,6 +31,7 @@ from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 from engine.errors import SchemaError
 from engine.progress import TrainProgress
 from engine.trainers.records import MergeStep, RoundStep, step_from_dict
+from workbench.children import Pieces
 from workbench.formatting import human_size
 from workbench.jobs import exit_reason, stop_process_tree
 from workbench.training import TrainingJob, TrainingResult, child_main
@@ -73,6 +75,8 @@ class TrainingRunner(QObject):
         # the steps streamed so far, merges and rounds apart (the history the last message omits)
         self._merges: list[MergeStep] = []
         self._rounds: list[RoundStep] = []
+        self._pieces = Pieces()  # of the last message, as they arrive
+        self._assembled: object | None = None  # that message, handled on the next tick
         self._started_at = 0.0
         self._paused_at = 0.0  # when the running job was paused (0: it is not)
         self._paused_total = 0.0
@@ -115,6 +119,8 @@ class TrainingRunner(QObject):
         self._cancel_requested_at = 0.0
         self._merges = []
         self._rounds = []
+        self._pieces.clear()
+        self._assembled = None
         self._started_at = time.monotonic()
         self._paused_at = 0.0
         self._paused_total = 0.0
@@ -217,10 +223,17 @@ class TrainingRunner(QObject):
             if not self._exiting:
                 self._timer.stop()
             return
+        assembled = self._assembled
+        if assembled is not None:
+            # (a message put together from its pieces on the last tick is handled on this one:
+            # putting together and handling are each a tick's work)
+            self._assembled = None
+            if self._take(assembled):
+                return
         deadline = time.monotonic() + READ_BUDGET_S
         ended = False
         try:
-            while time.monotonic() < deadline and connection.poll():
+            while time.monotonic() < deadline and self._assembled is None and connection.poll():
                 message = connection.recv()
                 if self._take(message):
                     return
@@ -228,7 +241,7 @@ class TrainingRunner(QObject):
             ended = True  # the child closed its end without a last message
         # subtle: a child's counting processes inherit its end of the pipe, so a killed child
         # need not close it; a dead child with nothing left to read has ended either way.
-        if not process.is_alive() and (ended or not connection.poll()):
+        if self._assembled is None and not process.is_alive() and (ended or not connection.poll()):
             code = process.exitcode
             self._finish(stopping=True)
             if CAN_PAUSE:
@@ -250,7 +263,11 @@ class TrainingRunner(QObject):
             return False
         kind = message[0]
         try:
-            if kind == "progress":
+            if kind == "piece":
+                self._pieces.add(message[1])
+            elif kind == "pieces":
+                self._assembled = self._pieces.take()
+            elif kind == "progress":
                 self.progressed.emit(TrainProgress.from_dict(message[1]))
             elif kind == "steps":
                 steps = [step_from_dict(item) for item in message[1]]
@@ -343,6 +360,8 @@ class TrainingRunner(QObject):
         self._cancel = None
         self._cancel_requested_at = 0.0
         self._paused_at = 0.0
+        self._pieces.clear()
+        self._assembled = None
 
 
 def _signal_tree(pid: int, number: int) -> bool:

@@ -11,7 +11,8 @@ Messages, child -> window, each a tuple whose first item names it:
     ("steps", [MergeStep/RoundStep .to_dict()])    steps made since the last message
     ("evaluation", steps_done, chars_per_token)    the held-out text under the current vocabulary
     ("done", TrainingResult.to_wire())             the trained tokenizer, its project parts and what the views need
-                                                   (and the child's peak memory, `peak_bytes`)
+                                                   (and the child's peak memory, `peak_bytes`); megabytes, so
+                                                   sent in pieces (`workbench.children.send_message`)
     ("cancelled",) / ("failed", message)
 """
 
@@ -43,6 +44,7 @@ from engine.unigram.training_run import STAGE_EM
 from engine.token_counts import token_statistics
 from engine.vocabulary import TokenStyle, VocabularyTable
 from engine.word_counts import read_counts, write_counts
+from workbench.children import lower_priority, send_message
 from workbench.packed import VocabularyColumns
 
 # The stages after the last merge: the model filled and measured, the tokens counted
@@ -429,9 +431,10 @@ def child_main(job_data: dict[str, JsonValue], connection: Connection, cancel: E
             os.setpgid(0, 0)
         except OSError:
             pass
+    lower_priority()
     try:
         result = train(TrainingJob.from_dict(job_data), connection, cancel)
-        connection.send(("done", result.to_wire()))
+        send_message(connection, ("done", result.to_wire()))
     except TrainingCancelled:
         connection.send(("cancelled",))
     except EngineError as error:

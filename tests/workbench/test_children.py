@@ -1,0 +1,90 @@
+"""What the window's child processes share: a large message crosses a pipe in pieces the
+window reads a few at a time and puts together exactly; a small one as `send` sends it; the
+children run at a lower priority than the window."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+from multiprocessing.connection import Connection
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from workbench.children import NICENESS, PIECE_BYTES, Pieces, lower_priority, send_message
+from workbench.encode_service import EncodeService
+from workbench.runner import TrainingRunner
+
+
+def sent(message: tuple[object, ...]) -> list[object]:
+    """The messages `send_message(message)` writes into a pipe (written on a thread: a pipe
+    holds less than a large message)."""
+    reader, writer = multiprocessing.Pipe(duplex=False)
+    thread = threading.Thread(target=send_message, args=(writer, message))
+    thread.start()
+    messages: list[object] = []
+    while thread.is_alive() or reader.poll():
+        if reader.poll(0.1):
+            messages.append(reader.recv())
+    thread.join()
+    return messages
+
+
+def test_a_large_message_arrives_in_pieces_and_is_made_whole_again() -> None:
+    message = ("viewed", 7, {"table": bytes(range(256)) * 10_000, "names": [f"token {n}" for n in range(50_000)]})
+    messages = sent(message)
+    assert len(messages) > 3 and messages[-1] == ("pieces",)
+    pieces = Pieces()
+    for piece in messages[:-1]:
+        assert isinstance(piece, tuple) and piece[0] == "piece" and len(piece[1]) <= PIECE_BYTES
+        pieces.add(piece[1])
+    assert pieces.take() == message
+    # the pieces are forgotten once taken
+    with pytest.raises(ValueError, match="make none"):
+        pieces.take()
+
+
+def test_a_small_message_is_sent_as_send_sends_it() -> None:
+    assert sent(("encoded", 3, {"ids": [1, 2, 3]})) == [("encoded", 3, {"ids": [1, 2, 3]})]
+
+
+def test_pieces_that_make_no_message_are_an_error_not_a_crash() -> None:
+    pieces = Pieces()
+    with pytest.raises(ValueError, match="not bytes"):
+        pieces.add("text")
+    pieces.add(b"\x80\x05not a pickle")
+    with pytest.raises(ValueError, match="make none"):
+        pieces.take()
+
+
+def test_the_encoding_service_and_the_runner_put_pieces_together(qtbot: QtBot) -> None:
+    reply = ("viewed", 5, {"strings": "x" * (3 * PIECE_BYTES)})
+    service = EncodeService()
+    with qtbot.waitSignal(service.viewed, timeout=1000) as blocker:
+        for message in sent(reply):
+            service._take(message)
+    assert blocker.args == [5, reply[2]]
+    # a runner given pieces of nothing it can read fails with a message, not a traceback
+    runner = TrainingRunner()
+    with qtbot.waitSignal(runner.failed, timeout=1000) as failed:
+        runner._take(("piece", b"damaged"))
+        assert runner._take(("pieces",))
+    assert "cannot read" in failed.args[0]
+
+
+def _niceness(connection: Connection) -> None:
+    lower_priority()
+    connection.send(os.nice(0))
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities on this system (Windows)")
+def test_a_child_runs_at_a_lower_priority_than_the_window() -> None:
+    context = multiprocessing.get_context("spawn")
+    reader, writer = context.Pipe(duplex=False)
+    child = context.Process(target=_niceness, args=(writer,))
+    child.start()
+    try:
+        assert reader.recv() == min(os.nice(0) + NICENESS, 19)
+    finally:
+        child.join()
