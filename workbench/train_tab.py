@@ -517,7 +517,7 @@ class TrainTab(QWidget):
         self.stages.clear()
         score_name = score_name_of(trainer)
         rounds = trainer.get("type") == "UnigramTrainer"
-        self.plots.clear(score_name, at_once=False, rounds=rounds)
+        self.plots.clear(score_name, at_once=False, rounds=rounds, growing=True)
         self.merges.merges.reset([], self._style_of(pipeline), score_name)
         self._name_steps(rounds)
         self._say("Starting the training process…")

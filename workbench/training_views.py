@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Final
 
 import numpy
@@ -211,6 +212,13 @@ class TrainingPlots(QWidget):
         self._waiting = False
         self._relabel = False
         self._new_ranges = False
+        # A live training's ranges grow in steps (`_grow`) rather than follow every new point:
+        # each change of range re-lays the axes and paints the plot twice (measured: 40-90 ms
+        # turns). They stay so when it ends (fitting them then added 100 ms to the hand-over;
+        # pyqtgraph's "A" button fits them). `_held[i]`: the user moved plot i's view.
+        self._growing = False
+        self._ranges: list[tuple[float, float, float, float] | None] = [None, None, None]
+        self._held = [False, False, False]
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_INTERVAL_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -227,6 +235,9 @@ class TrainingPlots(QWidget):
             [], [], pen=self._pen, symbol="o", symbolSize=5, symbolBrush=self._dots
         )
         self._curves = [self._score_curve, self._growth_curve, self._compression_curve]
+        self._plots = [self.score, self.growth, self.compression]
+        for index, plot in enumerate(self._plots):
+            plot.getPlotItem().getViewBox().sigRangeChangedManually.connect(partial(self._hold, index))
         # the names of the round phases, shown while a round-based training is drawn
         self._legends: list[pyqtgraph.LegendItem] = []
         # one legend, where the curves leave room: the top right of a shrinking vocabulary (a
@@ -255,9 +266,15 @@ class TrainingPlots(QWidget):
                 axis.setPen(foreground)
                 axis.setTextPen(foreground)
             item.titleLabel.setAttr("color", foreground.name())
-            item.showGrid(x=True, y=True, alpha=0.2)
+            item.showGrid(x=True, y=True)
             for name in ("left", "bottom"):
-                item.getAxis(name).enableAutoSIPrefix(False)
+                axis = item.getAxis(name)
+                axis.enableAutoSIPrefix(False)
+                # subtle: opaque grid lines, the text colour a sixth of the way over the
+                # background, at the labelled ticks and the level below: pyqtgraph's
+                # translucent ones cost 3-4 ms an axis at every paint.
+                axis.setTickPen(pyqtgraph.mkPen(_over(foreground, background, 0.16)))
+                axis.setStyle(tickAlpha=255, maxTickLevel=1)
         for curve in self._curves:
             curve.setPen(self._pen)
             curve.setSymbolBrush(self._dots)
@@ -308,8 +325,10 @@ class TrainingPlots(QWidget):
         for legend in self._legends:
             legend.setVisible(self._rounds)
         for curve in (self._score_curve, self._growth_curve):
-            # subtle: a handful of rounds, each its own marker: downsampling would drop some.
+            # subtle: a handful of rounds, each its own marker: downsampling would drop some,
+            # and clipping to a view that has not grown yet would leave markers without points.
             curve.setDownsampling(auto=not self._rounds, method="peak")
+            curve.setClipToView(not self._rounds)
         # A likelihood score jumps from one merge to the next (unlike a count, it does not
         # fall steadily): points show it; a line through them would be a solid band.
         scattered = self.score_name != "count" and not self._rounds
@@ -320,11 +339,16 @@ class TrainingPlots(QWidget):
         self.compression_title = title
         self.compression.setTitle(title)
 
-    def clear(self, score_name: str = "count", at_once: bool = True, rounds: bool = False) -> None:
+    def clear(self, score_name: str = "count", at_once: bool = True, rounds: bool = False, growing: bool = False) -> None:
         """Forget the data; the plots empty at once, or (`at_once=False`, as a training starts)
         in turn on the next ticks, so that starting never repaints all three together.
-        `rounds`: the steps to come are rounds (Unigram), drawn as such from the start."""
+        `rounds`: the steps to come are rounds (Unigram), drawn as such from the start.
+        `growing`: the steps will stream in (a training): the ranges grow in steps, not with
+        every point."""
         self._relabel = self._relabel or score_name != self.score_name or rounds != self._rounds
+        self._growing = growing
+        self._ranges = [None, None, None]
+        self._held = [False, False, False]
         self.score_name = score_name
         self._show_plots(True)
         self._ranks, self._values, self._seconds, self._sizes, self._touched = [], [], [], [], []
@@ -371,7 +395,10 @@ class TrainingPlots(QWidget):
                 # ±10^300 for no data)
                 box = plot.getPlotItem().getViewBox()
                 box.setRange(xRange=(0, 10), yRange=(0, 1), padding=0)
-                box.enableAutoRange()
+                if self._growing:
+                    box.disableAutoRange()
+                else:
+                    box.enableAutoRange()
 
     def _show_selection(self) -> None:
         self.show_note(
@@ -483,17 +510,53 @@ class TrainingPlots(QWidget):
                 "symbolPen": None,
             }
         if index == 0:
-            ranks, values = self._ranks, self._values
-            if symbols.get("symbol") == "o" and len(ranks) > MAX_DOTS:
-                ranks, values = _envelope(ranks, values, MAX_DOTS)
-            self._score_curve.setData(ranks, values, **symbols)
+            xs, ys = self._ranks, self._values
+            if symbols.get("symbol") == "o" and len(xs) > MAX_DOTS:
+                xs, ys = _envelope(xs, ys, MAX_DOTS)
         elif index == 1:
-            if self.by_time:
-                self._growth_curve.setData(self._seconds, self._sizes, **symbols)
-            else:
-                self._growth_curve.setData(self._ranks, self._touched, **symbols)
+            xs, ys = (self._seconds, self._sizes) if self.by_time else (self._ranks, self._touched)
         else:
-            self._compression_curve.setData(self._evaluated_at, self._evaluations)
+            xs, ys = self._evaluated_at, self._evaluations
+            symbols = {}
+        x = numpy.asarray(xs, dtype=float)
+        y = numpy.asarray(ys, dtype=float)
+        self._curves[index].setData(x, y, **symbols)
+        if self._growing:
+            self._grow(index, x, y)
+
+    def _hold(self, index: int, *_: object) -> None:
+        self._held[index] = True
+
+    def _grow(self, index: int, x: numpy.ndarray, y: numpy.ndarray) -> None:
+        """Widen plot `index`'s range when its data leave it: x to a round number about a
+        quarter past the last point, a log axis to whole decades, a linear one by a quarter of
+        its span (so a training of 30,000 merges changes each range a dozen times, not 300)."""
+        box = self._plots[index].getPlotItem().getViewBox()
+        if self._held[index] or any(box.autoRangeEnabled()):
+            return  # (the user moved the view, or asked for automatic ranges with its "A")
+        finite = numpy.isfinite(y)
+        if not len(x) or not finite.any():
+            return
+        logarithmic = index == 0 and not self._rounds
+        if logarithmic:
+            y = numpy.log10(numpy.maximum(y[finite], 1e-300))
+        else:
+            y = y[finite]
+        x_high, y_low, y_high = float(x.max()), float(y.min()), float(y.max())
+        old = self._ranges[index]
+        if old is not None and x_high <= old[1] and old[2] <= y_low and y_high <= old[3]:
+            return
+        right = old[1] if old is not None and x_high <= old[1] else _round_up(max(x_high * 1.25, 10.0))
+        if logarithmic:
+            bottom, top = float(math.floor(y_low)), float(max(math.ceil(y_high), math.floor(y_low) + 1))
+            if old is not None:
+                bottom, top = min(bottom, old[2]), max(top, old[3])
+        else:
+            span = max(y_high - y_low, abs(y_high) * 0.1, 1e-9)
+            bottom = y_low - span / 4 if old is None or y_low < old[2] else old[2]
+            top = y_high + span / 4 if old is None or y_high > old[3] else old[3]
+        self._ranges[index] = (0.0, right, bottom, top)
+        box.setRange(xRange=(0.0, right), yRange=(bottom, top), padding=0)
 
     def _on_timer_timeout(self) -> None:
         # One plot per tick, in turn.
@@ -508,6 +571,25 @@ class TrainingPlots(QWidget):
             if self._stale[index]:
                 self._redraw_one(index)
                 return
+
+
+def _round_up(value: float) -> float:
+    """The least round number (1, 1.5, 2, 3, 4, 5, 6 or 8 times a power of ten) at or above
+    `value` (> 0)."""
+    power = 10.0 ** math.floor(math.log10(value))
+    for step in (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0):
+        if step * power >= value:
+            return step * power
+    return 10.0 * power
+
+
+def _over(color: QColor, background: QColor, share: float) -> QColor:
+    """`color` drawn with opacity `share` over `background`, as one opaque colour."""
+    return QColor(
+        round(background.red() + (color.red() - background.red()) * share),
+        round(background.green() + (color.green() - background.green()) * share),
+        round(background.blue() + (color.blue() - background.blue()) * share),
+    )
 
 
 # A scored history draws at most this many dots: each stands for a run of merges, at its

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -203,3 +204,49 @@ def test_switching_the_theme_recolours_the_plots(window: MainWindow) -> None:
     window.set_theme("light")
     light = window.train_tab.plots.score.backgroundBrush().color().name()
     assert dark != light
+
+
+def test_a_live_training_s_plots_grow_in_steps_and_a_view_the_user_moved_stays(qtbot: QtBot) -> None:
+    from engine.trainers.records import MergeStep
+    from workbench.training_views import TrainingPlots
+
+    plots = TrainingPlots()
+    qtbot.addWidget(plots)
+    plots.resize(1200, 400)
+    plots.show()
+    plots.clear("count", at_once=False, growing=True)
+    boxes = [plot.getPlotItem().getViewBox() for plot in (plots.score, plots.growth, plots.compression)]
+    changes = [0, 0, 0]
+    for index, box in enumerate(boxes):
+        box.sigRangeChanged.connect(lambda *_, index=index: changes.__setitem__(index, changes[index] + 1))
+    done = 0
+    for batch in range(200):
+        steps = [
+            MergeStep(n, "a", "b", "ab", 300 + n, 1_000_000 // (n + 1) + 2, 300 + n, 10, seconds=n / 1000)
+            for n in range(done, done + 150)
+        ]  # fmt: skip
+        done += 150
+        plots.add_steps(list(steps))
+        if batch % 20 == 0:
+            plots.add_evaluation(done, 3.0 + done / 30_000)
+        plots.redraw()
+        # every point is in view, the score's log axis spans whole decades
+        shown = [(plots._ranks, plots._values), (plots._seconds, plots._sizes), (plots._evaluated_at, plots._evaluations)]
+        for index, box in enumerate(boxes):
+            assert not any(box.autoRangeEnabled())
+            (left, right), (bottom, top) = box.viewRange()
+            x, y = numpy.array(shown[index][0]), numpy.array(shown[index][1])
+            if index == 0:
+                y = numpy.log10(y)  # (a log axis's view is in powers of ten)
+                assert bottom == int(bottom) and top == int(top)
+            assert left <= x.min() and x.max() <= right and bottom <= y.min() and y.max() <= top
+    # 30,000 merges: each range changed a few dozen times, not at each of the 200 redraws
+    assert all(0 < count < 60 for count in changes), changes
+
+    # a view the user moved stays where they put it
+    boxes[1].setRange(xRange=(0, 5), yRange=(0, 100), padding=0)
+    boxes[1].sigRangeChangedManually.emit(boxes[1].state["mouseEnabled"])
+    plots.add_steps([MergeStep(done, "a", "b", "ab", 300 + done, 5, 300 + done, 10, seconds=100.0)])
+    plots.redraw()
+    assert boxes[1].viewRange()[0] == [0, 5]
+
