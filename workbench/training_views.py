@@ -546,7 +546,7 @@ class TrainingPlots(QWidget):
         old = self._ranges[index]
         if old is not None and x_high <= old[1] and old[2] <= y_low and y_high <= old[3]:
             return
-        right = old[1] if old is not None and x_high <= old[1] else _round_up(max(x_high * 1.25, 10.0))
+        right = old[1] if old is not None and x_high <= old[1] else _round_up(max(x_high * 1.25, 1e-3))
         if logarithmic:
             bottom, top = float(math.floor(y_low)), float(max(math.ceil(y_high), math.floor(y_low) + 1))
             if old is not None:
@@ -555,6 +555,8 @@ class TrainingPlots(QWidget):
             span = max(y_high - y_low, abs(y_high) * 0.1, 1e-9)
             bottom = y_low - span / 4 if old is None or y_low < old[2] else old[2]
             top = y_high + span / 4 if old is None or y_high > old[3] else old[3]
+            if y_low >= 0:
+                bottom = max(bottom, 0.0)  # (sizes, counts, characters per token: never below 0)
         self._ranges[index] = (0.0, right, bottom, top)
         box.setRange(xRange=(0.0, right), yRange=(bottom, top), padding=0)
 

@@ -240,6 +240,7 @@ def test_a_live_training_s_plots_grow_in_steps_and_a_view_the_user_moved_stays(q
                 y = numpy.log10(y)  # (a log axis's view is in powers of ten)
                 assert bottom == int(bottom) and top == int(top)
             assert left <= x.min() and x.max() <= right and bottom <= y.min() and y.max() <= top
+            assert index == 0 or bottom >= 0  # (no negative sizes or compression on an axis)
     # 30,000 merges: each range changed a few dozen times, not at each of the 200 redraws
     assert all(0 < count < 60 for count in changes), changes
 
