@@ -156,14 +156,20 @@ class EncodeService(QObject):
 
     def _forget(self) -> None:
         self._timer.stop()
-        if self._sender is not None:
-            self._sender.finish(0.0)
-            self._sender = None
-        if self._connection is not None:
-            self._connection.close()
+        sender = self._sender
+        self._sender = None
+        if sender is not None:
+            sender.finish(0.0)  # (it ends once what is queued is written or fails)
         if self._process is not None and self._process.is_alive():
             self._process.terminate()
             self._process.join(2.0)
+        if sender is not None:
+            # subtle: the connection is closed only once the sender is done with it: closed
+            # under a write in progress, the write failed with a TypeError (its handle gone).
+            # With the process gone, a write still waiting on a full pipe fails at once.
+            sender.finish(2.0)
+        if self._connection is not None:
+            self._connection.close()
         self._process = None
         self._connection = None
         self._known = set()

@@ -79,3 +79,18 @@ def test_a_child_runs_at_a_lower_priority_than_the_window() -> None:
     script = "import os; from workbench.children import lower_priority; lower_priority(); print(os.nice(0))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert int(done.stdout) == min(os.nice(0) + NICENESS, 19)
+
+
+def test_the_encoding_service_stops_while_a_large_message_is_still_being_written(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    failures: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda hook: failures.append(hook.exc_value))
+    service = EncodeService()
+    service.start()  # (the process is still importing the engine: it reads nothing yet)
+    for number in range(3):
+        service._send(("tokenizer", f"big {number}", "x" * (8 << 20)))
+    service._forget()
+    # the connection was closed only after the sender thread was done with it
+    assert failures == []
+    assert not service.is_running() and not any(t.name == "encoding-sender" for t in threading.enumerate())
