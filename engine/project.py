@@ -1024,9 +1024,16 @@ def vocabulary_to_dict(frequencies: list[int], examples: dict[int, list[tuple[st
     return {"frequencies": list[JsonValue](frequencies), "words": words, "examples": shown}
 
 
+def vocabulary_frequencies(data: object, where: str) -> list[int]:
+    """A vocabulary part's token frequencies alone, its example words not read (a table needs
+    only the frequencies: reading the examples of a 32k vocabulary took 190 ms)."""
+    obj = expect_object(data, where)
+    return get_counts(obj, "frequencies", where) if "frequencies" in obj else []
+
+
 def vocabulary_from_dict(data: object, where: str) -> tuple[list[int], dict[int, list[tuple[str, int]]]]:
     obj = expect_object(data, where)
-    frequencies = get_counts(obj, "frequencies", where) if "frequencies" in obj else []
+    frequencies = vocabulary_frequencies(obj, where)
     words: list[tuple[str, int]] = []
     for item in get_list(obj, "words", where) if "words" in obj else []:
         if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str):

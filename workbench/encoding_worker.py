@@ -30,7 +30,7 @@ from engine import Tokenizer, baselines
 from engine.encoding import Encoding
 from engine.errors import EngineError
 from engine.formats import convert
-from engine.project import history_columns, vocabulary_from_dict
+from engine.project import history_columns, vocabulary_frequencies
 from engine.inspection import Counts, content_tokens, counts, padding_tokens, shared_spans, trace, unknown_positions, unknown_token, unshared_boundaries
 from engine.vocabulary import TokenStyle, VocabularyTable, merges_made, readable, token_bytes
 from workbench.children import lower_priority, send_message
@@ -198,7 +198,7 @@ def view_wire(tokenizer: Tokenizer, vocabulary_data: bytes, glyphs: bool, with_t
     frequencies: list[int] = []
     if vocabulary_data and with_table:
         try:
-            frequencies = vocabulary_from_dict(json.loads(vocabulary_data), "vocabulary")[0]
+            frequencies = vocabulary_frequencies(json.loads(vocabulary_data), "vocabulary")
         except (ValueError, EngineError):
             frequencies = []
     style = TokenStyle.of(tokenizer)

@@ -11,7 +11,7 @@ import pytest
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.corpus import check_file
-from engine.errors import ProjectFileError
+from engine.errors import ProjectFileError, SchemaError
 from engine.project import (
     BACKUP_SUFFIX,
     FORMAT_VERSION,
@@ -23,6 +23,8 @@ from engine.project import (
     TrainedOn,
     TrainedResult,
     remove_stale_temporaries,
+    vocabulary_frequencies,
+    vocabulary_from_dict,
 )
 from engine.vocabulary import token_examples, token_frequencies
 
@@ -252,3 +254,18 @@ def test_histories_are_kept_compact_and_read_back_whole(tmp_path: Path) -> None:
     again = Project.load(str(path)).tokenizers[0].result
     assert again is not None and again.report == result.report
     assert again.size() == result.report.history.merges[-1].vocab_size
+
+
+def test_a_vocabulary_s_frequencies_are_read_without_its_examples(tmp_path: Path) -> None:
+    project = trained_project(tmp_path)
+    result = project.tokenizers[0].result
+    assert result is not None
+    data = json.loads(result.vocabulary_part().content)
+    assert vocabulary_frequencies(data, "vocabulary") == vocabulary_from_dict(data, "vocabulary")[0] == result.frequencies
+    # (examples that would not read do not stop a table from showing the frequencies)
+    damaged = {**data, "examples": {"7": [10**9]}}
+    assert vocabulary_frequencies(damaged, "vocabulary") == result.frequencies
+    with pytest.raises(SchemaError, match="example word number"):
+        vocabulary_from_dict(damaged, "vocabulary")
+    with pytest.raises(SchemaError, match="vocabulary"):
+        vocabulary_frequencies({"frequencies": [1, "two"]}, "vocabulary")
