@@ -18,7 +18,6 @@ only the newest is done: the others are out of date already.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import traceback
@@ -30,7 +29,7 @@ from engine import Tokenizer, baselines
 from engine.encoding import Encoding
 from engine.errors import EngineError
 from engine.formats import convert
-from engine.project import history_columns, vocabulary_frequencies
+from engine.project import history_columns, part_frequencies
 from engine.inspection import Counts, content_tokens, counts, padding_tokens, shared_spans, trace, unknown_positions, unknown_token, unshared_boundaries
 from engine.vocabulary import TokenStyle, VocabularyTable, merges_made, readable, token_bytes
 from workbench.children import lower_priority, send_message
@@ -198,7 +197,7 @@ def view_wire(tokenizer: Tokenizer, vocabulary_data: bytes, glyphs: bool, with_t
     frequencies: list[int] = []
     if vocabulary_data and with_table:
         try:
-            frequencies = vocabulary_frequencies(json.loads(vocabulary_data), "vocabulary")
+            frequencies = part_frequencies(vocabulary_data, "vocabulary")
         except (ValueError, EngineError):
             frequencies = []
     style = TokenStyle.of(tokenizer)

@@ -22,6 +22,7 @@ from engine.project import (
     TokenizerEntry,
     TrainedOn,
     TrainedResult,
+    part_frequencies,
     remove_stale_temporaries,
     vocabulary_frequencies,
     vocabulary_from_dict,
@@ -269,3 +270,11 @@ def test_a_vocabulary_s_frequencies_are_read_without_its_examples(tmp_path: Path
         vocabulary_from_dict(damaged, "vocabulary")
     with pytest.raises(SchemaError, match="vocabulary"):
         vocabulary_frequencies({"frequencies": [1, "two"]}, "vocabulary")
+    # from the part's bytes: only the list it opens with is parsed; any other part whole
+    content = result.vocabulary_part().content
+    assert content.startswith(b'{"frequencies":[') and part_frequencies(content, "v") == result.frequencies
+    reordered = json.dumps({"words": data["words"], "frequencies": data["frequencies"]}).encode()
+    assert part_frequencies(reordered, "v") == result.frequencies
+    for bad in (b'{"frequencies":[[1]],"words":[]}', b'{"frequencies":[1,-2]}', b'{"frequencies":[1', b"[]"):
+        with pytest.raises(SchemaError, match="^v"):
+            part_frequencies(bad, "v")
