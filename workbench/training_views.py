@@ -530,7 +530,8 @@ class TrainingPlots(QWidget):
     def _grow(self, index: int, x: numpy.ndarray, y: numpy.ndarray) -> None:
         """Widen plot `index`'s range when its data leave it: x to a round number about a
         quarter past the last point, a log axis to whole decades, a linear one by a quarter of
-        its span (so a training of 30,000 merges changes each range a dozen times, not 300)."""
+        its span (so a training of 30,000 merges changes each range a few dozen times, not at
+        every redraw)."""
         box = self._plots[index].getPlotItem().getViewBox()
         if self._held[index] or any(box.autoRangeEnabled()):
             return  # (the user moved the view, or asked for automatic ranges with its "A")
