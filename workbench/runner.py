@@ -3,10 +3,10 @@ signals carrying engine records.
 
 One job at a time: starting a new one cancels the old one first. The pipe is read on a timer,
 a few milliseconds at a time, so a burst of messages never blocks the event loop (the result,
-megabytes, comes in pieces: `workbench.children`). A child that
-dies without its final message (killed, crashed, out of memory) is reported as a failure, with
-the reason its exit gives and the memory it was seen using; a child that does not stop when
-cancelled is stopped with the counting processes it forked.
+megabytes, comes in pieces: `workbench.children`). A child that dies without its final
+message (killed, crashed, out of memory) is reported as a failure, with the reason its exit
+gives and the memory it was seen using; a child that does not stop when cancelled is stopped
+with the counting processes it forked.
 
 Pause and resume (POSIX only, `CAN_PAUSE`): SIGSTOP / SIGCONT to the child and to the counting
 processes it forked (its process group, which the child makes its own); the child keeps all its
