@@ -717,7 +717,7 @@ class TokenizerEntry:
         tokenizer_json = json.dumps(expect_object(trained, f"{where}: trained"), ensure_ascii=False)
         report_data = obj.get("report")
         report = TrainReport.from_dict(report_data) if report_data is not None else None
-        frequencies = get_counts(obj, "frequencies", where) if "frequencies" in obj else []
+        frequencies = vocabulary_frequencies(obj, where)
         examples = _examples_from_dict(obj.get("examples", {}), where)
         held_out = _get_number(obj, "counts_held_out", where, 0.0)
         trained_on_data = obj.get("trained_on")
@@ -1039,7 +1039,7 @@ def part_frequencies(content: bytes, where: str) -> list[int]:
     """`vocabulary_frequencies` of a vocabulary part's bytes. subtle: a part opens with its
     frequencies, a flat list of numbers, as `vocabulary_to_dict` and `_compact` write it; then
     only that list is parsed (a 32k part: 5 ms, where parsing it whole took 120). A part that
-    opens otherwise is parsed whole, with the same errors."""
+    opens otherwise is parsed whole, as every part is (`_parse_part`), with the same errors."""
     if content.startswith(FREQUENCIES_OPENING):
         end = content.find(b"]", len(FREQUENCIES_OPENING))
         if end > 0:
@@ -1049,11 +1049,7 @@ def part_frequencies(content: bytes, where: str) -> list[int]:
                 listed = None
             if isinstance(listed, list):
                 return vocabulary_frequencies({"frequencies": listed}, where)
-    try:
-        data = json.loads(content)
-    except (ValueError, RecursionError) as error:
-        raise SchemaError(f"{where}: not JSON ({error})") from None
-    return vocabulary_frequencies(data, where)
+    return vocabulary_frequencies(_parse_part(content, where), where)
 
 
 def vocabulary_from_dict(data: object, where: str) -> tuple[list[int], dict[int, list[tuple[str, int]]]]:
