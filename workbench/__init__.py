@@ -1,1 +1,3 @@
-"""The Tokenizer Workbench application: the command line now, the PySide6 window later."""
+"""The Tokenizer Workbench application: the PySide6 window (`tokenizer-workbench [FILE]`), the
+command line (`tokenizer-workbench train|count|encode|inspect|convert|screenshots`) and the
+child processes they start. The tokenizers themselves are the engine's (`engine/`)."""
