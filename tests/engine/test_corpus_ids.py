@@ -10,6 +10,7 @@ from array import array
 from pathlib import Path
 
 import pytest
+import numpy
 
 from engine import Tokenizer, models, pre_tokenizers
 from engine.corpus_ids import (
@@ -92,7 +93,6 @@ def read_ids(path: Path) -> list[int] | list[list[int]]:
     if path.suffix == ".jsonl":
         return [json.loads(line) for line in path.read_text(encoding="ascii").splitlines()]
     if path.suffix == ".npy":
-        numpy = pytest.importorskip("numpy")
         return [int(i) for i in numpy.load(path).tolist()]
     sidecar = json.loads(Path(str(path) + ".json").read_text(encoding="utf-8"))
     ids = array("H" if sidecar["dtype"] == "uint16" else "I")
@@ -210,7 +210,6 @@ def test_a_vocabulary_past_65536_is_written_as_uint32(tmp_path: Path) -> None:
         assert read_ids(out) == [69_999, 1, 65_536, 65_535, 70_000]
     assert json.loads((tmp_path / "big.bin.json").read_text(encoding="utf-8"))["dtype"] == "uint32"
     assert (tmp_path / "big.bin").stat().st_size == 5 * 4
-    numpy = pytest.importorskip("numpy")
     assert numpy.load(tmp_path / "big.npy").dtype == numpy.dtype("<u4")
 
 
@@ -246,7 +245,6 @@ def test_npy_header_is_fixed_width_and_numpy_reads_it() -> None:
     assert header.startswith(b"\x93NUMPY\x01\x00" + (NPY_HEADER_SIZE - 10).to_bytes(2, "little"))
     assert header.endswith(b" \n")
     assert b"{'descr': '<u2', 'fortran_order': False, 'shape': (3,), }" in header
-    numpy = pytest.importorskip("numpy")
     import io
 
     array_back = numpy.load(io.BytesIO(header + b"\x01\x00\x02\x00\xff\xff"))

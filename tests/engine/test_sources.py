@@ -15,6 +15,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+import pyarrow as pa
+import zstandard
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.corpus import (
@@ -45,8 +47,6 @@ from engine.sources import (
 )
 from engine.trainers.records import TrainHistory, TrainReport
 from support import Recorder, corpus_path
-
-zstandard = pytest.importorskip("zstandard")
 
 
 class Lines(WordSplitter):
@@ -235,7 +235,6 @@ def test_bad_jsonl_lines_name_the_file_and_line(tmp_path: Path, line: str, fragm
 
 
 def test_parquet_and_arrow_columns_equal_the_iterator(tmp_path: Path) -> None:
-    pa = pytest.importorskip("pyarrow")
     import pyarrow.feather as feather
     import pyarrow.ipc as ipc
     import pyarrow.parquet as pq
@@ -259,7 +258,6 @@ def test_parquet_and_arrow_columns_equal_the_iterator(tmp_path: Path) -> None:
 
 
 def test_parquet_column_problems(tmp_path: Path) -> None:
-    pa = pytest.importorskip("pyarrow")
     import pyarrow.parquet as pq
 
     path = str(tmp_path / "d.parquet")

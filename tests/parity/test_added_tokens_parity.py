@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+import tokenizers
 
 import engine
 from engine import AddedToken
 
-tokenizers = pytest.importorskip("tokenizers")
 
 VOCAB = {"[UNK]": 0, "h": 1, "e": 2, "l": 3, "o": 4, "w": 5, "r": 6, "d": 7, "he": 8, "ll": 9, "hell": 10, "hello": 11}
 MERGES = [("h", "e"), ("l", "l"), ("he", "ll"), ("hell", "o")]

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import tokenizers
 
 from engine import corpus
 from engine.bpe.model import BPE
@@ -21,7 +22,6 @@ from engine.progress import SilentProgress
 from engine.wordlevel.model import WordLevel
 from engine.wordlevel.trainer import WordLevelTrainer
 
-tokenizers = pytest.importorskip("tokenizers")
 
 CORPORA = ["shakespeare.txt", "botchan.txt"]
 

@@ -10,11 +10,11 @@ import functools
 from collections.abc import Callable
 
 import pytest
+import tokenizers
 
 from engine import Tokenizer, decoders, models, pre_tokenizers
 from support import corpus_path, train_byte_level
 
-tokenizers = pytest.importorskip("tokenizers")
 
 LINES = ["Hello there, how are you?", "Straße und Café — naïve", "a b", "", "日本語 text 😀"]
 

@@ -8,13 +8,14 @@ import json
 from pathlib import Path
 
 import pytest
+import tiktoken
+import tiktoken.load as tiktoken_load
+import tokenizers
 
 import engine
 from engine.formats import bert_vocab, gpt2
 from engine.formats import tiktoken as tiktoken_format
 from support import corpus_path, train_byte_level
-
-tokenizers = pytest.importorskip("tokenizers")
 
 
 def corpus_lines(name: str, limit: int | None = None) -> list[str]:
@@ -118,7 +119,6 @@ def both_corpora() -> list[str]:
 
 def dump_ranks_like_tiktoken(ranks: dict[bytes, int], path: str) -> None:
     """tiktoken.load.dump_tiktoken_bpe, which needs the optional `blobfile` package; the same lines otherwise."""
-    tiktoken_load = pytest.importorskip("tiktoken.load")
     try:
         tiktoken_load.dump_tiktoken_bpe(ranks, path)
     except ImportError:
@@ -128,7 +128,6 @@ def dump_ranks_like_tiktoken(ranks: dict[bytes, int], path: str) -> None:
 
 
 def test_tiktoken_encoding_from_our_tokenizer(byte_level_tokenizer: engine.Tokenizer) -> None:
-    tiktoken = pytest.importorskip("tiktoken")
     encoding = tiktoken.Encoding(**tiktoken_format.encoding_arguments(byte_level_tokenizer))
     assert encoding.n_vocab == 2001 and encoding.eot_token == 2000
     for line in both_corpora():
@@ -139,7 +138,6 @@ def test_tiktoken_encoding_from_our_tokenizer(byte_level_tokenizer: engine.Token
 def test_tiktoken_encoding_from_our_files(
     tmp_path: Path, byte_level_tokenizer: engine.Tokenizer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    tiktoken = pytest.importorskip("tiktoken")
     from tiktoken.load import load_tiktoken_bpe
 
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # tiktoken caches files by path otherwise
@@ -152,7 +150,6 @@ def test_tiktoken_encoding_from_our_files(
 
 
 def test_tiktoken_file_from_tiktoken_loads_in_ours(tmp_path: Path, byte_level_tokenizer: engine.Tokenizer) -> None:
-    tiktoken = pytest.importorskip("tiktoken")
     arguments = tiktoken_format.encoding_arguments(byte_level_tokenizer)
     encoding = tiktoken.Encoding(**arguments)
     path = str(tmp_path / "theirs.tiktoken")
@@ -165,7 +162,6 @@ def test_tiktoken_file_from_tiktoken_loads_in_ours(tmp_path: Path, byte_level_to
 
 def test_tiktoken_split_pattern_matches_tiktoken(tmp_path: Path, byte_level_tokenizer: engine.Tokenizer) -> None:
     """A cl100k-style pattern (possessive quantifiers, (?i:...)) splits alike in both engines."""
-    tiktoken = pytest.importorskip("tiktoken")
     pattern = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
     arguments = tiktoken_format.encoding_arguments(byte_level_tokenizer)
     arguments["pat_str"] = pattern

@@ -14,6 +14,7 @@ import random
 from pathlib import Path
 
 import pytest
+import tokenizers
 
 from engine import decoders as our_decoders
 from engine import models as our_models
@@ -24,7 +25,6 @@ from engine.pattern import Regex
 from engine.wordlevel.model import WordLevel
 from engine.wordpiece.model import WordPiece
 
-tokenizers = pytest.importorskip("tokenizers")
 hf_models = tokenizers.models
 hf_pre = tokenizers.pre_tokenizers
 hf_trainers = tokenizers.trainers

@@ -14,18 +14,18 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-tokenizers = pytest.importorskip("tokenizers")
-from tokenizers import Regex as HRegex  # noqa: E402
-from tokenizers import Tokenizer as HTokenizer  # noqa: E402
-from tokenizers import models as hmodels  # noqa: E402
-from tokenizers import normalizers as hn  # noqa: E402
-from tokenizers import pre_tokenizers as hp  # noqa: E402
+import tokenizers
+from tokenizers import Regex as HRegex
+from tokenizers import Tokenizer as HTokenizer
+from tokenizers import models as hmodels
+from tokenizers import normalizers as hn
+from tokenizers import pre_tokenizers as hp
 
-from engine import normalizers as N  # noqa: E402
-from engine import pre_tokenizers as P  # noqa: E402
+from engine import normalizers as N
+from engine import pre_tokenizers as P
 from engine.normalized import NormalizedString
-from engine.pattern import Regex  # noqa: E402
-from engine.pretokenized import PreTokenizedString  # noqa: E402
+from engine.pattern import Regex
+from engine.pretokenized import PreTokenizedString
 
 LLAMA3: str = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"

@@ -7,6 +7,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+import sentencepiece as spm
+from tokenizers import normalizers as hn
 
 from support import corpus_path
 
@@ -15,7 +17,6 @@ from engine.formats import sentencepiece as spf
 from engine.formats import sentencepiece_proto as proto
 from engine.formats.charsmap import nfkc_charsmap
 
-spm = pytest.importorskip("sentencepiece")
 
 TORTURE = [
     "",
@@ -282,7 +283,6 @@ def _corpus_and_torture() -> list[str]:
 
 @pytest.mark.parametrize("nmt", [False, True])
 def test_hf_reads_our_nfkc_charsmap_as_our_precompiled_does(nmt: bool) -> None:
-    hn = pytest.importorskip("tokenizers.normalizers")
     blob = nfkc_charsmap(nmt)
     theirs = hn.Precompiled(blob)
     ours = normalizers.Precompiled(blob)

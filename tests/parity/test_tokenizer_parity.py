@@ -13,13 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import tokenizers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import engine
 from support import CORPORA, corpus_path
 
-tokenizers = pytest.importorskip("tokenizers")
 
 NASTY = [
     "",

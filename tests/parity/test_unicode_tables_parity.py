@@ -12,10 +12,8 @@ import sys
 import unicodedata
 from pathlib import Path
 
-import pytest
-
-tokenizers = pytest.importorskip("tokenizers") if __name__ != "__main__" else __import__("tokenizers")
-from tokenizers import Regex, normalizers, pre_tokenizers  # noqa: E402
+import tokenizers
+from tokenizers import Regex, normalizers, pre_tokenizers
 
 ALL: list[str] = [chr(i) for i in range(0x110000) if not 0xD800 <= i < 0xE000]
 

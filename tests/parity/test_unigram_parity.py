@@ -13,20 +13,20 @@ import json
 from pathlib import Path
 
 import pytest
+import sentencepiece
+import tokenizers
+from tokenizers import Regex as HRegex
+from tokenizers import Tokenizer as HTokenizer
+from tokenizers import decoders as hd
+from tokenizers import models as hm
+from tokenizers import normalizers as hn
+from tokenizers import pre_tokenizers as hp
+from tokenizers import trainers as ht
 
-tokenizers = pytest.importorskip("tokenizers")
-from tokenizers import Regex as HRegex  # noqa: E402
-from tokenizers import Tokenizer as HTokenizer  # noqa: E402
-from tokenizers import decoders as hd  # noqa: E402
-from tokenizers import models as hm  # noqa: E402
-from tokenizers import normalizers as hn  # noqa: E402
-from tokenizers import pre_tokenizers as hp  # noqa: E402
-from tokenizers import trainers as ht  # noqa: E402
-
-from engine import Tokenizer  # noqa: E402
-from engine.formats import sentencepiece_proto  # noqa: E402
-from engine.unigram.model import Unigram  # noqa: E402
-from support import corpus_path  # noqa: E402
+from engine import Tokenizer
+from engine.formats import sentencepiece_proto
+from engine.unigram.model import Unigram
+from support import corpus_path
 
 TORTURE = [
     "",
@@ -152,7 +152,6 @@ def test_hf_trained_japanese() -> None:
 
 
 def sp_pieces() -> tuple[list[tuple[str, float]], int, object]:
-    sentencepiece = pytest.importorskip("sentencepiece")
     processor = sentencepiece.SentencePieceProcessor()
     processor.Load(str(corpus_path("sp_test_model.model")))
     pieces = [(processor.IdToPiece(i), processor.GetScore(i)) for i in range(processor.GetPieceSize())]

@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import sentencepiece as spm
 
 from engine import Tokenizer, models, pre_tokenizers
 from engine.unigram.trainer import UnigramTrainer
 from support import corpus_path
 
-spm = pytest.importorskip("sentencepiece")
 
 VOCAB_SIZE = 8000
 TOLERANCE = 0.02

@@ -12,12 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import tokenizers
 
 from engine import Tokenizer, models, normalizers, pre_tokenizers
 from engine.wordpiece.trainer import WordPieceTrainer
 from support import corpus_path
-
-tokenizers = pytest.importorskip("tokenizers")
 
 
 def pinned_specials(path: Path) -> list[str]:

@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import numpy
+import sentencepiece
+import tokenizers
 
 import engine
 from support import ROOT
@@ -120,7 +123,6 @@ def test_screenshots_writes_one_png_per_tab(tmp_path: Path, private_home: Path) 
 
 @pytest.mark.parametrize("preset", sorted(SIZES))
 def test_train_writes_a_tokenizer_hf_loads_with_identical_encodings(trained: dict[str, Path], preset: str) -> None:
-    tokenizers = pytest.importorskip("tokenizers")
     path = trained[preset]
     ours = engine.Tokenizer.from_file(str(path))
     theirs = tokenizers.Tokenizer.from_file(str(path))
@@ -285,7 +287,6 @@ def test_missing_tokenizer_json(tmp_path: Path) -> None:
 
 
 def test_convert_sentencepiece_model_to_tokenizer_json(corpora: Path, tmp_path: Path) -> None:
-    sentencepiece = pytest.importorskip("sentencepiece")
     model = corpora / "sp_test_model.model"
     out = tmp_path / "t5-style.json"
     result = run_cli("convert", str(model), str(out), "--to", "hf")
@@ -425,7 +426,6 @@ def test_encode_out_writes_bin_with_sidecar_and_a_summary(small_gpt2: Path, corp
 
 
 def test_encode_out_npy_and_jsonl_with_one_or_two_processes(small_gpt2: Path, corpus_folder: Path, tmp_path: Path) -> None:
-    numpy = pytest.importorskip("numpy")
     inputs = [str(corpus_folder / "a.txt"), str(corpus_folder / "b.txt")]
     tokenizer = engine.Tokenizer.from_file(str(small_gpt2))
     docs = corpus_documents(corpus_folder / "a.txt", corpus_folder / "b.txt")
