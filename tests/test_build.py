@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ast
+import importlib
+import importlib.util
 import os
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -26,6 +29,40 @@ def test_engine_is_the_compiled_build() -> None:
 @pytest.mark.skipif(os.environ.get("ENGINE_PURE") == "1", reason="ENGINE_PURE=1 may use an editable install")
 def test_engine_is_imported_from_the_installed_package_not_the_source_tree() -> None:
     assert Path(engine.__file__).resolve().parent != (ROOT / "engine").resolve()
+
+
+def _build_app() -> ModuleType:
+    """build_app.py (the build hook's lists), read from the source tree."""
+    spec = importlib.util.spec_from_file_location("build_app_under_test", ROOT / "build_app.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _module_name(relative: str) -> str:
+    return relative.removesuffix(".py").replace("/", ".")
+
+
+def test_every_interpreted_module_exists_says_why_and_is_not_compiled() -> None:
+    build = _build_app()
+    for relative, reason in build.INTERPRETED.items():
+        assert (ROOT / relative).is_file(), f"INTERPRETED names {relative}, which does not exist"
+        assert len(reason.split()) >= 4, f"INTERPRETED gives {relative} no real reason: {reason!r}"
+    compiled = build.engine_sources(ROOT)
+    assert not set(build.INTERPRETED) & set(compiled)
+    assert "engine/tokenizer.py" in compiled and "engine/bpe/model.py" in compiled
+
+
+@pytest.mark.skipif(os.environ.get("ENGINE_PURE") == "1", reason="ENGINE_PURE=1: testing the pure-Python build")
+def test_the_installed_engine_is_compiled_but_for_the_interpreted_modules() -> None:
+    build = _build_app()
+    for relative in build.engine_sources(ROOT):
+        module = importlib.import_module(_module_name(relative))
+        assert not str(module.__file__).endswith(".py"), f"{relative} should be compiled, but {module.__file__} is Python"
+    for relative in build.INTERPRETED:
+        module = importlib.import_module(_module_name(relative))
+        assert str(module.__file__).endswith(".py"), f"{relative} should stay interpreted, but {module.__file__} is compiled"
 
 
 def _imported_top_modules(path: Path) -> set[str]:
