@@ -262,17 +262,25 @@ def get_vocab(data: dict[str, object], key: str, where: str) -> dict[str, int]:
     return vocab
 
 
-def _kind(value: object) -> str:
+def json_type(value: object) -> str:
+    """The JSON type of a parsed value, as JSON names it: "object", "array", "string", "number",
+    "boolean" or "null" (every reader's errors say what they found in these words)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "a boolean"
+        return "boolean"
     if isinstance(value, (int, float)):
-        return "a number"
+        return "number"
     if isinstance(value, str):
-        return "a string"
+        return "string"
     if isinstance(value, list):
-        return "a list"
+        return "array"
     if isinstance(value, dict):
-        return "an object"
+        return "object"
     return type(value).__name__
+
+
+def _kind(value: object) -> str:
+    """`json_type` with its article: "an array", "a number", "null"."""
+    name = json_type(value)
+    return name if name == "null" else f"{'an' if name[0] in 'aeiou' else 'a'} {name}"

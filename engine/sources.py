@@ -27,6 +27,7 @@ from typing import Any, BinaryIO, Final
 from mypy_extensions import mypyc_attr
 
 from engine.errors import CorpusError
+from engine.schema import json_type
 
 FORMAT_LINES: Final = "lines"
 FORMAT_JSONL: Final = "jsonl"
@@ -770,27 +771,13 @@ def record_text(line: str, field: str, path: str, number: int) -> str:
     """The `field` string of one JSON Lines record, or CorpusError naming the file and line."""
     record = parse_record(line, path, number)
     if not isinstance(record, dict):
-        raise CorpusError(path, f"line {number}: a JSON {_json_kind(record)}, not an object with a {field!r} field")
+        raise CorpusError(path, f"line {number}: a JSON {json_type(record)}, not an object with a {field!r} field")
     if field not in record:
         raise CorpusError(path, f"line {number}: no field {field!r} (its fields: {_names(list(record))}); choose one with --field")
     value = record[field]
     if not isinstance(value, str):
-        raise CorpusError(path, f"line {number}: field {field!r} is a JSON {_json_kind(value)}, not a string")
+        raise CorpusError(path, f"line {number}: field {field!r} is a JSON {json_type(value)}, not a string")
     return value
-
-
-def _json_kind(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "string"
 
 
 def _names(names: list[str], limit: int = 5) -> str:

@@ -15,7 +15,7 @@ from engine.decoders import Decoder
 from engine.encoding import PaddingParams, TruncationParams
 from engine.errors import SchemaError, TokenizerFileError
 from engine.formats.safe_json import parse_json
-from engine.schema import JsonValue, as_id
+from engine.schema import JsonValue, as_id, json_type
 from engine.models.base import Model
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer
@@ -63,7 +63,7 @@ def parse(text: str, source: str) -> TokenizerParts:
     The JSON is read as HF reads it (`safe_json.parse_json`: numbers as `serde_float`)."""
     data = parse_json(text, source, hf_floats=True)
     if not isinstance(data, dict):
-        raise TokenizerFileError(source, f"is not a tokenizer.json: the top level is a JSON {_kind(data)}, not an object")
+        raise TokenizerFileError(source, f"is not a tokenizer.json: the top level is a JSON {json_type(data)}, not an object")
     if "model" not in data:
         found = ", ".join(sorted(str(k) for k in data)[:6])
         raise TokenizerFileError(
@@ -119,25 +119,13 @@ def check_padding(padding: PaddingParams) -> None:
             )
 
 
-def _kind(value: object) -> str:
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    return "null"
-
-
 def _added_tokens(raw: object) -> list[tuple[int, AddedToken]]:
     if not isinstance(raw, list):
-        raise SchemaError(f"expected a list of tokens, found a JSON {_kind(raw)}")
+        raise SchemaError(f"expected a list of tokens, found a JSON {json_type(raw)}")
     tokens: list[tuple[int, AddedToken]] = []
     for index, item in enumerate(raw):
         if not isinstance(item, dict):
-            raise SchemaError(f"entry {index} is a JSON {_kind(item)}, not an object")
+            raise SchemaError(f"entry {index} is a JSON {json_type(item)}, not an object")
         try:
             id = as_id(item.get("id"), "\"id\"")
             tokens.append((id, AddedToken.from_dict(item)))
