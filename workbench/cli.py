@@ -138,11 +138,7 @@ def _check_output(
 ) -> None:
     """CliError unless `output` can be written without harm: not a folder, a special file or
     one of the inputs, in a folder that exists, and (unless `force`) not there yet."""
-    if output.is_dir():
-        raise CliError(f"{output}: is a directory; give the {what} to write, e.g. {output / example}")
-    _check_not_special(output)
-    if not output.parent.is_dir():
-        raise CliError(f"{output}: folder {output.parent} does not exist")
+    _check_output_place(output, what, example)
     resolved = output.resolve()
     for path in inputs:
         if path.exists() and path.resolve() == resolved:
@@ -150,6 +146,16 @@ def _check_output(
     if output.exists() and not force:
         raise CliError(f"{output}: already exists; choose another name or pass --force to replace it")
     _check_writable(output)
+
+
+def _check_output_place(output: Path, what: str, example: str) -> None:
+    """CliError when `output` is a folder or a special file, or its folder does not exist:
+    what can be said before the inputs are looked at."""
+    if output.is_dir():
+        raise CliError(f"{output}: is a directory; give the {what} to write, e.g. {output / example}")
+    _check_not_special(output)
+    if not output.parent.is_dir():
+        raise CliError(f"{output}: folder {output.parent} does not exist")
 
 
 def _check_writable(output: Path) -> None:
@@ -308,10 +314,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def cmd_count(args: argparse.Namespace) -> int:
     """`count`: the words `train` would count, written as a word<TAB>count table."""
     output = Path(args.output)
-    if output.is_dir():
-        raise CliError(f"{output}: is a directory; give the table file to write, e.g. {output / 'counts.tsv'}")
-    if not output.parent.is_dir():
-        raise CliError(f"{output}: folder {output.parent} does not exist")
+    _check_output_place(output, "table file", "counts.tsv")  # (before the inputs are expanded)
     if args.processes < 0:
         raise CliError(f"--processes must be 0 or more, got {args.processes}")
     if args.dask is not None and args.dask != "local" and args.processes:
