@@ -250,7 +250,7 @@ STARTUP_SCRIPT = """
 import os, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QTimer
-from workbench.app import application, apply_appearance
+from workbench.appearance import application, apply_appearance
 from workbench.settings import Settings
 app = application()
 settings = Settings()

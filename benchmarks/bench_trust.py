@@ -251,7 +251,7 @@ STARTUP_SCRIPT = """
 import os, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QTimer
-from workbench.app import application, apply_appearance
+from workbench.appearance import application, apply_appearance
 from workbench.prompts import ScriptedPrompts
 from workbench.settings import Settings
 app = application()

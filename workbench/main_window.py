@@ -34,7 +34,7 @@ from engine.errors import ProjectFileError
 from engine.formats import convert
 from engine.project import SUFFIX, Project
 from workbench import shipped
-from workbench.app import APP_TITLE, apply_appearance
+from workbench.appearance import APP_TITLE, apply_appearance
 from workbench.compare_tab import CompareTab
 from workbench.document import ProjectDocument
 from workbench.encode_service import EncodeService

@@ -21,7 +21,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QEventLoop  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from workbench.app import application, apply_appearance  # noqa: E402
+from workbench.appearance import application, apply_appearance  # noqa: E402
 from workbench.prompts import ScriptedPrompts  # noqa: E402
 from workbench.settings import HOME_VARIABLE, Settings  # noqa: E402
 
