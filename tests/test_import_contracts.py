@@ -6,12 +6,15 @@ engine's own imports: stdlib, mypyc's runtime and regex only.)"""
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from support import ROOT
 
 GUI_PACKAGES = ("PySide6", "shiboken6", "pyqtgraph")
 # What the engine holds for the workbench's own analyses and files; the library does not need them.
@@ -81,3 +84,70 @@ assert main(["encode", "-t", {str(saved)!r}, "--text", "lowest newer"]) == 0
     loaded = _loaded_after(code)
     assert saved.is_file()
     assert _top(loaded, GUI_PACKAGES) == []
+
+
+def _imports(path: Path, package: str) -> set[str]:
+    """The modules of `package` that the file at `path` imports, at load or later inside a
+    function (a dependency either way), but not under `if TYPE_CHECKING:`, which never runs."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            for child in node.orelse:
+                visit(child)
+            return
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == package)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == package:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
+
+
+def _cycles(package: str, root: Path = ROOT) -> list[list[str]]:
+    """The import cycles among the modules of `package` (under `root`), each as a list of names."""
+    modules: dict[str, Path] = {}
+    for path in sorted((root / package).rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {name: sorted(imported for imported in _imports(path, package) if imported in modules and imported != name) for name, path in modules.items()}
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def walk(name: str) -> None:
+        state[name] = 1
+        path.append(name)
+        for imported in graph[name]:
+            if state.get(imported) == 1:
+                cycles.append(path[path.index(imported):] + [imported])
+            elif imported not in state:
+                walk(imported)
+        path.pop()
+        state[name] = 2
+
+    for name in graph:
+        if name not in state:
+            walk(name)
+    return cycles
+
+
+def test_the_workbench_has_no_import_cycle() -> None:
+    assert _cycles("workbench") == []
+
+
+def test_the_cycle_finder_finds_a_cycle_and_ignores_type_checking_imports(tmp_path: Path) -> None:
+    package = tmp_path / "workbench"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "first.py").write_text("from workbench import second\nif TYPE_CHECKING:\n    import workbench.third\n", encoding="utf-8")
+    (package / "second.py").write_text("import json\n\ndef later() -> None:\n    import workbench.third\n", encoding="utf-8")
+    (package / "third.py").write_text("try:\n    from workbench.first import x\nexcept ImportError:\n    pass\n", encoding="utf-8")
+    assert _cycles("workbench", tmp_path) == [["workbench.first", "workbench.second", "workbench.third", "workbench.first"]]
+    (package / "third.py").write_text("import json\n", encoding="utf-8")
+    assert _cycles("workbench", tmp_path) == []
