@@ -86,9 +86,10 @@ assert main(["encode", "-t", {str(saved)!r}, "--text", "lowest newer"]) == 0
     assert _top(loaded, GUI_PACKAGES) == []
 
 
-def _imports(path: Path, package: str) -> set[str]:
+def _imports(path: Path, package: str, modules: set[str]) -> set[str]:
     """The modules of `package` that the file at `path` imports, at load or later inside a
-    function (a dependency either way), but not under `if TYPE_CHECKING:`, which never runs."""
+    function (a dependency either way), but not under `if TYPE_CHECKING:`, which never runs.
+    `from P import M` of a module M (one of `modules`) is an import of P.M, not of P's __init__."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     found: set[str] = set()
 
@@ -100,8 +101,10 @@ def _imports(path: Path, package: str) -> set[str]:
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if alias.name.split(".")[0] == package)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == package:
-            found.add(node.module)
-            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+            named = {f"{node.module}.{alias.name}" for alias in node.names}
+            found.update(named & modules)
+            if not named <= modules:
+                found.add(node.module)
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -115,7 +118,7 @@ def _cycles(package: str, root: Path = ROOT) -> list[list[str]]:
     for path in sorted((root / package).rglob("*.py")):
         parts = path.relative_to(root).with_suffix("").parts
         modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    graph = {name: sorted(imported for imported in _imports(path, package) if imported in modules and imported != name) for name, path in modules.items()}
+    graph = {name: sorted(imported for imported in _imports(path, package, set(modules)) if imported in modules and imported != name) for name, path in modules.items()}
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
