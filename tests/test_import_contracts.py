@@ -140,8 +140,9 @@ def _cycles(package: str, root: Path = ROOT) -> list[list[str]]:
     return cycles
 
 
-def test_the_workbench_has_no_import_cycle() -> None:
-    assert _cycles("workbench") == []
+@pytest.mark.parametrize("package", ["engine", "workbench"])
+def test_no_import_cycle(package: str) -> None:
+    assert _cycles(package) == []
 
 
 def test_the_cycle_finder_finds_a_cycle_and_ignores_type_checking_imports(tmp_path: Path) -> None:

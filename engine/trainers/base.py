@@ -112,9 +112,7 @@ class Trainer(ABC):
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         """Pickling and deep copies go through `to_dict`, as HF's trainers go through serde
         (a compiled native class has no default way to rebuild itself)."""
-        from engine.trainers import from_dict  # (engine.trainers imports this module)
-
-        return (from_dict, (self.to_dict(),))
+        return (_trainer_from_dict, (type(self), self.to_dict()))
 
     def train(self, word_counts: dict[str, int], model: Model, sink: ProgressSink) -> list[AddedToken]:
         """Run to the end and fill `model` (HF's `Trainer::train`); returns the special tokens.
@@ -209,3 +207,10 @@ def special_tokens_from_dict(obj: dict[str, object], kind: str) -> list[str | Ad
     for item in get_list(obj, "special_tokens", kind):
         result.append(item if isinstance(item, str) else AddedToken.from_dict(item))
     return result
+
+
+def _trainer_from_dict(kind: type[Trainer], data: dict[str, JsonValue]) -> Trainer:
+    """A trainer of class `kind` from its `to_dict()` object: how a pickled trainer comes back
+    (each trainer class reads its own settings; this module does not know the four of them)."""
+    made: Trainer = getattr(kind, "from_dict")(data)
+    return made
