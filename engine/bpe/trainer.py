@@ -14,7 +14,7 @@ from engine.bpe.model import BPE
 from engine.bpe.training_run import BpeTrainingRun
 from engine.bpe.training_words import MAX_IDS
 from engine.models.base import Model
-from engine.schema import JsonValue, get_bool, get_count, get_opt_count, get_opt_str, get_strings
+from engine.schema import JsonValue
 from engine.trainers.base import (
     DEFAULT_VOCAB_SIZE,
     Trainer,
@@ -24,16 +24,31 @@ from engine.trainers.base import (
     non_negative,
     optional_non_negative,
     run_mismatch,
-    settings_object,
     special_tokens_argument,
-    special_tokens_from_dict,
-    special_tokens_to_dict,
 )
+from engine.trainers.options import COUNT, FLAG, OPTIONAL_COUNT, OPTIONAL_TEXT, SPECIAL_TOKENS, STRINGS, Option, TrainerOptions
 
 __all__ = ["BpeTrainer", "BpeTrainingRun"]
 
 # The largest count the training run holds (i64).
 _MAX_COUNT: Final = (1 << 63) - 1
+
+
+# The options of BpeTrainer, in to_dict()'s order (`engine.trainers.options`).
+OPTIONS: Final = TrainerOptions(
+    "BpeTrainer",
+    [
+        Option("vocab_size", COUNT, DEFAULT_VOCAB_SIZE, shown=True),
+        Option("min_frequency", COUNT, 0, shown=True),
+        Option("show_progress", FLAG, True),
+        Option("special_tokens", SPECIAL_TOKENS, shown=True),
+        Option("limit_alphabet", OPTIONAL_COUNT),
+        Option("initial_alphabet", STRINGS),
+        Option("continuing_subword_prefix", OPTIONAL_TEXT),
+        Option("end_of_word_suffix", OPTIONAL_TEXT),
+        Option("max_token_length", OPTIONAL_COUNT),
+    ],
+)
 
 
 class BpeTrainer(Trainer):
@@ -110,35 +125,11 @@ class BpeTrainer(Trainer):
         return list(self.special_tokens)
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {
-            "type": "BpeTrainer",
-            "vocab_size": self.vocab_size,
-            "min_frequency": self.min_frequency,
-            "show_progress": self.show_progress,
-            "special_tokens": special_tokens_to_dict(self.special_tokens),
-            "limit_alphabet": self.limit_alphabet,
-            "initial_alphabet": list[JsonValue](self.initial_alphabet),
-            "continuing_subword_prefix": self.continuing_subword_prefix,
-            "end_of_word_suffix": self.end_of_word_suffix,
-            "max_token_length": self.max_token_length,
-        }
+        return OPTIONS.write(self)
 
     @staticmethod
     def from_dict(data: object) -> BpeTrainer:
-        kind = "BpeTrainer"
-        obj = settings_object(data, kind)
-        return BpeTrainer(
-            vocab_size=get_count(obj, "vocab_size", kind, DEFAULT_VOCAB_SIZE),
-            min_frequency=get_count(obj, "min_frequency", kind, 0),
-            show_progress=get_bool(obj, "show_progress", kind, True),
-            special_tokens=special_tokens_from_dict(obj, kind),
-            limit_alphabet=get_opt_count(obj, "limit_alphabet", kind),
-            initial_alphabet=get_strings(obj, "initial_alphabet", kind, []),
-            continuing_subword_prefix=get_opt_str(obj, "continuing_subword_prefix", kind),
-            end_of_word_suffix=get_opt_str(obj, "end_of_word_suffix", kind),
-            max_token_length=get_opt_count(obj, "max_token_length", kind),
-        )
+        return BpeTrainer(**OPTIONS.read(data))
 
     def __repr__(self) -> str:
-        specials = [token.content for token in self.special_tokens]
-        return f"BpeTrainer(vocab_size={self.vocab_size}, min_frequency={self.min_frequency}, special_tokens={specials!r})"
+        return OPTIONS.describe(self)

@@ -17,7 +17,7 @@ from engine.collector import PausedCollector
 from engine.errors import SchemaError, TrainerMismatchError
 from engine.models.base import Model
 from engine.progress import ProgressSink
-from engine.schema import JsonValue, expect_object, get_list
+from engine.schema import JsonValue, expect_object
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
 
 # HF's default `vocab_size` for every trainer.
@@ -183,13 +183,6 @@ def initial_alphabet_argument(alphabet: Sequence[str] | None) -> list[str]:
     return sorted(chars)
 
 
-def special_tokens_to_dict(tokens: list[AddedToken]) -> list[JsonValue]:
-    result: list[JsonValue] = []
-    for token in tokens:
-        result.append(token.to_dict())
-    return result
-
-
 def settings_object(data: object, kind: str) -> dict[str, object]:
     """A trainer's `to_dict()` object, checked to be of this `kind` (a missing "type" is fine)."""
     obj = expect_object(data, kind)
@@ -197,16 +190,6 @@ def settings_object(data: object, kind: str) -> dict[str, object]:
     if found != kind:
         raise SchemaError(f"{kind}: unexpected type {found!r}")
     return obj
-
-
-def special_tokens_from_dict(obj: dict[str, object], kind: str) -> list[str | AddedToken]:
-    """The "special_tokens" of a trainer's settings: strings or AddedToken objects."""
-    if "special_tokens" not in obj:
-        return []
-    result: list[str | AddedToken] = []
-    for item in get_list(obj, "special_tokens", kind):
-        result.append(item if isinstance(item, str) else AddedToken.from_dict(item))
-    return result
 
 
 def _trainer_from_dict(kind: type[Trainer], data: dict[str, JsonValue]) -> Trainer:

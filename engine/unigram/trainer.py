@@ -15,7 +15,7 @@ from typing import Final
 from engine.added_vocabulary import AddedToken
 from engine.models.base import Model
 from engine.progress import ProgressSink
-from engine.schema import JsonValue, get_bool, get_count, get_float, get_opt_str, get_strings
+from engine.schema import JsonValue
 from engine.trainers.records import TrainHistory
 from engine.trainers.base import (
     Trainer,
@@ -24,11 +24,9 @@ from engine.trainers.base import (
     model_mismatch,
     non_negative,
     run_mismatch,
-    settings_object,
     special_tokens_argument,
-    special_tokens_from_dict,
-    special_tokens_to_dict,
 )
+from engine.trainers.options import COUNT, FLAG, NUMBER, OPTIONAL_TEXT, SPECIAL_TOKENS, STRINGS, Option, TrainerOptions
 from engine.unigram.model import Unigram
 from engine.unigram.training_run import VOCABULARY_TOO_SMALL, UnigramTrainingRun
 
@@ -40,6 +38,23 @@ DEFAULT_SHRINKING_FACTOR: Final = 0.75
 DEFAULT_MAX_PIECE_LENGTH: Final = 16
 DEFAULT_N_SUB_ITERATIONS: Final = 2
 DEFAULT_SEED_SIZE: Final = 1_000_000
+
+
+# The options of UnigramTrainer, in to_dict()'s order (`engine.trainers.options`).
+OPTIONS: Final = TrainerOptions(
+    "UnigramTrainer",
+    [
+        Option("vocab_size", COUNT, DEFAULT_UNIGRAM_VOCAB_SIZE, shown=True),
+        Option("show_progress", FLAG, True),
+        Option("special_tokens", SPECIAL_TOKENS, shown=True),
+        Option("initial_alphabet", STRINGS),
+        Option("shrinking_factor", NUMBER, DEFAULT_SHRINKING_FACTOR, shown=True),
+        Option("unk_token", OPTIONAL_TEXT, shown=True),
+        Option("max_piece_length", COUNT, DEFAULT_MAX_PIECE_LENGTH),
+        Option("n_sub_iterations", COUNT, DEFAULT_N_SUB_ITERATIONS),
+        Option("seed_size", COUNT, DEFAULT_SEED_SIZE),
+    ],
+)
 
 
 class UnigramTrainer(Trainer):
@@ -144,39 +159,11 @@ class UnigramTrainer(Trainer):
         return list(self.special_tokens)
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {
-            "type": "UnigramTrainer",
-            "vocab_size": self.vocab_size,
-            "show_progress": self.show_progress,
-            "special_tokens": special_tokens_to_dict(self.special_tokens),
-            "initial_alphabet": list[JsonValue](self.initial_alphabet),
-            "shrinking_factor": self.shrinking_factor,
-            "unk_token": self.unk_token,
-            "max_piece_length": self.max_piece_length,
-            "n_sub_iterations": self.n_sub_iterations,
-            "seed_size": self.seed_size,
-        }
+        return OPTIONS.write(self)
 
     @staticmethod
     def from_dict(data: object) -> UnigramTrainer:
-        kind = "UnigramTrainer"
-        obj = settings_object(data, kind)
-        shrinking = get_float(obj, "shrinking_factor", kind) if "shrinking_factor" in obj else DEFAULT_SHRINKING_FACTOR
-        return UnigramTrainer(
-            vocab_size=get_count(obj, "vocab_size", kind, DEFAULT_UNIGRAM_VOCAB_SIZE),
-            show_progress=get_bool(obj, "show_progress", kind, True),
-            special_tokens=special_tokens_from_dict(obj, kind),
-            initial_alphabet=get_strings(obj, "initial_alphabet", kind, []),
-            shrinking_factor=shrinking,
-            unk_token=get_opt_str(obj, "unk_token", kind),
-            max_piece_length=get_count(obj, "max_piece_length", kind, DEFAULT_MAX_PIECE_LENGTH),
-            n_sub_iterations=get_count(obj, "n_sub_iterations", kind, DEFAULT_N_SUB_ITERATIONS),
-            seed_size=get_count(obj, "seed_size", kind, DEFAULT_SEED_SIZE),
-        )
+        return UnigramTrainer(**OPTIONS.read(data))
 
     def __repr__(self) -> str:
-        specials = [token.content for token in self.special_tokens]
-        return (
-            f"UnigramTrainer(vocab_size={self.vocab_size}, unk_token={self.unk_token!r}, "
-            f"shrinking_factor={self.shrinking_factor}, special_tokens={specials!r})"
-        )
+        return OPTIONS.describe(self)

@@ -14,7 +14,7 @@ from typing import Final
 from engine.added_vocabulary import AddedToken
 from engine.models.base import Model
 from engine.progress import STAGE_SORT_WORDS, ProgressSink, SilentProgress, report
-from engine.schema import JsonValue, get_bool, get_count
+from engine.schema import JsonValue
 from engine.trainers.base import (
     DEFAULT_VOCAB_SIZE,
     Trainer,
@@ -22,11 +22,9 @@ from engine.trainers.base import (
     model_mismatch,
     non_negative,
     run_mismatch,
-    settings_object,
     special_tokens_argument,
-    special_tokens_from_dict,
-    special_tokens_to_dict,
 )
+from engine.trainers.options import COUNT, FLAG, SPECIAL_TOKENS, Option, TrainerOptions
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
 from engine.wordlevel.model import WordLevel
 
@@ -129,6 +127,18 @@ class WordLevelTrainingRun(TrainingRun):
         return vocab
 
 
+# The options of WordLevelTrainer, in to_dict()'s order (`engine.trainers.options`).
+OPTIONS: Final = TrainerOptions(
+    "WordLevelTrainer",
+    [
+        Option("vocab_size", COUNT, DEFAULT_VOCAB_SIZE, shown=True),
+        Option("min_frequency", COUNT, 0, shown=True),
+        Option("show_progress", FLAG, True),
+        Option("special_tokens", SPECIAL_TOKENS, shown=True),
+    ],
+)
+
+
 class WordLevelTrainer(Trainer):
     """Trainer capable of training a WordLevel model (HF `tokenizers.trainers.WordLevelTrainer`)."""
 
@@ -173,25 +183,11 @@ class WordLevelTrainer(Trainer):
         return list(self.special_tokens)
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {
-            "type": "WordLevelTrainer",
-            "vocab_size": self.vocab_size,
-            "min_frequency": self.min_frequency,
-            "show_progress": self.show_progress,
-            "special_tokens": special_tokens_to_dict(self.special_tokens),
-        }
+        return OPTIONS.write(self)
 
     @staticmethod
     def from_dict(data: object) -> WordLevelTrainer:
-        kind = "WordLevelTrainer"
-        obj = settings_object(data, kind)
-        return WordLevelTrainer(
-            vocab_size=get_count(obj, "vocab_size", kind, DEFAULT_VOCAB_SIZE),
-            min_frequency=get_count(obj, "min_frequency", kind, 0),
-            show_progress=get_bool(obj, "show_progress", kind, True),
-            special_tokens=special_tokens_from_dict(obj, kind),
-        )
+        return WordLevelTrainer(**OPTIONS.read(data))
 
     def __repr__(self) -> str:
-        specials = [token.content for token in self.special_tokens]
-        return f"WordLevelTrainer(vocab_size={self.vocab_size}, min_frequency={self.min_frequency}, special_tokens={specials!r})"
+        return OPTIONS.describe(self)

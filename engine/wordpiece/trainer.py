@@ -17,7 +17,7 @@ from engine.bpe.pair_index import PairMergeRun
 from engine.bpe.training_run import BpeTrainingRun
 from engine.bpe.training_words import MAX_IDS
 from engine.models.base import Model
-from engine.schema import JsonValue, get_bool, get_count, get_opt_count, get_opt_str, get_str, get_strings
+from engine.schema import JsonValue
 from engine.trainers.base import (
     DEFAULT_VOCAB_SIZE,
     Trainer,
@@ -27,11 +27,9 @@ from engine.trainers.base import (
     non_negative,
     optional_non_negative,
     run_mismatch,
-    settings_object,
     special_tokens_argument,
-    special_tokens_from_dict,
-    special_tokens_to_dict,
 )
+from engine.trainers.options import COUNT, FLAG, OPTIONAL_COUNT, OPTIONAL_TEXT, SPECIAL_TOKENS, STRINGS, TEXT, Option, TrainerOptions
 from engine.errors import SchemaError
 from engine.wordpiece.model import WordPiece
 from engine.wordpiece.training_run import WordPieceTrainingRun
@@ -41,6 +39,23 @@ FREQUENCY: Final = "frequency"
 SCORINGS: Final = (LIKELIHOOD, FREQUENCY)
 
 __all__ = ["FREQUENCY", "LIKELIHOOD", "WordPieceTrainer", "WordPieceTrainingRun"]
+
+
+# The options of WordPieceTrainer, in to_dict()'s order (`engine.trainers.options`).
+OPTIONS: Final = TrainerOptions(
+    "WordPieceTrainer",
+    [
+        Option("vocab_size", COUNT, DEFAULT_VOCAB_SIZE, shown=True),
+        Option("min_frequency", COUNT, 0, shown=True),
+        Option("show_progress", FLAG, True),
+        Option("special_tokens", SPECIAL_TOKENS, shown=True),
+        Option("limit_alphabet", OPTIONAL_COUNT),
+        Option("initial_alphabet", STRINGS),
+        Option("continuing_subword_prefix", OPTIONAL_TEXT),
+        Option("end_of_word_suffix", OPTIONAL_TEXT),
+        Option("scoring", TEXT, LIKELIHOOD, shown=True),
+    ],
+)
 
 
 class WordPieceTrainer(Trainer):
@@ -114,41 +129,16 @@ class WordPieceTrainer(Trainer):
         return list(self.special_tokens)
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {
-            "type": "WordPieceTrainer",
-            "vocab_size": self.vocab_size,
-            "min_frequency": self.min_frequency,
-            "show_progress": self.show_progress,
-            "special_tokens": special_tokens_to_dict(self.special_tokens),
-            "limit_alphabet": self.limit_alphabet,
-            "initial_alphabet": list[JsonValue](self.initial_alphabet),
-            "continuing_subword_prefix": self.continuing_subword_prefix,
-            "end_of_word_suffix": self.end_of_word_suffix,
-            "scoring": self.scoring,
-        }
+        return OPTIONS.write(self)
 
     @staticmethod
     def from_dict(data: object) -> WordPieceTrainer:
-        kind = "WordPieceTrainer"
-        obj = settings_object(data, kind)
-        scoring = get_str(obj, "scoring", kind, LIKELIHOOD)
-        if scoring not in SCORINGS:
-            raise SchemaError(f"{kind}: unknown scoring {scoring!r}, expected likelihood or frequency")
-        return WordPieceTrainer(
-            vocab_size=get_count(obj, "vocab_size", kind, DEFAULT_VOCAB_SIZE),
-            min_frequency=get_count(obj, "min_frequency", kind, 0),
-            show_progress=get_bool(obj, "show_progress", kind, True),
-            special_tokens=special_tokens_from_dict(obj, kind),
-            limit_alphabet=get_opt_count(obj, "limit_alphabet", kind),
-            initial_alphabet=get_strings(obj, "initial_alphabet", kind, []),
-            continuing_subword_prefix=get_opt_str(obj, "continuing_subword_prefix", kind) or "##",
-            end_of_word_suffix=get_opt_str(obj, "end_of_word_suffix", kind),
-            scoring=scoring,
-        )
+        arguments = OPTIONS.read(data)
+        if arguments["scoring"] not in SCORINGS:
+            raise SchemaError(f"WordPieceTrainer: unknown scoring {arguments['scoring']!r}, expected likelihood or frequency")
+        # (an empty or null prefix is WordPiece's "##", as the constructor's default)
+        arguments["continuing_subword_prefix"] = arguments["continuing_subword_prefix"] or "##"
+        return WordPieceTrainer(**arguments)
 
     def __repr__(self) -> str:
-        specials = [token.content for token in self.special_tokens]
-        return (
-            f"WordPieceTrainer(vocab_size={self.vocab_size}, min_frequency={self.min_frequency}, "
-            f"special_tokens={specials!r}, scoring={self.scoring!r})"
-        )
+        return OPTIONS.describe(self)
