@@ -18,7 +18,7 @@ from engine import byte_level, metaspace
 from engine import unicode_chars as uc
 from engine import unicode_tables as tables
 from engine.errors import SchemaError
-from engine.schema import JsonValue, check_nesting, get_bool, get_str, require
+from engine.schema import JsonValue, check_nesting, expect_object, get_bool, get_list, get_opt_bool, get_str, require, type_tag
 from engine.normalized import (
     LEADING_SPACES_RE,
     TRAILING_SPACES_RE,
@@ -652,14 +652,11 @@ def _legacy_type(data: dict[str, object]) -> str:
 
 def from_dict(data: object) -> Normalizer:
     """Build a normalizer from its tokenizer.json object (HF's field names, defaults and legacy forms)."""
-    if not isinstance(data, dict):
-        raise SchemaError(f"a normalizer must be a JSON object, not {data!r}")
+    data = expect_object(data, "normalizer")
     check_nesting(data, "normalizer")
-    kind = data.get("type")
+    kind = type_tag(data, "normalizer")
     if kind is None:
         kind = _legacy_type(data)
-    if not isinstance(kind, str):
-        raise SchemaError(f"normalizer 'type' must be a string, not {kind!r}")
     if kind == "NFC":
         return NFC()
     if kind == "NFD":
@@ -687,20 +684,14 @@ def from_dict(data: object) -> Normalizer:
         return Replace(rule.pattern, rule.content)
     if kind == "BertNormalizer" or kind == "Bert":
         owner = "BertNormalizer"
-        strip_accents = data.get("strip_accents")
-        if strip_accents is not None and not isinstance(strip_accents, bool):
-            raise SchemaError(f"{owner}: field 'strip_accents' must be true, false or null")
         return BertNormalizer(
             get_bool(data, "clean_text", owner),
             get_bool(data, "handle_chinese_chars", owner),
-            strip_accents,
+            get_opt_bool(data, "strip_accents", owner),
             get_bool(data, "lowercase", owner),
         )
     if kind == "Sequence":
-        items = require(data, "normalizers", kind)
-        if not isinstance(items, list):
-            raise SchemaError("Sequence: field 'normalizers' must be a list")
-        return Sequence([from_dict(item) for item in items])
+        return Sequence([from_dict(item) for item in get_list(data, "normalizers", kind)])
     if kind == "Precompiled":
         charsmap = require(data, "precompiled_charsmap", kind)
         if charsmap is None:

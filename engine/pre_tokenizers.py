@@ -18,7 +18,7 @@ from mypy_extensions import i64, mypyc_attr
 from engine import byte_level, metaspace
 from engine import unicode_tables as tables
 from engine.errors import EngineError, SchemaError
-from engine.schema import JsonValue, check_nesting, get_bool, get_char, require
+from engine.schema import JsonValue, as_count, check_nesting, expect_object, get_bool, get_char, get_list, require, type_tag
 from engine.normalized import NormalizedString
 from engine.pattern import (
     BEHAVIOR_FROM_JSON,
@@ -891,14 +891,11 @@ def _behavior_field(data: dict[str, object], owner: str, default: str | None = N
 
 def from_dict(data: object) -> PreTokenizer:
     """Build a pre-tokenizer from its tokenizer.json object (HF's field names, defaults, legacy forms)."""
-    if not isinstance(data, dict):
-        raise SchemaError(f"a pre-tokenizer must be a JSON object, not {data!r}")
+    data = expect_object(data, "pre-tokenizer")
     check_nesting(data, "pre-tokenizer")
-    kind = data.get("type")
+    kind = type_tag(data, "pre-tokenizer")
     if kind is None:
         raise SchemaError("pre-tokenizer without a 'type' field matches no known pre-tokenizer")
-    if not isinstance(kind, str):
-        raise SchemaError(f"pre-tokenizer 'type' must be a string, not {kind!r}")
     if kind == "Whitespace":
         return Whitespace()
     if kind == "WhitespaceSplit":
@@ -919,10 +916,7 @@ def from_dict(data: object) -> PreTokenizer:
             "use 'CharDelimiterSplit'"
         )
     if kind == "FixedLength":
-        length = data.get("length", 5)
-        if not isinstance(length, int) or isinstance(length, bool) or length < 0:
-            raise SchemaError("FixedLength: field 'length' must be a non-negative integer")
-        return FixedLength(length)
+        return FixedLength(as_count(data["length"], "FixedLength: field 'length'") if "length" in data else 5)
     if kind == "ByteLevel":
         add_prefix_space, trim_offsets, use_regex = byte_level.options_from_dict(data)
         return ByteLevel(add_prefix_space, trim_offsets, use_regex)
@@ -934,9 +928,6 @@ def from_dict(data: object) -> PreTokenizer:
         behavior = _behavior_field(data, kind)
         return Split(pattern, behavior, get_bool(data, "invert", kind))
     if kind == "Sequence":
-        items = require(data, "pretokenizers", kind)
-        if not isinstance(items, list):
-            raise SchemaError("Sequence: field 'pretokenizers' must be a list")
-        return Sequence([from_dict(item) for item in items])
+        return Sequence([from_dict(item) for item in get_list(data, "pretokenizers", kind)])
     raise SchemaError(f"unknown pre-tokenizer type {kind!r}")
 

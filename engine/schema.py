@@ -139,6 +139,14 @@ def get_bool(data: dict[str, object], key: str, where: str, default: bool | None
     return value
 
 
+def get_opt_bool(data: dict[str, object], key: str, where: str) -> bool | None:
+    """A boolean field that may be absent or null (HF's Option<bool>)."""
+    value = data.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise SchemaError(f"{where}: field '{key}' must be true, false or null, got {_kind(value)}")
+    return value
+
+
 def get_count(data: dict[str, object], key: str, where: str, default: int | None = None) -> int:
     """A required non-negative integer field (Rust usize/u32)."""
     value = data.get(key)

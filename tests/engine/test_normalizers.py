@@ -157,17 +157,17 @@ def test_from_dict_legacy_and_aliases() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ("NFC", "must be a JSON object"),
+        ("NFC", "normalizer: expected an object, got a string"),
         ({"type": "Foo"}, "unknown normalizer type 'Foo'"),
         ({}, "matches no known normalizer"),
-        ({"type": 3}, "'type' must be a string"),
+        ({"type": 3}, "normalizer: field 'type' must be a string, got a number"),
         ({"type": "Strip", "strip_left": True}, "Strip: missing field 'strip_right'"),
         ({"type": "Strip", "strip_left": 1, "strip_right": True}, "must be true or false"),
         ({"type": "BertNormalizer"}, "BertNormalizer: missing field 'clean_text'"),
         (
             {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True,
              "lowercase": True, "strip_accents": "yes"},
-            "strip_accents",
+            "BertNormalizer: field 'strip_accents' must be true, false or null, got a string",
         ),
         ({"type": "Replace", "pattern": {"String": "a"}}, "Replace: missing field 'content'"),
         ({"type": "Replace", "pattern": "a", "content": ""}, "'pattern' must be"),

@@ -289,7 +289,10 @@ def test_from_dict_defaults_and_legacy_metaspace() -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (None, "must be a JSON object"),
+        (None, "pre-tokenizer: expected an object, got null"),
+        ({"type": 3}, "pre-tokenizer: field 'type' must be a string, got a number"),
+        ({"type": "FixedLength", "length": -1}, "FixedLength: field 'length'"),
+        ({"type": "Sequence", "pretokenizers": {}}, "Sequence: field 'pretokenizers' must be a list, got an object"),
         ({}, "without a 'type'"),
         ({"type": "Foo"}, "unknown pre-tokenizer type 'Foo'"),
         ({"type": "Delimiter", "delimiter": "x"}, "use 'CharDelimiterSplit'"),
