@@ -1,5 +1,5 @@
-"""Shared fixtures: where the shared corpora are, a private settings folder for every test, and a
-guard that fails any test leaving a child process or a thread running."""
+"""Shared fixtures: where the shared corpora (or their stand-ins) are, a private settings folder
+for every test, and a guard that fails any test leaving a child process or a thread running."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from support import CORPORA
+from support import corpora_folder
 
 # Qt tests never need a display.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -23,9 +23,9 @@ LEFTOVER_GRACE_S = 10.0
 
 @pytest.fixture
 def corpora() -> Path:
-    if not CORPORA.is_dir():
-        pytest.skip(f"shared corpora folder not found at {CORPORA}")
-    return CORPORA
+    """../shared/corpora, or without it the folder of stand-ins made from the shipped sample
+    (a failure instead when WORKBENCH_REQUIRE_SHARED_CORPORA is set: see support.corpus_path)."""
+    return corpora_folder()
 
 
 @pytest.fixture(autouse=True)

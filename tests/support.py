@@ -1,8 +1,23 @@
-"""Paths and small tokenizers shared by the tests (importable as `support`: pytest puts tests/ on sys.path)."""
+"""Paths and small tokenizers shared by the tests (importable as `support`: pytest puts tests/ on sys.path).
+
+The shared corpora (`../shared/corpora`) are real text and real tokenizer files. A fresh clone
+has no `../shared`: there every test still runs, on stand-ins made once per test process from
+the sample the project ships (`resources/sample`) with the reference libraries themselves
+(`sentencepiece` trains the `.model`, HF `tokenizers` the BERT WordPiece files). Only a file no
+stand-in can replace (the 40 MB dictionary) skips, with its reason. CI sets
+WORKBENCH_REQUIRE_SHARED_CORPORA=1: there a missing shared corpus fails the test instead.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import atexit
+import functools
+import json
+import os
+import shutil
+import tempfile
+import textwrap
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import pytest
@@ -12,14 +27,185 @@ from engine.progress import ProgressSink, TrainProgress
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "corpora"
+SAMPLE_FOLDER = ROOT / "resources" / "sample"
+REQUIRE_SHARED = "WORKBENCH_REQUIRE_SHARED_CORPORA"
+
+# Shared files no stand-in replaces, and why: their tests skip without ../shared.
+NO_STAND_IN = {
+    "gcide.txt": "a 40 MB dictionary: its tests need text at benchmark scale",
+}
+# Words the tests encode with the BERT stand-in and expect as whole tokens, as in the real vocab.
+BERT_WORDS = ("hello", "world", "cafe", "first", "sentence", "second", "one", "here", "again")
+
+
+def shared_corpora_required() -> bool:
+    """Whether a missing shared corpus is a failure (CI) rather than a reason to use a stand-in."""
+    return os.environ.get(REQUIRE_SHARED, "") not in ("", "0")
 
 
 def corpus_path(name: str) -> Path:
-    """The path of a shared corpus file, or skip the test with the reason."""
+    """The path of a shared corpus file; without ../shared, its stand-in (or a skip saying why
+    none can stand in); with WORKBENCH_REQUIRE_SHARED_CORPORA set, a missing file fails."""
     path = CORPORA / name
-    if not path.is_file():
-        pytest.skip(f"shared corpus {name} not found at {CORPORA}")
+    if path.is_file():
+        return path
+    if shared_corpora_required():
+        pytest.fail(f"shared corpus {name} not found at {CORPORA} ({REQUIRE_SHARED} is set)")
+    if name in NO_STAND_IN:
+        pytest.skip(f"shared corpus {name} not found at {CORPORA}, and nothing stands in for it: {NO_STAND_IN[name]}")
+    return stand_in(name)
+
+
+def shared_corpus_path(name: str, needs: str) -> Path:
+    """The path of a shared corpus file, for a test no stand-in can serve: without ../shared it
+    skips, saying what the test `needs` (a failure with WORKBENCH_REQUIRE_SHARED_CORPORA set)."""
+    path = CORPORA / name
+    if path.is_file():
+        return path
+    if shared_corpora_required():
+        pytest.fail(f"shared corpus {name} not found at {CORPORA} ({REQUIRE_SHARED} is set)")
+    pytest.skip(f"shared corpus {name} not found at {CORPORA}; the stand-in cannot serve: this test needs {needs}")
+
+
+def corpora_folder() -> Path:
+    """The shared corpora folder; without it, the folder of stand-ins (every one made)."""
+    if CORPORA.is_dir():
+        return CORPORA
+    if shared_corpora_required():
+        pytest.fail(f"shared corpora folder not found at {CORPORA} ({REQUIRE_SHARED} is set)")
+    for name in STAND_INS:
+        stand_in(name)
+    return _stand_in_folder()
+
+
+def is_shared(path: Path) -> bool:
+    """Whether `path` is a real shared corpus file (not a stand-in)."""
+    return path.parent == CORPORA
+
+
+def bert_tokens() -> list[str]:
+    """The tokens of bert_uncased_vocab.txt (real or stand-in), by id."""
+    return corpus_path("bert_uncased_vocab.txt").read_text(encoding="utf-8").splitlines()
+
+
+def bert_id(token: str) -> int:
+    """The id of `token` in bert_uncased_vocab.txt."""
+    return bert_tokens().index(token)
+
+
+# -- stand-ins ------------------------------------------------------------------------------------
+
+
+@functools.cache
+def _stand_in_folder() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="workbench-stand-in-corpora-"))
+    atexit.register(shutil.rmtree, folder, True)
+    return folder
+
+
+@functools.cache
+def stand_in(name: str) -> Path:
+    """The stand-in for shared corpus `name`, made once per process (never written to after)."""
+    path = _stand_in_folder() / name
+    STAND_INS[name](path)
+    path.chmod(0o444)
     return path
+
+
+def _copy_sample(name: str) -> Callable[[Path], None]:
+    def make(path: Path) -> None:
+        shutil.copyfile(SAMPLE_FOLDER / name, path)
+
+    return make
+
+
+def _make_prose(path: Path) -> None:
+    """For botchan.txt (a Project Gutenberg English novel: a byte order mark, then ASCII prose
+    wrapped at ~70 columns, no blank lines, chapter headings, a letter quoted in indented lines):
+    the sample's speeches re-flowed the same way, every 25th one of three lines or more quoted as
+    indented verse."""
+    speeches = (SAMPLE_FOLDER / "shakespeare.txt").read_text(encoding="utf-8").strip().split("\n\n")
+    lines = ["Stand-in for Botchan: the shipped Shakespeare sample, re-flowed as prose."]
+    for number, speech in enumerate(speeches):
+        if number % 100 == 0:
+            lines.append(f"CHAPTER {number // 100 + 1}.")
+        speaker, *said = speech.split("\n")
+        if number % 25 == 0 and len(said) >= 3:
+            lines.append(f"{speaker.rstrip(':')} wrote:")
+            lines.extend("  " + line for line in said)
+        else:
+            lines.extend(textwrap.wrap(f"{speaker.rstrip(':')} said: " + " ".join(said), width=72))
+    path.write_text("\ufeff" + "\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _make_sentencepiece_model(path: Path) -> None:
+    """For sp_test_model.model (sentencepiece's own test model: a Unigram of 1,000 pieces trained
+    on botchan.txt with the "nfkc" normalization rule): the same training, on botchan's stand-in."""
+    import sentencepiece
+
+    with tempfile.TemporaryDirectory() as scratch:
+        prefix = str(Path(scratch) / "m")
+        sentencepiece.SentencePieceTrainer.train(
+            input=str(stand_in("botchan.txt")), model_prefix=prefix, vocab_size=1000, model_type="unigram",
+            normalization_rule_name="nfkc", minloglevel=2,
+        )
+        shutil.copyfile(prefix + ".model", path)
+
+
+@functools.cache
+def _bert_document() -> str:
+    """A BERT uncased tokenizer.json laid out as the real one (all-MiniLM-L6-v2's): [PAD]=0,
+    [unused0..98], [UNK]=100, [CLS]=101, [SEP]=102, [MASK]=103, then a WordPiece vocabulary HF
+    `tokenizers` trains on both samples, plus BERT_WORDS; padded and truncated to 128."""
+    import tokenizers
+    from tokenizers import decoders as hd, models as hm, normalizers as hn, pre_tokenizers as hp, processors as hpp, trainers as ht
+
+    def bert_pipeline(model: object) -> tokenizers.Tokenizer:
+        tokenizer = tokenizers.Tokenizer(model)
+        tokenizer.normalizer = hn.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True)
+        tokenizer.pre_tokenizer = hp.BertPreTokenizer()
+        return tokenizer
+
+    learner = bert_pipeline(hm.WordPiece(unk_token="[UNK]"))
+    learner.train(
+        [str(SAMPLE_FOLDER / "shakespeare.txt"), str(SAMPLE_FOLDER / "wagahaiwa_nekodearu.txt")],
+        ht.WordPieceTrainer(vocab_size=8000, min_frequency=2, show_progress=False),
+    )
+    specials = ["[PAD]", *(f"[unused{i}]" for i in range(99)), "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    learned = sorted(learner.get_vocab().items(), key=lambda item: item[1])
+    tokens = specials + [token for token, _ in learned if token not in specials]
+    tokens += [word for word in BERT_WORDS if word not in tokens]
+    tokenizer = bert_pipeline(hm.WordPiece({token: i for i, token in enumerate(tokens)}, unk_token="[UNK]", max_input_chars_per_word=100))
+    tokenizer.post_processor = hpp.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1", special_tokens=[("[CLS]", 101), ("[SEP]", 102)]
+    )
+    tokenizer.decoder = hd.WordPiece(prefix="##", cleanup=True)
+    tokenizer.add_special_tokens([tokenizers.AddedToken(t, special=True, normalized=False) for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")])
+    tokenizer.enable_truncation(128)
+    tokenizer.enable_padding(length=128, pad_id=0, pad_token="[PAD]")
+    document: str = tokenizer.to_str()
+    assert [json.loads(document)["model"]["vocab"][t] for t in ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")] == [0, 100, 101, 102, 103]
+    return document
+
+
+def _make_bert_tokenizer(path: Path) -> None:
+    path.write_text(_bert_document(), encoding="utf-8")
+
+
+def _make_bert_vocab(path: Path) -> None:
+    """vocab.txt: the stand-in tokenizer.json's tokens, one a line, by id (as BERT ships it)."""
+    vocab: dict[str, int] = json.loads(_bert_document())["model"]["vocab"]
+    path.write_text("".join(token + "\n" for token, _ in sorted(vocab.items(), key=lambda item: item[1])), encoding="utf-8")
+
+
+STAND_INS: dict[str, Callable[[Path], None]] = {
+    "shakespeare.txt": _copy_sample("shakespeare.txt"),
+    "wagahaiwa_nekodearu.txt": _copy_sample("wagahaiwa_nekodearu.txt"),
+    "botchan.txt": _make_prose,
+    "sp_test_model.model": _make_sentencepiece_model,
+    "bert_uncased_tokenizer.json": _make_bert_tokenizer,
+    "bert_uncased_vocab.txt": _make_bert_vocab,
+}
 
 
 class Recorder(ProgressSink):

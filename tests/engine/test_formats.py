@@ -482,9 +482,11 @@ def test_a_cased_vocab_txt_loads_cased_and_says_so(tmp_path: Path) -> None:
     assert bert_vocab.detect_case(str(path)).note == "cased vocabulary (12 tokens with capitals): lowercase off, accents kept"
     loaded = convert.load_noted(str(path))
     assert loaded.notes == ["cased vocabulary (12 tokens with capitals): lowercase off, accents kept"]
-    assert loaded.tokenizer.encode("Hello world").ids == [101, 30522, 2088, 102]  # "Hello" is its own token
-    # asked for, the old behaviour: lowercased, "Hello" is "hello"
-    assert bert_vocab.load(str(path), lowercase=True).encode("Hello world").ids == [101, 7592, 2088, 102]
+    # "Hello" is its own token, the first one added (30522 after the real vocab; "world" is 2088 there)
+    vocab = uncased.splitlines()
+    assert loaded.tokenizer.encode("Hello world").ids == [101, len(vocab), vocab.index("world"), 102]
+    # asked for, the old behaviour: lowercased, "Hello" is "hello" (7592)
+    assert bert_vocab.load(str(path), lowercase=True).encode("Hello world").ids == [101, vocab.index("hello"), vocab.index("world"), 102]
 
 
 def test_the_uncased_vocab_txt_still_loads_lowercasing() -> None:

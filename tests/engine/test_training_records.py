@@ -27,7 +27,7 @@ from engine.trainers.records import (
     TrainReport,
     step_from_dict,
 )
-from support import ROOT, train_byte_level
+from support import corpus_path, train_byte_level
 
 TEXT = ["the cat sat on the mat", "the cat ate the rat", "that hat is flat", "a bat and a gnat"] * 5
 
@@ -155,14 +155,12 @@ TOKENIZERS = {
     "bpe": lambda: bpe_report()[0],
     "byte-level": byte_level_tokenizer,
     "wordlevel": wordlevel_tokenizer,
-    "bert": lambda: Tokenizer.from_file(str(ROOT.parent / "shared" / "corpora" / "bert_uncased_tokenizer.json")),
+    "bert": lambda: Tokenizer.from_file(str(corpus_path("bert_uncased_tokenizer.json"))),
 }
 
 
 @pytest.mark.parametrize("name", sorted(TOKENIZERS))
 def test_tokenizer_pickles_and_deep_copies_through_its_json(name: str) -> None:
-    if name == "bert" and not (ROOT.parent / "shared" / "corpora" / "bert_uncased_tokenizer.json").is_file():
-        pytest.skip("shared corpora not found")
     tokenizer = TOKENIZERS[name]()
     text = "The Cat sat, then ate the rat. <|endoftext|> 😀 naïve"
     expected = tokenizer.encode(text)

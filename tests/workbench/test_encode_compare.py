@@ -18,7 +18,7 @@ from workbench.formatting import ERROR_COLOR
 from workbench.main_window import MainWindow
 from workbench.encoding_worker import NORMAL, SPECIAL, UNKNOWN
 from workbench.token_view import Spans, TokenTextEdit, changed_range, qt_positions, token_color
-from support import train_byte_level
+from support import bert_id, train_byte_level
 from window_support import SAMPLE
 
 TORTURE = [
@@ -154,9 +154,10 @@ def test_a_click_selects_the_row_and_the_row_selects_the_span(qtbot: QtBot, wind
 def test_the_ids_box_decodes(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
     open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
     tab = window.encode_tab
-    tab.decode_input.setText("[101, 7592, 2088, 102]")
+    hello, world = bert_id("hello"), bert_id("world")  # 7592 and 2088 in the real vocab
+    tab.decode_input.setText(f"[101, {hello}, {world}, 102]")
     qtbot.waitUntil(lambda: "hello·world" in tab.decoded.text(), timeout=WAIT_MS)  # spaces shown as glyphs
-    tab.decode_input.setText("7592, 99999999")
+    tab.decode_input.setText(f"{hello}, 99999999")
     qtbot.waitUntil(lambda: "Not in the vocabulary" in tab.decoded.text(), timeout=WAIT_MS)
     assert "99999999" in tab.decoded.text() and "hello" in tab.decoded.text()
 
@@ -246,7 +247,7 @@ def test_switching_the_theme_repaints_the_spans_and_the_pipeline(qtbot: QtBot, w
 
     def lightness() -> tuple[int, int]:
         formats = tab.editor.document().begin().layout().formats()
-        chip = token_color(7592, 0, False).name() in tab.pipeline.toHtml()  # "hello" as a light chip
+        chip = token_color(bert_id("hello"), 0, False).name() in tab.pipeline.toHtml()  # "hello" as a light chip
         return formats[0].format.background().color().lightness(), int(chip)
 
     # the palette change reaches the widgets through the event loop
@@ -451,13 +452,14 @@ def test_a_pairs_words_are_counted_text_by_text(qtbot: QtBot, window: MainWindow
 def test_the_decode_box_and_the_header_follow_the_active_tokenizer(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
     open_tokenizer(qtbot, window, corpora / "bert_uncased_tokenizer.json")
     tab = window.encode_tab
-    tab.decode_input.setText("7592")
+    hello = bert_id("hello")  # 7592 in the real vocab: past the 1,000 pieces of the .model
+    tab.decode_input.setText(str(hello))
     qtbot.waitUntil(lambda: tab.decoded.text() == "Decoded: hello", timeout=WAIT_MS)
     window.compare_tab.choose(["bert_uncased_tokenizer.json", "words (baseline)"])
     window.document.import_tokenizer(str(corpora / "sp_test_model.model"))  # (made the active one)
     assert tab.tokenizer_label.text() == "Tokenizer: sp_test_model.model"
     qtbot.waitUntil(lambda: "Not in the vocabulary" in tab.decoded.text(), timeout=WAIT_MS)
-    assert tab.decoded.text() == "Decoded: <br>Not in the vocabulary (decode skips them): 7592"
+    assert tab.decoded.text() == f"Decoded: <br>Not in the vocabulary (decode skips them): {hello}"
     window.document.set_active(0)
     qtbot.waitUntil(lambda: tab.decoded.text() == "Decoded: hello", timeout=WAIT_MS)
     assert tab.decoded.styleSheet() == ""

@@ -21,7 +21,7 @@ from workbench.main_window import MainWindow
 from workbench.prompts import ScriptedPrompts
 from workbench.runner import CAN_PAUSE, _descendants
 from workbench.training_views import StageProgress
-from window_support import TRAINING_TIMEOUT_MS, train_and_wait
+from window_support import SAMPLE, TRAINING_TIMEOUT_MS, train_and_wait
 
 ESTIMATE_TIMEOUT_MS = 30_000
 
@@ -136,13 +136,18 @@ def test_stage_rates_are_measured_on_the_runners_clock_which_stands_still_while_
     assert "50/s · 6 s left" in stages.rows[STAGE_COMPUTE_MERGES].detail.text()
 
 
+def long_corpus(folder: Path) -> Path:
+    """12 MB of real text (the shipped sample, over and over): long enough to pause while the
+    counting processes run, short enough to finish."""
+    sample = SAMPLE.read_bytes()
+    corpus = folder / "plays-12mb.txt"
+    corpus.write_bytes(sample * ((12 << 20) // len(sample) + 1))
+    return corpus
+
+
 @pytest.mark.skipif(not CAN_PAUSE or not os.path.isdir("/proc/self"), reason="pause needs POSIX signals and /proc")
-def test_pause_stops_the_training_processes_and_resume_finishes_normally(qtbot: QtBot, window: MainWindow, corpora: Path, tmp_path: Path) -> None:
-    # 12 MB: long enough to pause while the counting processes run, short enough to finish
-    data = (corpora / "gcide.txt").read_bytes()[: 12 << 20]
-    corpus = tmp_path / "gcide-12mb.txt"
-    corpus.write_bytes(data[: data.rfind(b"\n") + 1])
-    project_with(window, [corpus], "bpe", 2000)
+def test_pause_stops_the_training_processes_and_resume_finishes_normally(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    project_with(window, [long_corpus(tmp_path)], "bpe", 2000)
     tab = window.train_tab
     tab.processes.setValue(2)
     with qtbot.waitSignal(tab.runner.progressed, timeout=TRAINING_TIMEOUT_MS):
@@ -169,8 +174,8 @@ def test_pause_stops_the_training_processes_and_resume_finishes_normally(qtbot: 
 
 
 @pytest.mark.skipif(not CAN_PAUSE or not os.path.isdir("/proc/self"), reason="pause needs POSIX signals and /proc")
-def test_cancel_while_paused_and_closing_while_paused(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:
-    project_with(window, [corpora / "gcide.txt"], "bpe", 2000)
+def test_cancel_while_paused_and_closing_while_paused(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    project_with(window, [long_corpus(tmp_path)], "bpe", 2000)
     before = window.document.project.to_json("/")
     tab = window.train_tab
     with qtbot.waitSignal(tab.runner.progressed, timeout=TRAINING_TIMEOUT_MS):
