@@ -50,7 +50,13 @@ def test_sentences_end_at_punctuation_but_not_after_abbreviations(text: str, exp
 
 
 def test_segment_by_name() -> None:
-    for name in baselines.BASELINES:
-        assert baselines.segment(name, "Hi there.")
+    # "né 😀.": é is two UTF-8 bytes and 😀 four; the emoji and the period are words of their own
+    text = "né 😀."
+    assert {name: baselines.segment(name, text) for name in baselines.BASELINES} == {
+        "characters": [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)],
+        "UTF-8 bytes": [(0, 1), (1, 2), (1, 2), (2, 3), (3, 4), (3, 4), (3, 4), (3, 4), (4, 5)],
+        "words": [(0, 2), (3, 4), (4, 5)],
+        "sentences": [(0, 5)],
+    }
     with pytest.raises(ValueError, match="unknown baseline"):
         baselines.segment("paragraphs", "x")

@@ -70,13 +70,28 @@ def test_the_merge_tree_of_a_token() -> None:
     tokenizer, counts = trained_bpe()
     report = tokenizer.train_from_counts(counts, trainers.BpeTrainer(vocab_size=40, special_tokens=["[UNK]"], show_progress=False))
     tree = merge_tree(tokenizer.model, "lowest", report.history)
+
     def spell(node: MergeNode) -> str:
         if node.left is None or node.right is None:
             return node.token
         return f"({spell(node.left)} {spell(node.right)})"
-    assert spell(tree).replace("(", "").replace(")", "").replace(" ", "") == "lowest"
-    assert tree.rank >= 0 and tree.count == 1 and tree.depth() >= 2
-    assert merge_tree(tokenizer.model, "l", report.history).left is None
+
+    def merges(node: MergeNode) -> list[tuple[str, int, int]]:
+        if node.left is None or node.right is None:
+            return []
+        return [(node.token, node.rank, node.count), *merges(node.left), *merges(node.right)]
+
+    # Worked by hand (and HF's trainer merges the same): l+o (6 times: low x4, lower, lowest), lo+w
+    # (6), e+w, n+ew, e+r, e+s (2: lowest, newest), es+t (2), low+er, then low+est (once).
+    assert spell(tree) == "(((l o) w) ((e s) t))"
+    assert merges(tree) == [("lowest", 8, 1), ("low", 1, 6), ("lo", 0, 6), ("est", 6, 2), ("es", 5, 2)]
+    assert tree.depth() == 3 and tree.left is not None and tree.left.depth() == 2
+    # without the training history: the same tree, counts unknown
+    bare = merge_tree(tokenizer.model, "lowest")
+    assert spell(bare) == spell(tree) and [(t, r) for t, r, _ in merges(bare)] == [(t, r) for t, r, _ in merges(tree)]
+    assert {count for _, _, count in merges(bare)} == {-1}
+    leaf = merge_tree(tokenizer.model, "l", report.history)
+    assert (leaf.token, leaf.left, leaf.right, leaf.rank, leaf.depth()) == ("l", None, None, -1, 0)
     assert merge_tree(models.WordLevel({"a": 0}, unk_token="a"), "a").rank == -1
 
 

@@ -38,13 +38,18 @@ def byte_fallback_file() -> str:
 
 
 @functools.lru_cache(maxsize=None)
-def pair_of(name: str) -> tuple[Tokenizer, object]:
+def document_of(name: str) -> str:
+    """The tokenizer.json text of `name` (made once: a str no test can change)."""
     if name == "bert":
-        data = corpus_path("bert_uncased_tokenizer.json").read_text(encoding="utf-8")
-    elif name == "byte-level":
-        data = train_byte_level(LINES * 5, 300).to_str()
-    else:
-        data = byte_fallback_file()
+        return corpus_path("bert_uncased_tokenizer.json").read_text(encoding="utf-8")
+    if name == "byte-level":
+        return train_byte_level(LINES * 5, 300).to_str()
+    return byte_fallback_file()
+
+
+def pair_of(name: str) -> tuple[Tokenizer, object]:
+    """Our tokenizer and HF's, both fresh from the same document: a test may add tokens to them."""
+    data = document_of(name)
     return Tokenizer.from_str(data), tokenizers.Tokenizer.from_str(data)
 
 
