@@ -35,6 +35,7 @@ WINDOWLESS = (
     "workbench.presets",
     "workbench.settings",
     "workbench.shipped",
+    "workbench.step_session",
 )
 
 

@@ -2,17 +2,16 @@
 in a child process (a file, or a long text), the run stepped in this process, one click at a
 time.
 
-It is the same trainer as a full training, driven through the engine's run: `run.step()` makes
-one merge, `run.top_candidates(k)` shows the pairs competing for the next, and
-`run.segmentations(k)` the most frequent words as their current tokens: the view every
-tokenizer tutorial draws by hand. "Run to end" steps in short slices so the window stays live.
+It is the same trainer as a full training, driven through a `StepSession` (Qt-free): one merge
+per step, the pairs competing for the next, and the most frequent words as their current
+tokens: the view every tokenizer tutorial draws by hand. "Run to end" steps in short slices so
+the window stays live. The panel draws the session and holds its buttons, timer and counter.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Sequence
 from typing import Final
 
@@ -33,19 +32,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine import Tokenizer, trainers
 from engine.errors import CorpusError, EngineError
 from engine.schema import JsonValue
 from engine.sources import CorpusSource, source_of
-from engine.trainers.base import Trainer, TrainingRun
-from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, PairCandidate, RoundStep, TrainReport
-from engine.project import TrainedResult
-from engine.token_counts import token_statistics
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep
 from engine.vocabulary import TokenStyle, readable
 from workbench.formatting import score
 from workbench.jobs import ChildJob
+from workbench.step_session import StepSession, count_typed
 from workbench.train_jobs import count_main, count_payload
-from workbench.training import characters_per_token
 from workbench.training_views import Heading, MergesTable, TrainingPlots, rounds_text
 
 # Step mode is for small corpora: a file above this size is not offered.
@@ -53,12 +48,8 @@ MAX_STEP_BYTES: Final = 5 * 1024 * 1024
 # A typed text up to this long is counted at once in the window; a longer one, or a file, is
 # counted in a child process.
 IN_PROCESS_CHARS: Final = 20_000
-CANDIDATES: Final = 12
-WORDS: Final = 40
 # "Run to end" works in slices of this many seconds between two redraws.
 SLICE_SECONDS: Final = 0.02
-# The compression plot measures the training text at most this often (s).
-EVALUATION_INTERVAL: Final = 0.25
 TYPED_TEXT: Final = "typed text"
 PAIR_HEADINGS: Final = ("Pairs competing for the next merge", "Pieces the next prune would remove first")
 DEFAULT_TEXT: Final = (
@@ -148,17 +139,11 @@ class StepPanel(QWidget):
         self._counter = ChildJob("word counting", self)
         self._counter.finished.connect(self._on_counter_finished)
         self._counter.failed.connect(self._on_counter_failed)
-        self._run: TrainingRun | None = None
-        self._trainer: Trainer | None = None
-        self._tokenizer: Tokenizer | None = None
-        self._counts: dict[str, int] = {}
+        self.session: StepSession | None = None
         self._config: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None = None
         self._files: dict[str, CorpusSource] = {}  # label -> the file as it is read
+        self._counting_file = False
         self._style = TokenStyle()
-        self._started = 0.0
-        self._evaluator: Tokenizer | None = None
-        self._evaluation_lines: list[str] = []
-        self._evaluated_at = 0.0
         self._kind = "BpeTrainer"
         self._score_name = SCORE_COUNT
         self._label_tables("BpeTrainer", SCORE_COUNT)
@@ -220,13 +205,14 @@ class StepPanel(QWidget):
         if source is None and len(text) <= IN_PROCESS_CHARS:
             # a few typed sentences: counted here, at once
             try:
-                counts = Tokenizer.from_str(json.dumps(pipeline)).count_words_from_iterator(text.split("\n"))
+                counts = count_typed(pipeline, text)
             except EngineError as error:
                 self.status.setText(f"Cannot start: {error}")
                 return
-            self._begin(counts, text)
+            self._begin(counts, text, from_file=False)
             return
         # a file (or a long text): counted in a child process, the window drawing meanwhile
+        self._counting_file = source is not None
         what = os.path.basename(source.path) if source is not None else "the text"
         self.status.setText(f"Counting the words of {what} with the pipeline on the left…")
         self._counter.start(count_main, count_payload(json.dumps(pipeline), source, text))
@@ -240,76 +226,58 @@ class StepPanel(QWidget):
         if not isinstance(answer, tuple) or len(answer) != 2 or not isinstance(answer[0], dict):
             self._on_counter_failed("the count sent something else")
             return
-        self._begin(answer[0], str(answer[1]))
+        self._begin(answer[0], str(answer[1]), from_file=self._counting_file)
 
     def _on_counter_failed(self, message: str) -> None:
         self.status.setText(f"Cannot start: {message}")
         self._update_buttons()
         self.state_changed.emit("")
 
-    def _begin(self, counts: dict[str, int], sample: str) -> None:
-        """Start a run on the words counted (nothing is merged yet)."""
+    def _begin(self, counts: dict[str, int], sample: str, from_file: bool) -> None:
+        """Start a session on the words counted (nothing is merged yet)."""
         if self._config is None:
             return
-        pipeline, trainer_settings = self._config
         try:
-            tokenizer = Tokenizer.from_str(json.dumps(pipeline))
-            trainer = trainers.from_dict(trainer_settings)
-            run = trainer.start(counts)
-            candidates = run.top_candidates(CANDIDATES)
+            session = StepSession(self._config, counts, sample, from_file)
         except (EngineError, OSError) as error:
             self.status.setText(f"Cannot start: {error}")
             self._update_buttons()
             return
-        self._tokenizer, self._trainer, self._run, self._counts = tokenizer, trainer, run, counts
-        self._evaluator = Tokenizer.from_str(json.dumps(pipeline))
-        self._evaluation_lines = [line for line in sample.split("\n") if line.strip()]
-        self._evaluated_at = 0.0
-        self._style = TokenStyle.of(tokenizer)
-        self._started = time.monotonic()
-        score_name = SCORE_COUNT if run.history.score_name == SCORE_COUNT else run.history.score_name
-        self._kind = str(trainer_settings.get("type"))
-        self._label_tables(self._kind, score_name)
-        self.merges.merges.reset([], self._style, score_name)
-        self.plots.clear(score_name, rounds=self._kind == "UnigramTrainer")
+        self.session = session
+        self._style = session.style
+        self._kind = session.kind
+        self._label_tables(session.kind, session.score_name)
+        self.merges.merges.reset([], self._style, session.score_name)
+        self.plots.clear(session.score_name, rounds=session.rounds)
         self._evaluate(force=True)
-        self._show(candidates)
+        self._show()
         self.state_changed.emit("stepping")
 
     def advance(self, count: int) -> None:
         """Make up to `count` steps and show where the run stands."""
-        run = self._run
-        if run is None:
+        session = self.session
+        if session is None:
             if self.is_counting():
                 return  # (the words are being counted: the run starts when they are)
             self.start()
-            run = self._run
-            if run is None:
+            session = self.session
+            if session is None:
                 return
-        made: list[MergeStep | RoundStep] = []
-        for _ in range(count):
-            step = run.step()
-            if step is None:
-                break
-            made.append(step)
-        self._record(made)
+        self._record(session.step(count))
         self._evaluate(force=True)
-        self._show(run.top_candidates(CANDIDATES))
+        self._show()
 
     def run_to_end(self) -> None:
-        if self._run is None and not self.is_counting():
+        if self.session is None and not self.is_counting():
             self.start()
-        if self._run is not None and not self._run.done:
+        if self.session is not None and not self.session.done:
             self._timer.start()
             self._update_buttons()
 
     def reset(self) -> None:
         self._timer.stop()
         self._counter.kill()
-        self._run = None
-        self._trainer = None
-        self._tokenizer = None
-        self._counts = {}
+        self.session = None
         self.candidates.setRowCount(0)
         self.words.setRowCount(0)
         self.merges.merges.reset([], self._style, self._score_name)
@@ -320,21 +288,10 @@ class StepPanel(QWidget):
 
     def keep(self) -> None:
         """Turn the run, where it stands, into the tokenizer's result."""
-        run, trainer, config = self._run, self._trainer, self._config
-        if run is None or trainer is None or config is None:
+        if self.session is None:
             return
         self._timer.stop()
-        pipeline, trainer_settings = config
-        tokenizer = Tokenizer.from_str(json.dumps(pipeline))
-        history = tokenizer.apply_training(trainer, run)
-        source = self._files.get(self.source.currentText())
-        report = TrainReport.of(self._counts, 0 if source is None else 1, time.monotonic() - self._started, history)
-        frequencies, examples = token_statistics(tokenizer, self._counts)
-        result = TrainedResult(tokenizer.to_str(), report, frequencies, examples)
-        result.vocab_size = tokenizer.get_vocab_size()
-        # subtle: the settings say the size of what is kept, which a run to that size makes.
-        trainer_settings = dict(trainer_settings)
-        trainer_settings["vocab_size"] = tokenizer.get_vocab_size()
+        result, pipeline, trainer_settings = self.session.keep()
         self.kept.emit(result, pipeline, trainer_settings)
 
     def is_stepping(self) -> bool:
@@ -346,35 +303,20 @@ class StepPanel(QWidget):
         self._update_buttons()
 
     def _on_timer_timeout(self) -> None:
-        run = self._run
-        if run is None:
+        session = self.session
+        if session is None:
             self._timer.stop()
             return
-        deadline = time.monotonic() + SLICE_SECONDS
-        made: list[MergeStep | RoundStep] = []
-        while time.monotonic() < deadline:
-            step = run.step()
-            if step is None:
-                break
-            made.append(step)
-        self._record(made)
-        self._evaluate(force=run.done)
-        if run.done:
+        self._record(session.step_for(SLICE_SECONDS))
+        self._evaluate(force=session.done)
+        if session.done:
             self._timer.stop()
-            self._show(run.top_candidates(CANDIDATES))
+            self._show()
 
     def _evaluate(self, force: bool) -> None:
         """Characters per token of the training text under the vocabulary made so far."""
-        run, trainer, evaluator = self._run, self._trainer, self._evaluator
-        now = time.monotonic()
-        if run is None or trainer is None or evaluator is None or not self._evaluation_lines:
-            return
-        if not force and now - self._evaluated_at < EVALUATION_INTERVAL:
-            return
-        self._evaluated_at = now
-        evaluator.apply_training(trainer, run)
-        value = characters_per_token(evaluator, self._evaluation_lines)
-        if value > 0:
+        value = self.session.characters_per_token(force) if self.session is not None else None
+        if value is not None:
             model = self.merges.merges
             # (after n merges; at the latest round's number, the seed being round 0)
             self.plots.add_evaluation(len(model.rounds) - 1 if model.shows_rounds else len(model.steps), value)
@@ -417,10 +359,12 @@ class StepPanel(QWidget):
         self.merges.append(made)
         self.plots.add_steps(made)
 
-    def _show(self, candidates: list[PairCandidate]) -> None:
-        run = self._run
-        if run is None:
+    def _show(self) -> None:
+        session = self.session
+        if session is None:
             return
+        run = session.run
+        candidates = session.candidates()
         bold = QFont(self.candidates.font())
         bold.setBold(True)
         self.candidates.setRowCount(len(candidates))
@@ -444,7 +388,7 @@ class StepPanel(QWidget):
                         "the next prune removes this piece first" if self._kind == "UnigramTrainer" else "the next step merges this pair"
                     )
                 self.candidates.setItem(row, column, item)
-        words = run.segmentations(WORDS)
+        words = session.words()
         self.words.setRowCount(len(words))
         for row, (pieces, count) in enumerate(words):
             shown = "".join(f"[{readable(piece, self._style)}]" for piece in pieces) if pieces else "(not a token yet)"
@@ -463,16 +407,15 @@ class StepPanel(QWidget):
         else:
             steps = f"{len(self.merges.merges.steps):,} merges"
             state = "done: nothing more to merge" if run.done else "next: the first pair above"
-        self.status.setText(f"{steps} · vocabulary {size:,} · {len(self._counts):,} distinct words · {state}")
+        self.status.setText(f"{steps} · vocabulary {size:,} · {len(session.counts):,} distinct words · {state}")
         self._update_buttons()
         if run.done:
             self.state_changed.emit("done")
 
     def _update_buttons(self) -> None:
-        run = self._run
-        running = run is not None
+        running = self.session is not None
         busy = self._timer.isActive() or self._counter.is_running()
-        done = run is not None and run.done
+        done = self.session is not None and self.session.done
         for button in (self.step_button, self.ten_button, self.hundred_button, self.end_button):
             button.setEnabled(not busy and not done and self._config is not None)
         self.start_button.setEnabled(not busy and self._config is not None)

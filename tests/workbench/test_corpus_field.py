@@ -331,13 +331,14 @@ def test_step_by_step_counts_a_files_chosen_field_and_evaluates_on_its_records(
     panel.start()
     # (a file's words are counted in a child process: the window draws meanwhile)
     assert panel.is_counting() and "Counting the words of code.jsonl" in panel.status.text()
-    qtbot.waitUntil(lambda: panel._run is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: panel.session is not None, timeout=30_000)
     entry = window.document.active
     assert entry is not None
     tokenizer = Tokenizer.from_str(json.dumps(entry.pipeline))
     expected = tokenizer.count_words([source_of(str(code), "content")], processes=1)
-    assert panel._counts == expected
-    assert panel._evaluation_lines[:2] == CODE[0].split("\n")
+    assert panel.session is not None and panel.session.from_file
+    assert panel.session.counts == expected
+    assert panel.session.evaluation_lines[:2] == CODE[0].split("\n")
 
 
 def test_the_opening_text_of_a_source_is_its_first_lines_or_records(tmp_path: Path) -> None:

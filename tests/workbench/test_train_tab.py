@@ -146,7 +146,7 @@ def test_step_mode_merges_equal_a_full_trainings(qtbot: QtBot, window: MainWindo
     panel.set_files([str(small_corpus)])
     panel.source.setCurrentIndex(1)
     panel.start()
-    qtbot.waitUntil(lambda: panel._run is not None, timeout=30_000)
+    qtbot.waitUntil(lambda: panel.session is not None, timeout=30_000)
     candidates = panel.candidates.item(0, 0).text(), panel.candidates.item(0, 1).text()
     panel.advance(1)
     first = panel.merges.merges.steps[0]

@@ -1,0 +1,55 @@
+"""`StepSession`, the step-by-step training the Step by Step panel draws, without a window."""
+
+from __future__ import annotations
+
+import json
+
+from engine import Tokenizer
+from engine.trainers.records import MergeStep, RoundStep
+from workbench import presets
+from workbench.step_session import Configuration, StepSession, count_typed
+
+TEXT = "the cat sat on the mat\nthe dog sat on the log\na hat on a cat that sat\n"
+
+
+def _configuration(preset: str, vocab_size: int) -> Configuration:
+    tokenizer, trainer = presets.build(preset, vocab_size)
+    pipeline: dict[str, object] = json.loads(tokenizer.to_str())
+    return pipeline, trainer.to_dict()
+
+
+def test_each_step_merges_the_pair_the_candidates_put_first() -> None:
+    configuration = _configuration("bpe", 60)
+    session = StepSession(configuration, count_typed(configuration[0], TEXT), TEXT, from_file=False)
+    assert session.score_name == "count" and not session.rounds and not session.done
+    for _ in range(5):
+        first = session.candidates()[0]
+        [step] = session.step(1)
+        assert isinstance(step, MergeStep)
+        assert (step.left, step.right) == (first.left, first.right)
+    assert ["".join(pieces) for pieces, _ in session.words()][:3] == ["the", "sat", "on"]
+
+
+def test_keep_gives_the_tokenizer_the_run_made_and_the_settings_that_make_it() -> None:
+    configuration = _configuration("bpe", 60)
+    session = StepSession(configuration, count_typed(configuration[0], TEXT), TEXT, from_file=True)
+    made = session.step(7)
+    result, pipeline, trainer = session.keep()
+    kept = Tokenizer.from_str(result.tokenizer_json)
+    assert kept.get_vocab_size() == result.vocab_size == trainer["vocab_size"]
+    assert len(json.loads(result.tokenizer_json)["model"]["merges"]) == len(made) == 7
+    assert pipeline == configuration[0]
+    assert trainer["type"] == "BpeTrainer" and configuration[1]["vocab_size"] == 60  # (the settings given are not changed)
+    assert result.parsed_report() is not None and result.parsed_report().files == 1  # type: ignore[union-attr]
+
+
+def test_a_unigram_session_steps_by_rounds_and_measures_the_text() -> None:
+    configuration = _configuration("sentencepiece-unigram", 40)
+    session = StepSession(configuration, count_typed(configuration[0], TEXT * 3), TEXT * 3, from_file=False)
+    assert session.rounds
+    before = session.characters_per_token(force=True)
+    assert before is not None and session.characters_per_token(force=False) is None  # (measured a moment ago)
+    rounds = session.step(2)
+    assert [type(step) for step in rounds] == [RoundStep, RoundStep]
+    after = session.characters_per_token(force=True)
+    assert after is not None and after > before
