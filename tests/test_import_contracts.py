@@ -36,6 +36,7 @@ WINDOWLESS = (
     "workbench.settings",
     "workbench.shipped",
     "workbench.step_session",
+    "workbench.word_count_cache",
 )
 
 

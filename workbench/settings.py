@@ -43,6 +43,14 @@ def state_dir() -> Path:
     return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
 
 
+def cache_dir() -> Path:
+    """Where what can be made again is kept (an unsaved project's word counts)."""
+    home = os.environ.get(HOME_VARIABLE)
+    if home:
+        return Path(home) / "cache"
+    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+
+
 @dataclass
 class Settings:
     """What the window remembers between runs."""

@@ -12,14 +12,9 @@ stops the training process where it is (POSIX only: on Windows the button is not
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
-from pathlib import Path
 from typing import Final
-
-import platformdirs
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -37,7 +32,7 @@ from PySide6.QtWidgets import (
 
 from engine.estimate import TrainingEstimate
 from engine.progress import TrainProgress
-from engine.project import Project, ResultFacts, TokenizerEntry, TrainedOn, TrainedResult
+from engine.project import ResultFacts, TokenizerEntry, TrainedOn, TrainedResult
 from engine.schema import JsonValue
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
 from engine.vocabulary import TokenStyle
@@ -49,10 +44,11 @@ from workbench.jobs import ChildJob
 from workbench.pipeline_form import PipelineForm
 from workbench.prompts import Prompts
 from workbench.runner import CAN_PAUSE, TrainingRunner
-from workbench.settings import APP_NAME, HOME_VARIABLE, Settings
+from workbench.settings import Settings
 from workbench.step_panel import StepPanel
 from workbench.training import FINISH_STEPS, STAGE_FINISH, TrainingJob, TrainingResult
 from workbench.training_views import Heading, MergesTable, StageProgress, TrainingPlots, facts_text, steps_text
+from workbench.word_count_cache import counts_key, counts_path
 
 DEFAULT_HELD_OUT_PERCENT: Final = 1.0
 # The estimate is remade this long after the last change of the corpus or the settings (ms).
@@ -63,38 +59,6 @@ CONTINUE_HINT: Final = (
     "Continues from the saved word counts (no recounting); merges are recomputed from the start, "
     "identical to one run to the larger size."
 )
-
-
-def counts_folder() -> Path:
-    """Where an unsaved project's word counts are kept: the per-user cache folder."""
-    home = os.environ.get(HOME_VARIABLE)
-    if home:
-        return Path(home) / "cache" / "counts"
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)) / "counts"
-
-
-# A word-counts table beside a project is named `<project>.counts-<first chars of its key>.tsv`.
-COUNTS_KEY_CHARS: Final = 12
-
-
-def stale_counts_files(project_path: str, project: Project) -> list[str]:
-    """The word-counts tables beside a saved project (`<project>.counts-<key>.tsv`, as the Train
-    tab names them) that none of its tokenizers keeps any more: the counts of an earlier corpus
-    or pipeline, or of a removed tokenizer."""
-    folder, name = os.path.split(os.path.abspath(project_path))
-    stem = os.path.splitext(name)[0]
-    pattern = re.compile(re.escape(stem) + r"\.counts-[0-9a-f]{%d}\.tsv" % COUNTS_KEY_CHARS)
-    kept = {os.path.abspath(entry.counts_file) for entry in project.tokenizers if entry.counts_file}
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return []
-    stale: list[str] = []
-    for candidate in sorted(names):
-        path = os.path.join(folder, candidate)
-        if pattern.fullmatch(candidate) and path not in kept:
-            stale.append(path)
-    return stale
 
 
 def default_processes() -> int:
@@ -482,30 +446,14 @@ class TrainTab(QWidget):
         self.continue_training()
 
     def _counts_key(self, pipeline: dict[str, JsonValue], held_out: float) -> str:
-        """What word counts depend on: the corpus files (sizes, SHA-256 and the text field read,
-        when not "text"), the pipeline and the held-out share; a digest of them names the counts
-        and finds stale ones."""
-        fields = self.document.corpus_fields()
-        corpus: list[list[JsonValue]] = []
-        for item in self.document.project.corpus:
-            chosen = fields.get(item.path)
-            # subtle: a file read as "text" keeps the key it had before fields were kept
-            corpus.append([item.size, item.sha256, chosen] if chosen else [item.size, item.sha256])
-        text = json.dumps([corpus, pipeline, round(held_out, 6)], sort_keys=True)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        """What word counts made now with `pipeline` would be named by (`counts_key`)."""
+        return counts_key(self.document.project.corpus, self.document.corpus_fields(), pipeline, held_out)
 
     def _counts_path(self, key: str) -> str:
-        """`<project>.counts-<key>.tsv` beside a saved project, else in the per-user cache."""
+        """Where the counts of `key` go: beside the project when it is saved (a template, the
+        sample project, is not the user's to write beside), else in the per-user cache."""
         path = self.document.path
-        if path is not None and not self.document.is_template:
-            stem = os.path.splitext(path)[0]
-            return f"{stem}.counts-{key[:COUNTS_KEY_CHARS]}.tsv"
-        folder = counts_folder()
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError:
-            return ""
-        return str(folder / f"{key[:16]}.tsv")
+        return counts_path(path if path is not None and not self.document.is_template else None, key)
 
     def _run(self, entry: TokenizerEntry, configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]], job: TrainingJob) -> None:
         pipeline, trainer = configuration
