@@ -14,10 +14,10 @@ from typing import Final
 
 from engine.added_vocabulary import AddedToken, as_added_tokens
 from engine.collector import PausedCollector
-from engine.errors import SchemaError, TrainerMismatchError
+from engine.errors import TrainerMismatchError
 from engine.models.base import Model
 from engine.progress import ProgressSink
-from engine.schema import JsonValue, expect_object
+from engine.schema import JsonValue
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
 
 # HF's default `vocab_size` for every trainer.
@@ -181,15 +181,6 @@ def initial_alphabet_argument(alphabet: Sequence[str] | None) -> list[str]:
         if item:
             chars.add(item[0])
     return sorted(chars)
-
-
-def settings_object(data: object, kind: str) -> dict[str, object]:
-    """A trainer's `to_dict()` object, checked to be of this `kind` (a missing "type" is fine)."""
-    obj = expect_object(data, kind)
-    found = obj.get("type", kind)
-    if found != kind:
-        raise SchemaError(f"{kind}: unexpected type {found!r}")
-    return obj
 
 
 def _trainer_from_dict(kind: type[Trainer], data: dict[str, JsonValue]) -> Trainer:

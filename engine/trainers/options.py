@@ -3,8 +3,8 @@ name, what kind of value it is, its default) and writes the trainer's `to_dict()
 `from_dict()` and says `__repr__()` from that one list, so the three cannot disagree on a field
 or a default (each trainer spelled them out three times, and defaults drifted by hand).
 
-What is particular to one trainer stays in its class: WordPiece's "##" when the prefix is
-empty and its choice of scoring, checked by its constructor. The constructors keep their own
+What is particular to one trainer stays in its class's `from_dict`: WordPiece's "##" when the
+prefix is empty, and its check of the scoring. The constructors keep their own
 defaults (Python needs them in the signature); `tests/engine/test_trainer_options.py` checks
 that a trainer made with no arguments and one read from `{"type": ...}` are the same.
 """
@@ -14,8 +14,10 @@ from __future__ import annotations
 from typing import Any, Final
 
 from engine.added_vocabulary import AddedToken
+from engine.errors import SchemaError
 from engine.schema import (
     JsonValue,
+    expect_object,
     get_bool,
     get_count,
     get_float,
@@ -25,7 +27,6 @@ from engine.schema import (
     get_str,
     get_strings,
 )
-from engine.trainers.base import settings_object
 
 # What kind of value an option holds (how it is read from JSON, and written).
 COUNT: Final = "count"  # an int >= 0
@@ -127,3 +128,12 @@ def _special_tokens(obj: dict[str, object], key: str, where: str) -> list[str | 
     for item in get_list(obj, key, where):
         tokens.append(item if isinstance(item, str) else AddedToken.from_dict(item))
     return tokens
+
+
+def settings_object(data: object, kind: str) -> dict[str, object]:
+    """A trainer's `to_dict()` object, checked to be of this `kind` (a missing "type" is fine)."""
+    obj = expect_object(data, kind)
+    found = obj.get("type", kind)
+    if found != kind:
+        raise SchemaError(f"{kind}: unexpected type {found!r}")
+    return obj
