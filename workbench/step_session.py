@@ -11,6 +11,8 @@ tokenizer result and the settings that make it.
 from __future__ import annotations
 
 import json
+import math
+import sys
 import time
 from typing import Final
 
@@ -79,20 +81,16 @@ class StepSession:
 
     def step(self, count: int) -> list[MergeStep | RoundStep]:
         """Make up to `count` steps (fewer when the run ends)."""
-        made: list[MergeStep | RoundStep] = []
-        for _ in range(count):
-            step = self.run.step()
-            if step is None:
-                break
-            made.append(step)
-        self._candidates = None
-        return made
+        return self._steps(count, math.inf)
 
     def step_for(self, seconds: float) -> list[MergeStep | RoundStep]:
         """Make steps for about `seconds` (a slice of "Run to End" between two redraws)."""
-        deadline = time.monotonic() + seconds
+        return self._steps(sys.maxsize, time.monotonic() + seconds)
+
+    def _steps(self, count: int, deadline: float) -> list[MergeStep | RoundStep]:
+        """Steps until `count` are made, the clock passes `deadline` or the run ends."""
         made: list[MergeStep | RoundStep] = []
-        while time.monotonic() < deadline:
+        while len(made) < count and time.monotonic() < deadline:
             step = self.run.step()
             if step is None:
                 break
