@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Final
@@ -29,26 +30,26 @@ THEMES: Final = ("system", "light", "dark")
 
 def config_dir() -> Path:
     """Where settings.json lives."""
-    home = os.environ.get(HOME_VARIABLE)
-    if home:
-        return Path(home) / "config"
-    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+    return _user_dir("config", platformdirs.user_config_dir)
 
 
 def state_dir() -> Path:
     """Where autosaved recovery files live."""
-    home = os.environ.get(HOME_VARIABLE)
-    if home:
-        return Path(home) / "state"
-    return Path(platformdirs.user_state_dir(APP_NAME, appauthor=False))
+    return _user_dir("state", platformdirs.user_state_dir)
 
 
 def cache_dir() -> Path:
     """Where what can be made again is kept (an unsaved project's word counts)."""
+    return _user_dir("cache", platformdirs.user_cache_dir)
+
+
+def _user_dir(kind: str, platform_dir: Callable[..., str]) -> Path:
+    """The per-user folder of `kind`: `$TOKENIZER_WORKBENCH_HOME/<kind>` when that is set (the
+    tests' private home), else the platform's (platformdirs)."""
     home = os.environ.get(HOME_VARIABLE)
     if home:
-        return Path(home) / "cache"
-    return Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False))
+        return Path(home) / kind
+    return Path(platform_dir(APP_NAME, appauthor=False))
 
 
 @dataclass
