@@ -186,7 +186,7 @@ def main() -> int:
 
     run(
         [
-            str(HERE / "workbench" / "cli.py"),
+            str(HERE / "workbench" / "__main__.py"),
             "--name=tokenizer-workbench",
             "--onedir",
             "--noconfirm",
@@ -195,7 +195,7 @@ def main() -> int:
             # the compiled training passes import mypyc's native vecs from C, where PyInstaller cannot see it
             "--hidden-import=librt.vecs",
             "--collect-submodules=engine",
-            # resources/ goes where workbench.shipped looks for it in an installed application
+            # resources/ goes where workbench.core.shipped looks for it in an installed application
             f"--add-data={HERE / 'resources'}{os.pathsep}workbench/resources",
         ]
     )

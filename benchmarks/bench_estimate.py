@@ -44,7 +44,7 @@ ROWS = (
 CHILD = r"""
 import json, resource, sys, time
 from engine.estimate import estimate_training
-from workbench import presets
+from workbench.core import presets
 path, key, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 tokenizer, trainer = presets.build(key, vocab_size=size)
 estimate = estimate_training(tokenizer, [path], trainer, processes=1)

@@ -45,10 +45,10 @@ def measure_training(corpus: Path, preset: str, vocab_size: int) -> dict[str, fl
 
     from engine.corpus import check_file
     from engine.project import Project
-    from workbench.app import application, settle_memory
-    from workbench.main_window import MainWindow
-    from workbench.prompts import ScriptedPrompts
-    from workbench.settings import Settings
+    from workbench.window.app import application, settle_memory
+    from workbench.window.main_window import MainWindow
+    from workbench.window.prompts import ScriptedPrompts
+    from workbench.core.settings import Settings
 
     application()
     window = MainWindow(Settings(), ScriptedPrompts(save_changes="discard"))
@@ -102,9 +102,9 @@ def measure_table(corpus: Path, rows: int) -> dict[str, float]:
 
     from engine import Tokenizer, models, pre_tokenizers, trainers
     from engine.vocabulary import VocabularyTable
-    from workbench.app import application
-    from workbench.packed import VocabularyColumns
-    from workbench.vocab_model import COLUMNS, VocabularyModel
+    from workbench.window.app import application
+    from workbench.core.packed import VocabularyColumns
+    from workbench.window.views.vocab_model import COLUMNS, VocabularyModel
 
     application()
     tokenizer = Tokenizer(models.WordLevel(unk_token="[UNK]"))
@@ -168,10 +168,10 @@ def measure_editing(corpus: Path, chars: int = 10_000, edits: int = 20) -> dict[
     Compare tab with four tokenizers on the same text."""
     from PySide6.QtCore import QTimer
 
-    from workbench.app import application, settle_memory
-    from workbench.main_window import MainWindow
-    from workbench.prompts import ScriptedPrompts
-    from workbench.settings import Settings
+    from workbench.window.app import application, settle_memory
+    from workbench.window.main_window import MainWindow
+    from workbench.window.prompts import ScriptedPrompts
+    from workbench.core.settings import Settings
 
     app = application()
     folder = Path(tempfile.mkdtemp(prefix="bench-gui-tokenizers-"))
@@ -250,12 +250,12 @@ STARTUP_SCRIPT = """
 import os, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QTimer
-from workbench.appearance import application, apply_appearance
-from workbench.settings import Settings
+from workbench.window.appearance import application, apply_appearance
+from workbench.core.settings import Settings
 app = application()
 settings = Settings()
 apply_appearance(settings)
-from workbench.main_window import MainWindow
+from workbench.window.main_window import MainWindow
 window = MainWindow(settings)
 window.show()
 window.open_sample()

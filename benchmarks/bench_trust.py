@@ -146,14 +146,14 @@ def run_until(ready: Callable[[], bool], limit: float) -> float:
 
 
 def new_window() -> object:
-    from workbench.app import application, settle_memory
-    from workbench.main_window import MainWindow
-    from workbench.prompts import ScriptedPrompts
-    from workbench.settings import Settings
+    from workbench.window.app import application, settle_memory
+    from workbench.window.main_window import MainWindow
+    from workbench.window.prompts import ScriptedPrompts
+    from workbench.core.settings import Settings
 
     application()
     window = MainWindow(Settings(), ScriptedPrompts(save_changes="discard", confirm=True, choose="Keep Them"))
-    window.encode_service.start()  # (as `run_window` does)
+    window.encoding_runner.start()  # (as `run_window` does)
     window.resize(1600, 1000)
     window.show()
     settle_memory()
@@ -163,7 +163,7 @@ def new_window() -> object:
 def measure_training(corpus: Path, vocab_size: int, why: bool = False) -> dict[str, float]:
     from engine.corpus import check_file
     from engine.project import Project
-    from workbench.main_window import MainWindow
+    from workbench.window.main_window import MainWindow
 
     window = new_window()
     assert isinstance(window, MainWindow)
@@ -205,9 +205,9 @@ def five_tokenizer_project(corpus: Path, work: Path, megabytes: int) -> Path:
     on the first `megabytes` MB of `corpus` (made once, then reused)."""
     from engine.corpus import check_file
     from engine.project import CorpusFile, Project, TokenizerEntry, TrainedOn, TrainedResult
-    from workbench import presets
-    from workbench.document import pipeline_json
-    from workbench.training import TrainingJob, train
+    from workbench.core import presets
+    from workbench.window.document import pipeline_json
+    from workbench.jobs.children.training import TrainingJob, train
 
     path = work / "five.tokproj"
     if path.is_file():
@@ -251,15 +251,15 @@ STARTUP_SCRIPT = """
 import os, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QTimer
-from workbench.appearance import application, apply_appearance
-from workbench.prompts import ScriptedPrompts
-from workbench.settings import Settings
+from workbench.window.appearance import application, apply_appearance
+from workbench.window.prompts import ScriptedPrompts
+from workbench.core.settings import Settings
 app = application()
 settings = Settings()
 apply_appearance(settings)
-from workbench.main_window import MainWindow
+from workbench.window.main_window import MainWindow
 window = MainWindow(settings, ScriptedPrompts(confirm=True, choose="Keep Them"))
-window.encode_service.start()  # (as `run_window` does)
+window.encoding_runner.start()  # (as `run_window` does)
 window.show()
 window.open_file(sys.argv[1])
 def first():
@@ -286,7 +286,7 @@ app.exec()
 def measure_project(path: Path, why: bool = False) -> dict[str, float]:
     from PySide6.QtCore import QTimer
 
-    from workbench.main_window import MainWindow
+    from workbench.window.main_window import MainWindow
 
     results: dict[str, float] = {"size_mb": path.stat().st_size / 1e6}
     # start-up, in a process of its own: to a painted window with the vocabulary table filled

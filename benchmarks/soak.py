@@ -72,7 +72,7 @@ class Tally:
 
 def soak_in_process(corpus: Path, lines: list[str], seconds: float) -> Tally:
     """Train, encode and decode with the engine API in this process."""
-    from workbench import presets
+    from workbench.core import presets
 
     tally = Tally("in process")
     first: tuple[str, list[list[int]]] | None = None
@@ -99,18 +99,18 @@ def soak_in_process(corpus: Path, lines: list[str], seconds: float) -> Tally:
 
 def soak_in_window(corpus: Path, lines: list[str], seconds: float) -> Tally:
     """Train through the window's TrainingRunner (a child process each time) and encode through
-    its EncodeService (one long-lived child)."""
+    its EncodingRunner (one long-lived child)."""
     from PySide6.QtCore import QEventLoop, QTimer
 
-    from workbench import presets
-    from workbench.app import application
-    from workbench.encode_service import EncodeService
-    from workbench.runner import TrainingRunner
-    from workbench.training import TrainingJob
+    from workbench.core import presets
+    from workbench.window.app import application
+    from workbench.jobs.runners.encoding import EncodingRunner
+    from workbench.jobs.runners.training import TrainingRunner
+    from workbench.jobs.children.training import TrainingJob
 
     application()
     runner = TrainingRunner()
-    service = EncodeService()
+    service = EncodingRunner()
     tally = Tally("through the window's runner and encoding process")
     tokenizer, trainer = presets.build("gpt2", 2000)
     job = TrainingJob(tokenizer.to_str(), trainer.to_dict(), [str(corpus)], 0.01, 2)

@@ -19,25 +19,21 @@ from support import ROOT
 GUI_PACKAGES = ("PySide6", "shiboken6", "pyqtgraph")
 # What the engine holds for the workbench's own analyses and files; the library does not need them.
 ANALYSES = ("engine.estimate", "engine.inspection", "engine.baselines", "engine.vocabulary", "engine.project")
-# The workbench modules that run without a window.
-WINDOWLESS = (
-    "workbench.cli",
-    "workbench.cli_encode",
-    "workbench.cluster",
-    "workbench.children",
-    "workbench.training",
-    "workbench.encoding_worker",
-    "workbench.train_jobs",
-    "workbench.file_jobs",
-    "workbench.packed",
-    "workbench.history",
-    "workbench.formatting",
-    "workbench.presets",
-    "workbench.settings",
-    "workbench.shipped",
-    "workbench.step_session",
-    "workbench.word_count_cache",
-)
+# The rooms of the workbench that run without a window: the command line, what the command
+# line, the children and the window share, and the child processes.
+WINDOWLESS_ROOMS = ("workbench/cli", "workbench/core", "workbench/jobs/children")
+
+
+def _modules_in(room: str, root: Path = ROOT) -> list[str]:
+    """The dotted names of the modules under `room` (a folder of the source tree)."""
+    names = []
+    for path in sorted((root / room).rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
+        names.append(".".join(parts[:-1] if parts[-1] in ("__init__", "__main__") else parts))
+    return sorted(set(names))
+
+
+WINDOWLESS = tuple(name for room in WINDOWLESS_ROOMS for name in _modules_in(room))
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -69,6 +65,13 @@ assert again.encode("lowest newer").ids == tokenizer.encode("lowest newer").ids
     assert not _top(loaded, (*GUI_PACKAGES, "workbench"))
 
 
+def test_every_windowless_room_is_listed() -> None:
+    # (a room moved or renamed would otherwise leave nothing to check)
+    for room in WINDOWLESS_ROOMS:
+        assert _modules_in(room), f"{room} holds no module"
+    assert "workbench.cli.main" in WINDOWLESS and "workbench.jobs.children.training" in WINDOWLESS
+
+
 @pytest.mark.parametrize("module", WINDOWLESS)
 def test_a_part_that_runs_without_a_window_loads_no_qt(module: str) -> None:
     assert _top(_loaded_after(f"import {module}"), GUI_PACKAGES) == []
@@ -79,7 +82,7 @@ def test_the_command_line_encodes_without_loading_qt(tmp_path: Path) -> None:
     corpus.write_text("low lower lowest newer newest wider\n" * 50, encoding="utf-8")
     saved = tmp_path / "tokenizer.json"
     code = f"""
-from workbench.cli import main
+from workbench.cli.main import main
 assert main(["train", "--preset", "bpe", "--vocab-size", "40", "-q", "-o", {str(saved)!r}, {str(corpus)!r}]) == 0
 assert main(["encode", "-t", {str(saved)!r}, "--text", "lowest newer"]) == 0
 """
@@ -157,3 +160,49 @@ def test_the_cycle_finder_finds_a_cycle_and_ignores_type_checking_imports(tmp_pa
     assert _cycles("workbench", tmp_path) == [["workbench.first", "workbench.second", "workbench.third", "workbench.first"]]
     (package / "third.py").write_text("import json\n", encoding="utf-8")
     assert _cycles("workbench", tmp_path) == []
+
+
+# Which rooms of the workbench each room may import (itself included), read from the source.
+# The window is at the top; `cli.main` and `cli.screenshots` open it, but only when asked
+# (imports inside a function, allowed below by name).
+MAY_IMPORT = {
+    "workbench.core": ("workbench.core",),
+    "workbench.jobs.children": ("workbench.core", "workbench.jobs.children"),
+    "workbench.jobs.runners": ("workbench.core", "workbench.jobs"),
+    "workbench.cli": ("workbench.core", "workbench.cli", "workbench.jobs.children"),
+}
+OPENS_THE_WINDOW = {"workbench.cli.main": "workbench.window.app", "workbench.cli.screenshots": "workbench.window.screenshots"}
+
+
+def _room_arrows(root: Path = ROOT) -> list[str]:
+    """Every import from one room of the workbench into a room it may not import."""
+    modules = {name for room in ("workbench",) for name in _modules_in(room, root)}
+    wrong = []
+    for name in sorted(modules):
+        room = next((r for r in MAY_IMPORT if name == r or name.startswith(r + ".")), None)
+        if room is None:
+            continue
+        path = root / (name.replace(".", "/") + ".py")
+        if not path.exists():
+            path = root / name.replace(".", "/") / "__init__.py"
+        for imported in sorted(_imports(path, "workbench", modules)):
+            if imported == "workbench" or OPENS_THE_WINDOW.get(name) == imported:
+                continue
+            if not any(imported == allowed or imported.startswith(allowed + ".") for allowed in MAY_IMPORT[room]):
+                wrong.append(f"{name} -> {imported}")
+    return wrong
+
+
+def test_each_room_imports_only_the_rooms_below_it() -> None:
+    assert _room_arrows() == []
+
+
+def test_the_room_check_finds_an_arrow_upward(tmp_path: Path) -> None:
+    core = tmp_path / "workbench" / "core"
+    core.mkdir(parents=True)
+    (tmp_path / "workbench" / "window").mkdir()
+    for init in (tmp_path / "workbench" / "__init__.py", core / "__init__.py", tmp_path / "workbench" / "window" / "__init__.py"):
+        init.write_text("", encoding="utf-8")
+    (tmp_path / "workbench" / "window" / "app.py").write_text("import json\n", encoding="utf-8")
+    (core / "settings.py").write_text("def later() -> None:\n    from workbench.window import app\n", encoding="utf-8")
+    assert _room_arrows(tmp_path) == ["workbench.core.settings -> workbench.window.app"]

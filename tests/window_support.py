@@ -5,8 +5,8 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from support import ROOT
-from workbench.document import ActiveView
-from workbench.main_window import MainWindow
+from workbench.window.document import ActiveView
+from workbench.window.main_window import MainWindow
 
 SAMPLE = ROOT / "resources" / "sample" / "shakespeare.txt"
 TRAINING_TIMEOUT_MS = 180_000

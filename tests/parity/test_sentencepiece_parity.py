@@ -338,7 +338,7 @@ def test_sentencepiece_normalizes_with_our_charsmap_as_with_its_own(
 
 
 def _preset_pipeline(model: str) -> tuple[Tokenizer, object]:
-    """workbench.presets' "sentencepiece-unigram" / "sentencepiece-bpe" (800 pieces), built by hand."""
+    """workbench.core.presets' "sentencepiece-unigram" / "sentencepiece-bpe" (800 pieces), built by hand."""
     if model == "unigram":
         tokenizer = Tokenizer(models.Unigram())
         trainer: object = trainers.UnigramTrainer(vocab_size=800, special_tokens=["<unk>"], unk_token="<unk>")

@@ -9,9 +9,9 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from window_support import SAMPLE
-from workbench.main_window import MainWindow
-from workbench.prompts import ScriptedPrompts
-from workbench.settings import Settings
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
+from workbench.core.settings import Settings
 
 
 @pytest.fixture

@@ -13,9 +13,9 @@ import threading
 import pytest
 from pytestqt.qtbot import QtBot
 
-from workbench.children import NICENESS, PIECE_BYTES, Pieces, lower_priority, send_message
-from workbench.encode_service import EncodeService
-from workbench.runner import TrainingRunner
+from workbench.jobs.children.process import NICENESS, PIECE_BYTES, Pieces, lower_priority, send_message
+from workbench.jobs.runners.encoding import EncodingRunner
+from workbench.jobs.runners.training import TrainingRunner
 
 
 def sent(message: tuple[object, ...]) -> list[object]:
@@ -61,7 +61,7 @@ def test_pieces_that_make_no_message_are_an_error_not_a_crash() -> None:
 
 def test_the_encoding_service_and_the_runner_put_pieces_together(qtbot: QtBot) -> None:
     reply = ("viewed", 5, {"strings": "x" * (3 * PIECE_BYTES)})
-    service = EncodeService()
+    service = EncodingRunner()
     with qtbot.waitSignal(service.viewed, timeout=1000) as blocker:
         for message in sent(reply):
             service._take(message)
@@ -76,7 +76,7 @@ def test_the_encoding_service_and_the_runner_put_pieces_together(qtbot: QtBot) -
 
 @pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities on this system (Windows)")
 def test_a_child_runs_at_a_lower_priority_than_the_window() -> None:
-    script = "import os; from workbench.children import lower_priority; lower_priority(); print(os.nice(0))"
+    script = "import os; from workbench.jobs.children.process import lower_priority; lower_priority(); print(os.nice(0))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert int(done.stdout) == min(os.nice(0) + NICENESS, 19)
 
@@ -86,7 +86,7 @@ def test_the_encoding_service_stops_while_a_large_message_is_still_being_written
 ) -> None:
     failures: list[BaseException | None] = []
     monkeypatch.setattr(threading, "excepthook", lambda hook: failures.append(hook.exc_value))
-    service = EncodeService()
+    service = EncodingRunner()
     service.start()  # (the process is still importing the engine: it reads nothing yet)
     for number in range(3):
         service._send(("tokenizer", f"big {number}", "x" * (8 << 20)))

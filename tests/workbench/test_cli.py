@@ -67,7 +67,7 @@ def test_console_script_is_installed() -> None:
     if not str(distribution.locate_file("")).startswith(sys.prefix):
         pytest.skip("running from a source tree; its build metadata is not an installation")
     scripts = {ep.name: ep.value for ep in distribution.entry_points if ep.group == "console_scripts"}
-    assert scripts == {"tokenizer-workbench": "workbench.cli:main"}
+    assert scripts == {"tokenizer-workbench": "workbench.cli.main:main"}
     result = subprocess.run(
         [str(Path(sys.executable).parent / "tokenizer-workbench"), "--version"], capture_output=True, text=True
     )

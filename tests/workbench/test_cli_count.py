@@ -12,9 +12,9 @@ import pytest
 from engine import Tokenizer
 from engine.word_counts import read_counts, write_counts
 from support import ROOT
-from workbench import presets
-from workbench.cli import main
-from workbench.formatting import human_size
+from workbench.core import presets
+from workbench.cli.main import main
+from workbench.core.formatting import human_size
 
 SAMPLE = ROOT / "resources" / "sample" / "shakespeare.txt"
 

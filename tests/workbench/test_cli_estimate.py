@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench import presets
-from workbench.cli import main
+from workbench.core import presets
+from workbench.cli.main import main
 
 
 def whole_count(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""workbench.cluster: counting words on a real Dask cluster (two worker processes) gives exactly
+"""workbench.cli.cluster: counting words on a real Dask cluster (two worker processes) gives exactly
 the local counts; a worker's CorpusError comes back as the same error; `count --dask local` end to end."""
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import pytest
 from engine.errors import CorpusError
 from engine.word_counts import read_counts
 from support import corpus_path
-from workbench import presets
-from workbench.cluster import BlockFailed, count_words_on_cluster, group_blocks, merge_counts, plan_blocks
+from workbench.core import presets
+from workbench.cli.cluster import BlockFailed, count_words_on_cluster, group_blocks, merge_counts, plan_blocks
 
 import distributed  # (a test dependency: the `cluster` extra)
 

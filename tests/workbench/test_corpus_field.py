@@ -24,11 +24,11 @@ from engine.corpus import check_file
 from engine.errors import CorpusError
 from engine.sources import CorpusSource, opening_text, source_of
 from window_support import train_and_wait
-from workbench import presets
-from workbench.file_checks import FileChecker, text_fields
-from workbench.main_window import MainWindow
-from workbench.project_panel import CHECK_COLUMN, FIELD_COLUMN, FILE_COLUMN, LINES_COLUMN
-from workbench.training import TrainingJob, train
+from workbench.core import presets
+from workbench.jobs.runners.file_checks import FileChecker, text_fields
+from workbench.window.main_window import MainWindow
+from workbench.window.project_panel import CHECK_COLUMN, FIELD_COLUMN, FILE_COLUMN, LINES_COLUMN
+from workbench.jobs.children.training import TrainingJob, train
 
 CODE = [f"def f{i}(x):\n    return x * {i % 7}  # lines of code {i % 13}" for i in range(300)]
 

@@ -12,12 +12,13 @@ from pytestqt.qtbot import QtBot
 
 from engine.corpus import FileCheck, FileSlice
 from engine.sources import CorpusSource, expand_inputs
-from workbench import presets
-from workbench.file_checks import FileChecker, files_in, is_corpus_name
-from workbench.folder_dialog import FolderDialog
-from workbench.main_window import MainWindow
-from workbench.prompts import ScriptedPrompts
-from workbench.training import TrainingJob, held_out_split, train
+from workbench.core import presets
+from workbench.jobs.runners.file_checks import FileChecker, files_in, is_corpus_name
+from workbench.window.folder_dialog import FolderDialog
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
+from workbench.core.held_out import held_out_split
+from workbench.jobs.children.training import TrainingJob, train
 
 
 def test_which_names_are_corpus_files() -> None:

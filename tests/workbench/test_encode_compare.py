@@ -14,10 +14,10 @@ from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer, decoders, models, pre_tokenizers
 from engine.inspection import CAUSE_LOWERCASE, CAUSE_OTHER, CAUSE_UNKNOWN
-from workbench.formatting import ERROR_COLOR
-from workbench.main_window import MainWindow
-from workbench.encoding_worker import NORMAL, SPECIAL, UNKNOWN
-from workbench.token_view import Spans, TokenTextEdit, changed_range, qt_positions, token_color
+from workbench.core.formatting import ERROR_COLOR
+from workbench.window.main_window import MainWindow
+from workbench.jobs.children.encoding import NORMAL, SPECIAL, UNKNOWN
+from workbench.window.views.token_view import Spans, TokenTextEdit, changed_range, qt_positions, token_color
 from support import bert_id, train_byte_level
 from window_support import SAMPLE
 

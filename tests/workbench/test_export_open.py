@@ -14,8 +14,8 @@ from pytestqt.qtbot import QtBot
 from engine.corpus import check_file
 from engine.formats import convert
 from engine.formats import tiktoken as tiktoken_format
-from workbench.main_window import EXPORT_TITLES, MainWindow
-from workbench.prompts import TOKENIZER_FILTER, ScriptedPrompts
+from workbench.window.main_window import EXPORT_TITLES, MainWindow
+from workbench.window.prompts import TOKENIZER_FILTER, ScriptedPrompts
 from window_support import SAMPLE, train_and_wait, wait_for_view
 
 LINES = [

@@ -13,9 +13,9 @@ import pytest
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.project import TrainedResult, history_columns
 from engine.trainers.records import TrainReport
-from workbench.encoding_worker import history_wire, stored_history_wire
-from workbench.history import HistoryColumns
-from workbench.training_views import MAX_DOTS, _envelope
+from workbench.jobs.children.encoding import history_wire, stored_history_wire
+from workbench.core.history import HistoryColumns
+from workbench.window.views.training_plots import MAX_DOTS, _envelope
 
 
 def trained(kind: str, corpus: Path) -> TrainReport:

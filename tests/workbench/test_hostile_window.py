@@ -11,8 +11,8 @@ from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 from engine import Regex, Tokenizer, models, pre_tokenizers
-from workbench.main_window import MainWindow
-from workbench.prompts import ScriptedPrompts
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
 
 HOSTILE = "(a|a)+$"
 

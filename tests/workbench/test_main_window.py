@@ -11,10 +11,10 @@ from pytestqt.qtbot import QtBot
 
 import engine
 from engine.project import Project
-from workbench.main_window import MainWindow
-from workbench.prompts import ScriptedPrompts
-from workbench.saving import recovery_folder
-from workbench.settings import Settings
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
+from workbench.jobs.runners.saving import recovery_folder
+from workbench.core.settings import Settings
 
 from window_support import SAMPLE, train_and_wait, wait_for_view
 

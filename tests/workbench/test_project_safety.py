@@ -19,10 +19,10 @@ from pytestqt.qtbot import QtBot
 
 import engine
 from engine.project import BACKUP_SUFFIX, CorpusFile, Project
-from workbench.main_window import MainWindow
-from workbench.prompts import ScriptedPrompts
-from workbench.saving import RecoveryCopy, recovery_folder
-from workbench.settings import Settings
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
+from workbench.jobs.runners.saving import RecoveryCopy, recovery_folder
+from workbench.core.settings import Settings
 
 
 def copies() -> list[Path]:
@@ -43,7 +43,7 @@ def autosaved(qtbot: QtBot, window: MainWindow) -> None:
 def test_saving_writes_off_the_gui_thread_and_keeps_one_backup(
     window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import workbench.saving as saving
+    import workbench.jobs.runners.saving as saving
 
     window.open_sample()
     path = tmp_path / "p.tokproj"

@@ -14,17 +14,17 @@ from pathlib import Path
 from PySide6.QtCore import QRect, QSize
 
 from support import ROOT
-from workbench.screen import fitted_size
+from workbench.window.screen import fitted_size
 
 PROBE = r'''
 import json, sys
 from PySide6.QtCore import QPoint, QRect
 from PySide6.QtWidgets import QAbstractButton, QScrollArea
-from workbench.app import application
+from workbench.window.app import application
 app = application()
-from workbench.main_window import MainWindow
-from workbench.prompts import ScriptedPrompts
-from workbench.settings import Settings
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
+from workbench.core.settings import Settings
 
 window = MainWindow(Settings(), ScriptedPrompts(save_changes="discard"))
 window.show()

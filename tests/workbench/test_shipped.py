@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from support import ROOT
-from workbench import shipped
+from workbench.core import shipped
 
 
 def test_the_installed_application_finds_its_sample_corpus() -> None:
@@ -21,7 +21,7 @@ def test_the_installed_application_finds_its_sample_corpus() -> None:
 
 @pytest.mark.skipif(os.environ.get("ENGINE_PURE") == "1", reason="ENGINE_PURE=1 may use an editable install")
 def test_a_wheel_install_carries_the_resources_inside_the_package() -> None:
-    package = Path(shipped.__file__).resolve().parent
+    package = Path(shipped.__file__).resolve().parent.parent  # workbench/core/shipped.py
     assert shipped.resources_dir() == package / "resources"
     assert shipped.resources_dir() != ROOT / "resources"
 
@@ -30,7 +30,7 @@ def test_an_editable_install_finds_the_source_trees_resources(tmp_path: Path) ->
     # An editable install puts the project folder on sys.path, so `workbench` is the source
     # tree's package and resources/ sits beside it, not inside it.
     result = subprocess.run(
-        [sys.executable, "-P", "-c", "from workbench import shipped; print(shipped.__file__); print(shipped.resources_dir())"],
+        [sys.executable, "-P", "-c", "from workbench.core import shipped; print(shipped.__file__); print(shipped.resources_dir())"],
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         cwd=tmp_path,
         capture_output=True,
@@ -38,7 +38,7 @@ def test_an_editable_install_finds_the_source_trees_resources(tmp_path: Path) ->
         check=True,
     )
     module, found = result.stdout.splitlines()
-    assert Path(module).resolve() == (ROOT / "workbench" / "shipped.py").resolve()
+    assert Path(module).resolve() == (ROOT / "workbench" / "core" / "shipped.py").resolve()
     assert Path(found).resolve() == (ROOT / "resources").resolve()
 
 

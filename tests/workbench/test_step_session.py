@@ -6,8 +6,8 @@ import json
 
 from engine import Tokenizer
 from engine.trainers.records import MergeStep, RoundStep
-from workbench import presets
-from workbench.step_session import Configuration, StepSession, count_typed
+from workbench.core import presets
+from workbench.core.step_session import Configuration, StepSession, count_typed
 
 TEXT = "the cat sat on the mat\nthe dog sat on the log\na hat on a cat that sat\n"
 

@@ -16,11 +16,11 @@ from engine.corpus import check_file
 from engine.progress import STAGE_COMPUTE_MERGES, TrainProgress
 from engine.project import Project
 from engine.sources import source_of
-from workbench import presets
-from workbench.main_window import MainWindow
-from workbench.prompts import ScriptedPrompts
-from workbench.runner import CAN_PAUSE, _descendants
-from workbench.training_views import StageProgress
+from workbench.core import presets
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
+from workbench.jobs.runners.training import CAN_PAUSE, _descendants
+from workbench.window.views.stage_progress import StageProgress
 from window_support import SAMPLE, TRAINING_TIMEOUT_MS, train_and_wait
 
 ESTIMATE_TIMEOUT_MS = 30_000
@@ -72,11 +72,11 @@ def test_the_estimate_appears_and_follows_the_corpus_and_settings(qtbot: QtBot, 
 def test_stale_estimates_are_dropped(qtbot: QtBot, window: MainWindow, small_corpus: Path, corpora: Path) -> None:
     project_with(window, [small_corpus])
     tab = window.train_tab
-    qtbot.waitUntil(tab._estimator.is_running, timeout=ESTIMATE_TIMEOUT_MS)
+    qtbot.waitUntil(tab.estimate_label.job.is_running, timeout=ESTIMATE_TIMEOUT_MS)
     # the corpus changes while an estimate is being made: that child is stopped, its answer never
     # shown, and a new estimate made for the new corpus
     window.document.add_checked_files([check_file(str(corpora / "botchan.txt"))])
-    tab._start_estimate()
+    tab.estimate_label.start_now()
     wait_for_estimate(qtbot, window, small_corpus.stat().st_size + (corpora / "botchan.txt").stat().st_size)
     shown = tab.estimate
     qtbot.wait(500)

@@ -12,8 +12,8 @@ from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer
 from engine.corpus import check_file
-from workbench import presets
-from workbench.main_window import MainWindow
+from workbench.core import presets
+from workbench.window.main_window import MainWindow
 from window_support import TRAINING_TIMEOUT_MS, train_and_wait, wait_for_view
 
 
@@ -208,7 +208,7 @@ def test_switching_the_theme_recolours_the_plots(window: MainWindow) -> None:
 
 def test_a_live_training_s_plots_grow_in_steps_and_a_view_the_user_moved_stays(qtbot: QtBot) -> None:
     from engine.trainers.records import MergeStep
-    from workbench.training_views import TrainingPlots
+    from workbench.window.views.training_plots import TrainingPlots
 
     plots = TrainingPlots()
     qtbot.addWidget(plots)

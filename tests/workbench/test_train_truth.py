@@ -16,12 +16,12 @@ from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 from engine.corpus import check_file
-from workbench.jobs import exit_reason
-from workbench.main_window import MainWindow
-from workbench.prompts import ScriptedPrompts
-from workbench.runner import _descendants
-from workbench.train_tab import TrainTab
-from workbench.training import FINISH_STEPS, STAGE_FINISH, TrainingResult
+from workbench.jobs.runners.child_job import exit_reason
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
+from workbench.jobs.runners.training import _descendants
+from workbench.window.tabs.train import TrainTab
+from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingResult
 
 from window_support import TRAINING_TIMEOUT_MS, train_and_wait
 
@@ -166,19 +166,19 @@ def hostile_project(window: MainWindow, folder: Path) -> Path:
 def test_the_estimate_never_runs_a_files_regex_in_the_window(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     hostile_project(window, tmp_path)
     tab = window.train_tab
-    qtbot.waitUntil(tab._estimator.is_running, timeout=10_000)
+    qtbot.waitUntil(tab.estimate_label.job.is_running, timeout=10_000)
     # the window's own event loop keeps turning while the estimate runs (it is stuck in the regex
     # for seconds of another process's time)
     turns: list[bool] = []
     timer = QTimer()
     timer.setInterval(10)
-    timer.timeout.connect(lambda: turns.append(tab._estimator.is_running()))
+    timer.timeout.connect(lambda: turns.append(tab.estimate_label.job.is_running()))
     timer.start()
     qtbot.waitUntil(lambda: turns.count(True) >= 10, timeout=60_000)
     timer.stop()
     # closing stops it, and nothing is left running (the fixture checks)
     tab.shutdown()
-    assert not tab._estimator.is_running()
+    assert not tab.estimate_label.job.is_running()
 
 
 def start_hostile_training(qtbot: QtBot, window: MainWindow, folder: Path) -> TrainTab:

@@ -17,9 +17,10 @@ from engine.project import _expanded_history, bounded_examples, vocabulary_from_
 from engine.token_counts import EXAMPLES_PER_TOKEN
 from engine.trainers.records import MergeStep, TrainHistory
 from engine.vocabulary import token_examples, token_frequencies
-from workbench import presets
-from workbench.runner import TrainingRunner
-from workbench.training import STAGE_BUILD, STAGE_FINISH, TrainingJob, TrainingResult, held_out_split
+from workbench.core import presets
+from workbench.jobs.runners.training import TrainingRunner
+from workbench.core.held_out import held_out_split
+from workbench.jobs.children.training import STAGE_BUILD, STAGE_FINISH, TrainingJob, TrainingResult
 from window_support import TRAINING_TIMEOUT_MS
 
 

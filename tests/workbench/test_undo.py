@@ -9,8 +9,8 @@ from pytestqt.qtbot import QtBot
 
 import engine
 from engine.project import Project
-from workbench.main_window import MainWindow
-from workbench.prompts import ScriptedPrompts
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
 
 from window_support import train_and_wait, wait_for_view
 

@@ -15,10 +15,10 @@ from pytestqt.qtbot import QtBot
 from engine import Tokenizer, models
 from engine.corpus import check_file
 from engine.vocabulary import TokenStyle, VocabularyTable, token_bytes
-from workbench.main_window import MainWindow
-from workbench.prompts import ScriptedPrompts
-from workbench.vocab_model import CHARS, FREQUENCY, ID, KIND, RANK, TOKEN, VocabularyModel
-from workbench.packed import VocabularyColumns
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
+from workbench.window.views.vocab_model import CHARS, FREQUENCY, ID, KIND, RANK, TOKEN, VocabularyModel
+from workbench.core.packed import VocabularyColumns
 from window_support import train_and_wait, wait_for_view
 
 

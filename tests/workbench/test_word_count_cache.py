@@ -1,4 +1,4 @@
-"""Where a training's word counts are kept, and what names them (`workbench.word_count_cache`)."""
+"""Where a training's word counts are kept, and what names them (`workbench.core.word_count_cache`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from engine.project import CorpusFile
-from workbench.word_count_cache import COUNTS_KEY_CHARS, counts_key, counts_path
+from workbench.core.word_count_cache import COUNTS_KEY_CHARS, counts_key, counts_path
 
 
 def _file(path: str, size: int, sha256: str) -> CorpusFile:

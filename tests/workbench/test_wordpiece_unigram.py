@@ -12,8 +12,8 @@ from pytestqt.qtbot import QtBot
 from engine.corpus import check_file
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.vocabulary import TokenStyle
-from workbench.main_window import MainWindow
-from workbench.training_views import MergesModel, steps_text
+from workbench.window.main_window import MainWindow
+from workbench.window.views.merges_table import MergesModel, steps_text
 from window_support import train_and_wait, wait_for_view
 
 

@@ -1,0 +1,69 @@
+"""`tokenizer-workbench convert`: read a tokenizer file in any format and write it in
+another, with a note for each part of the pipeline the target format cannot hold.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from engine.formats import convert
+from workbench.cli.common import READABLE, WRITTEN, CliError, check_not_special, load
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `convert` command's arguments."""
+    formats = "; ".join(f"{kind}: {text}" for kind, text in convert.DESCRIPTIONS.items())
+    conversion = sub.add_parser(
+        "convert",
+        help="convert a tokenizer between file formats",
+        description=f"Read a tokenizer file in any format and write it in another. Formats: {formats}. "
+        "A format that cannot hold part of the pipeline says what is lost; one that cannot hold the "
+        "tokenizer at all writes nothing.",
+    )
+    conversion.add_argument("input", metavar="IN", help=READABLE)
+    conversion.add_argument("output", metavar="OUT", help="the file to write (gpt2: a folder or the vocab.json path)")
+    conversion.add_argument("--to", choices=convert.FORMATS, required=True, help="the format to write")
+    conversion.add_argument("--force", action="store_true", help="replace files that already exist")
+    conversion.set_defaults(func=cmd_convert)
+
+
+def cmd_convert(args: argparse.Namespace) -> int:
+    source = Path(args.input)
+    targets = [Path(p) for p in convert.written_paths(args.to, args.output)]
+    for target in targets:
+        if target.exists() and source.exists() and target.resolve() == source.resolve():
+            raise CliError(f"{target}: is the input; writing there would destroy it")
+        if target.is_dir():
+            raise CliError(f"{target}: is a directory; give the file to write")
+        check_not_special(target)
+        if target.exists() and not args.force:
+            raise CliError(f"{target}: already exists; choose another name or pass --force to replace it")
+    tokenizer = load(args.input)
+    # gpt2 writes into a folder, made when missing: a failed conversion takes it away again
+    made = _missing_folders(Path(args.output)) if args.to == "gpt2" and not args.output.lower().endswith(".json") else []
+    try:
+        notes = convert.save(tokenizer, args.to, args.output)
+    except BaseException:
+        for folder in made:
+            try:
+                folder.rmdir()  # only if still empty: never what someone else put there
+            except OSError:
+                break
+        raise
+    WRITTEN.extend(str(target) for target in targets)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    print(f"Wrote {' and '.join(str(t) for t in targets)} ({convert.DESCRIPTIONS[args.to]})", file=sys.stderr)
+    return 0
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """`folder` and its ancestors that do not exist yet, deepest first: a/b/c with only a -> [a/b/c, a/b]."""
+    missing: list[Path] = []
+    current = folder.absolute()
+    while not current.exists() and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    return missing

@@ -1,0 +1,136 @@
+"""`StepSession`: a training made one step at a time, for the Step by Step panel to draw (Qt-free:
+the panel holds the buttons, the timer and the child process that counts a file's words).
+
+A session starts from the words counted with the form's pipeline: the trainer's run is made, and
+nothing is merged yet. `step(n)` and `step_for(seconds)` make merges (or Unigram rounds);
+`candidates()` and `words()` say where the run stands; `characters_per_token()` measures the
+training text under the vocabulary made so far; `keep()` turns the run, where it stands, into a
+tokenizer result and the settings that make it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from typing import Final
+
+from engine import Tokenizer, trainers
+from engine.project import TrainedResult
+from engine.schema import JsonValue
+from engine.token_counts import token_statistics
+from engine.trainers.base import Trainer, TrainingRun
+from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainReport
+from engine.vocabulary import TokenStyle
+from workbench.core.held_out import characters_per_token
+
+# How many competing pairs (or pieces) and how many words a session shows.
+CANDIDATES: Final = 12
+WORDS: Final = 40
+# The compression plot measures the training text at most this often (s).
+EVALUATION_INTERVAL: Final = 0.25
+
+Configuration = tuple[dict[str, JsonValue], dict[str, JsonValue]]
+
+
+def count_typed(pipeline: dict[str, JsonValue], text: str) -> dict[str, int]:
+    """The words of a few typed sentences, counted with `pipeline` (EngineError if it cannot)."""
+    return Tokenizer.from_str(json.dumps(pipeline)).count_words_from_iterator(text.split("\n"))
+
+
+class StepSession:
+    """One step-by-step run over `counts` (the words of `sample`, or of a file when `from_file`).
+    Making one raises EngineError or OSError when the settings cannot train."""
+
+    configuration: Configuration
+    tokenizer: Tokenizer
+    trainer: Trainer
+    run: TrainingRun
+    counts: dict[str, int]
+    evaluation_lines: list[str]
+    style: TokenStyle
+    kind: str
+    score_name: str
+
+    def __init__(self, configuration: Configuration, counts: dict[str, int], sample: str, from_file: bool) -> None:
+        pipeline, trainer_settings = configuration
+        self.configuration = configuration
+        self.tokenizer = Tokenizer.from_str(json.dumps(pipeline))
+        self.trainer = trainers.from_dict(trainer_settings)
+        self.run = self.trainer.start(counts)
+        self._candidates: list[PairCandidate] | None = self.run.top_candidates(CANDIDATES)
+        self.counts = counts
+        self.from_file = from_file
+        self.evaluation_lines = [line for line in sample.split("\n") if line.strip()]
+        self.style = TokenStyle.of(self.tokenizer)
+        self.kind = str(trainer_settings.get("type"))
+        self.score_name = self.run.history.score_name
+        self._evaluator = Tokenizer.from_str(json.dumps(pipeline))
+        self._evaluated_at = 0.0
+        self._started = time.monotonic()
+
+    @property
+    def rounds(self) -> bool:
+        """Whether the steps are rounds (Unigram) rather than merges."""
+        return self.kind == "UnigramTrainer"
+
+    @property
+    def done(self) -> bool:
+        return self.run.done
+
+    def step(self, count: int) -> list[MergeStep | RoundStep]:
+        """Make up to `count` steps (fewer when the run ends)."""
+        return self._steps(count, math.inf)
+
+    def step_for(self, seconds: float) -> list[MergeStep | RoundStep]:
+        """Make steps for about `seconds` (a slice of "Run to End" between two redraws)."""
+        return self._steps(sys.maxsize, time.monotonic() + seconds)
+
+    def _steps(self, count: int, deadline: float) -> list[MergeStep | RoundStep]:
+        """Steps until `count` are made, the clock passes `deadline` or the run ends."""
+        made: list[MergeStep | RoundStep] = []
+        while len(made) < count and time.monotonic() < deadline:
+            step = self.run.step()
+            if step is None:
+                break
+            made.append(step)
+        self._candidates = None
+        return made
+
+    def candidates(self) -> list[PairCandidate]:
+        """The pairs competing for the next merge (Unigram: the pieces the next prune removes first)."""
+        if self._candidates is None:
+            self._candidates = self.run.top_candidates(CANDIDATES)
+        return self._candidates
+
+    def words(self) -> list[tuple[list[str], int]]:
+        """The most frequent words as their current tokens, with their counts."""
+        return self.run.segmentations(WORDS)
+
+    def characters_per_token(self, force: bool) -> float | None:
+        """Characters per token of the training text under the vocabulary made so far; None
+        when there is no text to measure, or (unless `force`) it was measured a moment ago."""
+        now = time.monotonic()
+        if not self.evaluation_lines or (not force and now - self._evaluated_at < EVALUATION_INTERVAL):
+            return None
+        self._evaluated_at = now
+        self._evaluator.apply_training(self.trainer, self.run)
+        value = characters_per_token(self._evaluator, self.evaluation_lines)
+        return value if value > 0 else None
+
+    def keep(self) -> tuple[TrainedResult, dict[str, JsonValue], dict[str, JsonValue]]:
+        """The run, where it stands, as a tokenizer result, with the pipeline and the trainer
+        settings that make it (the trainer's vocab_size set to the size kept)."""
+        pipeline, trainer_settings = self.configuration
+        tokenizer = Tokenizer.from_str(json.dumps(pipeline))
+        history = tokenizer.apply_training(self.trainer, self.run)
+        report = TrainReport.of(self.counts, 1 if self.from_file else 0, time.monotonic() - self._started, history)
+        frequencies, examples = token_statistics(tokenizer, self.counts)
+        result = TrainedResult(tokenizer.to_str(), report, frequencies, examples)
+        result.vocab_size = tokenizer.get_vocab_size()
+        # subtle: the settings say the size of what is kept, which a run to that size makes.
+        kept_settings = dict(trainer_settings)
+        kept_settings["vocab_size"] = tokenizer.get_vocab_size()
+        return result, pipeline, kept_settings
+

@@ -1,0 +1,226 @@
+"""`ChildJob`: one function run in a child process of its own, its answer signalled back on the
+GUI thread; and `stop_process_tree`, which stops a child and every process it forked.
+
+Work that runs compiled engine code (or a regex from a file someone sent) never runs on the
+window's threads: compiled code holds Python's lock, so a thread would freeze the window, and a
+runaway regex could never be stopped. A child can be: `kill()` ends it and its counting
+processes at once (the child leads a process group of its own). No widgets here; the functions
+the children run are Qt-free (`workbench.jobs.children.estimate`).
+
+A child function takes `(payload, connection)` and sends exactly one message before it returns:
+("done", answer) or ("failed", message).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Final
+
+from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
+
+POLL_INTERVAL_MS: Final = 20
+# How long a stopped process tree gets to end on SIGTERM before SIGKILL (s).
+TERM_GRACE_S: Final = 1.0
+# What stops a process for good (Windows has no SIGKILL: there SIGTERM is TerminateProcess).
+KILL: Final = getattr(signal, "SIGKILL", signal.SIGTERM)
+# How long a child that answered gets to exit on its own before it is stopped (s).
+EXIT_GRACE_S: Final = 10.0
+
+
+class ChildJob(QObject):
+    """Runs one child at a time: `start(target, payload)` stops the one still running first.
+
+    Signals: `finished(answer)` or `failed(message)`, once per job that was not stopped.
+    """
+
+    finished = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, name: str, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.name = name
+        self._context = multiprocessing.get_context("spawn")
+        self._process: BaseProcess | None = None
+        self._connection: Connection | None = None
+        # children that ended or were stopped, still to be reaped (never waited for here), and
+        # since when
+        self._exiting: list[tuple[BaseProcess, float]] = []
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_INTERVAL_MS)
+        self._timer.timeout.connect(self._on_timer_timeout)
+
+    def is_running(self) -> bool:
+        return self._process is not None
+
+    def start(self, target: Callable[[object, Connection], None], payload: object) -> None:
+        self.kill()
+        receiver, sender = self._context.Pipe(duplex=False)
+        process = self._context.Process(target=_child, args=(target, payload, sender), name=self.name, daemon=False)
+        process.start()
+        sender.close()
+        self._process = process
+        self._connection = receiver
+        self._timer.start()
+
+    def run(self, target: Callable[[object, Connection], None], payload: object) -> tuple[bool, object]:
+        """Start a job and run the event loop until it ends (the window keeps drawing):
+        (True, answer) or (False, message)."""
+        loop = QEventLoop()
+        outcome: list[tuple[bool, object]] = []
+
+        def ended(ok: bool, answer: object) -> None:
+            outcome.append((ok, answer))
+            loop.quit()
+
+        done = self.finished.connect(lambda answer: ended(True, answer))
+        failed = self.failed.connect(lambda message: ended(False, message))
+        try:
+            self.start(target, payload)
+            if not outcome:
+                loop.exec()
+        finally:
+            self.finished.disconnect(done)
+            self.failed.disconnect(failed)
+        return outcome[0] if outcome else (False, "stopped")
+
+    def kill(self) -> None:
+        """Stop the running child and everything it started (its answer is never signalled).
+        Nothing is waited for: the stopped processes are reaped on the timer."""
+        process = self._process
+        self._forget()
+        if process is not None:
+            stop_process_tree(process, grace=0.0)
+            self._exiting.append((process, time.monotonic()))
+            self._timer.start()
+
+    def _forget(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+        self._process = None
+        self._connection = None
+
+    def _reap(self) -> None:
+        still: list[tuple[BaseProcess, float]] = []
+        for process, since in self._exiting:
+            if process.is_alive():
+                if time.monotonic() - since > EXIT_GRACE_S:
+                    stop_process_tree(process, grace=0.0)  # (answered, but does not exit)
+                still.append((process, since))
+            else:
+                process.join(0)
+        self._exiting = still
+
+    def _on_timer_timeout(self) -> None:
+        self._reap()
+        process, connection = self._process, self._connection
+        if process is None or connection is None:
+            if not self._exiting:
+                self._timer.stop()
+            return
+        message: object = None
+        try:
+            if connection.poll():
+                message = connection.recv()
+        except (EOFError, OSError):
+            message = None
+        if message is None:
+            if process.is_alive():
+                return
+            code = process.exitcode
+            self._forget()
+            process.join(0)
+            stop_process_tree(process, grace=0.0, group=True)  # (what it forked, if anything is left)
+            self.failed.emit(f"the {self.name} process stopped unexpectedly ({exit_reason(code)})")
+            return
+        self._forget()
+        # (it exits on its own once it has sent its answer: reaped on the timer, never waited for)
+        self._exiting.append((process, time.monotonic()))
+        if isinstance(message, tuple) and len(message) == 2 and message[0] == "done":
+            self.finished.emit(message[1])
+        elif isinstance(message, tuple) and len(message) == 2 and message[0] == "failed":
+            self.failed.emit(str(message[1]))
+        else:
+            self.failed.emit(f"the {self.name} process sent a message the window cannot read")
+
+
+def _child(target: Callable[[object, Connection], None], payload: object, connection: Connection) -> None:
+    """The child's first steps: a process group of its own (so that it and its counting
+    processes stop together), then the job; a failure is sent, never raised."""
+    if hasattr(os, "setpgid"):
+        try:
+            os.setpgid(0, 0)
+        except OSError:
+            pass
+    try:
+        target(payload, connection)
+    except MemoryError:
+        connection.send(("failed", "ran out of memory"))
+    except Exception as error:  # noqa: BLE001 - reported to the window
+        connection.send(("failed", f"{type(error).__name__}: {error}"))
+    finally:
+        connection.close()
+
+
+def stop_process_tree(process: BaseProcess, grace: float = TERM_GRACE_S, group: bool | None = None) -> None:
+    """Stop `process` and the processes it started: SIGTERM to its process group (it leads one
+    when it made its own; else to it alone), then SIGKILL to whatever is left after `grace` s.
+    `group`: whether it made a group of its own (found out when None; say True for a child
+    that did and has died already: its group lives on in the processes it forked)."""
+    pid = process.pid
+    if pid is None:
+        return
+    if group is None:
+        group = leads_group(pid)
+    _send(pid, signal.SIGTERM, group)
+    process.join(grace)
+    if process.is_alive() or group:
+        _send(pid, KILL, group)
+        process.join(grace)
+    # (a group's other members are gone with SIGKILL; the zombie children are their parent's)
+
+
+def leads_group(pid: int) -> bool:
+    try:
+        return hasattr(os, "getpgid") and os.getpgid(pid) == pid
+    except OSError:
+        return False
+
+
+def _send(pid: int, number: int, group: bool) -> None:
+    try:
+        if group and hasattr(os, "killpg"):
+            os.killpg(pid, number)
+        else:
+            os.kill(pid, number)
+    except OSError:
+        pass
+
+
+SIGNAL_REASONS: Final = {
+    "SIGKILL": "killed (SIGKILL)",
+    "SIGSEGV": "crashed (segmentation fault)",
+    "SIGBUS": "crashed (bus error)",
+    "SIGABRT": "aborted (SIGABRT)",
+    "SIGTERM": "stopped from outside (SIGTERM)",
+    "SIGINT": "interrupted (SIGINT)",
+}
+
+
+def exit_reason(code: int | None) -> str:
+    """What a process's exit code says: -9 -> "killed (SIGKILL)"; -11 -> "crashed (segmentation
+    fault)"; 3 -> "exit code 3"."""
+    if code is None:
+        return "no exit code"
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            return f"signal {-code}"
+        return SIGNAL_REASONS.get(name, f"stopped by {name}")
+    return f"exit code {code}"

@@ -1,0 +1,765 @@
+"""`MainWindow`: menus, the project dock, the tabs, the status bar, and the project's life cycle
+(new, open, save, autosave and recovery, close).
+
+Widgets draw the project; every change goes through `ProjectDocument`. Dialogs go through an
+injected `Prompts`, so tests drive the window without ever blocking on one.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from functools import partial
+from typing import Final
+
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import Qt, QTimer, qVersion
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QDockWidget,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPlainTextEdit,
+    QTabWidget,
+)
+
+import engine
+from engine.errors import ProjectFileError
+from engine.formats import convert
+from engine.project import SUFFIX, Project
+from workbench.core import shipped
+from workbench.window.appearance import APP_TITLE, apply_appearance
+from workbench.window.tabs.compare import CompareTab
+from workbench.window.document import ProjectDocument
+from workbench.jobs.runners.encoding import EncodingRunner
+from workbench.window.tabs.encode import EncodeTab
+from workbench.jobs.runners.file_checks import FileChecker
+from workbench.window.project_panel import ProjectPanel
+from workbench.window.screen import fit_to_screen
+from workbench.window.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
+from engine.archive import Part
+from workbench.jobs.children.files import export_main, export_payload
+from workbench.jobs.runners.child_job import ChildJob
+from workbench.jobs.runners.saving import (
+    RECOVERY_NOTE,
+    ProjectLock,
+    RecoveryCopy,
+    RecoveryNote,
+    Worker,
+    orphaned_copies,
+    read_project,
+    read_recovery,
+    set_aside,
+    write_project,
+)
+from workbench.core.settings import Settings
+from workbench.window.tabs.train import TrainTab
+from workbench.window.tabs.vocabulary import VocabTab
+
+SAMPLE_PROJECT: Final = ("sample", "sample.tokproj")
+AUTOSAVE_INTERVAL_MS: Final = 60_000
+# File ▸ Export's entries besides tokenizer.json, one per format of `convert.FORMATS`, and the
+# name each suggests.
+EXPORT_TITLES: Final = {
+    convert.BERT_VOCAB: "BERT vocab.txt…",
+    convert.GPT2: "GPT-2 vocab.json + merges.txt…",
+    convert.SENTENCEPIECE: "SentencePiece .model…",
+    convert.TIKTOKEN: "tiktoken .tiktoken…",
+}
+EXPORT_NAMES: Final = {
+    convert.HF: "tokenizer.json",
+    convert.BERT_VOCAB: "vocab.txt",
+    convert.GPT2: "vocab.json",
+    convert.SENTENCEPIECE: "tokenizer.model",
+    convert.TIKTOKEN: "tokenizer.tiktoken",
+}
+READABLE: Final = "a tokenizer file (tokenizer.json, SentencePiece .model, .tiktoken, BERT vocab.txt, GPT-2 vocab.json + merges.txt)"
+
+
+class MainWindow(QMainWindow):
+    """The workbench window."""
+
+    def __init__(self, settings: Settings, prompts: Prompts | None = None) -> None:
+        super().__init__()
+        self.settings = settings
+        self.prompts = prompts if prompts is not None else Prompts(self)
+        self.document = ProjectDocument(self)
+        self.file_checker = FileChecker(self)
+
+        self.project_panel = ProjectPanel(self.document, self.prompts, self.file_checker)
+        dock = QDockWidget("Project", self)
+        dock.setObjectName("project-dock")
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        dock.setWidget(self.project_panel)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+
+        self.encoding_runner = EncodingRunner(self)
+        # trained tokenizers' views are built in the encoding process, never on this thread
+        self.document.set_viewer(self.encoding_runner)
+        self.train_tab = TrainTab(self.document, self.settings, self.prompts)
+        self.vocab_tab = VocabTab(self.document, self.settings, self.prompts)
+        self.encode_tab = EncodeTab(self.document, self.settings, self.encoding_runner)
+        self.compare_tab = CompareTab(self.document, self.settings, self.encoding_runner)
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.train_tab, "Train")
+        self.tabs.addTab(self.vocab_tab, "Vocabulary")
+        self.tabs.addTab(self.encode_tab, "Encode")
+        self.tabs.addTab(self.compare_tab, "Compare")
+        self.setCentralWidget(self.tabs)
+
+        self._tokenizer_label = QLabel()
+        self._size_label = QLabel()
+        self._state_label = QLabel("idle")
+        for label in (self._tokenizer_label, self._size_label, self._state_label):
+            label.setContentsMargins(6, 0, 6, 0)
+            self.statusBar().addPermanentWidget(label)
+
+        self._recent_menu = QMenu("Open &Recent", self)
+        # reads the files the user opens and writes the exports, in a child process
+        self._file_job = ChildJob("file", self)
+        self._build_menus()
+
+        self.document.dirty_changed.connect(self._on_document_dirty_changed)
+        self.document.path_changed.connect(self._update_title)
+        self.document.active_changed.connect(self._on_document_active_changed)
+        self.document.changed.connect(self._on_document_active_changed)
+        self.document.view_changed.connect(self._on_document_view_changed)
+        self.train_tab.state_changed.connect(self._on_train_tab_state_changed)
+        self.train_tab.trained.connect(self._on_train_tab_trained)
+
+        self.worker = Worker(self)
+        self.worker.finished.connect(self._on_worker_finished)
+        self.worker.failed.connect(self._on_worker_failed)
+        self.recovery = RecoveryCopy()
+        self.recovery.hold()
+        self.project_lock = ProjectLock()
+        self._autosaving: tuple[int, int] = (0, 0)  # (task number, generation it writes)
+        self._autosaved_generation = -1
+        # word-counts tables this window made, or its project named when it was opened; and
+        # those the project file on disk names (see `_forget_project_files`)
+        self._owned_counts: set[str] = set()
+        self._saved_counts: set[str] = set()
+        self.train_tab.counts_kept.connect(self._on_train_tab_counts_kept)
+        self.document.files_added.connect(self._on_document_files_added)
+        self._autosave = QTimer(self)
+        self._autosave.setInterval(AUTOSAVE_INTERVAL_MS)
+        self._autosave.timeout.connect(self.autosave)
+        self._autosave.start()
+
+        fit_to_screen(self, 1400, 900)
+        self._update_title()
+        self._on_document_active_changed()
+
+    # -- menus -------------------------------------------------------------------------------
+
+    def _build_menus(self) -> None:
+        menu = self.menuBar().addMenu("&File")
+        self._action(menu, "&New Project", self.new_project, QKeySequence.StandardKey.New)
+        self._action(menu, "&Open…", self.choose_and_open, QKeySequence.StandardKey.Open)
+        menu.addMenu(self._recent_menu)
+        self._recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        menu.addSeparator()
+        self._action(menu, "&Save", self.save, QKeySequence.StandardKey.Save)
+        self._action(menu, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
+        menu.addSeparator()
+        self._action(menu, "&Import Tokenizer…", self.project_panel.import_tokenizer, "Ctrl+I")
+        export = menu.addMenu("&Export")
+        export.setToolTipsVisible(True)
+        self.export_menu = export
+        self._export_json = self._action(export, "Tokenizer (tokenizer.json)…", self.export_tokenizer_json, "Ctrl+E")
+        self.export_actions: dict[str, QAction] = {}
+        for kind, title in EXPORT_TITLES.items():
+            action = export.addAction(title)
+            action.triggered.connect(lambda checked=False, kind=kind: self.export_as(kind))
+            self.export_actions[kind] = action
+        export.aboutToShow.connect(self.update_export_actions)
+        menu.addSeparator()
+        self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        menu = self.menuBar().addMenu("&Edit")
+        self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
+        self.undo_action.setShortcuts(QKeySequence.StandardKey.Undo)
+        self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        menu.addAction(self.undo_action)
+        menu.addAction(self.redo_action)
+        menu.addSeparator()
+        self._action(menu, "&Copy", self.copy_selection, QKeySequence.StandardKey.Copy)
+        self._action(menu, "&Find", self.find_token, QKeySequence.StandardKey.Find)
+
+        menu = self.menuBar().addMenu("&View")
+        glyphs = self._action(menu, "Show &Whitespace Glyphs", self._on_glyphs_toggled, "Ctrl+Shift+W")
+        glyphs.setCheckable(True)
+        glyphs.setChecked(self.settings.show_whitespace)
+        self.whitespace_action = glyphs
+        size = menu.addMenu("&Font Size")
+        self._action(size, "&Bigger", lambda: self.change_font_size(1), QKeySequence.StandardKey.ZoomIn)
+        self._action(size, "&Smaller", lambda: self.change_font_size(-1), QKeySequence.StandardKey.ZoomOut)
+        self._action(size, "&Reset", lambda: self.change_font_size(0), "Ctrl+0")
+        theme = menu.addMenu("&Theme")
+        group = QActionGroup(self)
+        for key, title in (("system", "Follow the &System"), ("light", "&Light"), ("dark", "&Dark")):
+            action = theme.addAction(title)
+            action.setCheckable(True)
+            action.setChecked(self.settings.theme == key)
+            action.triggered.connect(lambda checked=False, key=key: self.set_theme(key))
+            group.addAction(action)
+
+        menu = self.menuBar().addMenu("&Help")
+        self._action(menu, "&About Tokenizer Workbench", self.show_about)
+
+    def _action(self, menu: QMenu, title: str, slot: object, shortcut: object = None) -> QAction:
+        action = menu.addAction(title)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))  # type: ignore[call-overload]
+        action.triggered.connect(slot)
+        return action
+
+    def _fill_recent_menu(self) -> None:
+        self._recent_menu.clear()
+        if not self.settings.recent_projects:
+            self._recent_menu.addAction("No recent projects").setEnabled(False)
+            return
+        for path in self.settings.recent_projects:
+            action = self._recent_menu.addAction(path)
+            if os.path.isfile(path):
+                action.triggered.connect(lambda checked=False, path=path: self.open_recent(path))
+            else:
+                action.setText(f"{path} (missing)")
+                action.setEnabled(False)
+        self._recent_menu.addSeparator()
+        self._recent_menu.addAction("Clear the List").triggered.connect(self._clear_recent)
+
+    def _clear_recent(self) -> None:
+        self.settings.recent_projects = []
+        self.settings.save()
+
+    # -- opening -----------------------------------------------------------------------------
+
+    def open_at_start(self, path: str | None) -> None:
+        """What opens with the window: a recovered project, `path`, the last project, or the sample."""
+        if self.offer_recovery():
+            return
+        if path is not None:
+            if self.open_file(path):
+                return
+        for recent in self.settings.recent_projects:
+            if os.path.isfile(recent) and self.open_file(recent, quiet=True):
+                return
+        self.open_sample()
+
+    def open_sample(self) -> None:
+        """The sample project shipped in resources/, opened as a template (Save asks where)."""
+        path = str(shipped.resource(*SAMPLE_PROJECT))
+        try:
+            project = Project.load(path)
+        except ProjectFileError as error:
+            self.prompts.warn("The sample project cannot be opened", str(error))
+            return
+        self._show_project(project, path, is_template=True)
+
+    def choose_and_open(self) -> None:
+        if not self.ask_to_keep_changes():
+            return
+        path = self.prompts.open_project(self._folder())
+        if path:
+            self.open_file(path)
+
+    def open_recent(self, path: str) -> bool:
+        """File ▸ Open Recent: asks about unsaved changes first, as Open does."""
+        if not self.ask_to_keep_changes():
+            return False
+        return self.open_file(path)
+
+    def open_file(self, path: str, quiet: bool = False) -> bool:
+        """Open a project, or a tokenizer file for inspection; False (and a message unless
+        `quiet`) when it cannot be read: the open project is then kept. A project is read on
+        another thread while the window keeps drawing."""
+        if path.endswith(SUFFIX):
+            self._set_busy(f"Opening {path}…")
+            try:
+                ok, answer = self.worker.wait(self.worker.start(partial(read_project, path)))
+            finally:
+                self._set_busy("")
+            if not ok or not isinstance(answer, Project):
+                if not quiet:
+                    self.prompts.warn("The project cannot be opened", f"{answer}\n\nThe project you had open is unchanged.")
+                return False
+            lock = ProjectLock()
+            free, who = (True, "") if os.path.abspath(path) == self.project_lock.path else lock.acquire(path)
+            if not free and not self.prompts.confirm(
+                "The project is open elsewhere",
+                f"{os.path.basename(path)} is open in another Tokenizer Workbench window ({who}). If both "
+                "windows save it, one overwrites the other's changes.\n\nOpen it here too?",
+            ):
+                return False
+            approved = self._approve_outside_files(answer, path)
+            if approved is None:
+                lock.release()
+                return False
+            # (a file removed on opening is a change the project file does not have yet)
+            self._show_project(answer, path, dirty=not approved, lock=lock)
+            self.settings.add_recent(path)
+            self.settings.save()
+            self.report_missing_files()
+            changed = [item.path for item in answer.corpus if item.exists() and item.changed_on_disk()]
+            if changed:
+                # (a file edited since the project last saw it: its check, and whether the
+                # trained tokenizers were trained on it, are found out again)
+                self.file_checker.check(changed, self.document.corpus_fields())
+            return True
+        self._set_busy(f"Reading {path}…")
+        try:
+            loaded = self.project_panel.read_tokenizer(
+                path, "" if quiet else "The file cannot be opened", f"\n\nOpen a .tokproj project or {READABLE}."
+            )
+        finally:
+            self._set_busy("")
+        if loaded is None:
+            return False
+        self._show_project(Project(f"Inspect {os.path.basename(path)}"), None)
+        self.document.add_loaded(path, loaded)
+        self.document.undo_stack.clear()  # (an inspection starts with nothing to undo or save)
+        self.tabs.setCurrentWidget(self.vocab_tab)
+        return True
+
+    def _show_project(self, project: Project, path: str | None, is_template: bool = False, dirty: bool = False, lock: ProjectLock | None = None) -> None:
+        """Replace the open project (its counts tables no longer needed are removed, its lock let
+        go) with `project`."""
+        self._forget_project_files()
+        if lock is None or lock.path or path is None or os.path.abspath(path) != self.project_lock.path:
+            self.project_lock.release()
+            if lock is not None:
+                self.project_lock = lock
+        # (else the project opened again is the one this window holds the lock on: kept)
+        self.document.replace(project, path, is_template=is_template, dirty=dirty)
+        self._saved_counts = _counts_files(project)
+        self._owned_counts = set(self._saved_counts)
+        self._autosaved_generation = -1
+
+    def _approve_outside_files(self, project: Project, path: str) -> bool | None:
+        """A project someone sent may name files anywhere (`../../../etc/passwd`): corpus files
+        outside the project's folder that the user never added are shown and asked about.
+        True: nothing to remove; False: they were removed from `project`; None: the user
+        cancels the opening."""
+        folder = os.path.dirname(os.path.abspath(path))
+        # (another window may have added or approved files since this one read the settings)
+        known = set(self.settings.known_files) | set(Settings.load().known_files)
+        outside = [
+            item for item in project.corpus if not _inside(item.path, folder) and item.path not in known and item.exists()
+        ]
+        if not outside:
+            return True
+        listed = "\n".join(f"• {item.path}" for item in outside[:20])
+        more = f"\n… and {len(outside) - 20:,} more" if len(outside) > 20 else ""
+        choice = self.prompts.choose(
+            "Files outside the project's folder",
+            f"{os.path.basename(path)} trains on files outside its folder ({folder}):\n{listed}{more}\n\n"
+            "Keep them in the corpus only if you expect this project to read them.",
+            ["Keep Them", "Remove Them", "Cancel"],
+        )
+        if choice == "Keep Them":
+            self.settings.add_known_files([item.path for item in outside])
+            return True
+        if choice == "Remove Them":
+            dropped = {item.path for item in outside}
+            project.corpus = [item for item in project.corpus if item.path not in dropped]
+            return False
+        return None
+
+    def report_missing_files(self) -> None:
+        """Say which corpus files moved, and let the user point at their new place."""
+        missing = self.document.project.missing_files()
+        if missing:
+            self.project_panel.show_missing(missing)
+
+    def new_project(self) -> None:
+        if not self.ask_to_keep_changes():
+            return
+        self._show_project(Project("Untitled"), None)
+
+    # -- saving ------------------------------------------------------------------------------
+
+    def save(self) -> bool:
+        if self.document.path is None or self.document.is_template:
+            return self.save_as()
+        return self._write(self.document.path)
+
+    def save_as(self) -> bool:
+        suggested = self.document.path if self.document.path and not self.document.is_template else ""
+        if not suggested:
+            suggested = os.path.join(self._folder(), self.document.title + SUFFIX)
+        path = self.prompts.save_project(suggested)
+        if not path:
+            return False
+        if os.path.abspath(path) != self.project_lock.path:
+            lock = ProjectLock()
+            free, who = (True, "") if os.path.abspath(path) == self.project_lock.path else lock.acquire(path)
+            if not free and not self.prompts.confirm(
+                "The project is open elsewhere",
+                f"{os.path.basename(path)} is open in another Tokenizer Workbench window ({who}). Saving here "
+                "replaces it under that window.\n\nSave anyway?",
+            ):
+                return False
+            if not self._write(path):
+                lock.release()
+                return False
+            self.project_lock.release()
+            self.project_lock = lock
+            return True
+        return self._write(path)
+
+    def _write(self, path: str) -> bool:
+        """Write the project to `path` on the writing thread (the window keeps drawing); the
+        previous file is kept as `<path>.bak`. False, with a message, when it failed: the
+        project stays open and unsaved, and nothing at `path` changed."""
+        generation = self.document.generation
+        members = self.document.project.snapshot(os.path.dirname(os.path.abspath(path)))
+        self._set_busy(f"Saving {path}…")
+        try:
+            ok, answer = self.worker.wait(self.worker.start(partial(write_project, path, members)))
+        finally:
+            self._set_busy("")
+        if not ok:
+            self.prompts.warn(
+                "The project was not saved",
+                f"{answer}\n\nNothing was written at {path}; the project is still open with its changes. "
+                "Choose another folder with File ▸ Save As, or free some space and save again.",
+            )
+            return False
+        self.document.mark_saved(path, generation)
+        self._saved_counts = _counts_files(self.document.project)
+        self._owned_counts |= self._saved_counts
+        self.settings.add_recent(path)
+        # (the files of a project the user saved are theirs: its next opening does not ask)
+        self.settings.add_known_files(self.document.corpus_paths())
+        self.settings.save()
+        if not self.document.dirty:
+            self.recovery.remove()
+        self.statusBar().showMessage(f"Saved {path}", 5000)
+        return True
+
+    def ask_to_keep_changes(self) -> bool:
+        """Before the project is replaced or the window closes: False when the user cancels."""
+        if not self.document.dirty:
+            return True
+        answer = self.prompts.save_changes(self.document.title)
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def _set_busy(self, text: str) -> None:
+        """While a project is read or written: say so in the status bar."""
+        self._state_label.setText(text if text else self.train_tab.resting_state())
+
+    def _forget_project_files(self) -> None:
+        """The open project is going: remove the word-counts tables this window made or its
+        project named that the project file on disk does not name (undo could no longer bring
+        back a result that needs them). Files the user made are never touched."""
+        for path in sorted(self._owned_counts - self._saved_counts):
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        self._owned_counts = set()
+        self._saved_counts = set()
+
+    def _on_document_files_added(self, paths: list[str]) -> None:
+        self.settings.add_known_files(paths)
+        self.settings.save()
+
+    def _on_train_tab_counts_kept(self, path: str) -> None:
+        self._owned_counts.add(os.path.abspath(path))
+
+    # -- autosave and recovery ---------------------------------------------------------------
+
+    def autosave(self) -> None:
+        """Write the unsaved project to this window's recovery copy on the writing thread
+        (nothing when it has no changes, or none since the last autosave)."""
+        if not self.document.dirty or self.document.generation == self._autosaved_generation or self.worker.busy():
+            return
+        original = self.document.path if self.document.path is not None and not self.document.is_template else ""
+        note = RecoveryNote(self.document.title, original, time.time(), os.getpid())
+        folder = os.path.dirname(self.document.path) if self.document.path else str(self.recovery.folder)
+        members = self.document.project.snapshot(folder)
+        members.append((RECOVERY_NOTE, Part(note.to_bytes())))
+        self._autosaving = (self.worker.start(partial(write_project, self.recovery.path, members, False)), self.document.generation)
+
+    def _on_worker_finished(self, number: int, answer: object) -> None:
+        if number == self._autosaving[0]:
+            self._autosaved_generation = self._autosaving[1]
+
+    def _on_worker_failed(self, number: int, message: str) -> None:
+        if number == self._autosaving[0]:
+            self.statusBar().showMessage(f"Autosave failed: {message}", 10000)
+
+    def offer_recovery(self) -> bool:
+        """After a crash: offer back every autosaved copy no living window holds, newest first.
+        True when one was restored. A copy that cannot be read is set aside (never deleted)."""
+        for path, lock in orphaned_copies(self.recovery.folder):
+            try:
+                project, note = read_recovery(path)
+            except Exception as error:  # noqa: BLE001 - a damaged copy must never stop the window from opening
+                kept = set_aside(path)
+                lock.unlock()
+                reason = str(error) if isinstance(error, ProjectFileError) else f"{path}: {type(error).__name__}: {error}"
+                self.prompts.warn(
+                    "An autosaved project cannot be restored",
+                    "Tokenizer Workbench did not close properly, and the copy of the unsaved work it autosaved "
+                    f"cannot be read:\n{reason}\n\n"
+                    + (f"It was kept as {kept}, in case you want to look at it; it is not offered again." if kept else ""),
+                )
+                continue
+            trained = sum(1 for entry in project.tokenizers if entry.is_trained)
+            choice = self.prompts.choose(
+                "Restore unsaved work?",
+                f"Tokenizer Workbench did not close properly. The project {note.describe()} has changes that were "
+                f"never saved ({len(project.corpus)} corpus files, {len(project.tokenizers)} tokenizers, {trained} trained).\n\n"
+                "Restore it now? Later keeps it for the next start; Discard deletes it.",
+                ["Restore", "Later", "Discard"],
+            )
+            if choice == "Restore":
+                original = note.path if note.path else None
+                lock_file = ProjectLock()
+                if original is not None:
+                    lock_file.acquire(original)
+                adopted = self.recovery.adopt(path)
+                lock.unlock()
+                self._show_project(project, original, dirty=True, lock=lock_file)
+                if adopted:
+                    # (the copy on disk is this state: it stays until the project is saved)
+                    self._autosaved_generation = self.document.generation
+                return True
+            if choice == "Discard":
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+            lock.unlock()
+        return False
+
+    # -- export ------------------------------------------------------------------------------
+
+    def export_tokenizer_json(self) -> bool:
+        """File ▸ Export ▸ Tokenizer (tokenizer.json), which keeps the whole pipeline."""
+        return self.export_as(convert.HF)
+
+    def export_reasons(self) -> dict[str, str] | None:
+        """Why each export format of `EXPORT_TITLES` cannot hold the active tokenizer ("" when
+        it can): the engine's own answer (`convert.check`), found out in the encoding process
+        with the rest of the view (None until it has answered)."""
+        view = self.document.view()
+        if view is None or not view.entry.is_trained:
+            return {kind: "Train the tokenizer (or import one) first" for kind in EXPORT_TITLES}
+        return view.export_reasons
+
+    def update_export_actions(self) -> None:
+        """Enable the export formats that can hold the active tokenizer; the others say why."""
+        reasons = self.export_reasons()
+        for kind, action in self.export_actions.items():
+            reason = reasons.get(kind, "") if reasons is not None else "checking whether the format can hold it…"
+            action.setEnabled(not reason)
+            tip = f"Cannot export as {EXPORT_TITLES[kind].rstrip('…')}: {reason}" if reason else convert.DESCRIPTIONS[kind]
+            action.setToolTip(tip)
+            action.setStatusTip(tip)
+
+    def export_as(self, kind: str) -> bool:
+        """Write the active tokenizer in format `kind` (of `convert.FORMATS`) where the user
+        says, in a child process; what the format drops is listed. False when nothing was
+        written."""
+        entry = self.document.active
+        if entry is None or entry.trained_json is None:
+            self.prompts.warn("Nothing to export", "Train the tokenizer (or import one) before exporting it.")
+            return False
+        name = EXPORT_NAMES[kind]
+        if kind in (convert.SENTENCEPIECE, convert.TIKTOKEN):
+            name = f"{entry.name}{convert.SUFFIXES[kind]}"
+        elif kind == convert.HF:
+            name = f"{entry.name}.json"
+        suggested = os.path.join(self._folder(), name.replace(os.sep, "-"))
+        path = self.prompts.export_file(suggested, TOKENIZER_FILTER if kind == convert.HF else EXPORT_FILTERS[kind])
+        if not path:
+            return False
+        if kind != convert.HF and not path.lower().endswith(convert.SUFFIXES[kind]):
+            path += convert.SUFFIXES[kind]
+        title = EXPORT_TITLES.get(kind, "tokenizer.json").rstrip("…")
+        self._set_busy(f"Exporting {path}…")
+        try:
+            ok, answer = self._file_job.run(export_main, export_payload(entry.trained_json, kind, path))
+        finally:
+            self._set_busy("")
+        if not ok or not isinstance(answer, tuple):
+            self.prompts.warn(f"The tokenizer was not exported as {title}", f"{answer}\n\nNothing was written at {path}.")
+            return False
+        paths, notes = answer
+        written = " and ".join(paths)
+        if kind == convert.HF:
+            self.statusBar().showMessage(f"Exported {written} (tokenizer.json keeps the whole pipeline)", 8000)
+            return True
+        lost = f"; it does not keep {len(notes)} thing{'s' if len(notes) != 1 else ''} (listed)" if notes else ""
+        self.statusBar().showMessage(f"Exported {written}{lost}", 10000)
+        if notes:
+            listed = "\n".join(f"• {note}" for note in notes)
+            self.prompts.inform(f"What {title} does not keep", f"Wrote {written}.\n\nThe format cannot hold:\n{listed}")
+        return True
+
+    # -- edit, view, help ----------------------------------------------------------------------
+
+    def copy_selection(self) -> None:
+        """Copy what is selected in the focused view: table rows as tab-separated lines."""
+        widget = QApplication.focusWidget()
+        if isinstance(widget, (QLineEdit, QPlainTextEdit)):
+            widget.copy()
+            return
+        if isinstance(widget, QAbstractItemView):
+            text = selected_text(widget)
+            if text:
+                QGuiApplication.clipboard().setText(text)
+
+    def find_token(self) -> None:
+        self.tabs.setCurrentWidget(self.vocab_tab)
+        self.vocab_tab.focus_filter()
+
+    def _on_glyphs_toggled(self, checked: bool) -> None:
+        self.settings.show_whitespace = bool(checked)
+        self.settings.save()
+        self.vocab_tab.set_whitespace_glyphs(self.settings.show_whitespace)
+        self.train_tab.set_whitespace_glyphs(self.settings.show_whitespace)
+        self.encode_tab.set_whitespace_glyphs(self.settings.show_whitespace)
+        self.compare_tab.set_whitespace_glyphs(self.settings.show_whitespace)
+
+    def change_font_size(self, delta: int) -> None:
+        app = QApplication.instance()
+        if not isinstance(app, QApplication):
+            return
+        if delta == 0:
+            self.settings.font_size = 0
+        else:
+            current = self.settings.font_size or round(app.font().pointSizeF())
+            self.settings.font_size = max(6, min(32, current + delta))
+        self.settings.save()
+        apply_appearance(self.settings)
+
+    def set_theme(self, theme: str) -> None:
+        self.settings.theme = theme
+        self.settings.save()
+        apply_appearance(self.settings)
+        self.train_tab.apply_palette()
+
+    def about_text(self) -> str:
+        build = "compiled with mypyc" if engine.COMPILED else "pure Python (not compiled)"
+        return (
+            f"<h3>{APP_TITLE} {engine.__version__}</h3>"
+            "<p>Train, inspect and compare subword tokenizers.</p>"
+            f"<p>Engine {engine.__version__}: {build}<br>"
+            f"Qt {qVersion()} (PySide6 {pyside_version})<br>"
+            f"Python {platform.python_version()} on {platform.system()}</p>"
+        )
+
+    def show_about(self) -> None:
+        QMessageBox.about(self, f"About {APP_TITLE}", self.about_text())
+
+    # -- state shown around the tabs -----------------------------------------------------------
+
+    def _update_title(self) -> None:
+        star = "*" if self.document.dirty else ""
+        self.setWindowTitle(f"{APP_TITLE} — {self.document.title}{star}")
+
+    def _on_document_dirty_changed(self, dirty: bool) -> None:
+        self._update_title()
+
+    def _on_document_active_changed(self) -> None:
+        entry = self.document.active
+        view = self.document.view()
+        if entry is None:
+            self._tokenizer_label.setText("no tokenizer")
+            self._size_label.setText("")
+        else:
+            self._tokenizer_label.setText(entry.name)
+            if view is not None and entry.is_trained:
+                size = view.vocab_size if view.vocab_size >= 0 else (entry.result.vocab_size if entry.result is not None else 0)
+                self._size_label.setText(f"vocabulary {size:,}" if size > 0 else "vocabulary …")
+            elif entry.is_trained:
+                self._size_label.setText("cannot be loaded")
+            else:
+                self._size_label.setText("not trained")
+        self._export_json.setEnabled(entry is not None and entry.is_trained)
+        for kind, action in self.export_actions.items():
+            # the formats are checked when the menu opens; until then, only "is it trained"
+            action.setEnabled(entry is not None and entry.is_trained)
+            action.setToolTip(convert.DESCRIPTIONS[kind])
+
+    def _on_document_view_changed(self) -> None:
+        self._on_document_active_changed()
+        if self.export_menu.isVisible():
+            self.update_export_actions()
+
+    def _on_train_tab_state_changed(self, state: str) -> None:
+        self._state_label.setText(state)
+
+    def _on_train_tab_trained(self) -> None:
+        self.tabs.setTabText(1, "Vocabulary")
+
+    def _folder(self) -> str:
+        if self.document.path and not self.document.is_template:
+            return os.path.dirname(self.document.path)
+        return os.path.expanduser("~")
+
+    # -- closing -----------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt's name
+        if self.train_tab.is_training() and not self.prompts.confirm(
+            "Training is running", "Stop the training and close? The project keeps its last result."
+        ):
+            event.ignore()
+            return
+        if not self.ask_to_keep_changes():
+            event.ignore()
+            return
+        self.shutdown()
+        event.accept()
+
+    def shutdown(self) -> None:
+        """Stop every job, finish writing, and remove the recovery copy: the window is closing
+        cleanly (the user saved, or chose to discard the changes)."""
+        self._autosave.stop()
+        self.train_tab.shutdown()
+        self.encoding_runner.shutdown()
+        self.worker.wait_all()
+        self._forget_project_files()
+        self.recovery.remove()
+        self.recovery.release()
+        self.project_lock.release()
+
+
+def selected_text(view: QAbstractItemView) -> str:
+    """The selected cells of `view` as tab-separated rows, in row order."""
+    model = view.model()
+    rows: dict[int, dict[int, str]] = {}
+    for index in view.selectedIndexes():
+        rows.setdefault(index.row(), {})[index.column()] = str(model.data(index) or "")
+    lines: list[str] = []
+    for row in sorted(rows):
+        cells = rows[row]
+        lines.append("\t".join(cells[column] for column in sorted(cells)))
+    return "\n".join(lines)
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether `path` is in `folder` or below it."""
+    try:
+        return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == os.path.abspath(folder)
+    except ValueError:
+        return False
+
+
+def _counts_files(project: Project) -> set[str]:
+    """The word-counts tables the project's tokenizers name."""
+    return {os.path.abspath(entry.counts_file) for entry in project.tokenizers if entry.counts_file}

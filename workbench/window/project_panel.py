@@ -1,0 +1,615 @@
+"""`ProjectPanel`, the left dock: the corpus files (added by button or drag and drop, checked
+in the background; the text field of JSON Lines and Parquet/Arrow files chosen in place) and
+the tokenizers (from presets, or imported), one of them active.
+
+A preset the engine cannot train yet is listed, disabled, with the reason. Widgets only: the
+project changes through `ProjectDocument`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Final
+
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QColor, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMenu,
+    QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.corpus import FileCheck, check_file
+from engine.errors import CorpusError
+from engine.project import CorpusFile, TokenizerEntry
+from engine.schema import JsonValue
+from workbench.core import presets
+from workbench.window.document import ProjectDocument
+from workbench.jobs.runners.file_checks import FileChecker, text_fields
+from workbench.jobs.children.files import load_main, load_payload
+from workbench.jobs.runners.child_job import ChildJob
+from workbench.core.formatting import ERROR_COLOR, ERROR_STYLE, human_size
+from workbench.window.prompts import Prompts
+
+CORPUS_COLUMNS: Final = ("File", "Field", "Size", "Lines", "Check")
+FILE_COLUMN: Final = 0
+FIELD_COLUMN: Final = 1
+SIZE_COLUMN: Final = 2
+LINES_COLUMN: Final = 3
+CHECK_COLUMN: Final = 4
+# The absolute path of a row's file (any column).
+PATH_ROLE: Final = int(Qt.ItemDataRole.UserRole)
+# While the Field column shows, the corpus table keeps room for about this many letters of a name.
+FILE_NAME_CHARS: Final = 16
+# What the engine's problems tell a command-line user, and what the window says instead.
+CLI_FIELD_HINT: Final = "choose one with --field"
+WINDOW_FIELD_HINT: Final = "double-click its Field cell to choose one"
+Index = QModelIndex | QPersistentModelIndex
+
+
+class CorpusModel(QAbstractTableModel):
+    """The project's corpus files: name, text field (JSON Lines and Parquet/Arrow files; blank
+    for the others), size, lines, and the check's verdict. Editing a Field cell emits
+    `field_chosen(row, field)`; the project changes elsewhere. `checking` maps the files being
+    checked again to the field they are checked with."""
+
+    field_chosen = Signal(int, str)
+
+    def __init__(self, document: ProjectDocument) -> None:
+        super().__init__()
+        self.document = document
+        self.checking: dict[str, str] = {}
+        document.changed.connect(self._on_document_changed)
+
+    def has_fields(self) -> bool:
+        """Whether any file has a text field to show (else the Field column is hidden)."""
+        return any(item.takes_field for item in self.document.project.corpus)
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        flags = super().flags(index)
+        if index.isValid() and index.column() == FIELD_COLUMN and self.document.project.corpus[index.row()].takes_field:
+            flags |= Qt.ItemFlag.ItemIsEditable
+        return flags
+
+    def setData(self, index: Index, value: object, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+        if not index.isValid() or index.column() != FIELD_COLUMN or role != Qt.ItemDataRole.EditRole:
+            return False
+        field = str(value).strip() if value is not None else ""
+        if not field:
+            return False
+        self.field_chosen.emit(index.row(), field)
+        return True
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(self.document.project.corpus)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+        return 0 if parent.isValid() else len(CORPUS_COLUMNS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> object:  # noqa: N802
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return CORPUS_COLUMNS[section]
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid():
+            return None
+        item = self.document.project.corpus[index.row()]
+        column = index.column()
+        if role == PATH_ROLE:
+            return item.path
+        if column == FIELD_COLUMN:
+            return self._field_data(item, role)
+        missing = not item.exists()
+        checking = item.path in self.checking
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == FILE_COLUMN:
+                return item.name
+            if column == SIZE_COLUMN:
+                return human_size(item.size)
+            if column == LINES_COLUMN:
+                return f"{item.lines:,}"
+            if checking:
+                return "checking…"
+            return "missing" if missing else ("UTF-8 ✓" if not item.problem else "problem")
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if missing:
+                return f"{item.path}\nThis file is not there any more: right-click to locate it."
+            return f"{item.path}\n{window_problem(item.problem) or 'valid UTF-8 text'}\nSHA-256 {item.sha256}"
+        if role == Qt.ItemDataRole.ForegroundRole and (missing or item.problem) and not checking and column in (FILE_COLUMN, CHECK_COLUMN):
+            return QColor(ERROR_COLOR)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in (SIZE_COLUMN, LINES_COLUMN):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def _field_data(self, item: CorpusFile, role: int) -> object:
+        if not item.takes_field:
+            return None
+        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
+            return item.field
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return f"Each record's “{item.field}” text is trained on.\nDouble-click (or right-click, Text Field…) to choose another field."
+        return None
+
+    def refresh(self) -> None:
+        """Redraw every cell (the files being checked changed)."""
+        if self.rowCount():
+            self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
+
+    def _on_document_changed(self) -> None:
+        self.beginResetModel()
+        self.endResetModel()
+
+
+class FieldDelegate(QStyledItemDelegate):
+    """The Field cell's editor: a list of the file's text fields (`workbench.jobs.runners.file_checks.text_fields`),
+    the current one selected; a choice is committed at once. When the fields cannot be listed
+    (pyarrow missing, an unreadable first record) the field's name is typed instead, and
+    `failed(reason)` says why."""
+
+    failed = Signal(str)
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: Index) -> QWidget:  # noqa: N802
+        combo = QComboBox(parent)
+        path = str(index.data(PATH_ROLE))
+        try:
+            choices = text_fields(path)
+            reason = "" if choices else "its first record has no text field"
+        except CorpusError as error:
+            choices, reason = [], error.reason
+        combo.addItems(choices)
+        if reason:
+            combo.setEditable(True)
+            combo.setToolTip(f"{os.path.basename(path)}: {reason}. Type the field's name.")
+            self.failed.emit(f"{os.path.basename(path)}: {reason}. Type the field's name and press Enter.")
+        else:
+            combo.setPlaceholderText(str(index.data(Qt.ItemDataRole.EditRole) or ""))  # a field the file lacks
+            combo.activated.connect(lambda _row: self._commit(combo))
+            QTimer.singleShot(0, combo, combo.showPopup)  # one double-click opens the list
+        return combo
+
+    def setEditorData(self, editor: QWidget, index: Index) -> None:  # noqa: N802
+        if not isinstance(editor, QComboBox):
+            return
+        current = str(index.data(Qt.ItemDataRole.EditRole) or "")
+        if editor.isEditable():
+            editor.setEditText(current)
+        else:
+            editor.setCurrentIndex(editor.findText(current, Qt.MatchFlag.MatchExactly))
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel, index: Index) -> None:  # noqa: N802
+        if isinstance(editor, QComboBox) and editor.currentText().strip():
+            model.setData(index, editor.currentText(), Qt.ItemDataRole.EditRole)
+
+    def _commit(self, combo: QComboBox) -> None:
+        self.commitData.emit(combo)
+        self.closeEditor.emit(combo, QStyledItemDelegate.EndEditHint.NoHint)
+
+
+class CorpusView(QTableView):
+    """The corpus table; files and folders dropped on it are added."""
+
+    dropped = Signal(list)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setAcceptDrops(True)
+        self.setDropIndicatorShown(True)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        paths = [url.toLocalFile() for url in event.mimeData().urls() if url.isLocalFile()]
+        if paths:
+            self.dropped.emit(paths)
+            event.acceptProposedAction()
+
+
+class ProjectPanel(QWidget):
+    """Corpus files and tokenizers of the open project."""
+
+    def __init__(self, document: ProjectDocument, prompts: Prompts, checker: FileChecker) -> None:
+        super().__init__()
+        self.document = document
+        self.prompts = prompts
+        self.checker = checker
+        # reads the tokenizer files the user imports, in a child process
+        self._loader = ChildJob("import", self)
+        checker.checked.connect(self._on_checker_checked)
+        checker.field_checked.connect(self._on_checker_field_checked)
+
+        self.corpus_model = CorpusModel(document)
+        # subtle: queued, so the editor that chose the field is closed before the model resets
+        self.corpus_model.field_chosen.connect(self.set_field, Qt.ConnectionType.QueuedConnection)
+        self.corpus_view = CorpusView()
+        self.corpus_view.setModel(self.corpus_model)
+        self.field_delegate = FieldDelegate(self)
+        self.field_delegate.failed.connect(self._on_field_delegate_failed)
+        self.corpus_view.setItemDelegateForColumn(FIELD_COLUMN, self.field_delegate)
+        self.corpus_view.setEditTriggers(
+            QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+        )
+        self.corpus_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.corpus_view.verticalHeader().hide()
+        # one line a file, its name shortened in the middle: the kind (".jsonl.gz") stays in sight
+        self.corpus_view.setWordWrap(False)
+        self.corpus_view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.corpus_view.horizontalHeader().setSectionResizeMode(FILE_COLUMN, QHeaderView.ResizeMode.Stretch)
+        for column in (FIELD_COLUMN, SIZE_COLUMN, LINES_COLUMN, CHECK_COLUMN):
+            self.corpus_view.horizontalHeader().setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.corpus_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.corpus_view.customContextMenuRequested.connect(self._on_corpus_view_menu)
+        self.corpus_view.dropped.connect(self.add_dropped)
+        # the corpus status: what the last action did (`_note`, about the file `_note_path` when
+        # it names one), then the problems the project's files have now, drawn from the project
+        self.corpus_status = QLabel()
+        self.corpus_status.setWordWrap(True)
+        self._note = ""
+        self._note_error = False
+        self._note_path = ""
+        self._project = document.project
+
+        add_files = QPushButton("Add Files…")
+        add_files.clicked.connect(self.choose_files)
+        add_folder = QPushButton("Add Folder…")
+        add_folder.clicked.connect(self.choose_folder)
+        self.remove_files_button = QPushButton("Remove")
+        self.remove_files_button.clicked.connect(self.remove_selected_files)
+
+        self.tokenizer_list = QListWidget()
+        self.tokenizer_list.setIconSize(QSize(0, 0))
+        self.tokenizer_list.currentRowChanged.connect(self._on_tokenizer_list_row_changed)
+        self.tokenizer_list.itemDoubleClicked.connect(self._on_tokenizer_list_double_clicked)
+        self.new_button = QToolButton()
+        self.new_button.setText("New From Preset")
+        self.new_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.preset_menu = QMenu(self)
+        for item in presets.PRESETS:
+            action = self.preset_menu.addAction(item.title if item.available else f"{item.title} — not yet available")
+            action.setToolTip(item.description if item.available else item.reason)
+            action.setStatusTip(item.description if item.available else item.reason)
+            action.setEnabled(item.available)
+            action.triggered.connect(lambda checked=False, key=item.key: self.add_preset(key))
+        self.preset_menu.setToolTipsVisible(True)
+        self.new_button.setMenu(self.preset_menu)
+        import_button = QPushButton("Import…")
+        import_button.clicked.connect(self.import_tokenizer)
+        self.remove_tokenizer_button = QPushButton("Remove")
+        self.remove_tokenizer_button.clicked.connect(self.remove_active_tokenizer)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(_heading("Corpus"))
+        layout.addWidget(self.corpus_view, 3)
+        row = QHBoxLayout()
+        for button in (add_files, add_folder, self.remove_files_button):
+            row.addWidget(button)
+        layout.addLayout(row)
+        layout.addWidget(self.corpus_status)
+        layout.addWidget(_heading("Tokenizers"))
+        layout.addWidget(self.tokenizer_list, 2)
+        row = QHBoxLayout()
+        row.addWidget(self.new_button)
+        row.addWidget(import_button)
+        row.addWidget(self.remove_tokenizer_button)
+        layout.addLayout(row)
+
+        document.changed.connect(self._on_document_changed)
+        document.changed.connect(self._on_document_changed_status)
+        document.active_changed.connect(self._on_document_changed)
+        self._on_document_changed()
+        self._show_status()
+
+    # -- corpus ------------------------------------------------------------------------------
+
+    def choose_files(self) -> None:
+        paths = self.prompts.corpus_files(self._folder())
+        if paths:
+            self.add_paths(paths)
+
+    def choose_folder(self) -> None:
+        path = self.prompts.corpus_folder(self._folder())
+        if path:
+            self.add_dropped([path])
+
+    def add_dropped(self, paths: list[str]) -> None:
+        """Add files as they are and, for each folder, the files chosen in the Add Folder
+        dialog (its globs); a cancelled dialog adds nothing of that folder."""
+        files: list[str] = []
+        for path in paths:
+            if not os.path.isdir(path):
+                files.append(path)
+                continue
+            chosen = self.prompts.folder_files(path)
+            if chosen:
+                files.extend(chosen)
+        if files:
+            self.add_paths(files)
+
+    def add_paths(self, paths: list[str]) -> None:
+        """Check the files (in the background) and add them; folders add their corpus files
+        (text, also compressed; JSON Lines; Parquet/Arrow; word-count tables)."""
+        self._say(f"Checking {len(paths)} item{'s' if len(paths) != 1 else ''}…")
+        # a file added again is checked with the field it has
+        self.checker.check(paths, self.document.corpus_fields())
+
+    def _on_checker_checked(self, checks: list[FileCheck], errors: list[str]) -> None:
+        if checks:
+            self.document.add_checked_files(checks)
+        # (the problems of the files added are the project's now: `corpus_problems` lists them)
+        if errors:
+            self._say("\n".join(errors), error=True)
+        elif not checks:
+            self._say("No corpus files found there (text, .jsonl, .parquet, .tsv, also .gz/.bz2/.xz/.zst).", error=True)
+        else:
+            self._say(f"Added {len(checks)} file{'s' if len(checks) != 1 else ''}.")
+
+    def set_field(self, row: int, field: str) -> None:
+        """Read the records of corpus file `row` from `field`, and check the file again with it
+        (in the background; its Check cell says "checking…" meanwhile)."""
+        if not self.document.set_field(row, field):
+            return
+        item = self.document.project.corpus[row]
+        self.corpus_model.checking[item.path] = item.field
+        self.corpus_model.refresh()
+        self._say(f"Checking {item.name} with the field “{item.field}”…", path=item.path)
+        self.checker.check_field(item.path, item.field)
+
+    def choose_field(self, row: int) -> None:
+        """Open the Field cell's list of fields for corpus file `row`."""
+        self.corpus_view.edit(self.corpus_model.index(row, FIELD_COLUMN))
+
+    def _on_checker_field_checked(self, path: str, field: str, check: FileCheck | None, error: str) -> None:
+        if self.corpus_model.checking.get(path) == field:
+            del self.corpus_model.checking[path]
+        if not self.document.apply_field_check(path, field, check, error):
+            self.corpus_model.refresh()
+            self._show_status()
+            return  # the field was changed again meanwhile, or the file removed
+        name = os.path.basename(path)
+        if check is not None and not check.problem:
+            records = f": {check.lines:,} records" if check.lines else ""
+            self._say(f"{name} is read from the field “{field}”{records}.", path=os.path.abspath(path))
+        else:
+            self._say("")  # (its problem is the file's now: listed below)
+
+    def _on_field_delegate_failed(self, reason: str) -> None:
+        self._say(reason, error=True)
+
+    # -- the corpus status -----------------------------------------------------------------------
+
+    def _say(self, note: str, error: bool = False, path: str = "") -> None:
+        self._note, self._note_error, self._note_path = note, error, path
+        self._show_status()
+
+    def _show_status(self) -> None:
+        problems = corpus_problems(self.document.project.corpus, set(self.corpus_model.checking))
+        lines = ([self._note] if self._note else []) + problems
+        self.corpus_status.setText("\n".join(lines))
+        self.corpus_status.setStyleSheet(ERROR_STYLE if problems or self._note_error else "")
+
+    def _on_document_changed_status(self) -> None:
+        """Problems follow the project: a file removed, relocated or checked again takes its
+        problem with it, and another project starts with no note."""
+        project = self.document.project
+        if project is not self._project:
+            self._project = project
+            self._note, self._note_error, self._note_path = "", False, ""
+        elif self._note_path and self._note_path not in {item.path for item in project.corpus}:
+            self._note, self._note_error, self._note_path = "", False, ""
+        self._show_status()
+
+    def remove_selected_files(self) -> None:
+        rows = sorted({index.row() for index in self.corpus_view.selectionModel().selectedRows()})
+        if rows:
+            self.document.remove_files(rows)
+
+    def show_missing(self, missing: list[CorpusFile]) -> None:
+        """Say which corpus files are missing (they are listed while they are)."""
+        self._show_status()
+
+    def locate(self, row: int) -> None:
+        item = self.document.project.corpus[row]
+        path = self.prompts.locate(item.name, os.path.dirname(item.path))
+        if not path:
+            return
+        try:
+            check = check_file(path, item.field)
+        except CorpusError as error:
+            self.prompts.warn("That file cannot be used", str(error))
+            return
+        if item.sha256 and check.sha256 != item.sha256:
+            if not self.prompts.confirm(
+                "A different file?",
+                f"{os.path.basename(path)} is not the file the project knew ({item.name}, {human_size(item.size)}): "
+                "its contents differ. Use it anyway?",
+            ):
+                return
+        name = item.name
+        self.document.relocate_file(row, check)
+        self._say(f"{name} is now {path}.", path=item.path)
+
+    def _on_corpus_view_menu(self, position: QPoint) -> None:
+        # subtle: an item view reports the position in its viewport's coordinates.
+        index = self.corpus_view.indexAt(position)
+        menu = QMenu(self)
+        if index.isValid():
+            row = index.row()
+            locate = menu.addAction("Locate…")
+            locate.triggered.connect(lambda: self.locate(row))
+            if self.document.project.corpus[row].takes_field:
+                field = menu.addAction("Text Field…")
+                field.setStatusTip("Choose which field of each record is trained on")
+                field.triggered.connect(lambda: self.choose_field(row))
+            remove = menu.addAction("Remove")
+            remove.triggered.connect(self.remove_selected_files)
+        menu.addAction("Add Files…").triggered.connect(self.choose_files)
+        menu.exec(self.corpus_view.viewport().mapToGlobal(position))
+
+    # -- tokenizers --------------------------------------------------------------------------
+
+    def add_preset(self, key: str) -> None:
+        self.document.add_preset(key)
+
+    def import_tokenizer(self) -> None:
+        """Read a tokenizer file the user chooses (in a child process: the window draws
+        meanwhile) and add it to the project."""
+        path = self.prompts.tokenizer_file(self._folder())
+        if not path:
+            return
+        loaded = self.read_tokenizer(path, "The tokenizer cannot be imported")
+        if loaded is not None:
+            self.document.add_loaded(path, loaded)
+
+    def read_tokenizer(
+        self, path: str, failure: str = "", hint: str = ""
+    ) -> tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None, int] | None:
+        """The tokenizer file `path` read in a child process, as `document.add_loaded` takes it;
+        None when it cannot be read (said, under the title `failure` and with `hint` after the
+        reason, unless `failure` is "").
+
+        A BERT vocab.txt does not say whether its model lowercases the text: what its tokens
+        show is chosen, said, and the user may read it the other way."""
+        ok, loaded = self._loader.run(load_main, load_payload(path))
+        if ok and isinstance(loaded, tuple) and loaded[5] is not None:
+            lowercase = bool(loaded[5])
+            other = "Read It as Cased" if lowercase else "Read It as Uncased"
+            choice = self.prompts.choose(
+                "Cased or uncased?",
+                f"{os.path.basename(path)}: {loaded[4][0]}.\n\nA vocab.txt does not say whether its model "
+                "lowercases the text before it looks tokens up; its tokens tell: a cased model has tokens "
+                f"with capitals. It was read as {'uncased (lowercasing)' if lowercase else 'cased (text kept as typed)'}.",
+                ["Keep It", other],
+            )
+            if choice == other:
+                ok, loaded = self._loader.run(load_main, load_payload(path, not lowercase))
+        if not ok or not isinstance(loaded, tuple):
+            if failure:
+                self.prompts.warn(failure, f"{loaded}{hint}")
+            return None
+        return loaded[0], loaded[1], loaded[2], int(loaded[3])
+
+    def remove_active_tokenizer(self) -> None:
+        entry = self.document.active
+        if entry is None:
+            return
+        if entry.is_trained and not self.prompts.confirm("Remove tokenizer", f"Remove “{entry.name}” and its trained result?"):
+            return
+        self.document.remove_tokenizer(self.document.project.active)
+
+    def _on_tokenizer_list_row_changed(self, row: int) -> None:
+        if row >= 0:
+            self.document.set_active(row)
+
+    def _on_tokenizer_list_double_clicked(self, item: QListWidgetItem) -> None:
+        row = self.tokenizer_list.row(item)
+        entry = self.document.project.tokenizers[row]
+        name = self.prompts.text("Rename tokenizer", "Name:", entry.name)
+        if name:
+            self.document.rename_tokenizer(row, name)
+
+    def _on_document_changed(self) -> None:
+        project = self.document.project
+        self.tokenizer_list.blockSignals(True)
+        self.tokenizer_list.clear()
+        for entry in project.tokenizers:
+            if entry.is_trained:
+                size = _trained_size(entry)
+                state = f"trained{f', {size:,} tokens' if size else ''}" if entry.preset != "imported" else "imported"
+            else:
+                state = "not trained"
+            item = QListWidgetItem(f"{entry.name}\n    {state}")
+            item.setToolTip(entry.source or entry.name)
+            self.tokenizer_list.addItem(item)
+        self.tokenizer_list.setCurrentRow(project.active)
+        self.tokenizer_list.blockSignals(False)
+        self.remove_tokenizer_button.setEnabled(project.active >= 0)
+        self.remove_files_button.setEnabled(bool(project.corpus))
+        self._show_field_column(self.corpus_model.has_fields())
+
+    def _show_field_column(self, shown: bool) -> None:
+        """The Field column only while a file has a field; the table then keeps room for
+        FILE_NAME_CHARS of a file's name beside it (the dock widens once, if it must)."""
+        view = self.corpus_view
+        view.setColumnHidden(FIELD_COLUMN, not shown)
+        if not shown:
+            view.setMinimumWidth(0)
+            return
+        header = view.horizontalHeader()
+        columns = 0
+        for column in (FIELD_COLUMN, SIZE_COLUMN, LINES_COLUMN, CHECK_COLUMN):
+            columns += max(header.sectionSizeHint(column), view.sizeHintForColumn(column))
+        name = view.fontMetrics().averageCharWidth() * FILE_NAME_CHARS
+        frame = 2 * view.frameWidth() + view.verticalScrollBar().sizeHint().width()
+        view.setMinimumWidth(columns + name + frame)
+
+    def _folder(self) -> str:
+        corpus = self.document.project.corpus
+        if corpus:
+            return os.path.dirname(corpus[-1].path)
+        if self.document.path and not self.document.is_template:
+            return os.path.dirname(self.document.path)
+        return os.path.expanduser("~")
+
+
+def corpus_problems(corpus: list[CorpusFile], checking: set[str]) -> list[str]:
+    """What is wrong with the project's corpus files now, one line each (files being checked
+    again are left out until their check says): "big.bin is not UTF-8 …", then "Not found: a.txt"."""
+    lines: list[str] = []
+    missing: list[str] = []
+    for item in corpus:
+        if not item.exists():
+            missing.append(item.name)
+        elif item.problem and item.path not in checking:
+            lines.append(f"{item.name} {window_problem(item.problem)}")
+    if missing:
+        lines.append(f"Not found: {', '.join(missing)}. Right-click a missing file to locate it; training needs every file.")
+    return lines
+
+
+def window_problem(problem: str) -> str:
+    """A check's problem as the window says it: the engine's hint to the command line
+    ("choose one with --field") becomes where to choose the field here."""
+    return problem.replace(CLI_FIELD_HINT, WINDOW_FIELD_HINT)
+
+
+def _heading(text: str) -> QLabel:
+    label = QLabel(text)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
+def _trained_size(entry: TokenizerEntry) -> int:
+    """The size of its trained vocabulary as far as it is known without parsing anything (0
+    when not known): a project with five trained tokenizers opens without reading their
+    histories."""
+    return entry.result.size() if entry.result is not None else 0

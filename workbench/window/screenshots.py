@@ -1,0 +1,294 @@
+"""`tokenizer-workbench screenshots DIR`: the window on the sample project, offscreen, trained
+through the real training process, every tab in a meaningful state, one PNG per tab.
+
+It uses a throw-away settings folder, so the user's settings and recent projects stay as they
+were. The README's screenshots (docs/screenshots/) are made with it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+# The window is drawn offscreen unless a display was asked for.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QEventLoop  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from workbench.window.appearance import application, apply_appearance  # noqa: E402
+from workbench.window.prompts import ScriptedPrompts  # noqa: E402
+from workbench.core.settings import HOME_VARIABLE, Settings  # noqa: E402
+
+SIZE: Final = (1600, 1000)
+TRAINING_TIMEOUT_S: Final = 600
+
+
+class ScreenshotError(RuntimeError):
+    """The sample could not be trained or drawn."""
+
+
+def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
+    """Write train.png, train-step-by-step.png, vocabulary.png, encode.png, encode-pipeline.png,
+    compare.png, encode-round-trip.png, train-wordpiece.png, train-unigram.png, train-failed.png
+    and the dialogs that keep the user's work (dialog-*.png) into `folder`; return them."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
+        previous = os.environ.get(HOME_VARIABLE)
+        os.environ[HOME_VARIABLE] = home
+        try:
+            return _write(folder, theme)
+        finally:
+            if previous is None:
+                os.environ.pop(HOME_VARIABLE, None)
+            else:
+                os.environ[HOME_VARIABLE] = previous
+
+
+def _write(folder: Path, theme: str) -> list[Path]:
+    from workbench.window.main_window import MainWindow
+
+    application()
+    settings = Settings(theme=theme)
+    apply_appearance(settings)
+    window = MainWindow(settings, ScriptedPrompts(save_changes="discard"))
+    window.train_tab.apply_palette()
+    window.resize(*SIZE)
+    window.show()
+    window.open_sample()
+    paths: list[Path] = []
+    try:
+        _train(window)
+        window.tabs.setCurrentWidget(window.train_tab)
+        window.train_tab.modes.setCurrentIndex(0)
+        paths.append(_grab(window, folder / "train.png"))
+
+        window.train_tab.modes.setCurrentIndex(1)
+        panel = window.train_tab.step_panel
+        panel.start()
+        panel.advance(12)
+        paths.append(_grab(window, folder / "train-step-by-step.png"))
+        panel.reset()
+        window.train_tab.modes.setCurrentIndex(0)
+
+        window.tabs.setCurrentWidget(window.vocab_tab)
+        _wait(lambda: _view_built(window))
+        _select_a_built_token(window)
+        paths.append(_grab(window, folder / "vocabulary.png"))
+
+        # a second tokenizer, byte-level, to encode with and to compare
+        window.document.add_preset("gpt2", vocab_size=8000)
+        _train(window)
+        window.tabs.setCurrentWidget(window.encode_tab)
+        tab = window.encode_tab
+        _wait(tab.is_current)
+        emoji = tab.editor.text().find("😀")
+        for row, (_, _, _, start, end, _, _, _) in enumerate(tab.table_model.rows):
+            if start <= emoji < end:
+                tab.table.selectRow(row)
+                break
+        ids = [row[1] for row in tab.table_model.rows[:6]]
+        tab.decode_input.setText(", ".join(str(i) for i in ids))
+        _wait(lambda: bool(tab.decoded.text()))
+        paths.append(_grab(window, folder / "encode.png"))
+        tab.pages.setCurrentIndex(1)
+        _wait(lambda: bool(tab.pipeline.toPlainText()))
+        paths.append(_grab(window, folder / "encode-pipeline.png"))
+        tab.pages.setCurrentIndex(0)
+
+        window.tabs.setCurrentWidget(window.compare_tab)
+        compare = window.compare_tab
+        titles = [entry.name for entry in window.document.project.tokenizers] + ["words (baseline)"]
+        compare.choose(titles)
+        _wait(compare.is_current)
+        paths.append(_grab(window, folder / "compare.png"))
+
+        # the round trip of the whitespace BPE, which has no decoder: not exact, and why
+        window.document.set_active(0)
+        window.tabs.setCurrentWidget(tab)
+        tab.pages.setCurrentIndex(2)
+        _wait(lambda: tab.is_current() and "exact" in tab.verdict.text().lower())
+        paths.append(_grab(window, folder / "encode-round-trip.png"))
+        tab.pages.setCurrentIndex(0)
+
+        # WordPiece (merges ranked by likelihood) and Unigram (EM and pruning rounds)
+        for key, size, name in (("bert", 8000, "train-wordpiece.png"), ("sentencepiece-unigram", 2000, "train-unigram.png")):
+            window.document.add_preset(key, vocab_size=size)
+            window.tabs.setCurrentWidget(window.train_tab)
+            _train(window)
+            window.train_tab.merges.scrollToBottom()
+            paths.append(_grab(window, folder / name))
+        paths.extend(_dialogs(window, folder))
+    finally:
+        window.shutdown()
+        window.document.mark_saved(window.document.path or str(folder / "sample.tokproj"))
+        window.close()
+    return paths
+
+
+def _dialogs(window: object, folder: Path) -> list[Path]:
+    """The questions and messages that keep the user's work: drawn as the window shows them,
+    with the texts it asks them with (train-failed.png, dialog-*.png)."""
+    import signal
+
+    from engine.project import CorpusFile, Project
+    from workbench.window.main_window import MainWindow
+    from workbench.window.prompts import Prompts
+
+    assert isinstance(window, MainWindow)
+    paths: list[Path] = []
+    asked: list[tuple[str, tuple[str, str, str, list[str]]]] = []
+
+    def last(prompts: object, name: str) -> None:
+        assert isinstance(prompts, ScriptedPrompts)
+        if prompts.dialogs:
+            asked.append((name, prompts.dialogs[-1]))
+
+    # Keep as Result over a trained tokenizer asks first
+    window.document.set_active(0)
+    window.tabs.setCurrentWidget(window.train_tab)
+    window.train_tab.modes.setCurrentIndex(1)
+    panel = window.train_tab.step_panel
+    panel.start()
+    panel.advance(5)
+    panel.keep()
+    last(window.prompts, "dialog-replace-result.png")
+    panel.reset()
+    window.train_tab.modes.setCurrentIndex(0)
+
+    # a training whose process is killed says why, and offers Retry
+    window.document.add_preset("bpe", vocab_size=30000)
+    tab = window.train_tab
+    tab.start_training()
+    _wait(lambda: tab.runner.pid is not None and bool(tab.stages.stages()), 60.0)
+    pid = tab.runner.pid
+    if pid is not None:
+        os.kill(pid, signal.SIGKILL)
+        tab.runner.wait(30)
+        _settle(0.5)
+        paths.append(_grab(window, folder / "train-failed.png"))
+
+    work = Path(tempfile.mkdtemp(prefix="workbench-dialogs-"))
+    # a project open in another window
+    window.prompts.answers["save_project"] = str(work / "shared.tokproj")  # type: ignore[attr-defined]
+    window.document.add_preset("wordlevel", vocab_size=300)
+    window.save_as()
+    other = MainWindow(Settings(), ScriptedPrompts())
+    other.open_file(str(work / "shared.tokproj"))
+    last(other.prompts, "dialog-open-elsewhere.png")
+    # a project someone sent, reading a file outside its folder
+    outside = work / "elsewhere" / "notes.txt"
+    outside.parent.mkdir()
+    outside.write_text("private notes\n", encoding="utf-8")
+    sent = Project("sent")
+    (work / "sent").mkdir()
+    (work / "sent" / "corpus.txt").write_text("words\n", encoding="utf-8")
+    sent.corpus = [CorpusFile(str(work / "sent" / "corpus.txt")), CorpusFile(str(outside))]
+    sent.save(str(work / "sent" / "sent.tokproj"))
+    other.open_file(str(work / "sent" / "sent.tokproj"))
+    last(other.prompts, "dialog-outside-files.png")
+    # after a crash: the autosaved copy is offered back; a damaged one is set aside
+    other.shutdown()
+    window.document.add_preset("gpt2", vocab_size=300)  # (a change not saved yet)
+    window.autosave()
+    _wait(lambda: not window.worker.busy())
+    window.recovery.release()  # (what a crash leaves)
+    again = MainWindow(Settings(), ScriptedPrompts(choose="Later"))
+    again.offer_recovery()
+    last(again.prompts, "dialog-restore.png")
+    again.shutdown()
+    with open(window.recovery.path, "r+b") as copy:
+        copy.truncate(200)
+    damaged = MainWindow(Settings(), ScriptedPrompts())
+    damaged.offer_recovery()
+    last(damaged.prompts, "dialog-damaged-copy.png")
+    damaged.shutdown()
+    window.recovery.hold()
+
+    shutil.rmtree(work, ignore_errors=True)
+    for name, (kind, title, text, choices) in asked:
+        box = Prompts(window).box(kind, title, text, choices)
+        box.show()
+        _settle(0.3)
+        if not box.grab().save(str(folder / name)):
+            raise ScreenshotError(f"{folder / name}: could not write the PNG")
+        box.close()
+        paths.append(folder / name)
+    return paths
+
+
+def _view_built(window: object) -> bool:
+    """Whether the active tokenizer's view came from the encoding process (merge trees too)."""
+    from workbench.window.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    view = window.document.view()
+    return view is not None and view.ready and view.made is not None
+
+
+def _train(window: object) -> None:
+    from workbench.window.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    tab = window.train_tab
+    tab.start_training()
+    if not tab.runner.is_running():
+        raise ScreenshotError(f"training did not start: {tab.message.text()}")
+    outcome = tab.runner.wait(TRAINING_TIMEOUT_S)
+    if outcome != "finished":
+        raise ScreenshotError(f"the sample training did not finish: {outcome}")
+    _settle(0.6)
+
+
+def _select_a_built_token(window: object) -> None:
+    """Select a frequent token built by several merges, so its merge tree has depth."""
+    from workbench.window.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    table = window.vocab_tab.model.table
+    best = -1
+    best_key = (-1, -1)
+    for i in range(len(table)):
+        if table.merge_ranks[i] >= 0 and table.char_lengths[i] >= 6:
+            key = (min(table.frequencies[i], 10_000_000), table.char_lengths[i])
+            if key > best_key:
+                best, best_key = i, key
+    if best >= 0:
+        window.vocab_tab.mode.setCurrentText("contains")
+        window.vocab_tab.filter.setText(table.tokens[best][:3])
+        window.vocab_tab.select_token(table.ids[best])
+    _settle(0.3)
+
+
+def _grab(window: object, path: Path) -> Path:
+    from workbench.window.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    _settle(0.4)
+    if not window.grab().save(str(path)):
+        raise ScreenshotError(f"{path}: could not write the PNG")
+    return path
+
+
+def _wait(ready: Callable[[], bool], timeout_s: float = 60.0) -> None:
+    """Let the window run until `ready()` (an encoding arrived), or fail."""
+    end = time.monotonic() + timeout_s
+    while not ready():
+        if time.monotonic() > end:
+            raise ScreenshotError("the encoding process did not answer in time")
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        time.sleep(0.01)
+    _settle(0.3)
+
+
+def _settle(seconds: float) -> None:
+    """Let the window redraw (plots redraw on a timer)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        time.sleep(0.02)

@@ -1,0 +1,1 @@
+"""The window's tabs, one module each: Train (with Step by Step), Vocabulary, Encode, Compare."""

@@ -1,0 +1,731 @@
+"""`TrainTab`: configure the active tokenizer's pipeline, train it in a child process while the
+progress, the plots and the merges table follow, or step through it by hand.
+
+Settings of an untrained tokenizer apply as they are edited; a trained one keeps its result
+until a new training of the changed settings finishes (cancel or failure change nothing).
+
+Beside the Train button, an estimate of the training's time and peak memory
+(`engine.estimate`), made in a child process (`workbench.jobs.children.estimate`) whenever the corpus or
+the settings change. Pause
+stops the training process where it is (POSIX only: on Windows the button is not shown).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Final
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.estimate import TrainingEstimate
+from engine.progress import TrainProgress
+from engine.project import ResultFacts, TokenizerEntry, TrainedOn, TrainedResult
+from engine.schema import JsonValue
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
+from engine.vocabulary import TokenStyle
+from workbench.window.document import ActiveView, ProjectDocument
+from workbench.jobs.children.estimate import estimate_payload
+from workbench.core.formatting import ERROR_STYLE, human_size, sampled_text
+from workbench.core.history import HistoryColumns
+from workbench.window.views.pipeline_form import PipelineForm
+from workbench.window.prompts import Prompts
+from workbench.jobs.runners.training import TrainingRunner
+from workbench.core.settings import Settings
+from workbench.window.tabs.step_by_step import StepPanel
+from workbench.window.tabs.training_page import TrainingPage
+from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingJob, TrainingResult
+from workbench.window.views.merges_table import facts_text, steps_text
+from workbench.core.word_count_cache import counts_key, counts_path
+
+# How often the elapsed time is redrawn while a training runs (ms).
+CLOCK_INTERVAL_MS: Final = 500
+
+
+def default_processes() -> int:
+    """Counting processes for the window's trainings: the cores, at most 4."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 4))
+
+
+def score_name_of(trainer: dict[str, JsonValue]) -> str:
+    """What ranks the merges of this trainer's run: "likelihood" for WordPiece scored by
+    likelihood, else "count" (TrainHistory.score_name)."""
+    if trainer.get("type") == "WordPieceTrainer" and trainer.get("scoring", "likelihood") == "likelihood":
+        return SCORE_LIKELIHOOD
+    return SCORE_COUNT
+
+
+def result_size(entry: TokenizerEntry, view: ActiveView | None) -> int:
+    """The size of `entry`'s trained vocabulary as far as it is known without parsing it: the
+    view's, else the training's last step's (0 when neither knows)."""
+    if view is not None and view.entry is entry and view.vocab_size > 0:
+        return view.vocab_size
+    return entry.result.size() if entry.result is not None else 0
+
+
+def trained_on_text(trained_on: TrainedOn | None) -> str:
+    """" from a.txt and b.txt (continued from kept word counts)" ("" when not known)."""
+    if trained_on is None or not trained_on.files:
+        return ""
+    names = [item.name for item in trained_on.files]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more files" if len(names) > 3 else "")
+    continued = " (continued from kept word counts)" if trained_on.continued_from else ""
+    return f" from {shown}{continued}"
+
+
+def costs_text(report: TrainReport | ResultFacts) -> str:
+    """" Estimated 3.1 s; peak memory 260 MB (estimated 253 MB)." ("" when nothing is known)."""
+    parts: list[str] = []
+    if report.estimated_seconds is not None:
+        parts.append(f"estimated {report.estimated_seconds:.1f} s")
+    if report.peak_bytes is not None:
+        estimated = f" (estimated {human_size(report.estimated_peak_bytes)})" if report.estimated_peak_bytes is not None else ""
+        parts.append(f"peak memory {human_size(report.peak_bytes)}{estimated}")
+    if not parts:
+        return ""
+    text = "; ".join(parts)
+    return f" {text[0].upper()}{text[1:]}."
+
+
+class TrainTab(QWidget):
+    """The Train tab. `state_changed(text)` for the status bar; `trained()` after a result;
+    `counts_kept(path)` when a training kept its word counts in a table."""
+
+    state_changed = Signal(str)
+    trained = Signal()
+    # the path of a word-counts table a training just kept
+    counts_kept = Signal(str)
+
+    def __init__(self, document: ProjectDocument, settings: Settings, prompts: Prompts) -> None:
+        super().__init__()
+        self.document = document
+        self.settings = settings
+        self.prompts = prompts
+        self.runner = TrainingRunner(self)
+        self._job_entry: TokenizerEntry | None = None
+        self._job_config: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None = None
+        self._style = TokenStyle()
+        self._applying = False
+        # (entry, steps) whose history the plots already show, drawn live as it trained
+        self._plotted: tuple[TokenizerEntry, int] | None = None
+        self._job_estimate: TrainingEstimate | None = None
+        self._job_counts: tuple[str, float] = ("", 0.0)
+        self._job_trained_on: TrainedOn | None = None
+        self._job_text = ""
+        # the message says why Train cannot start (replaced once the reason is gone), and the
+        # corpus changes since the training it names
+        self._saying_reason = False
+        self._shown_changes: list[str] = []
+        # the stored history the plots and the merges show (None: a training's, or none)
+        self._shown_history: HistoryColumns | None = None
+        self._clock = QTimer(self)
+        self._clock.setInterval(CLOCK_INTERVAL_MS)
+        self._stage_text = ""
+
+        self.form = PipelineForm()
+        form_area = QScrollArea()
+        form_area.setWidget(self.form)
+        form_area.setWidgetResizable(True)
+        form_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        form_area.setMinimumWidth(380)
+
+        # (the page of a full training: its buttons, options, progress, plots and merges)
+        self.training_page = page = TrainingPage(
+            self._estimate_request, self.runner.elapsed_seconds, settings.counting_processes or default_processes()
+        )
+        self.cancel_button = page.cancel_button
+        self.continue_box = page.continue_box
+        self.continue_button = page.continue_button
+        self.continue_size = page.continue_size
+        self.estimate_label = page.estimate_label
+        self.held_out = page.held_out
+        self.merges = page.merges
+        self.merges_heading = page.merges_heading
+        self.message = page.message
+        self.pause_button = page.pause_button
+        self.pending = page.pending
+        self.plots = page.plots
+        self.processes = page.processes
+        self.retry_button = page.retry_button
+        self.revert_button = page.revert_button
+        self.sample_lines = page.sample_lines
+        self.stages = page.stages
+        self.train_button = page.train_button
+        # (the tokenizer and the vocabulary size of a continuation, 0 for a training) to retry
+        self._retry: tuple[TokenizerEntry, int] | None = None
+
+        self.step_panel = StepPanel()
+        self.modes = QTabWidget()
+        # each page scrolls where the window is smaller than it (150 % scaling on a small screen)
+        for shown, title in ((page, "Training"), (self.step_panel, "Step by Step")):
+            area = QScrollArea()
+            area.setWidget(shown)
+            area.setWidgetResizable(True)
+            area.setFrameShape(QScrollArea.Shape.NoFrame)
+            self.modes.addTab(area, title)
+
+        splitter = QSplitter()
+        splitter.addWidget(form_area)
+        splitter.addWidget(self.modes)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([420, 980])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+        self.train_button.clicked.connect(self.start_training)
+        self.cancel_button.clicked.connect(self.cancel_training)
+        self.retry_button.clicked.connect(self.retry)
+        self.pause_button.clicked.connect(self._on_pause_clicked)
+        self.continue_button.clicked.connect(self._on_continue_clicked)
+        self._clock.timeout.connect(self._show_running_state)
+        self.processes.valueChanged.connect(self.refresh_estimate)
+        self.sample_lines.valueChanged.connect(self.refresh_estimate)
+        self.sample_lines.valueChanged.connect(self._on_sample_lines_changed)
+        document.changed.connect(self.refresh_estimate)
+        self.revert_button.clicked.connect(self._on_revert_clicked)
+        self.form.edited.connect(self._on_form_edited)
+        self.runner.progressed.connect(self._on_runner_progressed)
+        self.runner.stepped.connect(self._on_runner_stepped)
+        self.runner.evaluated.connect(self.plots.add_evaluation)
+        self.runner.finished.connect(self._on_runner_finished)
+        self.runner.cancelled.connect(self._on_runner_cancelled)
+        self.runner.failed.connect(self._on_runner_failed)
+        self.step_panel.kept.connect(self._on_step_panel_kept)
+        self.step_panel.state_changed.connect(self._on_step_panel_state_changed)
+        document.active_changed.connect(self._on_document_active_changed)
+        document.view_changed.connect(self._on_document_view_changed)
+        document.changed.connect(self._update_controls)
+        document.changed.connect(self._offer_step_files)
+        self._on_document_active_changed()
+
+    # -- training ----------------------------------------------------------------------------
+
+    def is_training(self) -> bool:
+        return self.runner.is_running()
+
+    def blocked_reason(self) -> str:
+        """Why Train cannot start now ("" when it can)."""
+        entry = self.document.active
+        if entry is None:
+            return "Create a tokenizer from a preset (Project panel, New From Preset) first."
+        reason = self.form.trainable_reason()
+        if reason:
+            return f"This model cannot be trained here: {reason}."
+        if self.form.configuration() is None:
+            return "Fix the settings marked in red first."
+        corpus = self.document.project.corpus
+        if not corpus:
+            return "Add corpus files (Project panel, Add Files…) to train on."
+        missing = [item.name for item in corpus if not item.exists()]
+        if missing:
+            return f"Corpus files not found: {', '.join(missing)}. Locate or remove them in the Project panel."
+        return ""
+
+    def start_training(self, confirmed: bool = False) -> None:
+        """Train the active tokenizer with the form's settings (asking first when that replaces
+        a trained result, unless `confirmed`)."""
+        reason = self.blocked_reason()
+        entry = self.document.active
+        configuration = self.form.configuration()
+        if reason or entry is None or configuration is None:
+            self._say(reason, error=True)
+            return
+        if not confirmed and not self.confirm_replacing(entry, "Train again"):
+            return
+        self._retry = (entry, 0)
+        pipeline, trainer = configuration
+        held_out = self.held_out.value() / 100.0
+        job = TrainingJob(
+            json.dumps(pipeline),
+            trainer,
+            self.document.corpus_paths(),
+            held_out,
+            self.processes.value(),
+            fields=self.document.corpus_fields(),
+            sample_lines=self.sample_lines.value(),
+        )
+        self._job_counts = (self._counts_key(pipeline, held_out), held_out)
+        if trainer.get("type") == "BpeTrainer" and job.sample_lines == 0:
+            job.counts_out = self._counts_path(self._job_counts[0])
+        self._job_trained_on = TrainedOn(self.document.project.corpus, job.sample_lines, held_out)
+        self._job_text = f"Train “{entry.name}”"
+        self._run(entry, configuration, job)
+
+    def confirm_replacing(self, entry: TokenizerEntry, action: str, replacement: str = "") -> bool:
+        """Before a trained result is replaced: True when `entry` has none, or the user agrees."""
+        if not entry.is_trained:
+            return True
+        size = f" ({result_size(entry, self.document.view()):,} tokens)" if result_size(entry, self.document.view()) > 0 else ""
+        return self.prompts.confirm(
+            f"Replace the trained “{entry.name}”?",
+            f"“{entry.name}” has a trained result{size}. {action} and replace it{replacement}?\n\n"
+            "Edit ▸ Undo (Ctrl+Z) brings the current result back.",
+        )
+
+    def continue_training(self, vocab_size: int | None = None, confirmed: bool = False) -> None:
+        """Train the active BPE tokenizer again to `vocab_size` (the Continue field's value)
+        from the word counts its last training kept: no recounting, the same merges as one run."""
+        entry = self.document.active
+        reason = self.continue_reason()
+        if reason or entry is None or entry.trainer is None:
+            self._say(reason or "Nothing to continue.", error=True)
+            return
+        target = vocab_size if vocab_size is not None else self.continue_size.value()
+        if not confirmed and not self.confirm_replacing(entry, f"Continue it to {target:,} tokens", " when the training finishes"):
+            return
+        self._retry = (entry, target)
+        trainer = dict(entry.trainer)
+        trainer["vocab_size"] = target
+        job = TrainingJob(
+            json.dumps(entry.pipeline),
+            trainer,
+            self.document.corpus_paths(),
+            entry.counts_held_out,
+            1,
+            counts_in=entry.counts_file,
+            fields=self.document.corpus_fields(),
+        )
+        self._job_counts = (entry.counts_key, entry.counts_held_out)
+        trained_on = entry.trained_on
+        self._job_trained_on = TrainedOn(
+            self.document.project.corpus,
+            trained_on.sample_lines if trained_on is not None else 0,
+            entry.counts_held_out,
+            entry.counts_file,
+        )
+        self._job_text = f"Continue “{entry.name}” to {trainer['vocab_size']:,} tokens"
+        self._run(entry, (entry.pipeline, trainer), job)
+
+    def continue_reason(self) -> str:
+        """Why the active tokenizer cannot be continued ("" when it can)."""
+        entry = self.document.active
+        if entry is None or not entry.is_trained or entry.trainer is None:
+            return "Train the tokenizer first."
+        if entry.trainer.get("type") != "BpeTrainer":
+            return "Only BPE trainings can be continued."
+        facts = entry.result.facts() if entry.result is not None else None
+        if facts is not None and facts.sampled_lines:
+            return (
+                f"The last training sampled {facts.sampled_lines:,} of {facts.read_lines:,} lines "
+                "and kept no word counts: train again at the larger size."
+            )
+        if not entry.counts_file or not os.path.isfile(entry.counts_file):
+            return "No word counts were kept for this training: train it again first."
+        if entry.counts_key != self._counts_key(entry.pipeline, entry.counts_held_out):
+            return "The corpus has changed since the word counts were kept: train again."
+        return ""
+
+    def _on_sample_lines_changed(self, lines: int) -> None:
+        # sampling reads every line in one process: the processes setting does not apply then
+        self.processes.setEnabled(lines == 0)
+        self.processes.setToolTip(
+            "Processes that count words in parallel (large corpora)"
+            if lines == 0
+            else "Not used while sampling lines: the sample is drawn from every line in one process"
+        )
+
+    def _on_continue_clicked(self) -> None:
+        self.continue_training()
+
+    def _counts_key(self, pipeline: dict[str, JsonValue], held_out: float) -> str:
+        """What word counts made now with `pipeline` would be named by (`counts_key`)."""
+        return counts_key(self.document.project.corpus, self.document.corpus_fields(), pipeline, held_out)
+
+    def _counts_path(self, key: str) -> str:
+        """Where the counts of `key` go: beside the project when it is saved (a template, the
+        sample project, is not the user's to write beside), else in the per-user cache."""
+        path = self.document.path
+        return counts_path(path if path is not None and not self.document.is_template else None, key)
+
+    def _run(self, entry: TokenizerEntry, configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]], job: TrainingJob) -> None:
+        pipeline, trainer = configuration
+        self._job_entry = entry
+        self._job_config = configuration
+        # (a continuation skips the counting the estimate includes: it has none)
+        self._job_estimate = self.estimate_label.current(self._estimate_request()[0]) if not job.counts_in else None
+        self.stages.clear()
+        score_name = score_name_of(trainer)
+        rounds = trainer.get("type") == "UnigramTrainer"
+        self.plots.clear(score_name, at_once=False, rounds=rounds, growing=True)
+        self.merges.merges.reset([], self._style_of(pipeline), score_name)
+        self._name_steps(rounds)
+        self._say("Starting the training process…")
+        self._stage_text = "Starting the training process"
+        self.runner.start(job)
+        self._clock.start()
+        self.state_changed.emit("training")
+        self._update_controls()
+
+    def cancel_training(self) -> None:
+        if self.runner.is_running():
+            self.runner.cancel()  # resumes a paused process first
+            self._say("Cancelling…")
+            self._update_controls()
+
+    def pause_training(self) -> None:
+        if self.runner.pause():
+            self._show_running_state()
+            self.state_changed.emit("paused")
+            self._update_controls()
+
+    def resume_training(self) -> None:
+        if self.runner.is_paused():
+            self.runner.resume()
+            self._show_running_state()
+            self.state_changed.emit("training")
+            self._update_controls()
+
+    def _on_pause_clicked(self) -> None:
+        if self.runner.is_paused():
+            self.resume_training()
+        else:
+            self.pause_training()
+
+    def shutdown(self) -> None:
+        self.step_panel.stop()
+        self._clock.stop()
+        self.estimate_label.stop()
+        self.runner.shutdown()
+
+    def _show_running_state(self) -> None:
+        """The status line while a training runs: its stage and the time it has run, paused
+        time left out (frozen while paused)."""
+        if not self.runner.is_running():
+            self._clock.stop()
+            return
+        elapsed = self.runner.elapsed_seconds()
+        if self.runner.is_paused():
+            self._say(f"Paused after {elapsed:.1f} s ({self._stage_text}); Resume continues, Cancel stops it.")
+        else:
+            self._say(f"{self._stage_text}… {elapsed:.0f} s")
+
+    def _on_runner_progressed(self, event: TrainProgress) -> None:
+        self.stages.update_stage(event)
+        self.state_changed.emit(f"training: {event.stage} {100 * event.fraction:.0f}%")
+        self._stage_text = event.stage
+        self._show_running_state()
+
+    # -- the estimate ------------------------------------------------------------------------
+
+    @property
+    def estimate(self) -> TrainingEstimate | None:
+        """The estimate shown beside Train (None while a new one is made)."""
+        return self.estimate_label.estimate
+
+    def refresh_estimate(self) -> None:
+        """Remake the estimate soon (after the last of a burst of changes)."""
+        self.estimate_label.refresh()
+
+    def _estimate_request(self) -> tuple[str, dict[str, object] | None]:
+        """What an estimate depends on (the settings, the corpus files and their text fields,
+        the processes and the sample) and the estimate's payload; no payload when Train could
+        not start."""
+        configuration = self.form.configuration()
+        if configuration is None:
+            return "", None
+        pipeline, trainer = configuration
+        corpus = [(item.path, item.size, item.sha256) for item in self.document.project.corpus]
+        fields = self.document.corpus_fields()
+        settings = [self.processes.value(), self.sample_lines.value()]
+        key = json.dumps([pipeline, trainer, corpus, fields, settings], sort_keys=True)
+        if self.blocked_reason():
+            return key, None
+        payload = estimate_payload(
+            json.dumps(pipeline), trainer, self.document.corpus_paths(), fields,
+            self.processes.value(), self.sample_lines.value(),
+        )  # fmt: skip
+        return key, payload
+
+    def _on_runner_stepped(self, steps: list[MergeStep | RoundStep]) -> None:
+        self.plots.add_steps(steps)
+        self.merges.append(steps)
+
+    def _on_runner_finished(self, result: TrainingResult) -> None:
+        entry, configuration = self._job_entry, self._job_config
+        self._job_entry = None
+        self._clock.stop()
+        self.stages.update_stage(TrainProgress(STAGE_FINISH, FINISH_STEPS, FINISH_STEPS, "steps", "stored in the project"))
+        estimate = self._job_estimate
+        if estimate is not None:
+            result.report = result.report.with_costs(result.report.peak_bytes, estimate.seconds, estimate.peak_bytes)
+        if entry is not None and configuration is not None and entry in self.document.project.tokenizers:
+            self._plotted = (entry, len(result.report.history))
+            stored = TrainedResult.made(
+                result.tokenizer_part,
+                result.report,
+                result.history_part,
+                result.vocabulary_part,
+                result.evaluations,
+                (result.counts_file, self._job_counts[0] if result.counts_file else "", self._job_counts[1]),
+                self._job_trained_on,
+            )
+            stored.vocab_size = len(result.table) if result.table is not None else 0
+            shown = (result.table, result.style) if result.table is not None and result.style is not None else None
+            self.document.store_result(entry, stored, configuration, shown, self._job_text)
+            if result.counts_file:
+                self.counts_kept.emit(result.counts_file)
+        report = result.report
+        held = f"; {result.held_out_bytes / 1024:,.1f} KB held out" if result.held_out_bytes else ""
+        last = result.evaluations[-1][1] if result.evaluations else 0.0
+        measured = f", {last:.2f} characters per token on it" if last else ""
+        files = trained_on_text(self._job_trained_on) or f" from {report.files} file{'s' if report.files != 1 else ''}"
+        self._say(
+            f"Trained in {report.seconds:.1f} s: {steps_text(report.history)}{files} ({report.total_words:,} words, "
+            f"{report.unique_words:,} distinct{sampled_text(report.sampled_lines, report.read_lines)}){held}{measured}."
+            f"{costs_text(report)}"
+        )
+        self._shown_changes = self._corpus_changes()
+        self.state_changed.emit("trained")
+        self.trained.emit()
+        self._update_controls()
+
+    def _on_runner_cancelled(self) -> None:
+        self._job_entry = None
+        self._clock.stop()
+        self._show_stored()
+        self._say("Training cancelled; the project is unchanged.")
+        self.state_changed.emit("cancelled")
+        self._update_controls()
+
+    def _on_runner_failed(self, message: str) -> None:
+        self._job_entry = None
+        self._clock.stop()
+        self._say(f"Training failed: {message}. Retry starts it again.", error=True)
+        self.state_changed.emit("failed")
+        self._update_controls()
+        self.retry_button.setVisible(self._retry is not None and self._retry[0] is self.document.active)
+
+    def retry(self) -> None:
+        """Start the training that failed again (it was asked about already)."""
+        retry, self._retry = self._retry, None
+        self.retry_button.hide()
+        if retry is None or retry[0] is not self.document.active:
+            return
+        if retry[1] > 0:
+            self.continue_training(retry[1], confirmed=True)
+        else:
+            self.start_training(confirmed=True)
+
+    def _on_step_panel_state_changed(self, state: str) -> None:
+        self.state_changed.emit(f"step by step: {state}" if state else self.resting_state())
+
+    def resting_state(self) -> str:
+        """The status bar's word for the active tokenizer when nothing runs."""
+        entry = self.document.active
+        if entry is None:
+            return "no tokenizer"
+        return "trained" if entry.is_trained else "not trained"
+
+    def _on_step_panel_kept(self, result: TrainedResult, pipeline: dict[str, JsonValue], trainer: dict[str, JsonValue]) -> None:
+        entry = self.document.active
+        if entry is None:
+            return
+        report = result.report
+        steps = steps_text(report.history) if report is not None else "the steps made"
+        if not self.confirm_replacing(entry, f"Keep the step-by-step result ({steps}) instead", ""):
+            self.step_panel.status.setText("Not kept: the project's tokenizer is unchanged.")
+            return
+        self.document.store_result(entry, result, (pipeline, trainer), None, f"Keep the step-by-step result as “{entry.name}”")
+        self.step_panel.status.setText("Kept: the project's tokenizer is now this result (see the Vocabulary tab; Edit ▸ Undo takes it back).")
+        self.trained.emit()
+
+    # -- settings ----------------------------------------------------------------------------
+
+    def _offer_step_files(self) -> None:
+        """Step by Step offers the corpus files as they are now (with their text fields)."""
+        self.step_panel.set_files(self.document.training_inputs())
+
+    def _on_document_active_changed(self) -> None:
+        entry = self.document.active
+        if self._applying:
+            self._update_controls()
+            return
+        if entry is not None:
+            self.form.set_configuration(entry.pipeline, entry.trainer)
+        else:
+            self.form.set_configuration({}, None)
+        self.form.setEnabled(entry is not None)
+        self.refresh_estimate()
+        self._offer_step_files()
+        self.step_panel.set_configuration(self.form.configuration() if entry is not None else None)
+        if not self.runner.is_running():
+            self._show_stored()
+            self.state_changed.emit(self.resting_state())
+        self._update_controls()
+
+    def _on_document_view_changed(self) -> None:
+        """The active tokenizer's view arrived: its style (the merges table shows its tokens
+        readably) and, for a stored history, the plots and the merges."""
+        view = self.document.view()
+        if view is None or self.runner.is_running():
+            return
+        if view.history is not None and self._shown_history is not view.history:
+            self._show_stored()
+        else:
+            self.merges.merges.set_style(view.style)
+
+    def _show_stored(self) -> None:
+        """Redraw the plots and the merges from the active tokenizer's stored history: the
+        training's steps when they are in memory, else the arrays the encoding process made of
+        the project's history part (never parsed here; until they arrive the plots say so)."""
+        entry = self.document.active
+        view = self.document.view()
+        result = entry.result if entry is not None else None
+        report = result.parsed_report() if result is not None else None
+        stored = view.history if view is not None and report is None else None
+        if self._plotted is None or entry is None or self._plotted[0] is not entry:
+            # the stages of a training are shown until another tokenizer is looked at
+            self.stages.clear()
+        evaluations = entry.evaluations if entry is not None else []
+        style = view.style if view is not None else TokenStyle()
+        self._shown_history = stored
+        if report is not None or result is None:
+            history = report.history if report is not None else None
+            if entry is None or history is None or self._plotted != (entry, len(history)):
+                # (the plots of a training that just finished already show its history)
+                self.plots.show_history(history, evaluations)
+            self.merges.merges.reset(
+                history.merges if history is not None else [], style,
+                history.score_name if history else "count", history.rounds if history is not None else [],
+            )  # fmt: skip
+            self._name_steps(history is not None and bool(history.rounds) and not history.merges)
+        elif stored is not None:
+            self.plots.show_columns(stored, evaluations)
+            self.merges.merges.reset(stored.merges, style, stored.score_name, stored.rounds)
+            self._name_steps(bool(stored.rounds) and not stored.merges)
+        else:
+            problem = view.history_problem if view is not None else ""
+            self.plots.clear()
+            self.plots.show_note(f"The training history cannot be shown: {problem}" if problem else "Reading the training history…")
+            self.merges.merges.reset([], style)
+        self._plotted = None
+        self.merges.scrollToBottom()
+        self._show_stored_message()
+
+    def _corpus_changes(self) -> list[str]:
+        """How the corpus differs from what the active tokenizer was trained on ([] when the same)."""
+        entry = self.document.active
+        trained_on = entry.trained_on if entry is not None else None
+        return trained_on.differences(self.document.project.corpus) if trained_on is not None else []
+
+    def _show_stored_message(self) -> None:
+        """What the active tokenizer's result is: how it was trained, on what, and whether the
+        project's corpus is still what it was trained on."""
+        entry = self.document.active
+        changed = self._corpus_changes()
+        self._shown_changes = changed
+        facts = entry.result.facts() if entry is not None and entry.result is not None else None
+        if entry is not None and facts is not None:
+            report = facts
+            trained_on = entry.trained_on
+            warning = (
+                f" The corpus is no longer what it was trained on: {'; '.join(changed)}. Train again to train on it."
+                if changed
+                else ""
+            )
+            self._say(
+                f"Last trained in {report.seconds:.1f} s on {report.total_words:,} words "
+                f"({report.unique_words:,} distinct{sampled_text(report.sampled_lines, report.read_lines)})"
+                f"{trained_on_text(trained_on)}: {facts_text(facts)}.{costs_text(report)}{warning}",
+                error=bool(changed),
+            )
+        elif entry is not None and entry.is_trained:
+            self._say("Imported: no training history. Train to retrain this pipeline on the project's corpus.")
+        else:
+            self._say("Not trained yet.")
+
+    def _on_form_edited(self) -> None:
+        configuration = self.form.configuration()
+        entry = self.document.active
+        self.step_panel.set_configuration(configuration)
+        self.refresh_estimate()
+        if configuration is not None and entry is not None and not entry.is_trained:
+            # subtle: the document tells every view, this form included; the form already shows it.
+            self._applying = True
+            try:
+                self.document.set_configuration(*configuration)
+            finally:
+                self._applying = False
+        self._update_controls()
+
+    def _on_revert_clicked(self) -> None:
+        entry = self.document.active
+        if entry is not None:
+            self.form.set_configuration(entry.pipeline, entry.trainer)
+            self.step_panel.set_configuration(self.form.configuration())
+        self._update_controls()
+
+    def _has_pending_edits(self) -> bool:
+        entry = self.document.active
+        if entry is None or not entry.is_trained:
+            return False
+        configuration = self.form.configuration()
+        if configuration is None:
+            return True
+        return configuration != (entry.pipeline, entry.trainer)
+
+    def _update_controls(self) -> None:
+        running = self.runner.is_running()
+        reason = "" if running else self.blocked_reason()
+        self.train_button.setEnabled(not running and not reason)
+        self.train_button.setToolTip(reason or "Train on the project's corpus in a separate process")
+        self.cancel_button.setEnabled(running)
+        continuable = not running and not self.continue_reason()
+        self.continue_box.setVisible(continuable)
+        entry = self.document.active
+        if continuable and entry is not None and entry.trainer is not None:
+            current = entry.trainer.get("vocab_size")
+            if isinstance(current, int) and self.continue_size.value() <= current:
+                self.continue_size.setValue(current * 2)
+        paused = self.runner.is_paused()
+        self.pause_button.setEnabled(running and not self.runner.cancelling())
+        self.pause_button.setText("Resume" if paused else "Pause")
+        pending = self._has_pending_edits()
+        self.revert_button.setVisible(pending and not running)
+        self.pending.setText(
+            "The settings differ from the ones the current result was trained with: "
+            "they take effect when you train (the current result stays until then)." if pending else ""
+        )
+        self.pending.setVisible(pending)
+        if reason and not running:
+            self._say(reason, error=True)
+            self._saying_reason = True
+        elif self._saying_reason and not running:
+            # the reason is gone (files added, settings fixed): say what is so now
+            self._saying_reason = False
+            self._show_stored_message()
+        elif not running and self._corpus_changes() != self._shown_changes:
+            self._show_stored_message()  # (files added, removed or changed since the training)
+
+    def _name_steps(self, rounds: bool) -> None:
+        self.merges_heading.label.setText("Rounds" if rounds else "Latest merges")
+
+    def _say(self, text: str, error: bool = False) -> None:
+        self._saying_reason = False
+        self.message.setText(text)
+        self.message.setStyleSheet(ERROR_STYLE if error else "")
+
+    def _style_of(self, pipeline: dict[str, JsonValue]) -> TokenStyle:
+        view = self.document.view()
+        return view.style if view is not None else TokenStyle()
+
+    def apply_palette(self) -> None:
+        """Redraw the plots in the colours of the current theme."""
+        self.plots.apply_palette()
+        self.step_panel.plots.apply_palette()
+
+    def set_whitespace_glyphs(self, on: bool) -> None:
+        self.merges.merges.glyphs = on
+        self.merges.viewport().update()

@@ -1,0 +1,3 @@
+"""Widgets and models the tabs are built from: the token text view, the training views, the
+vocabulary table model and the pipeline form. They draw engine records; they never compute.
+"""
