@@ -17,7 +17,7 @@ from engine.errors import (
     TrainerMismatchError,
     TrainingCancelled,
 )
-from engine.normalized import NormalizedString
+from engine.normalizers.normalized import NormalizedString
 from engine.pattern import Regex
 from engine.pretokenized import PreTokenizedString
 from engine.tokenizer import Tokenizer

@@ -16,7 +16,7 @@ from typing import Final
 from engine import baselines
 from engine.bpe.model import BPE
 from engine.encoding import Encoding
-from engine.normalized import NormalizedString
+from engine.normalizers.normalized import NormalizedString
 from engine.schema import JsonValue
 from engine.tokenizer import Tokenizer
 from engine.unigram.model import Unigram

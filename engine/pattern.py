@@ -2,7 +2,7 @@
 
 `find_matches` covers a text with (start, end, is_match) spans like HF's pattern.rs; `split_spans` applies
 a SplitDelimiterBehavior. A user's regex runs under a time bound (`Regex.find_matches`): a pattern
-that backtracks without end is an error, not a hang. No alignments here (see `engine.normalized`).
+that backtracks without end is an error, not a hang. No alignments here (see `engine.normalizers.normalized`).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from engine import byte_level, metaspace
 from engine import unicode_tables as tables
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, as_count, check_nesting, expect_object, get_bool, get_char, get_list, require, type_tag
-from engine.normalized import NormalizedString
+from engine.normalizers.normalized import NormalizedString
 from engine.pattern import (
     BEHAVIOR_FROM_JSON,
     BEHAVIOR_JSON,

@@ -15,7 +15,7 @@ from mypy_extensions import i64, mypyc_attr
 from engine.errors import EngineError
 from engine import unicode_chars as uc
 from engine.models.base import Model, Token
-from engine.normalized import NormalizedString
+from engine.normalizers.normalized import NormalizedString
 from engine.normalizers import Normalizer
 
 ORIGINAL: Final = "original"

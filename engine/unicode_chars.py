@@ -2,7 +2,7 @@
 
 Decomposition/composition follow the `unicode_normalization_alignments` crate (Unicode 9.0 data, so chars
 that crate does not know are left alone); case maps follow Rust `char::to_lowercase`/`to_uppercase`.
-Character classes for regexes are built here too. Nothing here knows about offsets (see `engine.normalized`).
+Character classes for regexes are built here too. Nothing here knows about offsets (see `engine.normalizers.normalized`).
 """
 
 from __future__ import annotations

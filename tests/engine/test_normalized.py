@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import EngineError
-from engine.normalized import NormalizedString
+from engine.normalizers.normalized import NormalizedString
 from engine.pattern import (
     CONTIGUOUS,
     ISOLATED,

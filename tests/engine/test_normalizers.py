@@ -6,7 +6,7 @@ import pytest
 
 from engine import normalizers as N
 from engine.errors import SchemaError
-from engine.normalized import NormalizedString
+from engine.normalizers.normalized import NormalizedString
 from engine.pattern import Regex
 
 STRINGS = [

@@ -12,7 +12,7 @@ from engine import normalizers as N
 from engine import pre_tokenizers as P
 from engine.errors import EngineError, SchemaError
 from engine.models.base import Model, Token
-from engine.normalized import NormalizedString
+from engine.normalizers.normalized import NormalizedString
 from engine.pattern import Regex
 from engine.pretokenized import PreTokenizedString, Split, TokenSplitter
 

@@ -15,7 +15,7 @@ import pytest
 from engine import normalizers as N
 from engine.formats import sentencepiece_proto
 from engine.errors import SchemaError
-from engine.normalized import NormalizedString
+from engine.normalizers.normalized import NormalizedString
 from support import corpus_path
 
 CORPORA = ["shakespeare.txt", "botchan.txt", "wagahaiwa_nekodearu.txt"]

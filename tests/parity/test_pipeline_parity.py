@@ -23,7 +23,7 @@ from tokenizers import pre_tokenizers as hp
 
 from engine import normalizers as N
 from engine import pre_tokenizers as P
-from engine.normalized import NormalizedString
+from engine.normalizers.normalized import NormalizedString
 from engine.pattern import Regex
 from engine.pretokenized import PreTokenizedString
 

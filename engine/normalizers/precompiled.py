@@ -1,0 +1,189 @@
+"""`Precompiled`: a SentencePiece charsmap (the normalization rules a .model carries) applied
+as HF applies it, grapheme by grapheme. Reading charsmaps is `engine.formats.charsmap`'s.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Final
+
+import regex
+
+from engine.normalizers.normalized import NormalizedString
+from engine.normalizers.base import Normalizer
+from engine.schema import JsonValue
+
+# Precompiled: graphemes shorter than this many UTF-8 bytes are looked up whole first (HF).
+PRECOMPILED_WHOLE_GRAPHEME_BYTES: Final = 6
+# A cached lookup of a chunk with no rule (a replacement never holds NUL).
+NO_RULE: Final = "\x00"
+GRAPHEME_RE: Final = regex.compile(r"\X")
+
+
+class Precompiled(Normalizer):
+    """SentencePiece's compiled normalization rules (`precompiled_charsmap` of a .model), as HF.
+
+    The blob is `<uint32 LE trie size><darts-clone double array><NUL-terminated replacements>`.
+    Each grapheme shorter than 6 UTF-8 bytes is looked up whole, else char by char; a lookup takes
+    the SHORTEST rule that is a prefix of the chunk and replaces the whole chunk (HF's quirk).
+    """
+
+    precompiled_charsmap: bytes
+    _units: list[int]
+    _replacements: bytes
+    _cache: dict[str, str]
+    _ascii_rules: regex.Pattern[str] | None
+
+    def __init__(self, precompiled_charsmap: bytes) -> None:
+        blob = bytes(precompiled_charsmap)
+        if len(blob) < 4:
+            raise ValueError("Cannot parse precompiled_charsmap")
+        trie_size = int.from_bytes(blob[0:4], "little")
+        count = trie_size // 4
+        if 4 + count * 4 > len(blob):
+            raise ValueError("Cannot parse precompiled_charsmap")
+        units: list[int] = []
+        for k in range(count):
+            at = 4 + 4 * k
+            units.append(int.from_bytes(blob[at : at + 4], "little"))
+        replacements = blob[4 + count * 4 :]
+        try:
+            replacements.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("Cannot parse precompiled_charsmap: the replacements are not UTF-8") from None
+        self.precompiled_charsmap = blob
+        self._units = units
+        self._replacements = replacements
+        self._cache = {}
+        ruled = ""
+        for cp in range(0x80):
+            if self._search(chr(cp)) != NO_RULE:
+                ruled += regex.escape(chr(cp))
+        pattern = "[" + ruled + "]" if ruled else ""
+        if self._search("\r\n") != NO_RULE and "\r" not in ruled:
+            pattern = pattern + "|\r\n" if pattern else "\r\n"
+        self._ascii_rules = regex.compile(pattern) if pattern else None
+
+    def _search(self, chunk: str) -> str:
+        """The replacement of the shortest rule prefixing `chunk`, or NO_RULE (darts-clone's
+        common prefix search over the UTF-8 bytes, stopping at a NUL byte)."""
+        units = self._units
+        if not units:
+            return NO_RULE
+        size = len(units)
+        unit = units[0]
+        pos = (unit >> 10) << ((unit & 0x200) >> 6)
+        for byte in chunk.encode("utf-8"):
+            if byte == 0:
+                break
+            pos ^= byte
+            if pos >= size:
+                return NO_RULE
+            unit = units[pos]
+            if (unit & 0x800000FF) != byte:
+                return NO_RULE
+            pos ^= (unit >> 10) << ((unit & 0x200) >> 6)
+            if (unit >> 8) & 1:
+                if pos >= size:
+                    return NO_RULE
+                start = units[pos] & 0x7FFFFFFF
+                end = self._replacements.find(b"\x00", start)
+                if end < 0:
+                    end = len(self._replacements)
+                return self._replacements[start:end].decode("utf-8", "replace")
+        return NO_RULE
+
+    def transform(self, chunk: str) -> str | None:
+        """The replacement of `chunk` (a grapheme or a char), None when no rule applies.
+
+        Precompiled(nmt_nfkc_blob).transform("ﬁ") -> "fi"
+        """
+        found = self._cache.get(chunk)
+        if found is None:
+            found = self._search(chunk)
+            if len(self._cache) < 65536:
+                self._cache[chunk] = found
+        return None if found == NO_RULE else found
+
+    def _untouched(self, text: str) -> bool:
+        # ASCII text with no ruled char is left as is (the common case, no grapheme split needed)
+        if not text.isascii():
+            return False
+        return self._ascii_rules is None or self._ascii_rules.search(text) is None
+
+    def normalize_aligned(self, sequence: str) -> str | None:
+        if self._untouched(sequence):
+            return sequence
+        # subtle: a text the rules leave as it is keeps every char where it was.
+        return sequence if self.normalize_str(sequence) == sequence else None
+
+    def normalize(self, normalized: NormalizedString) -> None:
+        text = normalized.normalized
+        if self._untouched(text):
+            return
+        dest: list[str] = []
+        changes: list[int] = []
+        modified = False
+        for grapheme in GRAPHEME_RE.findall(text):
+            if len(grapheme) == 1 or len(grapheme.encode("utf-8")) < PRECOMPILED_WHOLE_GRAPHEME_BYTES:
+                found = self.transform(grapheme)
+                if found is not None:
+                    modified = True
+                    _precompiled_replace(dest, changes, len(grapheme), found)
+                    continue
+                if len(grapheme) == 1:
+                    dest.append(grapheme)
+                    changes.append(0)
+                    continue
+            for c in grapheme:
+                found = self.transform(c)
+                if found is not None:
+                    modified = True
+                    _precompiled_replace(dest, changes, 1, found)
+                else:
+                    dest.append(c)
+                    changes.append(0)
+        if modified:
+            normalized.transform(dest, changes, 0)
+
+    def normalize_str(self, sequence: str) -> str:
+        if self._untouched(sequence):
+            return sequence
+        parts: list[str] = []
+        for grapheme in GRAPHEME_RE.findall(sequence):
+            if len(grapheme) == 1 or len(grapheme.encode("utf-8")) < PRECOMPILED_WHOLE_GRAPHEME_BYTES:
+                found = self.transform(grapheme)
+                if found is not None:
+                    parts.append(found)
+                    continue
+                if len(grapheme) == 1:
+                    parts.append(grapheme)
+                    continue
+            for c in grapheme:
+                found = self.transform(c)
+                parts.append(c if found is None else found)
+        return "".join(parts)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(self.precompiled_charsmap).decode("ascii")}
+
+    def __repr__(self) -> str:
+        return f"Precompiled(precompiled_charsmap=<{len(self.precompiled_charsmap)} bytes>)"
+
+
+def _precompiled_replace(dest: list[str], changes: list[int], old_count: int, new: str) -> None:
+    """Append `new` as the replacement of `old_count` chars, HF's way: extra chars count as
+    inserted (the LAST ones), and missing chars are removed after the last char appended.
+
+    subtle: a removal is charged to the last entry so far, which may belong to an earlier chunk,
+    and is lost when nothing precedes it (HF does exactly this).
+    """
+    for c in new:
+        dest.append(c)
+        changes.append(0)
+    diff = len(new) - old_count
+    if diff > 0:
+        for k in range(len(changes) - diff, len(changes)):
+            changes[k] = 1
+    elif diff < 0 and changes:
+        changes[len(changes) - 1] += diff
