@@ -1,0 +1,257 @@
+"""Unigram training's shared state: `TrainingLattices`, the pieces (ids, scores, which are in the
+model) and every word's lattice as flat int vecs, built once from the seed pieces.
+
+Pieces only ever leave (`remove`): their edges then score -inf and are dropped in bulk. No passes
+over the lattices here (`engine.unigram.lattice_passes`), no choosing which pieces leave.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from librt.vecs import append, vec
+from mypy_extensions import i64
+
+from engine.unigram.lattice import UNK_PENALTY
+from engine.unigram.seeds import SeedPieces
+
+NEG_INF: Final = float("-inf")
+# Bits of a code point (up to 0x10FFFF), in the keys of the pieces' trie.
+_CODE_BITS: Final = 21
+
+
+def filled(n: i64, value: float) -> vec[float]:
+    """A vec of `n` floats, each `value` (from a list: three times quicker than n appends)."""
+    return vec[float]([value] * n)
+
+
+def int_filled(n: i64, value: i64) -> vec[i64]:
+    """A vec of `n` ints, each `value`: int_filled(3, -1) -> [-1, -1, -1]."""
+    return vec[i64]([value] * n)
+
+
+class TrainingLattices:
+    """The pieces and the lattices of all words that every phase of a Unigram run reads, and what
+    the last pass over them computed.
+
+    Layout: piece ids `0 .. n_chars-1` are the single characters (they stay for the whole run: a
+    character the model dropped is "absent" and scores as unknown, min_score - 10, as in
+    sentencepiece's lattice); longer pieces follow and are renumbered when pieces are removed.
+    Word `k` owns lattice nodes `base[k] .. base[k] + len`; the edges ending at node `t` are
+    `edges[lo[t]:lo[t + 1]]`, shortest first, each packed as `piece << len_bits | length`.
+    ("ab" with pieces a=0, b=1, ab=2 and len_bits 2: edges into node 2 are b (1 << 2 | 1) and
+    ab (2 << 2 | 2).)
+    """
+
+    # pieces
+    pieces: list[str]
+    scores: list[float]
+    present: list[bool]
+    n_chars: int
+    # words, sorted in code-point order
+    words: list[str]
+    counts: list[int]
+    total_count: int
+    # the lattices of all words (vecs: unboxed in compiled code, which the passes need)
+    max_piece_length: int
+    len_bits: i64
+    len_mask: i64
+    base: vec[i64]
+    lo: vec[i64]
+    edges: vec[i64]
+    # what the last pass computed (`engine.unigram.lattice_passes`)
+    expected: vec[float]
+    viterbi_freq: vec[i64]
+    occurrence: vec[i64]
+    viterbi_valid: bool
+    log_likelihood: float
+    tokens: int
+    # scratch space, one entry per lattice node, reused by every pass (each pass writes an
+    # entry before it reads it)
+    node_floats: vec[float]
+    node_floats2: vec[float]
+    node_ints: vec[i64]
+
+    def __init__(self, max_piece_length: int) -> None:
+        """No pieces, no words, no lattices yet (`build` makes them)."""
+        self.pieces = []
+        self.scores = []
+        self.present = []
+        self.n_chars = 0
+        self.total_count = 0
+        self.max_piece_length = max_piece_length
+        self.len_bits = max(max_piece_length, 1).bit_length()
+        self.len_mask = (1 << self.len_bits) - 1
+        self.drop()
+        self.viterbi_valid = False
+        self.log_likelihood = 0.0
+        self.tokens = 0
+
+    def drop(self) -> None:
+        """No words, no lattices, no results of a pass (before the seed round, and once
+        released); the pieces stay."""
+        self.words = []
+        self.counts = []
+        self.base = vec[i64]()
+        self.lo = vec[i64]()
+        self.edges = vec[i64]()
+        self.expected = vec[float]()
+        self.viterbi_freq = vec[i64]()
+        self.occurrence = vec[i64]()
+        self.node_floats = vec[float]()
+        self.node_floats2 = vec[float]()
+        self.node_ints = vec[i64]()
+
+    def piece_count(self) -> int:
+        """How many pieces the model holds now (absent characters not counted)."""
+        count = 0
+        for present in self.present:
+            if present:
+                count += 1
+        return count
+
+    def build(self, words: list[str], counts: list[int], seeds: SeedPieces) -> None:
+        """Take the words (code-point order) and the seed pieces, and make every word's edges:
+        each piece ending at each node, shortest first.
+
+        The pieces go into a trie read backwards (last character first), keyed by node and
+        code point, so walking back from a node finds every piece ending there, and stops as
+        soon as no piece ends that way (no string is sliced or hashed).
+        """
+        total = 0
+        for count in counts:
+            total += count
+        self.words = words
+        self.counts = counts
+        self.total_count = total
+        self.pieces = seeds.pieces
+        self.scores = seeds.scores
+        self.present = [True] * len(seeds.pieces)
+        self.n_chars = seeds.n_chars
+        children: dict[int, int] = {}  # (node << _CODE_BITS) | code point -> child node
+        piece_at = vec[i64]([-1])  # node -> the piece spelled by the path to it, or -1
+        pieces = self.pieces
+        for id in range(len(pieces)):
+            piece = pieces[id]
+            node: i64 = 0
+            k = len(piece) - 1
+            while k >= 0:
+                key = (node << _CODE_BITS) | ord(piece[k])
+                child: i64 = children.get(key, -1)
+                if child < 0:
+                    child = len(piece_at)
+                    children[key] = child
+                    piece_at = append(piece_at, -1)
+                node = child
+                k -= 1
+            piece_at[node] = id
+        bits = self.len_bits
+        max_length = self.max_piece_length
+        base = vec[i64]()
+        lo = vec[i64]()
+        edges = vec[i64]()
+        start_node = 0
+        for word in self.words:
+            size = len(word)
+            base = append(base, start_node)
+            lo = append(lo, len(edges))  # the word's first node: no edge ends there
+            for end in range(1, size + 1):
+                lo = append(lo, len(edges))
+                node = 0
+                length: i64 = 1
+                limit = end if end < max_length else max_length
+                while length <= limit:
+                    node = children.get((node << _CODE_BITS) | ord(word[end - length]), -1)
+                    if node < 0:
+                        break
+                    found = piece_at[node]
+                    if found >= 0:
+                        edges = append(edges, (found << bits) | length)
+                    length += 1
+            start_node += size + 1
+        lo = append(lo, len(edges))
+        self.base = base
+        self.lo = lo
+        self.edges = edges
+        self.node_floats = filled(len(lo) - 1, 0.0)
+        self.node_floats2 = filled(len(lo) - 1, 0.0)
+        self.node_ints = int_filled(len(lo) - 1, -1)
+
+    def edge_scores(self) -> vec[float]:
+        """Each id's score in the lattices: its own, min_score - 10 for an absent character (an
+        unknown), -inf for a removed piece whose edges are not dropped yet."""
+        unk_score = self._unk_score()
+        scores = vec[float](capacity=len(self.pieces))
+        for id in range(len(self.pieces)):
+            if self.present[id]:
+                scores = append(scores, self.scores[id])
+            elif id < self.n_chars:
+                scores = append(scores, unk_score)
+            else:
+                scores = append(scores, NEG_INF)
+        return scores
+
+    def _unk_score(self) -> float:
+        low = float("inf")
+        for id in range(len(self.scores)):
+            if self.present[id] and self.scores[id] < low:
+                low = self.scores[id]
+        return (low if low != float("inf") else 0.0) - UNK_PENALTY
+
+    def remove(self, keep: list[bool]) -> int:
+        """Take the pieces not kept out of the model (characters become absent, longer pieces
+        removed); returns how many left. Removed pieces' edges are dropped once they are an
+        eighth of the longer pieces (until then they score -inf)."""
+        removed = 0
+        dead = 0
+        n_chars = self.n_chars
+        present = self.present
+        for id in range(len(self.pieces)):
+            if present[id] and not keep[id]:
+                present[id] = False
+                removed += 1
+            if id >= n_chars and not present[id]:
+                dead += 1
+        if dead > 0 and dead * 8 >= len(self.pieces) - n_chars:
+            self._compact()
+        return removed
+
+    def _compact(self) -> None:
+        """Renumber the longer pieces still in the model and drop the others' edges."""
+        n_chars = self.n_chars
+        new_id = int_filled(len(self.pieces), -1)
+        pieces: list[str] = self.pieces[:n_chars]
+        scores: list[float] = self.scores[:n_chars]
+        for id in range(n_chars):
+            new_id[id] = id
+        for id in range(n_chars, len(self.pieces)):
+            if self.present[id]:
+                new_id[id] = len(pieces)
+                pieces.append(self.pieces[id])
+                scores.append(self.scores[id])
+        bits = self.len_bits
+        mask = self.len_mask
+        old_edges = self.edges
+        old_lo = self.lo
+        edges = vec[i64](capacity=len(old_edges))
+        lo = vec[i64](capacity=len(old_lo))
+        t: i64 = 0
+        n_nodes: i64 = len(old_lo) - 1
+        while t < n_nodes:
+            lo = append(lo, len(edges))
+            e: i64 = old_lo[t]
+            stop: i64 = old_lo[t + 1]
+            while e < stop:
+                packed = old_edges[e]
+                p = new_id[packed >> bits]
+                if p >= 0:
+                    edges = append(edges, (p << bits) | (packed & mask))
+                e += 1
+            t += 1
+        lo = append(lo, len(edges))
+        self.edges = edges
+        self.lo = lo
+        self.pieces = pieces
+        self.scores = scores
+        self.present = self.present[:n_chars] + [True] * (len(pieces) - n_chars)
+        self.viterbi_valid = False
