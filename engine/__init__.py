@@ -19,7 +19,7 @@ from engine.errors import (
 )
 from engine.normalizers.normalized import NormalizedString
 from engine.pattern import Regex
-from engine.pretokenized import PreTokenizedString
+from engine.pre_tokenizers.pretokenized import PreTokenizedString
 from engine.tokenizer import Tokenizer
 from engine.trainers.records import TrainReport
 

@@ -16,7 +16,7 @@ import regex
 from engine.schema import JsonValue, expect_object, get_bool, get_str
 from engine.models.base import NO_ID, Model, Token
 from engine.normalizers import Normalizer
-from engine.pretokenized import PreTokenizedString, Split
+from engine.pre_tokenizers.pretokenized import PreTokenizedString, Split
 
 
 class AddedToken:

@@ -36,7 +36,7 @@ from engine.formats.files import read_text, write_json_atomically, write_text_at
 from engine.models.base import Model
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer
-from engine.pretokenized import PreTokenizedString
+from engine.pre_tokenizers.pretokenized import PreTokenizedString
 from engine.processors import PostProcessor, default_process
 from engine.progress import ProgressSink, SilentProgress, TextProgress
 from engine.schema import JsonValue

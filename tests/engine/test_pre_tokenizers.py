@@ -14,7 +14,7 @@ from engine.errors import EngineError, SchemaError
 from engine.models.base import Model, Token
 from engine.normalizers.normalized import NormalizedString
 from engine.pattern import Regex
-from engine.pretokenized import PreTokenizedString, Split, TokenSplitter
+from engine.pre_tokenizers.pretokenized import PreTokenizedString, Split, TokenSplitter
 
 
 def all_pre_tokenizers() -> list[P.PreTokenizer]:

@@ -25,7 +25,7 @@ from engine import normalizers as N
 from engine import pre_tokenizers as P
 from engine.normalizers.normalized import NormalizedString
 from engine.pattern import Regex
-from engine.pretokenized import PreTokenizedString
+from engine.pre_tokenizers.pretokenized import PreTokenizedString
 
 LLAMA3: str = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
