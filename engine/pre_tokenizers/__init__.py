@@ -8,8 +8,10 @@ cut. No model or normalizer logic here.
 
 from __future__ import annotations
 
-from engine import byte_level, metaspace
+# (aliased: `byte_level` and `metaspace` here name this package's own submodules)
+from engine.byte_level import options_from_dict as byte_level_options
 from engine.errors import SchemaError
+from engine.metaspace import options_from_dict as metaspace_options
 from engine.pattern import BEHAVIOR_FROM_JSON, ISOLATED, pattern_from_dict
 from engine.pre_tokenizers.base import Cut, PreTokenizer, words_of
 from engine.pre_tokenizers.bert import BertPreTokenizer
@@ -85,10 +87,10 @@ def from_dict(data: object) -> PreTokenizer:
     if kind == "FixedLength":
         return FixedLength(as_count(data["length"], "FixedLength: field 'length'") if "length" in data else 5)
     if kind == "ByteLevel":
-        add_prefix_space, trim_offsets, use_regex = byte_level.options_from_dict(data)
+        add_prefix_space, trim_offsets, use_regex = byte_level_options(data)
         return ByteLevel(add_prefix_space, trim_offsets, use_regex)
     if kind == "Metaspace":
-        replacement, scheme, split = metaspace.options_from_dict(data)
+        replacement, scheme, split = metaspace_options(data)
         return Metaspace(replacement, scheme, split)
     if kind == "Split":
         pattern = pattern_from_dict(data, kind)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from engine import byte_level
 from engine import normalizers as N
 from engine import pre_tokenizers as P
+from engine.pre_tokenizers import scanners
 from engine.errors import EngineError, SchemaError
 from engine.models.base import Model, Token
 from engine.normalizers.normalized import NormalizedString
@@ -402,18 +403,18 @@ GPT2_ASCII = st.text(alphabet="aZ09 '\t\n\r\x0b\x0c\x01\x7f!.,-stmdrevl", max_si
 
 
 def gpt2_pattern_words(text: str) -> list[str]:
-    return [byte_level.to_chars(word) for word in P.GPT2_RE.pick(text).findall(text)]
+    return [byte_level.to_chars(word) for word in scanners.GPT2_RE.pick(text).findall(text)]
 
 
 @settings(max_examples=500, deadline=None)
 @given(GPT2_ASCII)
 def test_the_gpt2_ascii_scan_equals_the_pattern(text: str) -> None:
-    assert P.gpt2_ascii_words(text, byte_level.ascii_to_chars(text)) == gpt2_pattern_words(text)
+    assert scanners.gpt2_ascii_words(text, byte_level.ascii_to_chars(text)) == gpt2_pattern_words(text)
 
 
 def test_the_gpt2_ascii_scan_on_the_hard_cases() -> None:
     for text in ["don't 's 're 'S '", "a  \tb   c\n\nd", " 's !'s 'll've", "x ", "  ", "\t", "1.5e-3 ok!!"]:
-        assert P.gpt2_ascii_words(text, byte_level.ascii_to_chars(text)) == gpt2_pattern_words(text), text
+        assert scanners.gpt2_ascii_words(text, byte_level.ascii_to_chars(text)) == gpt2_pattern_words(text), text
 
 
 RUNS_ASCII = st.text(alphabet="aZ09_ '\t\n\r\x0b\x0c\x1c\x1f\x01\x7f!.,-$+<=>^`|~", max_size=40)
@@ -422,7 +423,7 @@ RUNS_ASCII = st.text(alphabet="aZ09_ '\t\n\r\x0b\x0c\x1c\x1f\x01\x7f!.,-$+<=>^`|
 @settings(max_examples=300, deadline=None)
 @given(RUNS_ASCII)
 def test_the_ascii_run_scans_equal_the_patterns(text: str) -> None:
-    for runs, pattern in [(P.WHITESPACE_RUNS, P.WHITESPACE_RE), (P.NOT_SPACES_RUNS, P.NOT_SPACES_RE), (P.BERT_RUNS, P.BERT_RE)]:
+    for runs, pattern in [(scanners.WHITESPACE_RUNS, scanners.WHITESPACE_RE), (scanners.NOT_SPACES_RUNS, scanners.NOT_SPACES_RE), (scanners.BERT_RUNS, scanners.BERT_RE)]:
         cut = runs.cut(text)
         assert cut.words == runs.words(text) == pattern.pick(text).findall(text)
         assert [text[s:e] for s, e in zip(cut.starts, cut.ends)] == cut.words
