@@ -41,11 +41,11 @@ except ImportError:  # running as the bundling script
 # user action, spend their time in the json module, in zlib or in compiled modules they call, or
 # were measured no slower interpreted where it matters (`tests/test_build.py` pins the list).
 INTERPRETED: dict[str, str] = {
-    "engine/project.py": "project files: read and written once per open/save, off the window's thread, parsed by json",
-    "engine/archive.py": "the project file's container: zlib and json do the work",
-    "engine/estimate.py": "the estimate before a training: it times a sample count run by the compiled corpus code",
-    "engine/inspection.py": "the Encode tab's trace and round trip: a few calls per keystroke on the user's text",
-    "engine/baselines.py": "reference encodings of a few sentences for the window",
+    "engine/project/project_file.py": "project files: read and written once per open/save, off the window's thread, parsed by json",
+    "engine/project/archive.py": "the project file's container: zlib and json do the work",
+    "engine/analysis/estimate.py": "the estimate before a training: it times a sample count run by the compiled corpus code",
+    "engine/analysis/inspection.py": "the Encode tab's trace and round trip: a few calls per keystroke on the user's text",
+    "engine/analysis/baselines.py": "reference encodings of a few sentences for the window",
     "engine/formats/convert.py": "dispatch between the formats: one call per file",
     "engine/formats/export_notes.py": "what an export leaves out: a few checks per export",
     "engine/formats/gpt2.py": "vocab.json + merges.txt: json, then the compiled BPE model builds the tokenizer",

@@ -1,8 +1,8 @@
 """The training estimate against the training it estimates, and the numbers that calibrate it.
 
 For each (corpus, preset, vocab size) row, a fresh process estimates the training
-(`engine.estimate.estimate_training`, one counting process), then counts the words and trains
-from the counts, and prints what `engine/estimate.py`'s calibration table holds:
+(`engine.analysis.estimate.estimate_training`, one counting process), then counts the words and trains
+from the counts, and prints what `engine/analysis/estimate.py`'s calibration table holds:
 
   D        distinct words counted        C   their characters together
   M        merges made (BPE, WordPiece)  count s / train s   counting, then the run from counts
@@ -43,7 +43,7 @@ ROWS = (
 # Run in the child: everything from one fresh process, so its peak RSS is the row's alone.
 CHILD = r"""
 import json, resource, sys, time
-from engine.estimate import estimate_training
+from engine.analysis.estimate import estimate_training
 from workbench.core import presets
 path, key, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 tokenizer, trainer = presets.build(key, vocab_size=size)

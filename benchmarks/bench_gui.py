@@ -43,8 +43,8 @@ def measure_training(corpus: Path, preset: str, vocab_size: int) -> dict[str, fl
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from engine.corpus import check_file
-    from engine.project import Project
+    from engine.corpus.counting import check_file
+    from engine.project.project_file import Project
     from workbench.window.app import application, settle_memory
     from workbench.window.main_window import MainWindow
     from workbench.window.prompts import ScriptedPrompts
@@ -101,7 +101,7 @@ def measure_table(corpus: Path, rows: int) -> dict[str, float]:
     from PySide6.QtCore import Qt
 
     from engine import Tokenizer, models, pre_tokenizers, trainers
-    from engine.vocabulary import VocabularyTable
+    from engine.analysis.vocabulary import VocabularyTable
     from workbench.window.app import application
     from workbench.core.packed import VocabularyColumns
     from workbench.window.views.vocab_model import COLUMNS, VocabularyModel

@@ -34,7 +34,7 @@ time and memory lines:
 A stage lasts from its first report to the next stage's first report (the last one to its
 last report), so the stages add up to the wall time. setup: `train` before the first report;
 reading+counting: the "Pre-processing files" stage, reading the file and counting its words in
-as many processes as `engine.corpus.process_count` chooses, and merging their counts; words:
+as many processes as `engine.corpus.counting.process_count` chooses, and merging their counts; words:
 turning the distinct words into symbol lists; pair counts: the first count of adjacent pairs;
 merges: the merge loop; finishing: after the last report until `train` returns (the model is
 built from the merges, the training state freed). Peak PSS by stage is the largest sample
@@ -174,7 +174,7 @@ def _child(side: str, config: str, corpus: str, vocab_size: int, out: str, marks
         tokenizer.train([corpus], trainer)
         info["seconds"] = time.perf_counter() - started
     else:
-        from engine.corpus import process_count
+        from engine.corpus.counting import process_count
 
         info["processes"] = process_count(os.path.getsize(corpus), 0)
         sink = _stage_sink(marks_fd)

@@ -161,8 +161,8 @@ def new_window() -> object:
 
 
 def measure_training(corpus: Path, vocab_size: int, why: bool = False) -> dict[str, float]:
-    from engine.corpus import check_file
-    from engine.project import Project
+    from engine.corpus.counting import check_file
+    from engine.project.project_file import Project
     from workbench.window.main_window import MainWindow
 
     window = new_window()
@@ -203,8 +203,8 @@ def measure_training(corpus: Path, vocab_size: int, why: bool = False) -> dict[s
 def five_tokenizer_project(corpus: Path, work: Path, megabytes: int) -> Path:
     """The benchmark's project: five 32k tokenizers trained through the window's training code
     on the first `megabytes` MB of `corpus` (made once, then reused)."""
-    from engine.corpus import check_file
-    from engine.project import CorpusFile, Project, TokenizerEntry, TrainedOn, TrainedResult
+    from engine.corpus.counting import check_file
+    from engine.project.project_file import CorpusFile, Project, TokenizerEntry, TrainedOn, TrainedResult
     from workbench.core import presets
     from workbench.window.document import pipeline_json
     from workbench.jobs.children.training import TrainingJob, train

@@ -15,10 +15,11 @@ from typing import Final, TypeVar
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from engine import corpus, fast_path
+from engine import fast_path
+from engine.corpus import counting
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
-from engine.corpus import FileSlice, PipelineWords, WordSplitter
-from engine.sources import DEFAULT_FIELD, CorpusSource
+from engine.corpus.counting import FileSlice, PipelineWords, WordSplitter
+from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.decoders import Decoder
 from engine.encoding import (
     Encoding,
@@ -478,7 +479,7 @@ class Tokenizer:
         """Train the model on text files, read line by line; `progress` receives stage reports.
 
         Also folders, compressed text, JSON Lines, Parquet/Arrow and word-count tables, and a
-        random sample of `sample_lines` lines: see `engine.corpus.count_words`. Raises
+        random sample of `sample_lines` lines: see `engine.corpus.counting.count_words`. Raises
         CorpusError for an unusable file and TrainingCancelled when `progress` asks to stop; in
         both cases the tokenizer is left as it was. `processes` is `count_words`'s.
         """
@@ -487,7 +488,7 @@ class Tokenizer:
         sink = _sink_for(chosen, progress)
         if not files:
             raise CorpusError("<no files>", "no training files given")
-        units = corpus.training_inputs(files, field, include, exclude)
+        units = counting.training_inputs(files, field, include, exclude)
         paths: set[str] = set()
         for unit in units:
             paths.add(unit.path)
@@ -526,13 +527,13 @@ class Tokenizer:
     ) -> dict[str, int]:
         """word -> count over every line of the files (or `FileSlice`s of them), split by this
         tokenizer's added tokens, normalizer and pre-tokenizer exactly as `train` splits them;
-        the other inputs (folders, compressed, JSON Lines, ...) as `engine.corpus.count_words`.
+        the other inputs (folders, compressed, JSON Lines, ...) as `engine.corpus.counting.count_words`.
 
         `processes`: 1 counts here only, N forks N counting processes (Linux; never from a
         process that runs native threads), 0 chooses by input size. Raises CorpusError.
         """
         sink = progress if progress is not None else SilentProgress()
-        return corpus.count_words(
+        return counting.count_words(
             files, self._word_splitter(), sink, processes, field, include, exclude, sample_lines, seed
         )
 
@@ -543,12 +544,12 @@ class Tokenizer:
         progress: ProgressSink | None = None,
         seed: int = 0,
         field: str = DEFAULT_FIELD,
-    ) -> corpus.SampledCounts:
+    ) -> counting.SampledCounts:
         """`count_words` over a uniform random sample of `sample_lines` lines and records
         (SentencePiece's `input_sentence_size`; the same sample for the same `seed`), with how
         many lines it kept of how many it read. One process. Raises CorpusError."""
         sink = progress if progress is not None else SilentProgress()
-        return corpus.count_sampled_words(files, self._word_splitter(), sink, sample_lines, seed, field)
+        return counting.count_sampled_words(files, self._word_splitter(), sink, sample_lines, seed, field)
 
     def count_words_from_iterator(
         self,
@@ -558,7 +559,7 @@ class Tokenizer:
     ) -> dict[str, int]:
         """`count_words` over texts (or batches of texts), each split whole, as `train_from_iterator`."""
         sink = progress if progress is not None else SilentProgress()
-        return corpus.count_words_from_iterator(_flatten(iterator), self._word_splitter(), sink, length)
+        return counting.count_words_from_iterator(_flatten(iterator), self._word_splitter(), sink, length)
 
     def train_from_counts(
         self, word_counts: dict[str, int], trainer: Trainer | None = None, progress: ProgressSink | None = None

@@ -1,7 +1,7 @@
 """BPE training options: `BpeTrainer`, HF's `tokenizers.trainers.BpeTrainer`, as a `Trainer`.
 
 `start(word_counts)` gives a `BpeTrainingRun` to step or run (`engine.bpe.training_run`);
-`apply` fills a BPE model with what a run made. Counting words is `engine.corpus`'s job.
+`apply` fills a BPE model with what a run made. Counting words is `engine.corpus.counting`'s job.
 """
 
 from __future__ import annotations

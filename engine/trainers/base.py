@@ -2,7 +2,7 @@
 stepped (one merge or one round at a time) or run to the end, then applied to a `Model`.
 
 One contract for every algorithm, so batch training, live progress, cancel and the window's step
-mode are the same code. Counting words is `engine.corpus`'s job; the algorithms live in their
+mode are the same code. Counting words is `engine.corpus.counting`'s job; the algorithms live in their
 packages (`engine.bpe.trainer`, `engine.wordlevel.trainer`). Nothing here touches files.
 """
 

@@ -389,7 +389,7 @@ class TrainReport:
     sampled_lines: int = 0
     read_lines: int = 0
     # Where known (the window's trainings): the training process's peak memory, and what was
-    # estimated before it started (`engine.estimate`); None otherwise and in older projects.
+    # estimated before it started (`engine.analysis.estimate`); None otherwise and in older projects.
     peak_bytes: int | None = None
     estimated_seconds: float | None = None
     estimated_peak_bytes: int | None = None

@@ -3,7 +3,7 @@
 
 `start(word_counts)` gives a `UnigramTrainingRun` to step or run (`engine.unigram.training_run`:
 seed, EM and pruning rounds, as sentencepiece's `unigram_model_trainer.cc`); `apply` fills a
-Unigram model with what a run made. Counting words is `engine.corpus`'s job.
+Unigram model with what a run made. Counting words is `engine.corpus.counting`'s job.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """WordLevel training: `WordLevelTrainer` keeps the most frequent words, as HF's does.
 
 Ties go to the smaller word (code-point order), so the result never depends on counting order.
-The run has one step, a round that selects the words. Counting the words is `engine.corpus`'s
+The run has one step, a round that selects the words. Counting the words is `engine.corpus.counting`'s
 job; looking words up is `engine.wordlevel.model`'s.
 """
 

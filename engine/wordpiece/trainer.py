@@ -4,7 +4,7 @@ algorithm people learn.
 `scoring="likelihood"` (the default) merges the pair with the highest `count(ab) / (count(a) *
 count(b))` (`engine.wordpiece.training_run`); `scoring="frequency"` is what HF's trainer does:
 BPE by pair count with the `##` prefix, the result read as a WordPiece vocabulary (its
-vocabulary equals HF's). Counting words is `engine.corpus`'s job.
+vocabulary equals HF's). Counting words is `engine.corpus.counting`'s job.
 """
 
 from __future__ import annotations

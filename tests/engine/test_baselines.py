@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine import baselines
+from engine.analysis import baselines
 
 
 def pieces(text: str, spans: list[tuple[int, int]]) -> list[str]:

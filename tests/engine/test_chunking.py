@@ -1,4 +1,4 @@
-"""Counting by whitespace chunks (engine.chunking) gives exactly the line-by-line counts."""
+"""Counting by whitespace chunks (engine.corpus.chunking) gives exactly the line-by-line counts."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import normalizers, pre_tokenizers
-from engine.chunking import (
+from engine.corpus.chunking import (
     CHUNKS_DROPPED,
     CHUNKS_NONE,
     CHUNKS_SEGMENTS,
@@ -17,7 +17,7 @@ from engine.chunking import (
     count_segments,
     line_cutter,
 )
-from engine.corpus import PipelineWords, WordSplitter
+from engine.corpus.counting import PipelineWords, WordSplitter
 
 # Letters, spaces of every kind (and the four chars only Python calls spaces), line ends,
 # punctuation, combining marks, a final-sigma candidate, CJK, a zero-width space, a control.

@@ -1,4 +1,4 @@
-"""engine.corpus_ids: corpora -> .bin/.npy/.jsonl ids equal to `encode(line).ids`, the same bytes
+"""engine.corpus.ids: corpora -> .bin/.npy/.jsonl ids equal to `encode(line).ids`, the same bytes
 from one process or several, uint16/uint32, separators, and bad input that leaves nothing behind."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 import numpy
 
 from engine import Tokenizer, models, pre_tokenizers
-from engine.corpus_ids import (
+from engine.corpus.ids import (
     KINDS,
     NPY_HEADER_SIZE,
     STAGE_ENCODE,
@@ -24,7 +24,7 @@ from engine.corpus_ids import (
     written_paths,
 )
 from engine.errors import CorpusError, FileError, TrainingCancelled
-from engine.sources import READ_SIZE
+from engine.corpus.sources import READ_SIZE
 from support import Recorder, corpus_path, train_byte_level
 
 MADE_UP = (

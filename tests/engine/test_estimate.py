@@ -1,4 +1,4 @@
-"""`engine.estimate`: the estimate of a training's time and peak memory, made from a sample of
+"""`engine.analysis.estimate`: the estimate of a training's time and peak memory, made from a sample of
 every kind of input training reads (plain, compressed, JSON Lines, Parquet, folders, word-count
 tables, a sample of lines), and the optional estimate/actual fields of a training report (older
 project files load)."""
@@ -17,11 +17,11 @@ import pytest
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import CorpusError
-from engine.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
-from engine.project import Project, TokenizerEntry, TrainedResult
-from engine.sources import source_of
+from engine.analysis.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
+from engine.project.project_file import Project, TokenizerEntry, TrainedResult
+from engine.corpus.sources import source_of
 from engine.trainers.records import TrainHistory, TrainReport
-from engine.word_counts import write_counts
+from engine.corpus.word_counts import write_counts
 from support import corpus_path, is_shared, shared_corpus_path
 
 # shakespeare.txt in ../shared/corpora; a fresh clone has the shipped 268 KB sample instead.
@@ -399,7 +399,7 @@ def test_project_entries_keep_their_word_counts_reference() -> None:
 
 
 def test_times_under_a_second_are_not_given_as_numbers() -> None:
-    from engine.estimate import _roughly
+    from engine.analysis.estimate import _roughly
 
     assert _roughly(0.04, "~") == "under 1 s"
     assert _roughly(12.3, "~") == "~12 s"

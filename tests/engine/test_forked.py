@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from engine.errors import CorpusError, EngineError, FileError
-from engine.forked import ByteProgress, Children
+from engine.corpus.forked import ByteProgress, Children
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forking is for Linux")
 

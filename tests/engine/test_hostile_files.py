@@ -23,7 +23,7 @@ from engine.formats import convert
 from engine.formats import protobuf as pb
 from engine.formats import sentencepiece_proto
 from engine.pattern import find_matches_compiled, is_linear
-from engine.project import Project
+from engine.project.project_file import Project
 from hostile_files import HOSTILE_TOKENIZERS, nested_normalizers
 
 # -- hostile regexes ------------------------------------------------------------------------------

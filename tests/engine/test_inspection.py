@@ -1,4 +1,4 @@
-"""engine.inspection: the pipeline trace equals each component's own output, the round trip's
+"""engine.analysis.inspection: the pipeline trace equals each component's own output, the round trip's
 verdict and causes, counts, shared spans and the boundaries columns do not share."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers
-from engine.inspection import (
+from engine.analysis.inspection import (
     ADVICE,
     CAUSE_ACCENTS,
     CAUSE_JOINED,

@@ -1,4 +1,4 @@
-"""engine.long_lines: a line encoded in pieces cut at whitespace gives exactly the tokens, ids and
+"""engine.corpus.long_lines: a line encoded in pieces cut at whitespace gives exactly the tokens, ids and
 offsets of the line encoded whole, special tokens once around it; pipelines where a cut could
 change the tokens are never cut."""
 
@@ -11,8 +11,8 @@ import pytest
 from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 from engine.added_vocabulary import AddedToken
 from engine.encoding import Encoding
-from engine.long_lines import DocumentSink, LineEncoder, LineFrame, long_line_cutter
-from engine.sources import LineCutter
+from engine.corpus.long_lines import DocumentSink, LineEncoder, LineFrame, long_line_cutter
+from engine.corpus.sources import LineCutter
 from support import train_byte_level
 
 WORDS = ["naïve", "words,", "  spaced", "x2", "end.\t", "'s", "中文", "Hello", "[MASK]", "\u00a0nbsp", "e\u0301"]

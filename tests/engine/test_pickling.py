@@ -15,7 +15,7 @@ import tokenizers
 
 import engine
 from engine import AddedToken, Tokenizer, models, trainers
-from engine.project import CorpusFile, Project, TokenizerEntry, TrainedResult
+from engine.project.project_file import CorpusFile, Project, TokenizerEntry, TrainedResult
 
 COPIES: dict[str, Callable[[object], object]] = {
     "pickle": lambda obj: pickle.loads(pickle.dumps(obj)),

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
-from engine.corpus import check_file
+from engine.corpus.counting import check_file
 from engine.errors import ProjectFileError, SchemaError
-from engine.project import (
+from engine.project.project_file import (
     BACKUP_SUFFIX,
     FORMAT_VERSION,
     INDEX_MEMBER,
@@ -27,7 +27,7 @@ from engine.project import (
     vocabulary_frequencies,
     vocabulary_from_dict,
 )
-from engine.vocabulary import token_examples, token_frequencies
+from engine.analysis.vocabulary import token_examples, token_frequencies
 
 
 def trained_project(folder: Path) -> Project:

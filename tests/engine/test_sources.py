@@ -1,4 +1,4 @@
-"""engine.sources and the corpus paths that use it: compressed text counted exactly as the plain
+"""engine.corpus.sources and the corpus paths that use it: compressed text counted exactly as the plain
 file, JSON Lines and Parquet/Arrow records counted whole, folders with globs, word-count tables,
 several processes over a mix, every bad input's message, bounded blocks, and line sampling."""
 
@@ -19,7 +19,7 @@ import pyarrow as pa
 import zstandard
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
-from engine.corpus import (
+from engine.corpus.counting import (
     PipelineWords,
     WordSplitter,
     check_file,
@@ -31,8 +31,8 @@ from engine.corpus import (
 from engine.errors import CorpusError
 from engine.pre_tokenizers import Whitespace
 from engine.progress import STAGE_READ, SilentProgress
-from engine.chunking import SEGMENT_CUTTER, SPACE_CUTTER
-from engine.sources import (
+from engine.corpus.chunking import SEGMENT_CUTTER, SPACE_CUTTER
+from engine.corpus.sources import (
     READ_SIZE,
     CorpusSource,
     DecompressedStream,

@@ -1,4 +1,4 @@
-"""engine.vocabulary: tokens made readable, their bytes and kinds, merge trees, and token
+"""engine.analysis.vocabulary: tokens made readable, their bytes and kinds, merge trees, and token
 frequencies and example words from word counts."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine import Tokenizer, decoders, models, pre_tokenizers, trainers
-from engine.vocabulary import (
+from engine.analysis.vocabulary import (
     MergeNode,
     TokenStyle,
     VocabularyTable,

@@ -1,4 +1,4 @@
-"""engine.word_counts: the SentencePiece `word<TAB>count` table, written sorted and atomically,
+"""engine.corpus.word_counts: the SentencePiece `word<TAB>count` table, written sorted and atomically,
 read back strictly, every bad line named."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import CorpusError, EngineError
-from engine.word_counts import MAX_COUNT, MAX_TABLE_LINE, read_counts, write_counts
+from engine.corpus.word_counts import MAX_COUNT, MAX_TABLE_LINE, read_counts, write_counts
 
 
 def test_written_table_is_sorted_by_count_then_code_point(tmp_path: Path) -> None:

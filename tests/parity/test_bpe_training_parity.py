@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import tokenizers
 
-from engine import corpus
+from engine.corpus import counting
 from engine.bpe.model import BPE
 from engine.bpe.trainer import BpeTrainer
-from engine.corpus import PipelineWords
+from engine.corpus.counting import PipelineWords
 from engine.normalizers import Lowercase, Normalizer
 from engine.pre_tokenizers import BertPreTokenizer, ByteLevel, PreTokenizer, Whitespace
 from engine.progress import SilentProgress
@@ -43,7 +43,7 @@ def hf_bpe(files: list[str], pre_tokenizer: Any, normalizer: Any = None, unk: st
 def our_bpe(
     files: list[str], pre_tokenizer: PreTokenizer, normalizer: Normalizer | None = None, unk: str | None = None, **options: Any
 ) -> dict[str, Any]:
-    counts = corpus.count_words(files, PipelineWords(normalizer, pre_tokenizer), SilentProgress())
+    counts = counting.count_words(files, PipelineWords(normalizer, pre_tokenizer), SilentProgress())
     model = BPE(unk_token=unk)
     BpeTrainer(show_progress=False, **options).train(counts, model, SilentProgress())
     return {"merges": [list(pair) for pair in json.loads(json.dumps(model.to_dict()["merges"]))], "vocab": model.get_vocab()}
@@ -106,7 +106,7 @@ def test_max_token_length(corpora: Path) -> None:
 @pytest.mark.slow
 def test_limit_alphabet(corpora: Path) -> None:
     files = [str(corpora / "shakespeare.txt")]
-    counts = corpus.count_words(files, PipelineWords(None, Whitespace()), SilentProgress())
+    counts = counting.count_words(files, PipelineWords(None, Whitespace()), SilentProgress())
     frequency: dict[str, int] = {}
     for word, count in counts.items():
         for ch in word:
@@ -127,7 +127,7 @@ def test_train_from_iterator(corpora: Path) -> None:
     tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE())
     tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
     tokenizer.train_from_iterator(lines, tokenizers.trainers.BpeTrainer(vocab_size=3000, show_progress=False), length=len(lines))
-    counts = corpus.count_words_from_iterator(iter(lines), PipelineWords(None, Whitespace()), SilentProgress(), len(lines))
+    counts = counting.count_words_from_iterator(iter(lines), PipelineWords(None, Whitespace()), SilentProgress(), len(lines))
     model = BPE()
     BpeTrainer(vocab_size=3000).train(counts, model, SilentProgress())
     assert_same({"merges": model.to_dict()["merges"], "vocab": model.get_vocab()}, hf_model(tokenizer))
@@ -148,7 +148,7 @@ def test_word_counts_through_word_level_training(corpora: Path, name: str, kind:
         tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
         ours_pre = ByteLevel(add_prefix_space=False)
     tokenizer.train(files, tokenizers.trainers.WordLevelTrainer(vocab_size=10**7, show_progress=False))
-    counts = corpus.count_words(files, PipelineWords(None, ours_pre), SilentProgress())
+    counts = counting.count_words(files, PipelineWords(None, ours_pre), SilentProgress())
     model = WordLevel(unk_token="[UNK]")
     WordLevelTrainer(vocab_size=10**7).train(counts, model, SilentProgress())
     assert model.get_vocab() == hf_model(tokenizer)["vocab"]
@@ -161,7 +161,7 @@ def test_word_level_with_special_tokens_and_min_frequency(corpora: Path) -> None
     tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
     options = {"vocab_size": 2000, "min_frequency": 2, "special_tokens": ["[UNK]", "[PAD]"]}
     tokenizer.train(files, tokenizers.trainers.WordLevelTrainer(show_progress=False, **options))
-    counts = corpus.count_words(files, PipelineWords(None, Whitespace()), SilentProgress())
+    counts = counting.count_words(files, PipelineWords(None, Whitespace()), SilentProgress())
     model = WordLevel(unk_token="[UNK]")
     WordLevelTrainer(**options).train(counts, model, SilentProgress())  # type: ignore[arg-type]
     assert model.get_vocab() == hf_model(tokenizer)["vocab"]

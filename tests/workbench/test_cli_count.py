@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from engine import Tokenizer
-from engine.word_counts import read_counts, write_counts
+from engine.corpus.word_counts import read_counts, write_counts
 from support import ROOT
 from workbench.core import presets
 from workbench.cli.main import main

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from engine import Tokenizer
-from engine.sources import MAX_LINE_BYTES, READ_SIZE
+from engine.corpus.sources import MAX_LINE_BYTES, READ_SIZE
 from support import ROOT
 
 SAMPLE = ROOT / "resources" / "sample" / "shakespeare.txt"

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from engine.errors import CorpusError
-from engine.word_counts import read_counts
+from engine.corpus.word_counts import read_counts
 from support import corpus_path
 from workbench.core import presets
 from workbench.cli.cluster import BlockFailed, count_words_on_cluster, group_blocks, merge_counts, plan_blocks

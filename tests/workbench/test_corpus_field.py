@@ -20,9 +20,9 @@ from PySide6.QtWidgets import QComboBox
 from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer
-from engine.corpus import check_file
+from engine.corpus.counting import check_file
 from engine.errors import CorpusError
-from engine.sources import CorpusSource, opening_text, source_of
+from engine.corpus.sources import CorpusSource, opening_text, source_of
 from window_support import train_and_wait
 from workbench.core import presets
 from workbench.jobs.runners.file_checks import FileChecker, text_fields

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from engine.corpus import FileCheck, FileSlice
-from engine.sources import CorpusSource, expand_inputs
+from engine.corpus.counting import FileCheck, FileSlice
+from engine.corpus.sources import CorpusSource, expand_inputs
 from workbench.core import presets
 from workbench.jobs.runners.file_checks import FileChecker, files_in, is_corpus_name
 from workbench.window.folder_dialog import FolderDialog

@@ -13,7 +13,7 @@ from PySide6.QtGui import QTextCharFormat, QTextLayout
 from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer, decoders, models, pre_tokenizers
-from engine.inspection import CAUSE_LOWERCASE, CAUSE_OTHER, CAUSE_UNKNOWN
+from engine.analysis.inspection import CAUSE_LOWERCASE, CAUSE_OTHER, CAUSE_UNKNOWN
 from workbench.core.formatting import ERROR_COLOR
 from workbench.window.main_window import MainWindow
 from workbench.jobs.children.encoding import NORMAL, SPECIAL, UNKNOWN

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from engine.corpus import check_file
+from engine.corpus.counting import check_file
 from engine.formats import convert
 from engine.formats import tiktoken as tiktoken_format
 from workbench.window.main_window import EXPORT_TITLES, MainWindow

@@ -8,7 +8,7 @@ from array import array
 import pytest
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
-from engine.vocabulary import VocabularyTable, merges_made
+from engine.analysis.vocabulary import VocabularyTable, merges_made
 from workbench.core.packed import PackedStrings, VocabularyColumns, pack_made, unpack_made
 
 STRINGS = ["", "lo", "w", "", "👩\u200d👩\u200d👧", "Ġthe", "\x00", "##ing", "é"]

@@ -12,10 +12,10 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer
-from engine.corpus import check_file
+from engine.corpus.counting import check_file
 from engine.progress import STAGE_COMPUTE_MERGES, TrainProgress
-from engine.project import Project
-from engine.sources import source_of
+from engine.project.project_file import Project
+from engine.corpus.sources import source_of
 from workbench.core import presets
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts

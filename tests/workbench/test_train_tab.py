@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer
-from engine.corpus import check_file
+from engine.corpus.counting import check_file
 from workbench.core import presets
 from workbench.window.main_window import MainWindow
 from window_support import TRAINING_TIMEOUT_MS, train_and_wait, wait_for_view

@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
-from engine.corpus import check_file
+from engine.corpus.counting import check_file
 from workbench.jobs.runners.child_job import exit_reason
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts

@@ -11,12 +11,12 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer
-from engine.corpus import FileSlice
+from engine.corpus.counting import FileSlice
 from engine.progress import TrainProgress
-from engine.project import _expanded_history, bounded_examples, vocabulary_from_dict
-from engine.token_counts import EXAMPLES_PER_TOKEN
+from engine.project.project_file import _expanded_history, bounded_examples, vocabulary_from_dict
+from engine.analysis.token_counts import EXAMPLES_PER_TOKEN
 from engine.trainers.records import MergeStep, TrainHistory
-from engine.vocabulary import token_examples, token_frequencies
+from engine.analysis.vocabulary import token_examples, token_frequencies
 from workbench.core import presets
 from workbench.jobs.runners.training import TrainingRunner
 from workbench.core.held_out import held_out_split

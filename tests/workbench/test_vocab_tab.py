@@ -13,8 +13,8 @@ from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer, models
-from engine.corpus import check_file
-from engine.vocabulary import TokenStyle, VocabularyTable, token_bytes
+from engine.corpus.counting import check_file
+from engine.analysis.vocabulary import TokenStyle, VocabularyTable, token_bytes
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
 from workbench.window.views.vocab_model import CHARS, FREQUENCY, ID, KIND, RANK, TOKEN, VocabularyModel

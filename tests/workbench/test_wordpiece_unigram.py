@@ -9,9 +9,9 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from engine.corpus import check_file
+from engine.corpus.counting import check_file
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
-from engine.vocabulary import TokenStyle
+from engine.analysis.vocabulary import TokenStyle
 from workbench.window.main_window import MainWindow
 from workbench.window.views.merges_table import MergesModel, steps_text
 from window_support import train_and_wait, wait_for_view

@@ -1,13 +1,13 @@
 """Counting training words on a Dask cluster: the same counts `Tokenizer.count_words` gives, when
 one machine is not enough.
 
-Plain text files are cut into ~32 MB blocks of whole lines; every other input `engine.corpus`
+Plain text files are cut into ~32 MB blocks of whole lines; every other input `engine.corpus.counting`
 reads (compressed text, JSON Lines, Parquet/Arrow, word-count tables; folders are expanded) is one
 whole block. Each worker rebuilds the tokenizer from its JSON once and counts its blocks with the
 engine's own counting code; the dicts are summed in a tree.
 Every file must be readable at the same path on this machine (to plan the blocks) and on every
 worker. Dask and distributed are imported inside the functions (the optional `cluster` extra).
-No training here, and no tables: `engine.word_counts` writes them.
+No training here, and no tables: `engine.corpus.word_counts` writes them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final
 
 from engine import Tokenizer
-from engine.corpus import (
+from engine.corpus.counting import (
     WordSplitter,
     _count_slice,
     _count_unit,
@@ -29,7 +29,7 @@ from engine.corpus import (
     training_inputs,
 )
 from engine.errors import CorpusError
-from engine.sources import DEFAULT_FIELD, CorpusSource
+from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.progress import STAGE_READ, ProgressSink, SilentProgress, report
 
 if TYPE_CHECKING:
@@ -74,9 +74,9 @@ def plan_blocks(
 ) -> list[Block]:
     """The inputs as blocks of work: plain text cut into ranges of about `block_bytes`, each
     starting and ending at a line start (a 70 MB file -> (f, 0, ~32M), (f, ~32M, ~64M),
-    (f, ~64M, 70M)); any other input (`engine.sources.source_of`, reading `field` of JSON Lines
+    (f, ~64M, 70M)); any other input (`engine.corpus.sources.source_of`, reading `field` of JSON Lines
     and Parquet/Arrow) one whole block; folders expanded (files matching `include`, not
-    `exclude`, as `engine.corpus.training_inputs`). CorpusError for an input that cannot be read
+    `exclude`, as `engine.corpus.counting.training_inputs`). CorpusError for an input that cannot be read
     here and for a folder with no matching file; an empty file gives no block."""
     if not files:
         raise CorpusError("<no files>", "no training files given")

@@ -18,7 +18,7 @@ from tqdm import tqdm
 import engine
 from engine.formats import convert
 from engine.progress import ProgressSink, TrainProgress
-from engine.sources import DEFAULT_FIELD, special_file_kind
+from engine.corpus.sources import DEFAULT_FIELD, special_file_kind
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
 from workbench.cli import encode_lines
 from workbench.core import presets

@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from engine.corpus import training_inputs
-from engine.word_counts import write_counts
+from engine.corpus.counting import training_inputs
+from engine.corpus.word_counts import write_counts
 from workbench.cli.common import (
     READABLE,
     TRAINABLE,

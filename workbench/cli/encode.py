@@ -1,5 +1,5 @@
 """`tokenizer-workbench encode`: lines of files, standard input or --text printed as tokens
-(`workbench.cli.encode_lines`), or whole corpora written as ids with --out (`engine.corpus_ids`).
+(`workbench.cli.encode_lines`), or whole corpora written as ids with --out (`engine.corpus.ids`).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import sys
 from pathlib import Path
 from typing import TextIO, cast
 
-from engine import corpus_ids
-from engine.corpus import as_slices
-from engine.sources import DecompressedStream, OpenStream
+from engine.corpus import ids as corpus_ids
+from engine.corpus.counting import as_slices
+from engine.corpus.sources import DecompressedStream, OpenStream
 from workbench.cli import encode_lines
 from workbench.cli.common import (
     READABLE,
@@ -114,7 +114,7 @@ def _writes_utf8(stream: TextIO) -> bool:
 
 
 def _encode_to_file(args: argparse.Namespace) -> int:
-    """`encode --out ids.bin FILE...`: every line of the files as ids, written by engine.corpus_ids."""
+    """`encode --out ids.bin FILE...`: every line of the files as ids, written by engine.corpus.ids."""
     if not args.files:
         raise CliError("--out needs the FILE arguments to encode (standard input is not read with --out)")
     for option, given in (("--text", args.text), ("--json", args.json or None)):

@@ -2,7 +2,7 @@
 or as JSON, streamed block by block.
 
 A line longer than a read block is encoded in pieces where that gives the same tokens
-(`engine.long_lines`), so memory follows the block, not the line (a 200 MB line printed as
+(`engine.corpus.long_lines`), so memory follows the block, not the line (a 200 MB line printed as
 tokens no longer holds its whole Encoding). Lines that are not UTF-8 are handled by --errors.
 Argument checks are `workbench.cli.main`'s; this module only reads, encodes and prints.
 """
@@ -14,8 +14,8 @@ from array import array
 from typing import Final, TextIO
 
 from engine.encoding import Encoding
-from engine.long_lines import DocumentSink, LineEncoder, long_line_cutter
-from engine.sources import ByteStream, LineBlocks
+from engine.corpus.long_lines import DocumentSink, LineEncoder, long_line_cutter
+from engine.corpus.sources import ByteStream, LineBlocks
 from engine.tokenizer import Tokenizer
 
 # JSON of a document in pieces is written this many items at a time.

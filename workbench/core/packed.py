@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import accumulate
 from typing import TypeVar, overload
 
-from engine.vocabulary import VocabularyTable
+from engine.analysis.vocabulary import VocabularyTable
 
 
 T = TypeVar("T")
@@ -80,7 +80,7 @@ class PackedStrings(OnDemand[str]):
 
 
 class VocabularyColumns:
-    """A vocabulary table (`engine.vocabulary.VocabularyTable`: one column per field, one row per
+    """A vocabulary table (`engine.analysis.vocabulary.VocabularyTable`: one column per field, one row per
     token in id order) as the window holds it: numbers in `array`s, strings packed."""
 
     def __init__(
@@ -121,7 +121,7 @@ class VocabularyColumns:
         return len(self.ids)
 
 
-# How each token a BPE model merged was made (`engine.vocabulary.merges_made`), packed: the
+# How each token a BPE model merged was made (`engine.analysis.vocabulary.merges_made`), packed: the
 # tokens, the ranks of the merges that made them, and the two parts of each.
 MadeWire = tuple[PackedStrings, "array[int]", PackedStrings, PackedStrings]
 

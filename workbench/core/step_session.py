@@ -17,12 +17,12 @@ import time
 from typing import Final
 
 from engine import Tokenizer, trainers
-from engine.project import TrainedResult
+from engine.project.project_file import TrainedResult
 from engine.schema import JsonValue
-from engine.token_counts import token_statistics
+from engine.analysis.token_counts import token_statistics
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainReport
-from engine.vocabulary import TokenStyle
+from engine.analysis.vocabulary import TokenStyle
 from workbench.core.held_out import characters_per_token
 
 # How many competing pairs (or pieces) and how many words a session shows.

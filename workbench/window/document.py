@@ -16,14 +16,14 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from engine import Tokenizer, trainers
-from engine.corpus import FileCheck
+from engine.corpus.counting import FileCheck
 from engine.errors import EngineError
 from engine.formats import convert
-from engine.project import CorpusFile, EntryState, Project, TokenizerEntry, TrainedResult
+from engine.project.project_file import CorpusFile, EntryState, Project, TokenizerEntry, TrainedResult
 from engine.schema import JsonValue
-from engine.sources import DEFAULT_FIELD, CorpusSource
+from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.trainers.base import Trainer
-from engine.vocabulary import TokenStyle, VocabularyTable, merges_made
+from engine.analysis.vocabulary import TokenStyle, VocabularyTable, merges_made
 from workbench.core import presets
 from workbench.jobs.runners.encoding import EncodingRunner
 from workbench.jobs.children.encoding import export_reasons
@@ -439,7 +439,7 @@ class ProjectDocument(QObject):
         return [item.path for item in self.project.corpus]
 
     def add_checked_files(self, checks: list[FileCheck]) -> None:
-        """Add files that `engine.corpus.check_file` looked at (a file already there is updated)."""
+        """Add files that `engine.corpus.counting.check_file` looked at (a file already there is updated)."""
         before = self.state()
         known = {item.path: item for item in self.project.corpus}
         added = 0

@@ -1,5 +1,5 @@
 """The Add Folder dialog: which of a folder's files join the corpus, chosen with the command
-line's --include/--exclude globs (`engine.sources.wanted`), the files listed as they are typed.
+line's --include/--exclude globs (`engine.corpus.sources.wanted`), the files listed as they are typed.
 
 The folder is listed once when the dialog opens; typing only filters that list, with
 `workbench.jobs.runners.file_checks.chosen`: the window and the command line take the same files from the same globs
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.sources import folder_files
+from engine.corpus.sources import folder_files
 from workbench.jobs.runners.file_checks import chosen
 from workbench.core.formatting import ERROR_STYLE, human_size
 

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 import engine
 from engine.errors import ProjectFileError
 from engine.formats import convert
-from engine.project import SUFFIX, Project
+from engine.project.project_file import SUFFIX, Project
 from workbench.core import shipped
 from workbench.window.appearance import APP_TITLE, apply_appearance
 from workbench.window.tabs.compare import CompareTab
@@ -43,7 +43,7 @@ from workbench.jobs.runners.file_checks import FileChecker
 from workbench.window.project_panel import ProjectPanel
 from workbench.window.screen import fit_to_screen
 from workbench.window.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
-from engine.archive import Part
+from engine.project.archive import Part
 from workbench.jobs.children.files import export_main, export_payload
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.saving import (

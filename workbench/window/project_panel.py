@@ -41,9 +41,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.corpus import FileCheck, check_file
+from engine.corpus.counting import FileCheck, check_file
 from engine.errors import CorpusError
-from engine.project import CorpusFile, TokenizerEntry
+from engine.project.project_file import CorpusFile, TokenizerEntry
 from engine.schema import JsonValue
 from workbench.core import presets
 from workbench.window.document import ProjectDocument

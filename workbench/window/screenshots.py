@@ -136,7 +136,7 @@ def _dialogs(window: object, folder: Path) -> list[Path]:
     with the texts it asks them with (train-failed.png, dialog-*.png)."""
     import signal
 
-    from engine.project import CorpusFile, Project
+    from engine.project.project_file import CorpusFile, Project
     from workbench.window.main_window import MainWindow
     from workbench.window.prompts import Prompts
 

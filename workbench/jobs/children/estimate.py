@@ -13,7 +13,7 @@ from multiprocessing.connection import Connection
 
 from engine import Tokenizer, trainers
 from engine.errors import EngineError
-from engine.estimate import TrainingEstimate, estimate_training
+from engine.analysis.estimate import TrainingEstimate, estimate_training
 from engine.schema import JsonValue
 from workbench.jobs.children.training import inputs_with_fields
 

@@ -13,7 +13,7 @@ from multiprocessing.connection import Connection
 
 from engine import Tokenizer
 from engine.errors import EngineError
-from engine.sources import CorpusSource, opening_text
+from engine.corpus.sources import CorpusSource, opening_text
 
 # Step mode measures compression on at most this much of its text.
 EVALUATION_BYTES = 64 * 1024

@@ -30,25 +30,25 @@ from typing import Final
 
 from engine import Tokenizer, trainers
 from engine.errors import CorpusError, EngineError, SchemaError, TrainingCancelled
-from engine.estimate import peak_rss_bytes
+from engine.analysis.estimate import peak_rss_bytes
 from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
 from engine.progress import report as report_progress
-from engine.archive import Packed, Part
-from engine.project import TrainedResult
-from engine.sources import CorpusSource, source_of
+from engine.project.archive import Packed, Part
+from engine.project.project_file import TrainedResult
+from engine.corpus.sources import CorpusSource, source_of
 from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory, TrainReport
 from engine.unigram.training_run import STAGE_EM
-from engine.token_counts import token_statistics
-from engine.vocabulary import TokenStyle, VocabularyTable
-from engine.word_counts import read_counts, write_counts
+from engine.analysis.token_counts import token_statistics
+from engine.analysis.vocabulary import TokenStyle, VocabularyTable
+from engine.corpus.word_counts import read_counts, write_counts
 from workbench.core.held_out import characters_per_token, held_out_split
 from workbench.jobs.children.process import lower_priority, send_message
 from workbench.core.packed import VocabularyColumns
 
 # The stages after the last merge: the model filled and measured, the tokens counted
-# (`engine.token_counts`), then the "Finish" row (see `_Finish`).
+# (`engine.analysis.token_counts`), then the "Finish" row (see `_Finish`).
 STAGE_BUILD: Final = "Build tokenizer"
 STAGE_FINISH: Final = "Finish"
 FINISH_STEPS: Final = 4
@@ -135,7 +135,7 @@ class TrainingResult:
 
     Its wire form (`to_wire`) leaves the history out: the steps were streamed already, and the
     window puts them back (`from_wire`), so the last message stays cheap to read. The window
-    never parses the parts: a project keeps them as they are (`engine.project.TrainedResult`).
+    never parses the parts: a project keeps them as they are (`engine.project.project_file.TrainedResult`).
     """
 
     tokenizer_json: str

@@ -1,6 +1,6 @@
 """Checking corpus files off the GUI thread: size, lines, checksum and UTF-8 validity.
 
-`FileChecker.check(paths)` reads the files with `engine.corpus.check_file` on Qt's thread pool
+`FileChecker.check(paths)` reads the files with `engine.corpus.counting.check_file` on Qt's thread pool
 and emits `checked(checks, errors)` on the GUI thread; `check_field(path, field)` checks one
 file again with another text field. A folder is searched for corpus files: text (also
 compressed), JSON Lines, Parquet/Arrow, word-count tables (`files_in`; the Add Folder dialog
@@ -16,9 +16,9 @@ from typing import Final
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from engine.corpus import FileCheck, check_file
+from engine.corpus.counting import FileCheck, check_file
 from engine.errors import CorpusError
-from engine.sources import (
+from engine.corpus.sources import (
     DEFAULT_FIELD,
     FORMAT_ARROW,
     FORMAT_JSONL,
@@ -71,7 +71,7 @@ def files_in(
 
 def chosen(relative: list[str], include: Sequence[str], exclude: Sequence[str], corpus_only: bool) -> list[str]:
     """The files of a folder (paths inside it) to add: those the globs keep as the command
-    line's --include/--exclude do (`engine.sources.wanted`), and with `corpus_only` only the
+    line's --include/--exclude do (`engine.corpus.sources.wanted`), and with `corpus_only` only the
     corpus files by name. ["a.txt", "b.png"], no globs -> ["a.txt"] (["a.txt", "b.png"] without
     corpus_only, as the command line takes them)."""
     return [

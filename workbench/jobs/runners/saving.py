@@ -29,8 +29,8 @@ from PySide6.QtCore import QEventLoop, QLockFile, QObject, QRunnable, QThreadPoo
 
 from engine.errors import ProjectFileError, TokenizerFileError
 from engine.formats.files import read_bytes
-from engine.archive import ZIP_MAGIC, Part, pack, unpack
-from engine.project import Project, write_archive
+from engine.project.archive import ZIP_MAGIC, Part, pack, unpack
+from engine.project.project_file import Project, write_archive
 from workbench.jobs.runners.child_job import exit_reason
 from workbench.core.settings import state_dir
 

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine import baselines
-from engine.inspection import Counts
+from engine.analysis import baselines
+from engine.analysis.inspection import Counts
 from workbench.window.document import ProjectDocument
 from workbench.jobs.runners.encoding import EncodingRunner, ints, spans, strs
 from workbench.window.tabs.encode import SAMPLE_TEXT

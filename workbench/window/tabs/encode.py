@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.inspection import ADVICE, Counts, shared_spans
-from engine.vocabulary import visible_text
+from engine.analysis.inspection import ADVICE, Counts, shared_spans
+from engine.analysis.vocabulary import visible_text
 from workbench.window.document import ProjectDocument
 from workbench.jobs.runners.encoding import EncodingRunner, ints, spans, strs
 from workbench.jobs.children.encoding import SPECIAL, UNKNOWN

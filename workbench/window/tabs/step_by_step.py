@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
 
 from engine.errors import CorpusError, EngineError
 from engine.schema import JsonValue
-from engine.sources import CorpusSource, source_of
+from engine.corpus.sources import CorpusSource, source_of
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep
-from engine.vocabulary import TokenStyle, readable
+from engine.analysis.vocabulary import TokenStyle, readable
 from workbench.core.formatting import score
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.core.step_session import StepSession, count_typed

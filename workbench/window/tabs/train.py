@@ -5,7 +5,7 @@ Settings of an untrained tokenizer apply as they are edited; a trained one keeps
 until a new training of the changed settings finishes (cancel or failure change nothing).
 
 Beside the Train button, an estimate of the training's time and peak memory
-(`engine.estimate`), made in a child process (`workbench.jobs.children.estimate`) whenever the corpus or
+(`engine.analysis.estimate`), made in a child process (`workbench.jobs.children.estimate`) whenever the corpus or
 the settings change. Pause
 stops the training process where it is (POSIX only: on Windows the button is not shown).
 """
@@ -25,12 +25,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.estimate import TrainingEstimate
+from engine.analysis.estimate import TrainingEstimate
 from engine.progress import TrainProgress
-from engine.project import ResultFacts, TokenizerEntry, TrainedOn, TrainedResult
+from engine.project.project_file import ResultFacts, TokenizerEntry, TrainedOn, TrainedResult
 from engine.schema import JsonValue
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
-from engine.vocabulary import TokenStyle
+from engine.analysis.vocabulary import TokenStyle
 from workbench.window.document import ActiveView, ProjectDocument
 from workbench.jobs.children.estimate import estimate_payload
 from workbench.core.formatting import ERROR_STYLE, human_size, sampled_text

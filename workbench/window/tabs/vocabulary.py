@@ -2,7 +2,7 @@
 regex), and see how the selected token was built (its merge tree), its bytes and the corpus
 words that contain it. Copy or export the visible rows as CSV.
 
-Everything shown comes from the engine (`engine.vocabulary`); this module only lays it out.
+Everything shown comes from the engine (`engine.analysis.vocabulary`); this module only lays it out.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import EngineError
 from engine.formats.files import write_text_atomically
-from engine.vocabulary import MergeNode, TokenStyle, merge_counts, readable, token_bytes, tree_of
+from engine.analysis.vocabulary import MergeNode, TokenStyle, merge_counts, readable, token_bytes, tree_of
 from workbench.window.document import ProjectDocument
 from workbench.core.formatting import ERROR_STYLE
 from workbench.window.prompts import Prompts

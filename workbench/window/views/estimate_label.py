@@ -13,7 +13,7 @@ from typing import Final
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QLabel, QWidget
 
-from engine.estimate import TrainingEstimate
+from engine.analysis.estimate import TrainingEstimate
 from workbench.jobs.children.estimate import estimate_from_fields, estimate_main
 from workbench.jobs.runners.child_job import ChildJob
 

@@ -12,10 +12,10 @@ from typing import Final
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from engine.project import ResultFacts
+from engine.project.project_file import ResultFacts
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.unigram.training_run import PHASE_SEED
-from engine.vocabulary import TokenStyle, readable
+from engine.analysis.vocabulary import TokenStyle, readable
 from workbench.core.formatting import score
 from workbench.core.history import ColumnSteps
 

@@ -38,7 +38,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from engine.vocabulary import GRAPHEME, visible_text
+from engine.analysis.vocabulary import GRAPHEME, visible_text
 from workbench.jobs.children.encoding import NORMAL, SPECIAL, UNKNOWN
 from workbench.core.formatting import ERROR_COLOR
 

@@ -2,7 +2,7 @@
 it: both in one pass over the words, each word tokenized once, with progress.
 
 What the vocabulary view shows beside each token ("frequency in the training words", "corpus
-words that contain it"). `engine.vocabulary.token_frequencies` and `token_examples` give the same
+words that contain it"). `engine.analysis.vocabulary.token_frequencies` and `token_examples` give the same
 answers separately; this is the training's way, which must not tokenize 300,000 words twice.
 No training here.
 """
@@ -13,7 +13,7 @@ from typing import Final
 
 from engine.progress import ProgressSink, SilentProgress, report, report_every
 from engine.tokenizer import Tokenizer
-from engine.vocabulary import TokenStyle, readable
+from engine.analysis.vocabulary import TokenStyle, readable
 
 STAGE_COUNT_TOKENS: Final = "Count tokens"
 # (four are enough to show what a token is part of; each costs a project 100 KB at 32k tokens)

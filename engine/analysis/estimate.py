@@ -18,9 +18,9 @@ from typing import Final
 
 from engine import COMPILED
 from engine.bpe.trainer import BpeTrainer
-from engine.corpus import FileSlice, WordSplitter, training_inputs
+from engine.corpus.counting import FileSlice, WordSplitter, training_inputs
 from engine.errors import CorpusError
-from engine.sources import (
+from engine.corpus.sources import (
     DEFAULT_FIELD,
     FORMAT_COUNTS,
     FORMAT_LINES,
@@ -35,7 +35,7 @@ from engine.tokenizer import Tokenizer
 from engine.trainers.base import Trainer
 from engine.unigram.trainer import UnigramTrainer
 from engine.wordlevel.trainer import WordLevelTrainer
-from engine.word_counts import read_counts
+from engine.corpus.word_counts import read_counts
 from engine.wordpiece.trainer import WordPieceTrainer
 
 # The sample is about this many bytes, in SAMPLE_PIECES slices spread evenly over the inputs.

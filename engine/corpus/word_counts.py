@@ -12,7 +12,7 @@ import stat
 from typing import Final
 
 from engine.errors import CorpusError
-from engine.sources import special_file_kind
+from engine.corpus.sources import special_file_kind
 
 # Lines are written to the temporary file in batches of this many.
 WRITE_BATCH: Final = 4096

@@ -1,7 +1,7 @@
 """Work shared with forked children: each child does its share and reports over a pipe (the
 bytes it has read as it goes, then its result or its error), while this process does its own
-share and takes their messages between its steps. Word counting (`engine.corpus`) and corpora
-to ids (`engine.corpus_ids`) share out their reading this way.
+share and takes their messages between its steps. Word counting (`engine.corpus.counting`) and corpora
+to ids (`engine.corpus.ids`) share out their reading this way.
 
     children = Children("word-counting")
     children.start(lambda progress: count(share, progress))   # a child returns its counts

@@ -5,7 +5,7 @@ never read), which files a folder contributes (`expand_inputs`), and readers tha
 source in bounded blocks: whole-line byte blocks (`LineBlocks`, over a plain file's range or
 decompressed text; no line, or word between two cuts, longer than MAX_LINE_BYTES) or texts
 (`RecordReader` for JSON Lines, `ArrowReader` for Parquet/Arrow).
-No word counting here (that is `engine.corpus`); every problem is a CorpusError naming the file.
+No word counting here (that is `engine.corpus.counting`); every problem is a CorpusError naming the file.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ FORMAT_JSONL: Final = "jsonl"
 FORMAT_ARROW: Final = "arrow"
 FORMAT_COUNTS: Final = "counts"
 DEFAULT_FIELD: Final = "text"
-# Decompressed text is read in blocks of this size (engine.corpus.BLOCK_SIZE, repeated to keep
+# Decompressed text is read in blocks of this size (engine.corpus.counting.BLOCK_SIZE, repeated to keep
 # this module free of corpus imports).
 READ_SIZE: Final = 1 << 19
 # A zstd frame is fed to the decompressor in pieces this big: each piece's output stays small.
@@ -396,7 +396,7 @@ class OpenStream(ByteStream):
 
 class LineCutter(ABC):
     """Where a line too long for one block may be cut so that its two parts, counted apart,
-    give the words the whole line gives (`engine.chunking` has the cutters)."""
+    give the words the whole line gives (`engine.corpus.chunking` has the cutters)."""
 
     @abstractmethod
     def cut(self, data: bytes) -> int:

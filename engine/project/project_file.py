@@ -17,7 +17,7 @@ import json
 import os
 from typing import Final
 
-from engine.archive import ZIP_MAGIC, Part, pack, unpack
+from engine.project.archive import ZIP_MAGIC, Part, pack, unpack
 from engine.errors import CorpusError, ProjectFileError, SchemaError, TokenizerFileError
 from engine.formats.files import read_bytes, write_files_atomically
 from engine.formats.safe_json import parse_json
@@ -30,7 +30,7 @@ from engine.schema import (
     get_list,
     get_str,
 )
-from engine.sources import DEFAULT_FIELD, FORMAT_ARROW, FORMAT_JSONL, source_of
+from engine.corpus.sources import DEFAULT_FIELD, FORMAT_ARROW, FORMAT_JSONL, source_of
 from engine.tokenizer import Tokenizer
 from engine.trainers.records import TrainHistory, TrainReport
 
@@ -830,7 +830,7 @@ class Project:
     def snapshot(self, folder: str) -> list[tuple[str, Part]]:
         """The archive's members as (name, part), the index first. Cheap: a result's parts are
         made once and kept (packed, once packed); what is left, packing the rest, can run on any
-        thread (`engine.archive.pack`)."""
+        thread (`engine.project.archive.pack`)."""
         members = [(INDEX_MEMBER, Part(json.dumps(self.index(folder), ensure_ascii=False, indent=1).encode("utf-8")))]
         for i in range(len(self.tokenizers)):
             members.extend(self.tokenizers[i].members(i))

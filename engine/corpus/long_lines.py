@@ -2,9 +2,9 @@
 lines go in (`LineEncoder.feed`), each line's tokens come out to a `DocumentSink`, in pieces.
 
 A line that ends within its block is encoded whole (`Tokenizer.encode`). A longer one arrives
-cut at whitespace (`engine.sources.LineBlocks` with `long_line_cutter`), only where the cut
+cut at whitespace (`engine.corpus.sources.LineBlocks` with `long_line_cutter`), only where the cut
 cannot change its tokens: the pipeline never makes a word across whitespace
-(`engine.chunking.chunk_mode`), no added token holds or strips whitespace, and there is no
+(`engine.corpus.chunking.chunk_mode`), no added token holds or strips whitespace, and there is no
 truncation or padding. Each piece is then encoded alone, without special tokens, and the
 post-processor's special tokens are put around the whole line (`LineFrame`). No reading here.
 """
@@ -16,9 +16,9 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from engine import chunking
+from engine.corpus import chunking
 from engine.encoding import Encoding
-from engine.sources import LineCutter
+from engine.corpus.sources import LineCutter
 from engine.tokenizer import Tokenizer
 
 # The id given to the one token of the probe encoding `LineFrame` post-processes: no real id.

@@ -22,12 +22,12 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
-from engine import chunking
+from engine.corpus import chunking
 from engine.errors import CorpusError, EngineError
-from engine.forked import ByteProgress, Children
+from engine.corpus.forked import ByteProgress, Children
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer, words_of
-from engine.sources import (
+from engine.corpus.sources import (
     DEFAULT_FIELD,
     FORMAT_ARROW,
     FORMAT_COUNTS,
@@ -46,7 +46,7 @@ from engine.sources import (
     special_file_error,
     special_file_kind,
 )
-from engine.word_counts import MAX_COUNT, read_counts
+from engine.corpus.word_counts import MAX_COUNT, read_counts
 from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, ProgressSink, report, report_every
 
 # Files are read in blocks of this size; progress is reported after each block.
@@ -107,7 +107,7 @@ class PipelineWords(WordSplitter):
     """HF's pipeline for training words: normalize the line, then pre-tokenize it.
 
     No pre-tokenizer: the normalized line is one word. Empty words are never counted. Where the
-    pipeline allows (`engine.chunking`), `count_text` counts whitespace chunks and `flush` splits
+    pipeline allows (`engine.corpus.chunking`), `count_text` counts whitespace chunks and `flush` splits
     each distinct chunk once.
     """
 

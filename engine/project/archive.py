@@ -3,7 +3,7 @@ so (a save writes what it packed before, in milliseconds), and read back with ev
 before anything is decompressed.
 
 `pack([("a.json", Part(b"{}"))])` -> the bytes of a zip archive any unzip reads. No project
-knowledge here (see `engine.project`).
+knowledge here (see `engine.project.project_file`).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from typing import Final
 from engine import normalizers as n
 from engine import pre_tokenizers as p
 from engine.metaspace import FIRST
-from engine.sources import LineCutter
+from engine.corpus.sources import LineCutter
 
 CHUNKS_NONE: Final = 0
 CHUNKS_DROPPED: Final = 1

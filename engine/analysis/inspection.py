@@ -13,7 +13,7 @@ import difflib
 import unicodedata
 from typing import Final
 
-from engine import baselines
+from engine.analysis import baselines
 from engine.bpe.model import BPE
 from engine.encoding import Encoding
 from engine.normalizers.normalized import NormalizedString

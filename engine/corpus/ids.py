@@ -3,7 +3,7 @@
 One document per input line (the line ending stripped; an empty line is an empty document), files
 in the order given, lines in file order, each encoded with `Tokenizer.encode_ids` (special tokens
 added as `encode` adds them; a line too long to hold whole is read and encoded in pieces where
-that gives the same ids: `engine.long_lines`). Several forked processes encode slices of the input into part files
+that gives the same ids: `engine.corpus.long_lines`). Several forked processes encode slices of the input into part files
 that are joined in order, so the output never depends on the process count. Everything is written
 to temporary files beside the output and renamed only when complete. Reading ids back is the
 reader's business (numpy, or the sidecar's description); no decoding here.
@@ -33,11 +33,11 @@ from array import array
 from dataclasses import dataclass
 from typing import BinaryIO, Final
 
-from engine.corpus import BLOCK_SIZE, FileSlice, process_count, split_work, as_slices
-from engine.forked import ByteProgress, Children
+from engine.corpus.counting import BLOCK_SIZE, FileSlice, process_count, split_work, as_slices
+from engine.corpus.forked import ByteProgress, Children
 from engine.encoding import Encoding
-from engine.long_lines import DocumentSink, LineEncoder, long_line_cutter
-from engine.sources import FileRange, LineBlocks, special_file_kind
+from engine.corpus.long_lines import DocumentSink, LineEncoder, long_line_cutter
+from engine.corpus.sources import FileRange, LineBlocks, special_file_kind
 from engine.collector import PausedCollector
 from engine.errors import CorpusError, EngineError, FileError
 from engine.progress import ProgressSink, SilentProgress, report
@@ -261,7 +261,7 @@ class _PartWriter(DocumentSink):
 
 def _encode_slice(tokenizer: Tokenizer, piece: FileSlice, writer: _PartWriter, progress: ByteProgress) -> None:
     """Encode the lines in bytes [start, end) of a file (start is a line start), block by block;
-    a line too long for a block in pieces, where the pipeline allows (`engine.long_lines`)."""
+    a line too long for a block in pieces, where the pipeline allows (`engine.corpus.long_lines`)."""
     cutter = long_line_cutter(tokenizer, with_offsets=False)
     blocks = LineBlocks(piece.path, FileRange(piece.path, piece.start, piece.end), piece.start, cutter)
     lines = LineEncoder(tokenizer, writer, ids_only=True)
