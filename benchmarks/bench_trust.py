@@ -204,7 +204,10 @@ def five_tokenizer_project(corpus: Path, work: Path, megabytes: int) -> Path:
     """The benchmark's project: five 32k tokenizers trained through the window's training code
     on the first `megabytes` MB of `corpus` (made once, then reused)."""
     from engine.corpus.counting import check_file
-    from engine.project.project_file import CorpusFile, Project, TokenizerEntry, TrainedOn, TrainedResult
+    from engine.project.entry import TokenizerEntry
+    from engine.project.facts import CorpusFile, TrainedOn
+    from engine.project.project_file import Project
+    from engine.project.result import TrainedResult
     from workbench.core import presets
     from workbench.window.document import pipeline_json
     from workbench.jobs.children.training import TrainingJob, train

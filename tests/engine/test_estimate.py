@@ -18,7 +18,9 @@ import pytest
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import CorpusError
 from engine.analysis.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
-from engine.project.project_file import Project, TokenizerEntry, TrainedResult
+from engine.project.entry import TokenizerEntry
+from engine.project.project_file import Project
+from engine.project.result import TrainedResult
 from engine.corpus.sources import source_of
 from engine.trainers.records import TrainHistory, TrainReport
 from engine.corpus.word_counts import write_counts

@@ -15,7 +15,10 @@ import tokenizers
 
 import engine
 from engine import AddedToken, Tokenizer, models, trainers
-from engine.project.project_file import CorpusFile, Project, TokenizerEntry, TrainedResult
+from engine.project.entry import TokenizerEntry
+from engine.project.facts import CorpusFile
+from engine.project.project_file import Project
+from engine.project.result import TrainedResult
 
 COPIES: dict[str, Callable[[object], object]] = {
     "pickle": lambda obj: pickle.loads(pickle.dumps(obj)),

@@ -12,21 +12,11 @@ import pytest
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.corpus.counting import check_file
 from engine.errors import ProjectFileError, SchemaError
-from engine.project.project_file import (
-    BACKUP_SUFFIX,
-    FORMAT_VERSION,
-    INDEX_MEMBER,
-    MAX_EXAMPLE_CHARS,
-    CorpusFile,
-    Project,
-    TokenizerEntry,
-    TrainedOn,
-    TrainedResult,
-    part_frequencies,
-    remove_stale_temporaries,
-    vocabulary_frequencies,
-    vocabulary_from_dict,
-)
+from engine.project.entry import TokenizerEntry
+from engine.project.facts import MAX_EXAMPLE_CHARS, CorpusFile, TrainedOn
+from engine.project.fields import INDEX_MEMBER
+from engine.project.project_file import BACKUP_SUFFIX, FORMAT_VERSION, Project, remove_stale_temporaries
+from engine.project.result import TrainedResult, part_frequencies, vocabulary_frequencies, vocabulary_from_dict
 from engine.analysis.vocabulary import token_examples, token_frequencies
 
 

@@ -11,7 +11,7 @@ import numpy
 import pytest
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
-from engine.project.project_file import TrainedResult, history_columns
+from engine.project.result import TrainedResult, history_columns
 from engine.trainers.records import TrainReport
 from workbench.jobs.children.encoding import history_wire, stored_history_wire
 from workbench.core.history import HistoryColumns

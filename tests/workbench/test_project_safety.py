@@ -18,7 +18,8 @@ from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 import engine
-from engine.project.project_file import BACKUP_SUFFIX, CorpusFile, Project
+from engine.project.facts import CorpusFile
+from engine.project.project_file import BACKUP_SUFFIX, Project
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
 from workbench.jobs.runners.saving import RecoveryCopy, recovery_folder

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from engine import Tokenizer
 from engine.corpus.counting import FileSlice
 from engine.progress import TrainProgress
-from engine.project.project_file import _expanded_history, bounded_examples, vocabulary_from_dict
+from engine.project.result import _expanded_history, bounded_examples, vocabulary_from_dict
 from engine.analysis.token_counts import EXAMPLES_PER_TOKEN
 from engine.trainers.records import MergeStep, TrainHistory
 from engine.analysis.vocabulary import token_examples, token_frequencies

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from engine.project.project_file import CorpusFile
+from engine.project.facts import CorpusFile
 from workbench.core.word_count_cache import COUNTS_KEY_CHARS, counts_key, counts_path
 
 

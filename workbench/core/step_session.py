@@ -17,7 +17,7 @@ import time
 from typing import Final
 
 from engine import Tokenizer, trainers
-from engine.project.project_file import TrainedResult
+from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.analysis.token_counts import token_statistics
 from engine.trainers.base import Trainer, TrainingRun

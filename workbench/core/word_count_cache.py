@@ -14,7 +14,7 @@ import json
 import os
 from typing import Final
 
-from engine.project.project_file import CorpusFile
+from engine.project.facts import CorpusFile
 from engine.schema import JsonValue
 from workbench.core.settings import cache_dir
 

@@ -19,7 +19,10 @@ from engine import Tokenizer, trainers
 from engine.corpus.counting import FileCheck
 from engine.errors import EngineError
 from engine.formats import convert
-from engine.project.project_file import CorpusFile, EntryState, Project, TokenizerEntry, TrainedResult
+from engine.project.entry import EntryState, TokenizerEntry
+from engine.project.facts import CorpusFile
+from engine.project.project_file import Project
+from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.trainers.base import Trainer

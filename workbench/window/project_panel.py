@@ -43,7 +43,8 @@ from PySide6.QtWidgets import (
 
 from engine.corpus.counting import FileCheck, check_file
 from engine.errors import CorpusError
-from engine.project.project_file import CorpusFile, TokenizerEntry
+from engine.project.entry import TokenizerEntry
+from engine.project.facts import CorpusFile
 from engine.schema import JsonValue
 from workbench.core import presets
 from workbench.window.document import ProjectDocument

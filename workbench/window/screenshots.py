@@ -136,7 +136,8 @@ def _dialogs(window: object, folder: Path) -> list[Path]:
     with the texts it asks them with (train-failed.png, dialog-*.png)."""
     import signal
 
-    from engine.project.project_file import CorpusFile, Project
+    from engine.project.facts import CorpusFile
+    from engine.project.project_file import Project
     from workbench.window.main_window import MainWindow
     from workbench.window.prompts import Prompts
 

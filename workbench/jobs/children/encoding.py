@@ -30,7 +30,7 @@ from engine.analysis import baselines
 from engine.encoding import Encoding
 from engine.errors import EngineError
 from engine.formats import convert
-from engine.project.project_file import history_columns, part_frequencies
+from engine.project.result import history_columns, part_frequencies
 from engine.analysis.inspection import Counts, content_tokens, counts, padding_tokens, shared_spans, trace, unknown_positions, unknown_token, unshared_boundaries
 from engine.analysis.vocabulary import TokenStyle, VocabularyTable, merges_made, readable, token_bytes
 from workbench.jobs.children.process import lower_priority, send_message

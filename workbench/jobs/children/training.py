@@ -34,7 +34,7 @@ from engine.analysis.estimate import peak_rss_bytes
 from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
 from engine.progress import report as report_progress
 from engine.project.archive import Packed, Part
-from engine.project.project_file import TrainedResult
+from engine.project.result import TrainedResult
 from engine.corpus.sources import CorpusSource, source_of
 from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
 from engine.trainers.base import Trainer, TrainingRun
@@ -135,7 +135,7 @@ class TrainingResult:
 
     Its wire form (`to_wire`) leaves the history out: the steps were streamed already, and the
     window puts them back (`from_wire`), so the last message stays cheap to read. The window
-    never parses the parts: a project keeps them as they are (`engine.project.project_file.TrainedResult`).
+    never parses the parts: a project keeps them as they are (`engine.project.result.TrainedResult`).
     """
 
     tokenizer_json: str

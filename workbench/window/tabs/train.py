@@ -27,7 +27,9 @@ from PySide6.QtWidgets import (
 
 from engine.analysis.estimate import TrainingEstimate
 from engine.progress import TrainProgress
-from engine.project.project_file import ResultFacts, TokenizerEntry, TrainedOn, TrainedResult
+from engine.project.entry import TokenizerEntry
+from engine.project.facts import ResultFacts, TrainedOn
+from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
 from engine.analysis.vocabulary import TokenStyle

@@ -12,7 +12,7 @@ from typing import Final
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from engine.project.project_file import ResultFacts
+from engine.project.facts import ResultFacts
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.unigram.training_run import PHASE_SEED
 from engine.analysis.vocabulary import TokenStyle, readable
