@@ -43,12 +43,12 @@ def measure_training(corpus: Path, preset: str, vocab_size: int) -> dict[str, fl
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    from engine.corpus.counting import check_file
+    from engine.corpus.checks import check_file
     from engine.project.project_file import Project
+    from workbench.core.settings import Settings
     from workbench.window.app import application, settle_memory
     from workbench.window.main_window import MainWindow
     from workbench.window.prompts import ScriptedPrompts
-    from workbench.core.settings import Settings
 
     application()
     window = MainWindow(Settings(), ScriptedPrompts(save_changes="discard"))
@@ -102,8 +102,8 @@ def measure_table(corpus: Path, rows: int) -> dict[str, float]:
 
     from engine import Tokenizer, models, pre_tokenizers, trainers
     from engine.analysis.vocabulary import VocabularyTable
-    from workbench.window.app import application
     from workbench.core.packed import VocabularyColumns
+    from workbench.window.app import application
     from workbench.window.views.vocab_model import COLUMNS, VocabularyModel
 
     application()
@@ -168,10 +168,10 @@ def measure_editing(corpus: Path, chars: int = 10_000, edits: int = 20) -> dict[
     Compare tab with four tokenizers on the same text."""
     from PySide6.QtCore import QTimer
 
+    from workbench.core.settings import Settings
     from workbench.window.app import application, settle_memory
     from workbench.window.main_window import MainWindow
     from workbench.window.prompts import ScriptedPrompts
-    from workbench.core.settings import Settings
 
     app = application()
     folder = Path(tempfile.mkdtemp(prefix="bench-gui-tokenizers-"))

@@ -174,7 +174,7 @@ def _child(side: str, config: str, corpus: str, vocab_size: int, out: str, marks
         tokenizer.train([corpus], trainer)
         info["seconds"] = time.perf_counter() - started
     else:
-        from engine.corpus.counting import process_count
+        from engine.corpus.units import process_count
 
         info["processes"] = process_count(os.path.getsize(corpus), 0)
         sink = _stage_sink(marks_fd)

@@ -146,10 +146,10 @@ def run_until(ready: Callable[[], bool], limit: float) -> float:
 
 
 def new_window() -> object:
+    from workbench.core.settings import Settings
     from workbench.window.app import application, settle_memory
     from workbench.window.main_window import MainWindow
     from workbench.window.prompts import ScriptedPrompts
-    from workbench.core.settings import Settings
 
     application()
     window = MainWindow(Settings(), ScriptedPrompts(save_changes="discard", confirm=True, choose="Keep Them"))
@@ -161,7 +161,7 @@ def new_window() -> object:
 
 
 def measure_training(corpus: Path, vocab_size: int, why: bool = False) -> dict[str, float]:
-    from engine.corpus.counting import check_file
+    from engine.corpus.checks import check_file
     from engine.project.project_file import Project
     from workbench.window.main_window import MainWindow
 
@@ -203,14 +203,14 @@ def measure_training(corpus: Path, vocab_size: int, why: bool = False) -> dict[s
 def five_tokenizer_project(corpus: Path, work: Path, megabytes: int) -> Path:
     """The benchmark's project: five 32k tokenizers trained through the window's training code
     on the first `megabytes` MB of `corpus` (made once, then reused)."""
-    from engine.corpus.counting import check_file
+    from engine.corpus.checks import check_file
     from engine.project.entry import TokenizerEntry
     from engine.project.facts import CorpusFile, TrainedOn
     from engine.project.project_file import Project
     from engine.project.result import TrainedResult
     from workbench.core import presets
-    from workbench.window.document import pipeline_json
     from workbench.jobs.children.training import TrainingJob, train
+    from workbench.window.document import pipeline_json
 
     path = work / "five.tokproj"
     if path.is_file():

@@ -16,10 +16,12 @@ from librt.vecs import vec
 from mypy_extensions import i64
 
 from engine import fast_path
-from engine.corpus import counting
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
-from engine.corpus.counting import FileSlice, PipelineWords, WordSplitter
+from engine.collector import PausedCollector
+from engine.corpus import counting
+from engine.corpus.counting import PipelineWords, WordSplitter
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
+from engine.corpus.units import FileSlice, training_inputs
 from engine.decoders import Decoder
 from engine.encoding import (
     Encoding,
@@ -31,7 +33,6 @@ from engine.encoding import (
     zero_spans,
 )
 from engine.errors import CorpusError, EngineError
-from engine.collector import PausedCollector
 from engine.formats import tokenizer_json
 from engine.formats.files import read_text, write_json_atomically, write_text_atomically
 from engine.models.base import Model
@@ -44,7 +45,6 @@ from engine.schema import JsonValue
 from engine.trainers import default_trainer
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import TrainHistory, TrainReport
-
 
 # Encoding a text this long makes enough objects that pausing the cyclic collector pays.
 LONG_TEXT: Final = 10_000
@@ -488,7 +488,7 @@ class Tokenizer:
         sink = _sink_for(chosen, progress)
         if not files:
             raise CorpusError("<no files>", "no training files given")
-        units = counting.training_inputs(files, field, include, exclude)
+        units = training_inputs(files, field, include, exclude)
         paths: set[str] = set()
         for unit in units:
             paths.add(unit.path)

@@ -18,24 +18,17 @@ from typing import Final
 
 from engine import COMPILED
 from engine.bpe.trainer import BpeTrainer
-from engine.corpus.counting import FileSlice, WordSplitter, training_inputs
+from engine.corpus.counting import WordSplitter
+from engine.corpus.records import decode_text, open_texts
+from engine.corpus.sources import DEFAULT_FIELD, FORMAT_COUNTS, FORMAT_LINES, CorpusSource
+from engine.corpus.streams import DecompressedStream, FileRange, LineBlocks
+from engine.corpus.units import FileSlice, training_inputs
+from engine.corpus.word_counts import read_counts
 from engine.errors import CorpusError
-from engine.corpus.sources import (
-    DEFAULT_FIELD,
-    FORMAT_COUNTS,
-    FORMAT_LINES,
-    CorpusSource,
-    DecompressedStream,
-    FileRange,
-    LineBlocks,
-    decode_text,
-    open_texts,
-)
 from engine.tokenizer import Tokenizer
 from engine.trainers.base import Trainer
 from engine.unigram.trainer import UnigramTrainer
 from engine.wordlevel.trainer import WordLevelTrainer
-from engine.corpus.word_counts import read_counts
 from engine.wordpiece.trainer import WordPieceTrainer
 
 # The sample is about this many bytes, in SAMPLE_PIECES slices spread evenly over the inputs.

@@ -23,8 +23,8 @@ from typing import Final
 
 from engine import normalizers as n
 from engine import pre_tokenizers as p
+from engine.corpus.streams import LineCutter
 from engine.metaspace import FIRST
-from engine.corpus.sources import LineCutter
 
 CHUNKS_NONE: Final = 0
 CHUNKS_DROPPED: Final = 1

@@ -6,15 +6,8 @@ No training here: the counts go to a trainer. Big inputs are counted by several 
 
 from __future__ import annotations
 
-import codecs
 import functools
 import gc
-import hashlib
-import multiprocessing
-import os
-import stat
-import sys
-import threading
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -23,38 +16,18 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from engine.corpus import chunking
-from engine.errors import CorpusError, EngineError
+from engine.corpus.checks import no_words_reason
 from engine.corpus.forked import ByteProgress, Children
+from engine.corpus.records import LineSample, decode_text, open_texts
+from engine.corpus.sources import DEFAULT_FIELD, FORMAT_COUNTS, FORMAT_LINES, CorpusSource
+from engine.corpus.streams import DecompressedStream, FileRange, LineBlocks, LineCutter
+from engine.corpus.units import FileSlice, process_count, split_units, training_inputs, units_size
+from engine.corpus.word_counts import MAX_COUNT, read_counts
+from engine.errors import CorpusError, EngineError
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer, words_of
-from engine.corpus.sources import (
-    DEFAULT_FIELD,
-    FORMAT_ARROW,
-    FORMAT_COUNTS,
-    FORMAT_LINES,
-    ArrowReader,
-    CorpusSource,
-    DecompressedStream,
-    FileRange,
-    LineBlocks,
-    LineCutter,
-    LineSample,
-    decode_text,
-    expand_inputs,
-    open_texts,
-    source_of,
-    special_file_error,
-    special_file_kind,
-)
-from engine.corpus.word_counts import MAX_COUNT, read_counts
 from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, ProgressSink, report, report_every
 
-# Files are read in blocks of this size; progress is reported after each block.
-BLOCK_SIZE: Final = 1 << 19
-# Below this many bytes in total, starting other processes costs more than it saves.
-PARALLEL_MIN_BYTES: Final = 4 << 20
-# Never more processes than this (each holds its own word counts).
-MAX_PROCESSES: Final = 8
 ITERATOR_PATH: Final = "<iterator>"
 # A splitter flushes its held-back chunks into the word counts when it holds more than this many:
 # enough to split each frequent chunk once per flush, few enough that the held chunks never
@@ -162,91 +135,6 @@ class PipelineWords(WordSplitter):
         self.pending.clear()
 
 
-class FileSlice:
-    """Bytes [start, end) of a training file; both ends are line starts (or the file's ends).
-
-    Reading a corpus always goes through slices: a whole file is `FileSlice(path, 0, size)`.
-    `line_start_after` finds a cut that keeps lines whole.
-    """
-
-    path: str
-    start: int
-    end: int
-
-    def __init__(self, path: str, start: int, end: int) -> None:
-        if start < 0 or end < start:
-            raise ValueError(f"{path}: bad slice [{start}, {end})")
-        self.path = path
-        self.start = start
-        self.end = end
-
-    @property
-    def size(self) -> int:
-        return self.end - self.start
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, FileSlice):
-            return NotImplemented
-        return (self.path, self.start, self.end) == (other.path, other.start, other.end)
-
-    def __repr__(self) -> str:
-        return f"FileSlice({self.path!r}, {self.start}, {self.end})"
-
-
-def as_slices(files: Sequence[str | FileSlice]) -> list[FileSlice]:
-    """Each input as a checked slice: a path becomes its whole file; CorpusError for a file that
-    cannot be read and for a slice past the end of its file."""
-    slices: list[FileSlice] = []
-    for item in files:
-        if isinstance(item, FileSlice):
-            size = _checked_size(item.path)
-            if item.end > size:
-                raise CorpusError(item.path, f"has {size:,} bytes, fewer than the slice's end at {item.end:,}")
-            slices.append(item)
-        else:
-            slices.append(FileSlice(item, 0, _checked_size(item)))
-    return slices
-
-
-def training_inputs(
-    files: Sequence[str | FileSlice | CorpusSource],
-    field: str = DEFAULT_FIELD,
-    include: Sequence[str] = (),
-    exclude: Sequence[str] = (),
-    skipped: list[str] | None = None,
-) -> list[FileSlice | CorpusSource]:
-    """Each input as a checked unit of work: folders expanded (`sources.expand_inputs`), plain
-    text as a whole-file `FileSlice` (split across processes by byte ranges), every other kind
-    (`sources.source_of`: compressed, JSON Lines, Parquet/Arrow, word-count table) a
-    `CorpusSource` with its size. CorpusError for an input that cannot be read, and for a
-    special file (FIFO, device, socket) named as an input; one found in a folder is left out
-    and its path added to `skipped`."""
-    units: list[FileSlice | CorpusSource] = []
-    for item in files:
-        if isinstance(item, FileSlice):
-            units.extend(as_slices([item]))
-        elif isinstance(item, CorpusSource):
-            units.append(_unit_of(item))
-        else:
-            for path in expand_inputs([item], include, exclude, skipped):
-                units.append(_unit_of(source_of(path, field)))
-    return units
-
-
-def _unit_of(source: CorpusSource) -> FileSlice | CorpusSource:
-    size = _checked_size(source.path)
-    if source.is_plain:
-        return FileSlice(source.path, 0, size)
-    return source.sized(size)
-
-
-def _units_size(units: list[FileSlice | CorpusSource]) -> int:
-    total = 0
-    for unit in units:
-        total += unit.size
-    return total
-
-
 def count_words(
     files: Sequence[str | FileSlice | CorpusSource],
     splitter: WordSplitter,
@@ -277,7 +165,7 @@ def count_words(
     if not files:
         raise CorpusError("<no files>", "no training files given")
     units = training_inputs(files, field, include, exclude)
-    total = _units_size(units)
+    total = units_size(units)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -295,7 +183,7 @@ def count_words(
         if enabled:
             gc.enable()
     if not counts:
-        raise CorpusError(", ".join(unit.path for unit in units), _no_words_reason(total))
+        raise CorpusError(", ".join(unit.path for unit in units), no_words_reason(total))
     return counts
 
 
@@ -331,7 +219,7 @@ def count_sampled_words(
     if not files:
         raise CorpusError("<no files>", "no training files given")
     units = training_inputs(files, field, include, exclude)
-    total = _units_size(units)
+    total = units_size(units)
     sample = LineSample(sample_lines, seed)
     counts: dict[str, int] = {}
     progress = _SinkProgress(sink, total)
@@ -350,7 +238,7 @@ def count_sampled_words(
         if enabled:
             gc.enable()
     if not counts:
-        raise CorpusError(", ".join(unit.path for unit in units), _no_words_reason(total))
+        raise CorpusError(", ".join(unit.path for unit in units), no_words_reason(total))
     return SampledCounts(counts, len(sample.kept), sample.seen)
 
 
@@ -393,190 +281,6 @@ def count_words_from_iterator(
     if not counts:
         raise CorpusError(ITERATOR_PATH, "no words to train on: every text is empty or has no words")
     return counts
-
-
-class FileCheck:
-    """What `check_file` found: size, lines, SHA-256, and the first problem ("" when none)."""
-
-    path: str
-    size: int
-    lines: int
-    sha256: str
-    problem: str
-
-    def __init__(self, path: str, size: int, lines: int, sha256: str, problem: str) -> None:
-        self.path = path
-        self.size = size
-        self.lines = lines
-        self.sha256 = sha256
-        self.problem = problem
-
-    @property
-    def ok(self) -> bool:
-        return not self.problem
-
-    def __repr__(self) -> str:
-        return f"FileCheck({self.path!r}, size={self.size}, lines={self.lines}, problem={self.problem!r})"
-
-
-def check_file(path: str, field: str = DEFAULT_FIELD) -> FileCheck:
-    """Read a would-be training file once, in blocks: its size, line count (a last line without
-    "\n" counts), SHA-256, and whether it is UTF-8 text (the problem names the first bad byte).
-
-    Other kinds (`sources.source_of`) are checked as far as is cheap and certain: compressed
-    text decompressed whole (lines, UTF-8, truncation), every JSON Lines record parsed (its
-    `field` a string; `lines` counts records), a word-count table read (`lines` = its words),
-    a Parquet/Arrow file's `field` column found (`lines` = its rows, when the file says).
-    A file that cannot be read at all raises CorpusError, as training would.
-    """
-    source = source_of(path, field)
-    if not source.is_plain:
-        return _check_source(source.sized(_checked_size(path)))
-    size = _checked_size(path)
-    digest = hashlib.sha256()
-    scan = _TextScan("")
-    try:
-        with open(path, "rb") as stream:
-            while True:
-                block = stream.read(BLOCK_SIZE)
-                if not block:
-                    break
-                digest.update(block)
-                scan.feed(block)
-    except OSError as error:
-        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
-    scan.finish()
-    problem = scan.problem
-    if not problem and size == 0:
-        problem = "is empty"
-    return FileCheck(path, size, scan.lines, digest.hexdigest(), problem)
-
-
-class _TextScan:
-    """The lines of a text read in blocks cut anywhere (a last line without "\n" counts), and
-    its first UTF-8 problem (`where` tells what the byte offset is in)."""
-
-    where: str
-    decoder: codecs.IncrementalDecoder
-    lines: int
-    offset: int
-    last: bytes
-    problem: str
-
-    def __init__(self, where: str) -> None:
-        self.where = where
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
-        self.lines = 0
-        self.offset = 0
-        self.last = b""
-        self.problem = ""
-
-    def feed(self, block: bytes) -> None:
-        self.lines += block.count(b"\n")
-        self.last = block[-1:]
-        if not self.problem:
-            pending = len(self.decoder.getstate()[0])
-            try:
-                self.decoder.decode(block)
-            except UnicodeDecodeError as error:
-                self._bad(error, self.offset - pending)
-        self.offset += len(block)
-
-    def finish(self) -> None:
-        if not self.problem:
-            pending = len(self.decoder.getstate()[0])
-            try:
-                self.decoder.decode(b"", True)
-            except UnicodeDecodeError as error:
-                self._bad(error, self.offset - pending)
-        if self.offset > 0 and self.last != b"\n":
-            self.lines += 1
-
-    def _bad(self, error: UnicodeDecodeError, start: int) -> None:
-        self.problem = f"is not valid UTF-8 ({error.reason}){self.where} at byte {start + error.start}"
-
-
-def _check_source(source: CorpusSource) -> FileCheck:
-    path = source.path
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as stream:
-            while True:
-                block = stream.read(BLOCK_SIZE)
-                if not block:
-                    break
-                digest.update(block)
-    except OSError as error:
-        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
-    lines = 0
-    problem = ""
-    try:
-        if source.format == FORMAT_LINES:
-            text = DecompressedStream(path, source.compression)
-            scan = _TextScan(" in the decompressed text")
-            try:
-                while True:
-                    block = text.read(BLOCK_SIZE)
-                    if not block:
-                        break
-                    scan.feed(block)
-            finally:
-                text.close()
-            scan.finish()
-            lines = scan.lines
-            problem = scan.problem
-        elif source.format == FORMAT_COUNTS:
-            lines = len(read_counts(path))
-        elif source.format == FORMAT_ARROW:
-            arrow = ArrowReader(source)
-            lines = max(arrow.rows, 0)
-            arrow.close()
-        else:
-            texts = open_texts(source)
-            try:
-                while True:
-                    batch = texts.next_texts()
-                    if batch is None:
-                        break
-                    lines += len(batch)
-            finally:
-                texts.close()
-    except CorpusError as error:
-        where = f" at byte {error.byte_offset}" if error.byte_offset >= 0 else ""
-        problem = error.reason + where
-    if not problem and lines == 0 and source.format != FORMAT_ARROW:
-        problem = "is empty" if source.format == FORMAT_LINES else "has no records"
-    return FileCheck(path, source.size, lines, digest.hexdigest(), problem)
-
-
-# -- reading -------------------------------------------------------------------------------
-
-
-def _checked_size(path: str) -> int:
-    """The size of a training file, or CorpusError saying why it cannot be read."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise CorpusError(path, "file not found") from None
-    except OSError as error:
-        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise CorpusError(path, "is a directory, not a text file")
-    special = special_file_kind(path)
-    if special:
-        raise special_file_error(path, special)
-    try:
-        with open(path, "rb"):
-            pass
-    except OSError as error:
-        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
-    return info.st_size
-
-
-def _no_words_reason(total: int) -> str:
-    if total == 0:
-        return "no words to train on: every input file is empty"
-    return "no words to train on: the input files hold no words after normalization and pre-tokenization"
 
 
 def _count_slice(
@@ -770,96 +474,6 @@ class _SinkProgress(ByteProgress):
         self.send()
 
 
-# -- several processes ---------------------------------------------------------------------
-
-
-def process_count(total: int, requested: int) -> int:
-    """How many processes to count with: `requested` (0: as many as pay for `total` bytes, on
-    this machine's cores), but only 1 where forking is unavailable."""
-    if requested == 1 or not sys.platform.startswith("linux"):
-        return 1
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    if requested > 1:
-        return min(requested, MAX_PROCESSES)
-    # subtle: forking a process that runs other threads can deadlock the child (a lock held by
-    # another thread stays locked forever). This sees Python threads only, not native ones
-    # (Qt's): the window counts in a child process of its own and passes `processes` itself.
-    if threading.active_count() > 1:
-        return 1
-    if total < PARALLEL_MIN_BYTES:
-        return 1
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_PROCESSES, total // (PARALLEL_MIN_BYTES // 2)))
-
-
-def line_start_after(path: str, offset: int, size: int) -> int:
-    """The first line start at or after `offset` in a file of `size` bytes (`size` if no line
-    starts there): a cut that keeps lines whole. CorpusError if the file cannot be read."""
-    if offset <= 0:
-        return 0
-    try:
-        with open(path, "rb") as stream:
-            stream.seek(offset - 1)
-            position = offset - 1
-            while position < size:
-                chunk = stream.read(1 << 16)
-                if not chunk:
-                    break
-                found = chunk.find(b"\n")
-                if found >= 0:
-                    return min(position + found + 1, size)
-                position += len(chunk)
-    except OSError as error:
-        raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
-    return size
-
-
-def split_work(slices: list[FileSlice], parts: int) -> list[list[FileSlice]]:
-    """Cut the slices, read one after another, into `parts` runs of about equal bytes."""
-    units: list[FileSlice | CorpusSource] = list(slices)
-    work: list[list[FileSlice]] = []
-    for share in split_units(units, parts):
-        work.append([unit for unit in share if isinstance(unit, FileSlice)])
-    return work
-
-
-def split_units(units: list[FileSlice | CorpusSource], parts: int) -> list[list[FileSlice | CorpusSource]]:
-    """`split_work` over a mix: slices of plain files are cut at line starts, every other
-    source goes whole to the part that is filling when it comes."""
-    total = _units_size(units)
-    work: list[list[FileSlice | CorpusSource]] = [[] for _ in range(parts)]
-    part = 0
-    used = 0  # bytes given to parts before `part`, plus to `part` so far
-    for unit in units:
-        if isinstance(unit, CorpusSource):
-            work[part].append(unit)
-            used += unit.size
-            while part < parts - 1 and used >= total * (part + 1) // parts:
-                part += 1
-            continue
-        path = unit.path
-        start = unit.start
-        end = unit.end
-        while start < end:
-            goal = total * (part + 1) // parts
-            if part == parts - 1 or used + (end - start) <= goal:
-                work[part].append(FileSlice(path, start, end))
-                used += end - start
-                start = end
-            else:
-                cut = line_start_after(path, start + (goal - used), end)
-                if cut > start:
-                    work[part].append(FileSlice(path, start, cut))
-                    used += cut - start
-                start = cut
-                part += 1
-    return [chunk for chunk in work if chunk]
-
-
 def _count_share(units: list[FileSlice | CorpusSource], splitter: WordSplitter, progress: ByteProgress) -> dict[str, int]:
     """The word counts of one process's share of the units."""
     counts: dict[str, int] = {}
@@ -873,7 +487,7 @@ def _count_in_processes(
 ) -> dict[str, int]:
     """This process counts the first run of units while forked children count the others."""
     work = split_units(units, processes)
-    progress = _SinkProgress(sink, _units_size(units))
+    progress = _SinkProgress(sink, units_size(units))
     progress.start()
     children = Children("word-counting")
     try:

@@ -24,7 +24,6 @@ from typing import Final
 
 from engine.errors import CorpusError, EngineError, FileError
 
-
 # The signals that stop a command (the command line turns them into exceptions in its process).
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 

@@ -33,12 +33,13 @@ from array import array
 from dataclasses import dataclass
 from typing import BinaryIO, Final
 
-from engine.corpus.counting import BLOCK_SIZE, FileSlice, process_count, split_work, as_slices
-from engine.corpus.forked import ByteProgress, Children
-from engine.encoding import Encoding
-from engine.corpus.long_lines import DocumentSink, LineEncoder, long_line_cutter
-from engine.corpus.sources import FileRange, LineBlocks, special_file_kind
 from engine.collector import PausedCollector
+from engine.corpus.forked import ByteProgress, Children
+from engine.corpus.long_lines import DocumentSink, LineEncoder, long_line_cutter
+from engine.corpus.sources import special_file_kind
+from engine.corpus.streams import FileRange, LineBlocks
+from engine.corpus.units import BLOCK_SIZE, FileSlice, as_slices, process_count, split_work
+from engine.encoding import Encoding
 from engine.errors import CorpusError, EngineError, FileError
 from engine.progress import ProgressSink, SilentProgress, report
 from engine.tokenizer import Tokenizer

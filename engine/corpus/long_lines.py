@@ -17,8 +17,8 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from engine.corpus import chunking
+from engine.corpus.streams import LineCutter
 from engine.encoding import Encoding
-from engine.corpus.sources import LineCutter
 from engine.tokenizer import Tokenizer
 
 # The id given to the one token of the probe encoding `LineFrame` post-processes: no real id.

@@ -11,8 +11,8 @@ import secrets
 import stat
 from typing import Final
 
-from engine.errors import CorpusError
 from engine.corpus.sources import special_file_kind
+from engine.errors import CorpusError
 
 # Lines are written to the temporary file in batches of this many.
 WRITE_BATCH: Final = 4096

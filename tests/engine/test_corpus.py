@@ -12,14 +12,15 @@ from pathlib import Path
 
 import pytest
 import regex
+from support import Recorder
 
 from engine.corpus import counting
 from engine.corpus.counting import PipelineWords, WordSplitter, count_words, count_words_from_iterator
+from engine.corpus.units import BLOCK_SIZE
 from engine.errors import CorpusError, TrainingCancelled
 from engine.normalizers import Lowercase
 from engine.pre_tokenizers import ByteLevel, Whitespace
 from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, SilentProgress
-from support import Recorder
 
 
 class Lines(WordSplitter):
@@ -65,7 +66,7 @@ def test_several_files_are_read_in_turn(tmp_path: Path) -> None:
 
 
 def test_a_line_longer_than_a_block_is_one_line(tmp_path: Path) -> None:
-    long_line = b"ab" * counting.BLOCK_SIZE + b"\n"
+    long_line = b"ab" * BLOCK_SIZE + b"\n"
     name = write(tmp_path / "long.txt", b"x\n" + long_line + b"y")
     counts = count_words([name], Lines(), SilentProgress())
     assert counts == {"x\n": 1, long_line.decode(): 1, "y": 1}
@@ -76,7 +77,7 @@ def test_a_line_of_megabytes_counts_as_one_line(tmp_path: Path, pre_tokenizer: o
     # read in blocks cut at spaces (engine.corpus.chunking's cutters), never whole: the same counts
     words = ["naïve", "words,", "  spaced", "x2", "end.\t", "'s", "中文", "  "]
     line = " ".join(words[i % len(words)] + str(i % 97) for i in range(260_000))
-    assert len(line.encode()) > 3 * counting.BLOCK_SIZE
+    assert len(line.encode()) > 3 * BLOCK_SIZE
     name = write(tmp_path / "long.txt", ("short line\n" + line + "\nlast").encode())
     assert isinstance(pre_tokenizer, (Whitespace, ByteLevel))
     splitter = PipelineWords(None, pre_tokenizer)
@@ -346,7 +347,7 @@ def test_counts_match_a_plain_recount(corpora: Path) -> None:
 
 
 def test_slices_count_exactly_their_lines(tmp_path: Path) -> None:
-    from engine.corpus.counting import FileSlice, line_start_after
+    from engine.corpus.units import FileSlice, line_start_after
 
     path = tmp_path / "c.txt"
     lines = [f"word{i} common\n" for i in range(2000)]
@@ -368,7 +369,7 @@ def test_slices_count_exactly_their_lines(tmp_path: Path) -> None:
 def test_check_file_reports_size_lines_checksum_and_the_first_bad_byte(tmp_path: Path) -> None:
     import hashlib
 
-    from engine.corpus.counting import check_file
+    from engine.corpus.checks import check_file
 
     good = tmp_path / "good.txt"
     good.write_text("one\ntwo\nthree", encoding="utf-8")

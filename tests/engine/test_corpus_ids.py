@@ -9,8 +9,9 @@ import sys
 from array import array
 from pathlib import Path
 
-import pytest
 import numpy
+import pytest
+from support import Recorder, corpus_path, train_byte_level
 
 from engine import Tokenizer, models, pre_tokenizers
 from engine.corpus.ids import (
@@ -23,9 +24,8 @@ from engine.corpus.ids import (
     output_kind,
     written_paths,
 )
+from engine.corpus.streams import READ_SIZE
 from engine.errors import CorpusError, FileError, TrainingCancelled
-from engine.corpus.sources import READ_SIZE
-from support import Recorder, corpus_path, train_byte_level
 
 MADE_UP = (
     "\n"  # an empty document first

@@ -7,13 +7,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from support import train_byte_level
 
 from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 from engine.added_vocabulary import AddedToken
-from engine.encoding import Encoding
 from engine.corpus.long_lines import DocumentSink, LineEncoder, LineFrame, long_line_cutter
-from engine.corpus.sources import LineCutter
-from support import train_byte_level
+from engine.corpus.streams import LineCutter
+from engine.encoding import Encoding
 
 WORDS = ["naïve", "words,", "  spaced", "x2", "end.\t", "'s", "中文", "Hello", "[MASK]", "\u00a0nbsp", "e\u0301"]
 TEXT = " ".join(WORDS[i % len(WORDS)] + str(i % 13) for i in range(400))

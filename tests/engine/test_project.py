@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
-from engine.corpus.counting import check_file
+from engine.analysis.vocabulary import token_examples, token_frequencies
+from engine.corpus.checks import check_file
 from engine.errors import ProjectFileError, SchemaError
 from engine.project.entry import TokenizerEntry
 from engine.project.facts import MAX_EXAMPLE_CHARS, CorpusFile, TrainedOn
 from engine.project.fields import INDEX_MEMBER
 from engine.project.project_file import BACKUP_SUFFIX, FORMAT_VERSION, Project, remove_stale_temporaries
 from engine.project.result import TrainedResult, part_frequencies, vocabulary_frequencies, vocabulary_from_dict
-from engine.analysis.vocabulary import token_examples, token_frequencies
 
 
 def trained_project(folder: Path) -> Project:

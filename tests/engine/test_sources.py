@@ -14,39 +14,29 @@ import zlib
 from collections import Counter
 from pathlib import Path
 
-import pytest
 import pyarrow as pa
+import pytest
 import zstandard
+from support import Recorder, corpus_path
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
+from engine.corpus.checks import check_file
+from engine.corpus.chunking import SEGMENT_CUTTER, SPACE_CUTTER
 from engine.corpus.counting import (
     PipelineWords,
     WordSplitter,
-    check_file,
     count_sampled_words,
     count_words,
     count_words_from_iterator,
-    training_inputs,
 )
+from engine.corpus.records import LineSample
+from engine.corpus.sources import CorpusSource, expand_inputs, folder_files, source_of, special_file_kind
+from engine.corpus.streams import READ_SIZE, DecompressedStream, FileRange, LineBlocks, OpenStream
+from engine.corpus.units import training_inputs
 from engine.errors import CorpusError
 from engine.pre_tokenizers import Whitespace
 from engine.progress import STAGE_READ, SilentProgress
-from engine.corpus.chunking import SEGMENT_CUTTER, SPACE_CUTTER
-from engine.corpus.sources import (
-    READ_SIZE,
-    CorpusSource,
-    DecompressedStream,
-    FileRange,
-    LineBlocks,
-    LineSample,
-    OpenStream,
-    expand_inputs,
-    folder_files,
-    source_of,
-    special_file_kind,
-)
 from engine.trainers.records import TrainHistory, TrainReport
-from support import Recorder, corpus_path
 
 
 class Lines(WordSplitter):

@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 import pytest
+from support import ROOT
 
 from engine import Tokenizer
-from engine.corpus.sources import MAX_LINE_BYTES, READ_SIZE
-from support import ROOT
+from engine.corpus.streams import MAX_LINE_BYTES, READ_SIZE
 
 SAMPLE = ROOT / "resources" / "sample" / "shakespeare.txt"
 COMMAND = [sys.executable, "-P", "-m", "workbench.cli"]

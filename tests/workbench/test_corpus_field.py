@@ -18,17 +18,18 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox
 from pytestqt.qtbot import QtBot
+from window_support import train_and_wait
 
 from engine import Tokenizer
-from engine.corpus.counting import check_file
+from engine.corpus.checks import check_file
+from engine.corpus.records import opening_text
+from engine.corpus.sources import CorpusSource, source_of
 from engine.errors import CorpusError
-from engine.corpus.sources import CorpusSource, opening_text, source_of
-from window_support import train_and_wait
 from workbench.core import presets
+from workbench.jobs.children.training import TrainingJob, train
 from workbench.jobs.runners.file_checks import FileChecker, text_fields
 from workbench.window.main_window import MainWindow
 from workbench.window.project_panel import CHECK_COLUMN, FIELD_COLUMN, FILE_COLUMN, LINES_COLUMN
-from workbench.jobs.children.training import TrainingJob, train
 
 CODE = [f"def f{i}(x):\n    return x * {i % 7}  # lines of code {i % 13}" for i in range(300)]
 

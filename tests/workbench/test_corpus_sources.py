@@ -10,15 +10,16 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from engine.corpus.counting import FileCheck, FileSlice
+from engine.corpus.checks import FileCheck
 from engine.corpus.sources import CorpusSource, expand_inputs
+from engine.corpus.units import FileSlice
 from workbench.core import presets
+from workbench.core.held_out import held_out_split
+from workbench.jobs.children.training import TrainingJob, train
 from workbench.jobs.runners.file_checks import FileChecker, files_in, is_corpus_name
 from workbench.window.folder_dialog import FolderDialog
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
-from workbench.core.held_out import held_out_split
-from workbench.jobs.children.training import TrainingJob, train
 
 
 def test_which_names_are_corpus_files() -> None:

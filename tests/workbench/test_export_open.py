@@ -10,13 +10,13 @@ import json
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
+from window_support import SAMPLE, train_and_wait, wait_for_view
 
-from engine.corpus.counting import check_file
+from engine.corpus.checks import check_file
 from engine.formats import convert
 from engine.formats import tiktoken as tiktoken_format
 from workbench.window.main_window import EXPORT_TITLES, MainWindow
 from workbench.window.prompts import TOKENIZER_FILTER, ScriptedPrompts
-from window_support import SAMPLE, train_and_wait, wait_for_view
 
 LINES = [
     "To be, or not to be, that is the question:",

@@ -78,7 +78,7 @@ def test_a_saved_project_reopens_to_the_same_state_with_its_history(
     qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
 ) -> None:
     window.new_project()
-    window.document.add_checked_files([engine.corpus.counting.check_file(str(small_corpus))])
+    window.document.add_checked_files([engine.corpus.checks.check_file(str(small_corpus))])
     entry = window.document.add_preset("bpe", vocab_size=600)
     train_and_wait(qtbot, window)
     assert entry.is_trained and entry.report is not None
@@ -208,7 +208,7 @@ def test_a_moved_corpus_file_is_reported_and_can_be_located(
 ) -> None:
     project = Project("moved")
     window.document.replace(project, None)
-    window.document.add_checked_files([engine.corpus.counting.check_file(str(small_corpus))])
+    window.document.add_checked_files([engine.corpus.checks.check_file(str(small_corpus))])
     window.document.add_preset("bpe", vocab_size=500)
     path = tmp_path / "moved.tokproj"
     window.document.project.save(str(path))
@@ -263,7 +263,7 @@ def test_view_settings_apply_and_persist(window: MainWindow, theme: str) -> None
 
 def test_export_writes_tokenizer_json_that_loads(qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path) -> None:
     window.new_project()
-    window.document.add_checked_files([engine.corpus.counting.check_file(str(small_corpus))])
+    window.document.add_checked_files([engine.corpus.checks.check_file(str(small_corpus))])
     window.document.add_preset("gpt2", vocab_size=400)
     train_and_wait(qtbot, window)
     target = tmp_path / "out.json"

@@ -298,7 +298,7 @@ def test_a_file_changed_since_the_project_saw_it_is_checked_again(
     qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
 ) -> None:
     window.document.replace(Project("changed"), None)
-    window.document.add_checked_files([engine.corpus.counting.check_file(str(small_corpus))])
+    window.document.add_checked_files([engine.corpus.checks.check_file(str(small_corpus))])
     prompts.answers["save_project"] = str(tmp_path / "c.tokproj")
     assert window.save_as()
     old = window.document.project.corpus[0].sha256
@@ -375,7 +375,7 @@ def test_opening_a_project_never_builds_its_tokenizers_in_the_window(
     from window_support import train_and_wait, wait_for_view
 
     window.new_project()
-    window.document.add_checked_files([engine.corpus.counting.check_file(str(small_corpus))])
+    window.document.add_checked_files([engine.corpus.checks.check_file(str(small_corpus))])
     window.document.add_preset("bpe", vocab_size=500)
     train_and_wait(qtbot, window)
     prompts.answers["save_project"] = str(tmp_path / "v.tokproj")

@@ -10,18 +10,18 @@ from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
+from window_support import SAMPLE, TRAINING_TIMEOUT_MS, train_and_wait
 
 from engine import Tokenizer
-from engine.corpus.counting import check_file
+from engine.corpus.checks import check_file
+from engine.corpus.sources import source_of
 from engine.progress import STAGE_COMPUTE_MERGES, TrainProgress
 from engine.project.project_file import Project
-from engine.corpus.sources import source_of
 from workbench.core import presets
+from workbench.jobs.runners.training import CAN_PAUSE, _descendants
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
-from workbench.jobs.runners.training import CAN_PAUSE, _descendants
 from workbench.window.views.stage_progress import StageProgress
-from window_support import SAMPLE, TRAINING_TIMEOUT_MS, train_and_wait
 
 ESTIMATE_TIMEOUT_MS = 30_000
 

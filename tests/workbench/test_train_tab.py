@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
+from window_support import TRAINING_TIMEOUT_MS, train_and_wait, wait_for_view
 
 from engine import Tokenizer
-from engine.corpus.counting import check_file
+from engine.corpus.checks import check_file
 from workbench.core import presets
 from workbench.window.main_window import MainWindow
-from window_support import TRAINING_TIMEOUT_MS, train_and_wait, wait_for_view
 
 
 def project_with(window: MainWindow, corpus: Path, key: str = "bpe", vocab_size: int = 600) -> None:

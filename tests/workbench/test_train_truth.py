@@ -14,16 +14,15 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
+from window_support import TRAINING_TIMEOUT_MS, train_and_wait
 
-from engine.corpus.counting import check_file
+from engine.corpus.checks import check_file
+from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingResult
 from workbench.jobs.runners.child_job import exit_reason
+from workbench.jobs.runners.training import _descendants
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
-from workbench.jobs.runners.training import _descendants
 from workbench.window.tabs.train import TrainTab
-from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingResult
-
-from window_support import TRAINING_TIMEOUT_MS, train_and_wait
 
 
 def project_with(window: MainWindow, files: list[Path], key: str = "bpe", vocab_size: int = 600) -> None:

@@ -9,19 +9,19 @@ import signal
 from pathlib import Path
 
 from pytestqt.qtbot import QtBot
+from window_support import TRAINING_TIMEOUT_MS
 
 from engine import Tokenizer
-from engine.corpus.counting import FileSlice
+from engine.analysis.token_counts import EXAMPLES_PER_TOKEN
+from engine.analysis.vocabulary import token_examples, token_frequencies
+from engine.corpus.units import FileSlice
 from engine.progress import TrainProgress
 from engine.project.result import _expanded_history, bounded_examples, vocabulary_from_dict
-from engine.analysis.token_counts import EXAMPLES_PER_TOKEN
 from engine.trainers.records import MergeStep, TrainHistory
-from engine.analysis.vocabulary import token_examples, token_frequencies
 from workbench.core import presets
-from workbench.jobs.runners.training import TrainingRunner
 from workbench.core.held_out import held_out_split
 from workbench.jobs.children.training import STAGE_BUILD, STAGE_FINISH, TrainingJob, TrainingResult
-from window_support import TRAINING_TIMEOUT_MS
+from workbench.jobs.runners.training import TrainingRunner
 
 
 def job_for(path: Path, key: str = "bpe", vocab_size: int = 700, held_out: float = 0.0) -> TrainingJob:

@@ -25,8 +25,8 @@ def test_every_project_edit_undoes_and_redoes(window: MainWindow, small_corpus: 
     stack = document.undo_stack
     other = tmp_path / "other.txt"
     other.write_text("more words here\n", encoding="utf-8")
-    document.add_checked_files([engine.corpus.counting.check_file(str(small_corpus))])
-    document.add_checked_files([engine.corpus.counting.check_file(str(other))])
+    document.add_checked_files([engine.corpus.checks.check_file(str(small_corpus))])
+    document.add_checked_files([engine.corpus.checks.check_file(str(other))])
     first = document.add_preset("bpe", vocab_size=500)
     document.add_preset("wordlevel", vocab_size=300)
     document.rename_tokenizer(0, "mine")
@@ -83,7 +83,7 @@ def test_keep_as_result_over_a_trained_result_asks_and_can_be_undone(
     qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path
 ) -> None:
     window.document.replace(Project("keep"), None)
-    window.document.add_checked_files([engine.corpus.counting.check_file(str(small_corpus))])
+    window.document.add_checked_files([engine.corpus.checks.check_file(str(small_corpus))])
     entry = window.document.add_preset("bpe", vocab_size=600)
     train_and_wait(qtbot, window)
     trained = entry.trained_json
@@ -115,7 +115,7 @@ def test_training_a_trained_tokenizer_again_asks_first(
     qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path
 ) -> None:
     window.document.replace(Project("again"), None)
-    window.document.add_checked_files([engine.corpus.counting.check_file(str(small_corpus))])
+    window.document.add_checked_files([engine.corpus.checks.check_file(str(small_corpus))])
     entry = window.document.add_preset("bpe", vocab_size=500)
     train_and_wait(qtbot, window)
     first = entry.result

@@ -11,15 +11,15 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QGuiApplication
 from pytestqt.qtbot import QtBot
+from window_support import train_and_wait, wait_for_view
 
 from engine import Tokenizer, models
-from engine.corpus.counting import check_file
 from engine.analysis.vocabulary import TokenStyle, VocabularyTable, token_bytes
+from engine.corpus.checks import check_file
+from workbench.core.packed import VocabularyColumns
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
 from workbench.window.views.vocab_model import CHARS, FREQUENCY, ID, KIND, RANK, TOKEN, VocabularyModel
-from workbench.core.packed import VocabularyColumns
-from window_support import train_and_wait, wait_for_view
 
 
 @pytest.fixture

@@ -8,13 +8,13 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
+from window_support import train_and_wait, wait_for_view
 
-from engine.corpus.counting import check_file
-from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.analysis.vocabulary import TokenStyle
+from engine.corpus.checks import check_file
+from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from workbench.window.main_window import MainWindow
 from workbench.window.views.merges_table import MergesModel, steps_text
-from window_support import train_and_wait, wait_for_view
 
 
 def trained(qtbot: QtBot, window: MainWindow, corpus: Path, key: str, vocab_size: int) -> None:

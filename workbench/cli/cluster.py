@@ -19,17 +19,11 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Final
 
 from engine import Tokenizer
-from engine.corpus.counting import (
-    WordSplitter,
-    _count_slice,
-    _count_unit,
-    _no_words_reason,
-    _SinkProgress,
-    line_start_after,
-    training_inputs,
-)
-from engine.errors import CorpusError
+from engine.corpus.checks import no_words_reason
+from engine.corpus.counting import WordSplitter, _count_slice, _count_unit, _SinkProgress
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
+from engine.corpus.units import line_start_after, training_inputs
+from engine.errors import CorpusError
 from engine.progress import STAGE_READ, ProgressSink, SilentProgress, report
 
 if TYPE_CHECKING:
@@ -76,7 +70,7 @@ def plan_blocks(
     starting and ending at a line start (a 70 MB file -> (f, 0, ~32M), (f, ~32M, ~64M),
     (f, ~64M, 70M)); any other input (`engine.corpus.sources.source_of`, reading `field` of JSON Lines
     and Parquet/Arrow) one whole block; folders expanded (files matching `include`, not
-    `exclude`, as `engine.corpus.counting.training_inputs`). CorpusError for an input that cannot be read
+    `exclude`, as `engine.corpus.units.training_inputs`). CorpusError for an input that cannot be read
     here and for a folder with no matching file; an empty file gives no block."""
     if not files:
         raise CorpusError("<no files>", "no training files given")
@@ -188,7 +182,7 @@ def count_words_on_cluster(
         total += block[2] - block[1]
     report(sink, STAGE_READ, 0, total, "bytes")
     if not blocks:
-        raise CorpusError(", ".join(files), _no_words_reason(0))
+        raise CorpusError(", ".join(files), no_words_reason(0))
     workers = max(1, len(client.scheduler_info(n_workers=-1).get("workers", {})))
     groups = group_blocks(blocks, workers * PARTITIONS_PER_WORKER)
     bag = dask.bag.from_sequence(groups, npartitions=len(groups))
@@ -209,7 +203,7 @@ def count_words_on_cluster(
     finally:
         client.cancel(futures)
     if not counts:
-        raise CorpusError(", ".join(files), _no_words_reason(total))
+        raise CorpusError(", ".join(files), no_words_reason(total))
     return counts
 
 

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from engine.corpus.counting import training_inputs
+from engine.corpus.units import training_inputs
 from engine.corpus.word_counts import write_counts
 from workbench.cli.common import (
     READABLE,

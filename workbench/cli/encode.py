@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import TextIO, cast
 
 from engine.corpus import ids as corpus_ids
-from engine.corpus.counting import as_slices
-from engine.corpus.sources import DecompressedStream, OpenStream
+from engine.corpus.streams import DecompressedStream, OpenStream
+from engine.corpus.units import as_slices
 from workbench.cli import encode_lines
 from workbench.cli.common import (
     READABLE,

@@ -13,9 +13,9 @@ import json
 from array import array
 from typing import Final, TextIO
 
-from engine.encoding import Encoding
 from engine.corpus.long_lines import DocumentSink, LineEncoder, long_line_cutter
-from engine.corpus.sources import ByteStream, LineBlocks
+from engine.corpus.streams import ByteStream, LineBlocks
+from engine.encoding import Encoding
 from engine.tokenizer import Tokenizer
 
 # JSON of a document in pieces is written this many items at a time.

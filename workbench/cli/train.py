@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 
 from engine import models
-from engine.corpus.counting import FileSlice, process_count, training_inputs
 from engine.analysis.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
-from engine.progress import ProgressSink, SilentProgress
 from engine.corpus.sources import FORMAT_COUNTS, CorpusSource
-from engine.unigram.training_run import VOCABULARY_TOO_SMALL
+from engine.corpus.units import FileSlice, process_count, training_inputs
 from engine.corpus.word_counts import MAX_COUNT, read_counts
+from engine.progress import ProgressSink, SilentProgress
+from engine.unigram.training_run import VOCABULARY_TOO_SMALL
 from workbench.cli.common import (
     TRAINABLE,
     WRITTEN,

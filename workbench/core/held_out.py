@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from typing import Final
 
 from engine import Tokenizer
-from engine.corpus.counting import FileSlice, line_start_after, training_inputs
 from engine.corpus.sources import CorpusSource
+from engine.corpus.units import FileSlice, line_start_after, training_inputs
 
 # The held-out text is at most this big: encoding it must stay cheap next to the training.
 HELD_OUT_MAX_BYTES: Final = 64 * 1024

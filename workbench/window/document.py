@@ -16,7 +16,9 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from engine import Tokenizer, trainers
-from engine.corpus.counting import FileCheck
+from engine.analysis.vocabulary import TokenStyle, VocabularyTable, merges_made
+from engine.corpus.checks import FileCheck
+from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.errors import EngineError
 from engine.formats import convert
 from engine.project.entry import EntryState, TokenizerEntry
@@ -24,16 +26,14 @@ from engine.project.facts import CorpusFile
 from engine.project.project_file import Project
 from engine.project.result import TrainedResult
 from engine.schema import JsonValue
-from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.trainers.base import Trainer
-from engine.analysis.vocabulary import TokenStyle, VocabularyTable, merges_made
 from workbench.core import presets
-from workbench.jobs.runners.encoding import EncodingRunner
-from workbench.jobs.children.encoding import export_reasons
-from workbench.jobs.children.files import imported
 from workbench.core.history import HistoryColumns
 from workbench.core.packed import MadeWire, VocabularyColumns, unpack_made
+from workbench.jobs.children.encoding import export_reasons
+from workbench.jobs.children.files import imported
 from workbench.jobs.children.training import inputs_with_fields
+from workbench.jobs.runners.encoding import EncodingRunner
 
 DEFAULT_VOCAB_SIZE = 8000
 # How often a view is asked of the encoding process when the process stops while building it.
@@ -442,7 +442,7 @@ class ProjectDocument(QObject):
         return [item.path for item in self.project.corpus]
 
     def add_checked_files(self, checks: list[FileCheck]) -> None:
-        """Add files that `engine.corpus.counting.check_file` looked at (a file already there is updated)."""
+        """Add files that `engine.corpus.checks.check_file` looked at (a file already there is updated)."""
         before = self.state()
         known = {item.path: item for item in self.project.corpus}
         added = 0

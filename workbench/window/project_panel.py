@@ -41,17 +41,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.corpus.counting import FileCheck, check_file
+from engine.corpus.checks import FileCheck, check_file
 from engine.errors import CorpusError
 from engine.project.entry import TokenizerEntry
 from engine.project.facts import CorpusFile
 from engine.schema import JsonValue
 from workbench.core import presets
-from workbench.window.document import ProjectDocument
-from workbench.jobs.runners.file_checks import FileChecker, text_fields
+from workbench.core.formatting import ERROR_COLOR, ERROR_STYLE, human_size
 from workbench.jobs.children.files import load_main, load_payload
 from workbench.jobs.runners.child_job import ChildJob
-from workbench.core.formatting import ERROR_COLOR, ERROR_STYLE, human_size
+from workbench.jobs.runners.file_checks import FileChecker, text_fields
+from workbench.window.document import ProjectDocument
 from workbench.window.prompts import Prompts
 
 CORPUS_COLUMNS: Final = ("File", "Field", "Size", "Lines", "Check")

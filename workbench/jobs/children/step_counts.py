@@ -12,8 +12,9 @@ from __future__ import annotations
 from multiprocessing.connection import Connection
 
 from engine import Tokenizer
+from engine.corpus.records import opening_text
+from engine.corpus.sources import CorpusSource
 from engine.errors import EngineError
-from engine.corpus.sources import CorpusSource, opening_text
 
 # Step mode measures compression on at most this much of its text.
 EVALUATION_BYTES = 64 * 1024

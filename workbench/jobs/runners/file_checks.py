@@ -1,6 +1,6 @@
 """Checking corpus files off the GUI thread: size, lines, checksum and UTF-8 validity.
 
-`FileChecker.check(paths)` reads the files with `engine.corpus.counting.check_file` on Qt's thread pool
+`FileChecker.check(paths)` reads the files with `engine.corpus.checks.check_file` on Qt's thread pool
 and emits `checked(checks, errors)` on the GUI thread; `check_field(path, field)` checks one
 file again with another text field. A folder is searched for corpus files: text (also
 compressed), JSON Lines, Parquet/Arrow, word-count tables (`files_in`; the Add Folder dialog
@@ -16,20 +16,11 @@ from typing import Final
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from engine.corpus.counting import FileCheck, check_file
+from engine.corpus.checks import FileCheck, check_file
+from engine.corpus.records import PARQUET_EXTRA, parse_record
+from engine.corpus.sources import DEFAULT_FIELD, FORMAT_ARROW, FORMAT_JSONL, folder_files, source_of, wanted
+from engine.corpus.streams import READ_SIZE, DecompressedStream
 from engine.errors import CorpusError
-from engine.corpus.sources import (
-    DEFAULT_FIELD,
-    FORMAT_ARROW,
-    FORMAT_JSONL,
-    PARQUET_EXTRA,
-    READ_SIZE,
-    DecompressedStream,
-    folder_files,
-    parse_record,
-    source_of,
-    wanted,
-)
 
 # What a folder contributes: files with these endings (and files without an ending), also
 # compressed (COMPRESSED_SUFFIXES after one of them: "a.txt.gz", "b.jsonl.zst").
