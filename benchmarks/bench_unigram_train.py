@@ -34,7 +34,7 @@ SAME_AS_QUALITY_TEST = dict(
 
 def time_ours(lines: list[str]) -> tuple[float, int]:
     from engine import Tokenizer, models, pre_tokenizers
-    from engine.unigram.trainer import UnigramTrainer
+    from engine.models.unigram.trainer import UnigramTrainer
 
     tokenizer = Tokenizer(models.Unigram())
     tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()

@@ -2,8 +2,8 @@
 two entries compares unboxed values instead of tuples. Not a queue on its own: the subclass
 keeps the vecs, says which of two slots leaves first and swaps them.
 
-The BPE merge queue (`engine.bpe.merge_queue`) and the WordPiece score queue
-(`engine.wordpiece.score_queue`) are the two.
+The BPE merge queue (`engine.models.bpe.merge_queue`) and the WordPiece score queue
+(`engine.models.wordpiece.score_queue`) are the two.
 """
 
 from __future__ import annotations

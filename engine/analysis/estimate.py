@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from engine import COMPILED
-from engine.bpe.trainer import BpeTrainer
+from engine.models.bpe.trainer import BpeTrainer
 from engine.corpus.counting import WordSplitter
 from engine.corpus.records import decode_text, open_texts
 from engine.corpus.sources import DEFAULT_FIELD, FORMAT_COUNTS, FORMAT_LINES, CorpusSource
@@ -27,9 +27,9 @@ from engine.corpus.word_counts import read_counts
 from engine.errors import CorpusError
 from engine.tokenizer import Tokenizer
 from engine.trainers.base import Trainer
-from engine.unigram.trainer import UnigramTrainer
-from engine.wordlevel.trainer import WordLevelTrainer
-from engine.wordpiece.trainer import WordPieceTrainer
+from engine.models.unigram.trainer import UnigramTrainer
+from engine.models.wordlevel.trainer import WordLevelTrainer
+from engine.models.wordpiece.trainer import WordPieceTrainer
 
 # The sample is about this many bytes, in SAMPLE_PIECES slices spread evenly over the inputs.
 SAMPLE_BYTES: Final = 4 << 20

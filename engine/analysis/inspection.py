@@ -14,14 +14,14 @@ import unicodedata
 from typing import Final
 
 from engine.analysis import baselines
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.encoding import Encoding
 from engine.normalizers.normalized import NormalizedString
 from engine.schema import JsonValue
 from engine.tokenizer import Tokenizer
-from engine.unigram.model import Unigram
-from engine.wordlevel.model import WordLevel
-from engine.wordpiece.model import WordPiece
+from engine.models.unigram.model import Unigram
+from engine.models.wordlevel.model import WordLevel
+from engine.models.wordpiece.model import WordPiece
 
 CAUSE_UNKNOWN: Final = "unknown characters became the unknown token"
 CAUSE_UNKNOWN_SKIPPED: Final = "unknown characters became the unknown token, which decoding leaves out (a special token)"

@@ -12,11 +12,11 @@ from typing import Final
 import regex
 
 from engine import byte_level, decoders, normalizers, pre_tokenizers
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.models.base import Model
 from engine.tokenizer import Tokenizer
 from engine.trainers.records import TrainHistory
-from engine.wordpiece.model import WordPiece
+from engine.models.wordpiece.model import WordPiece
 
 # Glyphs that make whitespace visible: the Encode view and the vocabulary use the same ones.
 SPACE_GLYPH: Final = "·"

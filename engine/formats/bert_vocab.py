@@ -18,7 +18,7 @@ from engine.formats.export_notes import lost_parts
 from engine.formats.files import write_text_atomically
 from engine.formats.vocab_files import dump_vocab_txt, read_vocab_txt
 from engine.tokenizer import Tokenizer
-from engine.wordpiece.model import WordPiece
+from engine.models.wordpiece.model import WordPiece
 
 UNK: Final = "[UNK]"
 SEP: Final = "[SEP]"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 from engine import byte_level, decoders, pre_tokenizers, processors
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.errors import TokenizerFileError
 from engine.formats.export_notes import lost_parts
 from engine.formats.files import write_texts_atomically

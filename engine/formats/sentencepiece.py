@@ -15,7 +15,7 @@ from typing import Final
 
 from engine import decoders, normalizers, pre_tokenizers
 from engine.added_vocabulary import AddedToken
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.errors import EngineError, SchemaError, TokenizerFileError
 from engine.formats.charsmap import nfkc_charsmap
 from engine.formats.files import write_files_atomically
@@ -59,7 +59,7 @@ from engine.formats.sentencepiece_proto import (
 from engine.metaspace import FIRST, NEVER, REPLACEMENT
 from engine.pattern import Regex
 from engine.tokenizer import Tokenizer
-from engine.unigram.model import Unigram
+from engine.models.unigram.model import Unigram
 
 __all__ = [
     "NormalizerSpec",

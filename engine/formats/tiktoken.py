@@ -26,7 +26,7 @@ from typing import Final
 
 from engine import byte_level, decoders, pre_tokenizers, processors
 from engine.added_vocabulary import AddedToken
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.errors import EngineError, TokenizerFileError
 from engine.formats.export_notes import lost_parts
 from engine.formats.files import read_text, write_texts_atomically

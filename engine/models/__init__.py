@@ -1,18 +1,19 @@
 """The model stage, as HF's `tokenizers.models`: BPE, WordPiece, WordLevel, Unigram and `from_dict`.
 
-The models live in their own packages; this module gathers them and reads the tokenizer.json
-"model" object.
+Each algorithm is a package here, as in HF's crate: `bpe/`, `wordpiece/`, `wordlevel/`, `unigram/`,
+each with its model, its trainer and the machinery of its training run; `base` holds the
+`Model` contract. This module gathers the models and reads the tokenizer.json "model" object.
 """
 
 from __future__ import annotations
 
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.errors import SchemaError
 from engine.models.base import Model
 from engine.schema import expect_object, type_tag
-from engine.unigram.model import Unigram
-from engine.wordlevel.model import WordLevel
-from engine.wordpiece.model import WordPiece
+from engine.models.unigram.model import Unigram
+from engine.models.wordlevel.model import WordLevel
+from engine.models.wordpiece.model import WordPiece
 
 __all__ = ["BPE", "Model", "Unigram", "WordLevel", "WordPiece", "from_dict"]
 

@@ -1,7 +1,7 @@
 """The model stage's contract: `Model` turns one pre-tokenized piece into `Token`s, and back.
 
-Concrete models live in their algorithm packages (`engine.bpe`, `engine.wordpiece`,
-`engine.wordlevel`); this module only holds what they share. No training here (`engine.trainers`).
+Concrete models live in their algorithm packages (`engine.models.bpe`, `engine.models.wordpiece`,
+`engine.models.wordlevel`); this module only holds what they share. No training here (`engine.trainers`).
 """
 
 from __future__ import annotations

@@ -2,14 +2,14 @@
 and WordLevelTrainer, their runs, the records a run reports, and `from_dict`.
 
 The contract is `base` (`Trainer`, `TrainingRun`), the records `records`; each trainer lives
-with its model (`engine.bpe.trainer`, `engine.wordpiece.trainer`, `engine.unigram.trainer`,
-`engine.wordlevel.trainer`) and this module gathers them.
+with its model (`engine.models.bpe.trainer`, `engine.models.wordpiece.trainer`, `engine.models.unigram.trainer`,
+`engine.models.wordlevel.trainer`) and this module gathers them.
 """
 
 from __future__ import annotations
 
-from engine.bpe.model import BPE
-from engine.bpe.trainer import BpeTrainer, BpeTrainingRun
+from engine.models.bpe.model import BPE
+from engine.models.bpe.trainer import BpeTrainer, BpeTrainingRun
 from engine.errors import SchemaError, TrainerMismatchError
 from engine.models.base import Model
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer, TrainingRun
@@ -21,12 +21,12 @@ from engine.trainers.records import (
     TrainReport,
     step_from_dict,
 )
-from engine.unigram.model import Unigram
-from engine.unigram.trainer import UnigramTrainer, UnigramTrainingRun
-from engine.wordlevel.model import WordLevel
-from engine.wordlevel.trainer import WordLevelTrainer, WordLevelTrainingRun
-from engine.wordpiece.model import WordPiece
-from engine.wordpiece.trainer import WordPieceTrainer, WordPieceTrainingRun
+from engine.models.unigram.model import Unigram
+from engine.models.unigram.trainer import UnigramTrainer, UnigramTrainingRun
+from engine.models.wordlevel.model import WordLevel
+from engine.models.wordlevel.trainer import WordLevelTrainer, WordLevelTrainingRun
+from engine.models.wordpiece.model import WordPiece
+from engine.models.wordpiece.trainer import WordPieceTrainer, WordPieceTrainingRun
 
 __all__ = [
     "DEFAULT_VOCAB_SIZE",

@@ -3,7 +3,7 @@ stepped (one merge or one round at a time) or run to the end, then applied to a 
 
 One contract for every algorithm, so batch training, live progress, cancel and the window's step
 mode are the same code. Counting words is `engine.corpus.counting`'s job; the algorithms live in their
-packages (`engine.bpe.trainer`, `engine.wordlevel.trainer`). Nothing here touches files.
+packages (`engine.models.bpe.trainer`, `engine.models.wordlevel.trainer`). Nothing here touches files.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.errors import EngineError, SchemaError, TokenizerFileError
 from engine.models.base import Token
 

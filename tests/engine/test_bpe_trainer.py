@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.added_vocabulary import AddedToken
-from engine.bpe.model import BPE
-from engine.bpe.trainer import BpeTrainer, BpeTrainingRun
+from engine.models.bpe.model import BPE
+from engine.models.bpe.trainer import BpeTrainer, BpeTrainingRun
 from engine.errors import SchemaError, TrainerMismatchError, TrainingCancelled
 from engine.progress import (
     STAGE_COMPUTE_MERGES,
@@ -28,7 +28,7 @@ from engine.progress import (
     TrainProgress,
 )
 from engine.trainers.records import MergeStep, TrainHistory
-from engine.wordlevel.model import WordLevel
+from engine.models.wordlevel.model import WordLevel
 
 
 class Recorder(ProgressSink):

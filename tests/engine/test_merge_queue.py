@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from engine.bpe.merge_queue import MergeQueue
+from engine.models.bpe.merge_queue import MergeQueue
 
 _U64 = 1 << 64
 

@@ -181,7 +181,7 @@ def test_byte_level_alphabet_and_map() -> None:
 
 def char_model(chars: str) -> Model:
     """A BPE without merges over `chars`: one token per char, ids in `chars` order."""
-    from engine.bpe.model import BPE
+    from engine.models.bpe.model import BPE
 
     return BPE(vocab={c: i for i, c in enumerate(chars)}, merges=[])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.wordpiece.score_queue import ScoreQueue
+from engine.models.wordpiece.score_queue import ScoreQueue
 
 
 def drain(queue: ScoreQueue) -> list[tuple[float, int, int]]:

@@ -18,8 +18,8 @@ import pytest
 from engine import models
 from engine.errors import EngineError, SchemaError
 from engine.models.base import Token
-from engine.unigram.lattice import Lattice, PieceIndex, log_sum_exp
-from engine.unigram.model import Unigram
+from engine.models.unigram.lattice import Lattice, PieceIndex, log_sum_exp
+from engine.models.unigram.model import Unigram
 
 # HF's own test vocabulary (models/unigram/model.rs, test_encode2)
 HF_PIECES = [

@@ -13,9 +13,9 @@ from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import TrainerMismatchError, TrainingCancelled
 from engine.progress import ProgressSink, TrainProgress
 from engine.trainers.records import PairCandidate, RoundStep
-from engine.unigram.seeds import frequent_substrings, make_seed_pieces, required_chars
-from engine.unigram.trainer import UnigramTrainer
-from engine.unigram.training_run import digamma
+from engine.models.unigram.seeds import frequent_substrings, make_seed_pieces, required_chars
+from engine.models.unigram.trainer import UnigramTrainer
+from engine.models.unigram.training_run import digamma
 
 WORDS = {
     "▁the": 40, "▁then": 9, "▁there": 12, "▁other": 7, "▁these": 5, "▁brother": 3, "▁theatre": 2,

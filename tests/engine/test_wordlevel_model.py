@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import EngineError, SchemaError, TokenizerFileError
-from engine.wordlevel.model import WordLevel
+from engine.models.wordlevel.model import WordLevel
 
 
 def test_lookup_and_unk() -> None:

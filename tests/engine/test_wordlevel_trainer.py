@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from engine.added_vocabulary import AddedToken
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.errors import SchemaError, TrainerMismatchError, TrainingCancelled
 from engine.progress import ProgressSink, SilentProgress, TrainProgress
-from engine.wordlevel.model import WordLevel
-from engine.wordlevel.trainer import WordLevelTrainer
+from engine.models.wordlevel.model import WordLevel
+from engine.models.wordlevel.trainer import WordLevelTrainer
 
 ROSES = {"the": 25, "roses": 22, "are": 24, "red": 12, "voilets": 10, "blue": 16}
 

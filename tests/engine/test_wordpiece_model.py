@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.errors import EngineError, SchemaError
-from engine.wordpiece.model import WordPiece
+from engine.models.wordpiece.model import WordPiece
 
 VOCAB = {"[UNK]": 0, "un": 1, "##aff": 2, "##able": 3, "##a": 4, "a": 5, "##ff": 6}
 

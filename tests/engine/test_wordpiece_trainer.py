@@ -14,8 +14,8 @@ import pytest
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import SchemaError
 from engine.trainers.records import SCORE_LIKELIHOOD
-from engine.wordpiece.trainer import WordPieceTrainer
-from engine.wordpiece.training_run import WordPieceTrainingRun
+from engine.models.wordpiece.trainer import WordPieceTrainer
+from engine.models.wordpiece.training_run import WordPieceTrainingRun
 
 COURSE = [
     "This is the Hugging Face Course.",

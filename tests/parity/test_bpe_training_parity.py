@@ -13,14 +13,14 @@ import pytest
 import tokenizers
 
 from engine.corpus import counting
-from engine.bpe.model import BPE
-from engine.bpe.trainer import BpeTrainer
+from engine.models.bpe.model import BPE
+from engine.models.bpe.trainer import BpeTrainer
 from engine.corpus.counting import PipelineWords
 from engine.normalizers import Lowercase, Normalizer
 from engine.pre_tokenizers import BertPreTokenizer, ByteLevel, PreTokenizer, Whitespace
 from engine.progress import SilentProgress
-from engine.wordlevel.model import WordLevel
-from engine.wordlevel.trainer import WordLevelTrainer
+from engine.models.wordlevel.model import WordLevel
+from engine.models.wordlevel.trainer import WordLevelTrainer
 
 
 CORPORA = ["shakespeare.txt", "botchan.txt"]

@@ -19,11 +19,11 @@ import tokenizers
 from engine import decoders as our_decoders
 from engine import models as our_models
 from engine import processors as our_processors
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.encoding import Encoding, PaddingParams, TruncationParams, pad_encodings, truncate_encodings
 from engine.pattern import Regex
-from engine.wordlevel.model import WordLevel
-from engine.wordpiece.model import WordPiece
+from engine.models.wordlevel.model import WordLevel
+from engine.models.wordpiece.model import WordPiece
 
 hf_models = tokenizers.models
 hf_pre = tokenizers.pre_tokenizers

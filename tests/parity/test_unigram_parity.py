@@ -25,7 +25,7 @@ from tokenizers import trainers as ht
 
 from engine import Tokenizer
 from engine.formats import sentencepiece_proto
-from engine.unigram.model import Unigram
+from engine.models.unigram.model import Unigram
 from support import corpus_path
 
 TORTURE = [

@@ -18,7 +18,7 @@ import pytest
 import sentencepiece as spm
 
 from engine import Tokenizer, models, pre_tokenizers
-from engine.unigram.trainer import UnigramTrainer
+from engine.models.unigram.trainer import UnigramTrainer
 from support import corpus_path, is_shared
 
 TOLERANCE = 0.02

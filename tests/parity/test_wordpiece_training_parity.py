@@ -15,7 +15,7 @@ import pytest
 import tokenizers
 
 from engine import Tokenizer, models, normalizers, pre_tokenizers
-from engine.wordpiece.trainer import WordPieceTrainer
+from engine.models.wordpiece.trainer import WordPieceTrainer
 from support import corpus_path
 
 

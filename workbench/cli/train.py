@@ -15,7 +15,7 @@ from engine.corpus.sources import FORMAT_COUNTS, CorpusSource
 from engine.corpus.units import FileSlice, process_count, training_inputs
 from engine.corpus.word_counts import MAX_COUNT, read_counts
 from engine.progress import ProgressSink, SilentProgress
-from engine.unigram.training_run import VOCABULARY_TOO_SMALL
+from engine.models.unigram.training_run import VOCABULARY_TOO_SMALL
 from workbench.cli.common import (
     TRAINABLE,
     WRITTEN,

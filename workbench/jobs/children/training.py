@@ -39,7 +39,7 @@ from engine.corpus.sources import CorpusSource, source_of
 from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory, TrainReport
-from engine.unigram.training_run import STAGE_EM
+from engine.models.unigram.training_run import STAGE_EM
 from engine.analysis.token_counts import token_statistics
 from engine.analysis.vocabulary import TokenStyle, VocabularyTable
 from engine.corpus.word_counts import read_counts, write_counts

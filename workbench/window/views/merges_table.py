@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from engine.project.facts import ResultFacts
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
-from engine.unigram.training_run import PHASE_SEED
+from engine.models.unigram.training_run import PHASE_SEED
 from engine.analysis.vocabulary import TokenStyle, readable
 from workbench.core.formatting import score
 from workbench.core.history import ColumnSteps

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QWidget
 
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
-from engine.wordlevel.trainer import PHASE_SELECT
+from engine.models.wordlevel.trainer import PHASE_SELECT
 from workbench.core.history import HistoryColumns
 
 # How each kind of round is drawn (RoundStep.phase -> pyqtgraph symbol), and in what order the

@@ -3,7 +3,7 @@ into the pieces whose scores sum highest (Viterbi), with HF `tokenizers` 0.23 se
 
 Unknown characters become `unk_id` with score `min_score - 10`, consecutive unknowns fuse into one
 token, and `byte_fallback` spells an unknown run as `<0xXX>` pieces when all of them exist. Also
-n-best and sampled segmentations (sentencepiece's). No training here (`engine.unigram.trainer`).
+n-best and sampled segmentations (sentencepiece's). No training here (`engine.models.unigram.trainer`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from engine.errors import EngineError, SchemaError
 from engine.formats.files import write_text_atomically
 from engine.models.base import Model, RunCache, Token, TokenRun
 from engine.schema import JsonValue, as_float, expect_tagged, get_bool, get_list, get_opt_count
-from engine.unigram.lattice import UNK_PENALTY, Lattice, PieceIndex
+from engine.models.unigram.lattice import UNK_PENALTY, Lattice, PieceIndex
 
 MISSING_UNK: Final = "Encountered an unknown token but `unk_id` is missing"
 

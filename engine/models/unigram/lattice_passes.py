@@ -2,7 +2,7 @@
 (corpus log-likelihood, expected counts), and Viterbi (best segmentations: piece use, tokens).
 
 They write only the pass results and the scratch space; no piece is re-scored or removed here
-(`engine.unigram.training_run`: the M-step; `engine.unigram.pruning`).
+(`engine.models.unigram.training_run`: the M-step; `engine.models.unigram.pruning`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import math
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
-from engine.unigram.training_lattices import NEG_INF, TrainingLattices, filled, int_filled
+from engine.models.unigram.training_lattices import NEG_INF, TrainingLattices, filled, int_filled
 
 
 def forward_backward(lattices: TrainingLattices, backward: bool) -> None:

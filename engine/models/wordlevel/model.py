@@ -1,7 +1,7 @@
 """The WordLevel model: each pre-tokenized word is one token, or `unk_token` (HF).
 
 Reads and writes vocab.json and the tokenizer.json "model" object. No training here
-(see `engine.wordlevel.trainer`, which fills a model through `set_vocab`).
+(see `engine.models.wordlevel.trainer`, which fills a model through `set_vocab`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Unigram training options: `UnigramTrainer`, HF's `tokenizers.trainers.UnigramTrainer`, as a
 `Trainer`.
 
-`start(word_counts)` gives a `UnigramTrainingRun` to step or run (`engine.unigram.training_run`:
+`start(word_counts)` gives a `UnigramTrainingRun` to step or run (`engine.models.unigram.training_run`:
 seed, EM and pruning rounds, as sentencepiece's `unigram_model_trainer.cc`); `apply` fills a
 Unigram model with what a run made. Counting words is `engine.corpus.counting`'s job.
 """
@@ -27,8 +27,8 @@ from engine.trainers.base import (
     special_tokens_argument,
 )
 from engine.trainers.options import COUNT, FLAG, NUMBER, OPTIONAL_TEXT, SPECIAL_TOKENS, STRINGS, Option, TrainerOptions
-from engine.unigram.model import Unigram
-from engine.unigram.training_run import VOCABULARY_TOO_SMALL, UnigramTrainingRun
+from engine.models.unigram.model import Unigram
+from engine.models.unigram.training_run import VOCABULARY_TOO_SMALL, UnigramTrainingRun
 
 __all__ = ["UnigramTrainer", "UnigramTrainingRun"]
 

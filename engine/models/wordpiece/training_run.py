@@ -5,7 +5,7 @@ likelihood score `count(ab) / (count(a) * count(b))` until the vocabulary is ful
 (##u, ##g) 20 / (20 * 20), (h, ##u) 15 / (15 * 20) and (##g, ##s) 5 / (20 * 5) all score 0.05; the
 tie goes to the most frequent pair, so (##u, ##g) -> "##ug" goes first.
 
-The pair index is `engine.bpe.pair_index`'s, shared with BPE; only the choice of the next pair is
+The pair index is `engine.models.bpe.pair_index`'s, shared with BPE; only the choice of the next pair is
 here. The score is incremental: a merge changes count(a), count(b) and count(ab) and creates the
 new symbol, so only the pairs that hold a, b or the new symbol are rescored, and those only when
 they could matter: no pair holding a symbol s scores above 1 / count(s) (count(sy) <= count(y)),
@@ -20,10 +20,10 @@ from typing import Final
 from librt.vecs import extend, vec
 from mypy_extensions import i64
 
-from engine.bpe.pair_index import PairMergeRun
+from engine.models.bpe.pair_index import PairMergeRun
 from engine.progress import SilentProgress
 from engine.trainers.records import SCORE_LIKELIHOOD, PairCandidate
-from engine.wordpiece.score_queue import ScoreQueue
+from engine.models.wordpiece.score_queue import ScoreQueue
 
 # A symbol's queue entry leaves before a pair's at the same score: (bound, _BEFORE_PAIRS, -1 - id).
 _BEFORE_PAIRS: Final = 1 << 62

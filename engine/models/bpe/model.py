@@ -1,7 +1,7 @@
 """The BPE model: split a word into its characters, then apply the merges in rank order (HF).
 
 Reads and writes vocab.json + merges.txt and the tokenizer.json "model" object. No training
-here (see `engine.bpe.trainer`, which fills a model through `set_vocab_and_merges`).
+here (see `engine.models.bpe.trainer`, which fills a model through `set_vocab_and_merges`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from engine import unicode_chars as uc
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_tagged, get_bool, get_opt_float, get_opt_str, get_vocab, require
 from engine.models.base import DEFAULT_CACHE_CAPACITY, RunCache, Token, TokenRun, VocabModel
-from engine.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
+from engine.models.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
 from engine.formats.files import write_texts_atomically
 from engine.formats.vocab_files import (
     dump_merges_txt,

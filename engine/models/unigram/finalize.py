@@ -2,14 +2,14 @@
 (special tokens, the required characters, the best pieces up to vocab_size) and the model cut to it.
 
 Works on the pieces of a `TrainingLattices`; which characters are required is
-`engine.unigram.seeds`'s, and when to finalize `engine.unigram.training_run`'s.
+`engine.models.unigram.seeds`'s, and when to finalize `engine.models.unigram.training_run`'s.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from engine.unigram.training_lattices import TrainingLattices
+from engine.models.unigram.training_lattices import TrainingLattices
 
 # Required characters missing from the model come back at min_score + k * this (k = 0, 1, ...).
 MIN_SCORE_PENALTY_DELTA: Final = 0.0001

@@ -3,7 +3,7 @@ symbol ids, every adjacent pair's count and the words it occurs in, and the merg
 in every word that holds it, with the pair counts kept current.
 
 `PairMergeRun` does all of that and records each merge; a subclass only decides which pair
-goes next (`engine.bpe.training_run`: the most frequent, HF's queue; `engine.wordpiece.trainer`:
+goes next (`engine.models.bpe.training_run`: the most frequent, HF's queue; `engine.models.wordpiece.trainer`:
 the highest likelihood score). `{"abab": 2}` -> pairs (a,b) 4, (b,a) 2; merging (a,b) -> "ab"
 leaves ("ab","ab") 2.
 """
@@ -18,7 +18,7 @@ from typing import Final
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
-from engine.bpe.training_words import TrainingWords, Vocabulary, initial_vocabulary, training_words
+from engine.models.bpe.training_words import TrainingWords, Vocabulary, initial_vocabulary, training_words
 from engine.progress import (
     STAGE_COMPUTE_MERGES,
     STAGE_COUNT_PAIRS,

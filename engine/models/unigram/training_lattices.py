@@ -2,7 +2,7 @@
 model) and every word's lattice as flat int vecs, built once from the seed pieces.
 
 Pieces only ever leave (`remove`): their edges then score -inf and are dropped in bulk. No passes
-over the lattices here (`engine.unigram.lattice_passes`), no choosing which pieces leave.
+over the lattices here (`engine.models.unigram.lattice_passes`), no choosing which pieces leave.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Final
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
-from engine.unigram.lattice import UNK_PENALTY
-from engine.unigram.seeds import SeedPieces
+from engine.models.unigram.lattice import UNK_PENALTY
+from engine.models.unigram.seeds import SeedPieces
 
 NEG_INF: Final = float("-inf")
 # Bits of a code point (up to 0x10FFFF), in the keys of the pieces' trie.
@@ -59,7 +59,7 @@ class TrainingLattices:
     base: vec[i64]
     lo: vec[i64]
     edges: vec[i64]
-    # what the last pass computed (`engine.unigram.lattice_passes`)
+    # what the last pass computed (`engine.models.unigram.lattice_passes`)
     expected: vec[float]
     viterbi_freq: vec[i64]
     occurrence: vec[i64]

@@ -2,7 +2,7 @@
 
 Ties go to the smaller word (code-point order), so the result never depends on counting order.
 The run has one step, a round that selects the words. Counting the words is `engine.corpus.counting`'s
-job; looking words up is `engine.wordlevel.model`'s.
+job; looking words up is `engine.models.wordlevel.model`'s.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from engine.trainers.base import (
 )
 from engine.trainers.options import COUNT, FLAG, SPECIAL_TOKENS, Option, TrainerOptions
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
-from engine.wordlevel.model import WordLevel
+from engine.models.wordlevel.model import WordLevel
 
 # The phase name of WordLevel's one round.
 PHASE_SELECT: Final = "select words"

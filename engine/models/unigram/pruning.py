@@ -1,8 +1,8 @@
 """Unigram pruning (sentencepiece's PruneSentencePieces): each piece's loss, the likelihood its
 removal would cost given its second-best split (`PruningLosses`), and which pieces a prune keeps.
 
-Reads the Viterbi counts of `engine.unigram.lattice_passes`; the pieces are taken out by
-`TrainingLattices.remove`, and when to prune is `engine.unigram.training_run`'s.
+Reads the Viterbi counts of `engine.models.unigram.lattice_passes`; the pieces are taken out by
+`TrainingLattices.remove`, and when to prune is `engine.models.unigram.training_run`'s.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import math
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
-from engine.unigram.lattice_passes import ensure_viterbi
-from engine.unigram.training_lattices import NEG_INF, TrainingLattices, filled, int_filled
+from engine.models.unigram.lattice_passes import ensure_viterbi
+from engine.models.unigram.training_lattices import NEG_INF, TrainingLattices, filled, int_filled
 
 
 class PruningLosses:

@@ -2,7 +2,7 @@
 algorithm people learn.
 
 `scoring="likelihood"` (the default) merges the pair with the highest `count(ab) / (count(a) *
-count(b))` (`engine.wordpiece.training_run`); `scoring="frequency"` is what HF's trainer does:
+count(b))` (`engine.models.wordpiece.training_run`); `scoring="frequency"` is what HF's trainer does:
 BPE by pair count with the `##` prefix, the result read as a WordPiece vocabulary (its
 vocabulary equals HF's). Counting words is `engine.corpus.counting`'s job.
 """
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from engine.added_vocabulary import AddedToken
-from engine.bpe.pair_index import PairMergeRun
-from engine.bpe.training_run import BpeTrainingRun
-from engine.bpe.training_words import MAX_IDS
+from engine.models.bpe.pair_index import PairMergeRun
+from engine.models.bpe.training_run import BpeTrainingRun
+from engine.models.bpe.training_words import MAX_IDS
 from engine.models.base import Model
 from engine.schema import JsonValue
 from engine.trainers.base import (
@@ -31,8 +31,8 @@ from engine.trainers.base import (
 )
 from engine.trainers.options import COUNT, FLAG, OPTIONAL_COUNT, OPTIONAL_TEXT, SPECIAL_TOKENS, STRINGS, TEXT, Option, TrainerOptions
 from engine.errors import SchemaError
-from engine.wordpiece.model import WordPiece
-from engine.wordpiece.training_run import WordPieceTrainingRun
+from engine.models.wordpiece.model import WordPiece
+from engine.models.wordpiece.training_run import WordPieceTrainingRun
 
 LIKELIHOOD: Final = "likelihood"
 FREQUENCY: Final = "frequency"

@@ -1,6 +1,6 @@
 """BPE training options: `BpeTrainer`, HF's `tokenizers.trainers.BpeTrainer`, as a `Trainer`.
 
-`start(word_counts)` gives a `BpeTrainingRun` to step or run (`engine.bpe.training_run`);
+`start(word_counts)` gives a `BpeTrainingRun` to step or run (`engine.models.bpe.training_run`);
 `apply` fills a BPE model with what a run made. Counting words is `engine.corpus.counting`'s job.
 """
 
@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from typing import Final
 
 from engine.added_vocabulary import AddedToken
-from engine.bpe.model import BPE
-from engine.bpe.training_run import BpeTrainingRun
-from engine.bpe.training_words import MAX_IDS
+from engine.models.bpe.model import BPE
+from engine.models.bpe.training_run import BpeTrainingRun
+from engine.models.bpe.training_words import MAX_IDS
 from engine.models.base import Model
 from engine.schema import JsonValue
 from engine.trainers.base import (

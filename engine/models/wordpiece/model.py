@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from engine.bpe.model import BPE
+from engine.models.bpe.model import BPE
 from engine.errors import EngineError
 from engine.schema import JsonValue, expect_tagged, get_count, get_str, get_vocab
 from engine.models.base import RunCache, Token, TokenRun, VocabModel

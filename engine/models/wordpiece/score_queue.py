@@ -2,7 +2,7 @@
 highest count, then the lowest key, as a heap of (-score, -count, key) tuples would.
 
 A binary heap over parallel vecs (`engine.slot_heap`), so no tuple is made per entry. What a
-key means (a pair, or a symbol's bound) is the run's (`engine.wordpiece.training_run`).
+key means (a pair, or a symbol's bound) is the run's (`engine.models.wordpiece.training_run`).
 
 push (0.5, 3, 7), (0.5, 4, 9), (0.9, 1, 2) -> pops (0.9, 1, 2), (0.5, 4, 9), (0.5, 3, 7)
 """

@@ -3,8 +3,8 @@
 `PieceIndex` finds the pieces that start at each character; `Lattice` holds them as parallel
 lists and gives the Viterbi best path, the n best paths (A*) and a sampled path (forward
 filtering), with sentencepiece's / HF's semantics. No model file knowledge here
-(`engine.unigram.model`) and no training: the trainer's E-step works on its own flat lattices,
-built once for every word (`engine.unigram.training_lattices`).
+(`engine.models.unigram.model`) and no training: the trainer's E-step works on its own flat lattices,
+built once for every word (`engine.models.unigram.training_lattices`).
 
 A node is an index into the lattice's lists: `starts[k]`, `ends[k]` (character positions),
 `ids[k]` (piece id) and `scores[k]`. Nodes are stored by start, then by length, which is the order

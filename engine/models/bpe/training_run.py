@@ -1,8 +1,8 @@
 """The BPE merge loop: `BpeTrainingRun`, HF's `BpeTrainer::do_train` as a run that can be stepped.
 
-The pair index (words, pair counts, merging a pair everywhere) is `engine.bpe.pair_index`'s;
+The pair index (words, pair counts, merging a pair everywhere) is `engine.models.bpe.pair_index`'s;
 this module is HF's queue over it: the most frequent pair goes next. Reproduces HF
-`tokenizers` 0.23 merge for merge. Options and the Trainer API are `engine.bpe.trainer`'s.
+`tokenizers` 0.23 merge for merge. Options and the Trainer API are `engine.models.bpe.trainer`'s.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Final
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from engine.bpe.merge_queue import MergeQueue
-from engine.bpe.pair_index import PairMergeRun
+from engine.models.bpe.merge_queue import MergeQueue
+from engine.models.bpe.pair_index import PairMergeRun
 from engine.progress import SilentProgress
 from engine.trainers.records import PairCandidate
 

@@ -1,7 +1,7 @@
 """BPE encoding of one word: HF's `Word.merge_all` on the word's symbols, and byte/char offset helpers.
 
 Works on plain int lists (symbol ids and lengths) for speed; building the symbols from text
-and the vocabulary is `engine.bpe.model`'s job, learning merges `engine.bpe.trainer`'s.
+and the vocabulary is `engine.models.bpe.model`'s job, learning merges `engine.models.bpe.trainer`'s.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ least twice and end where their occurrences go different ways (the internal node
 tree, as sentencepiece's `MakeSeedSentencePieces` finds them), ranked by frequency x length.
 
 Frequencies count word occurrences (a word seen 5 times counts 5), like sentencepiece's over
-its sentences; no EM here (`engine.unigram.training_run`).
+its sentences; no EM here (`engine.models.unigram.training_run`).
 """
 
 from __future__ import annotations

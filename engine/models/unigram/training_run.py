@@ -1,10 +1,10 @@
 """The Unigram EM loop: `UnigramTrainingRun`, SentencePiece's `unigram_model_trainer.cc` as a run
 stepped one round at a time (seed, EM sub-iterations, pruning, finalize), with the M-step.
 
-Seeding is `engine.unigram.seeds`'s; options and the Trainer API are `engine.unigram.trainer`'s.
+Seeding is `engine.models.unigram.seeds`'s; options and the Trainer API are `engine.models.unigram.trainer`'s.
 The pieces and every word's lattice (built once, from the seed pieces) are
-`engine.unigram.training_lattices`'s, the E-step and Viterbi `engine.unigram.lattice_passes`'s,
-the pruning losses `engine.unigram.pruning`'s, the final vocabulary `engine.unigram.finalize`'s;
+`engine.models.unigram.training_lattices`'s, the E-step and Viterbi `engine.models.unigram.lattice_passes`'s,
+the pruning losses `engine.models.unigram.pruning`'s, the final vocabulary `engine.models.unigram.finalize`'s;
 this module decides what each round does.
 """
 
@@ -17,11 +17,11 @@ from typing import Final
 from engine.progress import ProgressSink, SilentProgress, report
 from engine.trainers.base import TrainingRun
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
-from engine.unigram.finalize import choose_final_pieces, keep_final
-from engine.unigram.lattice_passes import ensure_viterbi, forward_backward, word_viterbi
-from engine.unigram.pruning import pieces_to_keep, pruning_losses
-from engine.unigram.seeds import char_counts, chars_by_count, make_seed_pieces, required_chars
-from engine.unigram.training_lattices import TrainingLattices
+from engine.models.unigram.finalize import choose_final_pieces, keep_final
+from engine.models.unigram.lattice_passes import ensure_viterbi, forward_backward, word_viterbi
+from engine.models.unigram.pruning import pieces_to_keep, pruning_losses
+from engine.models.unigram.seeds import char_counts, chars_by_count, make_seed_pieces, required_chars
+from engine.models.unigram.training_lattices import TrainingLattices
 
 # Phase names of the rounds (RoundStep.phase).
 PHASE_SEED: Final = "seed"
