@@ -26,6 +26,12 @@ def test_engine_is_the_compiled_build() -> None:
     assert engine.COMPILED, f"engine imported from {engine.__file__} is not compiled; run `pip install .`"
 
 
+@pytest.mark.skipif(os.environ.get("ENGINE_PURE") != "1", reason="the compiled build is checked above")
+def test_the_pure_leg_runs_the_pure_python_engine() -> None:
+    # (the README's second leg: were the compiled engine imported, it would test nothing new)
+    assert not engine.COMPILED, f"ENGINE_PURE=1, but engine imported from {engine.__file__} is compiled"
+
+
 @pytest.mark.skipif(os.environ.get("ENGINE_PURE") == "1", reason="ENGINE_PURE=1 may use an editable install")
 def test_engine_is_imported_from_the_installed_package_not_the_source_tree() -> None:
     assert Path(engine.__file__).resolve().parent != (ROOT / "engine").resolve()
