@@ -166,7 +166,7 @@ def _bert_document() -> str:
     import tokenizers
     from tokenizers import decoders as hd, models as hm, normalizers as hn, pre_tokenizers as hp, processors as hpp, trainers as ht
 
-    def bert_pipeline(model: object) -> tokenizers.Tokenizer:
+    def bert_pipeline(model: hm.Model) -> tokenizers.Tokenizer:
         tokenizer = tokenizers.Tokenizer(model)
         tokenizer.normalizer = hn.BertNormalizer(clean_text=True, handle_chinese_chars=True, strip_accents=None, lowercase=True)
         tokenizer.pre_tokenizer = hp.BertPreTokenizer()

@@ -4,6 +4,7 @@ WORKBENCH_REQUIRE_SHARED_CORPORA set (CI), a failure naming the missing path."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -36,11 +37,12 @@ def test_without_shared_corpora_every_file_but_the_dictionary_has_a_stand_in(no_
 
 def test_the_ci_variable_turns_a_missing_shared_corpus_into_a_failure(no_shared: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(support.REQUIRE_SHARED, "1")
-    for call in (
+    calls: list[Callable[[], Path]] = [
         lambda: support.corpus_path("shakespeare.txt"),
         lambda: support.corpus_path("gcide.txt"),
         lambda: support.shared_corpus_path("shakespeare.txt", "more text"),
-    ):
+    ]
+    for call in calls:
         with pytest.raises(pytest.fail.Exception, match=f"not found at {no_shared}"):
             call()
     with pytest.raises(pytest.fail.Exception, match=f"shared corpora folder not found at {no_shared}"):

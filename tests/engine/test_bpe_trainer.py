@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Sequence
+from typing import TypedDict, Unpack
 
 import pytest
 from hypothesis import given, settings
@@ -45,8 +47,21 @@ class Recorder(ProgressSink):
         return not (self.stop_stage and event.stage == self.stop_stage and seen >= self.stop_at)
 
 
-def trained(word_counts: dict[str, int], **options: object) -> BpeTrainingRun:
-    run = BpeTrainer(**options).start(word_counts)  # type: ignore[arg-type]
+class Options(TypedDict, total=False):
+    """BpeTrainer's training options, as `trained` passes them on."""
+
+    vocab_size: int
+    min_frequency: int
+    special_tokens: Sequence[str | AddedToken] | None
+    limit_alphabet: int | None
+    initial_alphabet: Sequence[str] | None
+    continuing_subword_prefix: str | None
+    end_of_word_suffix: str | None
+    max_token_length: int | None
+
+
+def trained(word_counts: dict[str, int], **options: Unpack[Options]) -> BpeTrainingRun:
+    run = BpeTrainer(**options).start(word_counts)
     run.run_to_end(SilentProgress())
     return run
 
@@ -432,9 +447,9 @@ def oracle_merges(
     limit = max_length if max_length is not None else 1 << 62
     pair_counts: dict[tuple[int, int], int] = {}
     where: dict[tuple[int, int], set[int]] = {}
-    for i, w in enumerate(words):
-        for j in range(len(w) - 1):
-            p = (w[j][0], w[j + 1][0])
+    for i, word in enumerate(words):
+        for j in range(len(word) - 1):
+            p = (word[j][0], word[j + 1][0])
             pair_counts[p] = pair_counts.get(p, 0) + counts[i]
             where.setdefault(p, set()).add(i)
     heap: list[tuple[int, tuple[int, int], int, set[int]]] = []

@@ -357,8 +357,13 @@ def test_bad_records_and_bad_compressed_text_raise_what_training_raises(tmp_path
 # -- the estimate and the actual costs in the training history ---------------------------------
 
 
-def report(**costs: float | int | None) -> TrainReport:
-    return TrainReport(1, 10, 5, 2.5, TrainHistory("BPE"), **costs)  # type: ignore[arg-type]
+def report(
+    peak_bytes: int | None = None, estimated_seconds: float | None = None, estimated_peak_bytes: int | None = None
+) -> TrainReport:
+    return TrainReport(
+        1, 10, 5, 2.5, TrainHistory("BPE"),
+        peak_bytes=peak_bytes, estimated_seconds=estimated_seconds, estimated_peak_bytes=estimated_peak_bytes,
+    )  # fmt: skip
 
 
 def test_reports_keep_the_estimate_and_the_actual_costs() -> None:

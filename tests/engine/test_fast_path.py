@@ -166,10 +166,11 @@ def test_added_tokens_and_controls_take_the_full_pipeline() -> None:
 
 
 def test_the_word_cache_follows_option_changes() -> None:
-    tokenizer = Tokenizer(models.WordPiece({"[UNK]": 0, "a": 1, "##b": 2, "<unk>": 3}, unk_token="[UNK]"))
+    wordpiece = models.WordPiece({"[UNK]": 0, "a": 1, "##b": 2, "<unk>": 3}, unk_token="[UNK]")
+    tokenizer = Tokenizer(wordpiece)
     tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     assert tokenizer.encode("ab ac").tokens == ["a", "##b", "[UNK]"]
-    tokenizer.model.unk_token = "<unk>"  # a plain attribute: the cached words must not survive it
+    wordpiece.unk_token = "<unk>"  # a plain attribute: the cached words must not survive it
     assert tokenizer.encode("ab ac").tokens == ["a", "##b", "<unk>"]
     unigram = models.Unigram([("<unk>", 0.0), ("a", -1.0), ("<0x62>", -5.0)], 0)
     tokenizer = Tokenizer(unigram)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -28,7 +29,7 @@ def fails(kind: str, progress: ByteProgress) -> object:
     raise ValueError("no such thing")
 
 
-def run(*works: functools.partial[object]) -> Children:
+def run(*works: Callable[[ByteProgress], object]) -> Children:
     children = Children("testing")
     try:
         for work in works:

@@ -171,7 +171,8 @@ def test_padding_that_hf_refuses_or_no_one_can_allocate_is_refused_by_the_api() 
     with pytest.raises(ValueError) as caught:
         tokenizer.enable_padding(length=10**12)
     assert str(caught.value) == "padding to 1,000,000,000,000 tokens is refused: more than 1,048,576"
-    assert tokenizer.padding is None
+    refused = tokenizer.padding  # (a local: mypy would keep `tokenizer.padding` None past enable_padding)
+    assert refused is None
     tokenizer.enable_padding(length=2**20, pad_id=2**32 - 1)
     assert tokenizer.padding is not None and tokenizer.padding["length"] == 1_048_576
 
@@ -218,7 +219,7 @@ def sentencepiece_model(score: float) -> bytes:
 
 EVERY_BYTE = {bytes([b]): b for b in range(256)}
 
-HOSTILE_FILES = {
+HOSTILE_FILES: dict[str, tuple[str, str | bytes, str]] = {
     "vocab.json with an id of 2**32": (
         "vocab.json", '{"a": 0, "b": 4294967296}',
         "Bad vocabulary json file: token 'b': id 4294967296 is not an integer in 0..4294967295",

@@ -5,6 +5,7 @@ change the tokens are never cut."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 from support import train_byte_level
@@ -73,7 +74,7 @@ def gpt2() -> Tokenizer:
     return tokenizer
 
 
-PIPELINES = {
+PIPELINES: dict[str, Callable[[], Tokenizer]] = {
     "bert": bert,
     "whitespace-bpe": whitespace_bpe,
     "gpt2": gpt2,

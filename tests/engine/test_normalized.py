@@ -273,8 +273,8 @@ def test_split_behaviors() -> None:
     for behavior, pieces in expected.items():
         got = [p.get() for p in s.split("-", behavior) if p.get()]
         assert got == pieces, behavior
-    pieces = s.split("-", MERGED_WITH_NEXT)
-    assert [p.offsets_original() for p in pieces] == [(0, 3), (3, 9), (9, 10), (10, 20)]
+    parts = s.split("-", MERGED_WITH_NEXT)
+    assert [p.offsets_original() for p in parts] == [(0, 3), (3, 9), (9, 10), (10, 20)]
     with pytest.raises(ValueError):
         s.split("-", "sideways")
 

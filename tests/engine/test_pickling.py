@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 import tokenizers
 
-import engine
 from engine import AddedToken, Tokenizer, models, trainers
 from engine.project.entry import TokenizerEntry
 from engine.project.facts import CorpusFile
@@ -31,31 +30,39 @@ UNIGRAM_VOCAB = [("<unk>", 0.0), ("a", -1.0), ("b", -1.5), ("ab", -1.25), ("c", 
 WORDPIECE_VOCAB = {"[UNK]": 0, "a": 1, "##b": 2, "ab": 3, "##c": 4}
 
 
-def build_models(module: object) -> dict[str, object]:
-    m = module.models  # type: ignore[attr-defined]
+def our_models() -> dict[str, models.Model]:
     return {
-        "BPE": m.BPE(dict(BPE_VOCAB), list(BPE_MERGES), unk_token="[UNK]", dropout=None, fuse_unk=True),
-        "Unigram": m.Unigram(list(UNIGRAM_VOCAB), 0, False),
-        "WordPiece": m.WordPiece(dict(WORDPIECE_VOCAB), unk_token="[UNK]", max_input_chars_per_word=7),
-        "WordLevel": m.WordLevel({"a": 0, "abc": 1, "[UNK]": 2}, unk_token="[UNK]"),
+        "BPE": models.BPE(dict(BPE_VOCAB), list(BPE_MERGES), unk_token="[UNK]", dropout=None, fuse_unk=True),
+        "Unigram": models.Unigram(list(UNIGRAM_VOCAB), 0, False),
+        "WordPiece": models.WordPiece(dict(WORDPIECE_VOCAB), unk_token="[UNK]", max_input_chars_per_word=7),
+        "WordLevel": models.WordLevel({"a": 0, "abc": 1, "[UNK]": 2}, unk_token="[UNK]"),
+    }
+
+
+def their_models() -> dict[str, tokenizers.models.Model]:
+    """`our_models()` made by HF, argument for argument."""
+    hf = tokenizers.models
+    return {
+        "BPE": hf.BPE(dict(BPE_VOCAB), list(BPE_MERGES), unk_token="[UNK]", dropout=None, fuse_unk=True),
+        "Unigram": hf.Unigram(list(UNIGRAM_VOCAB), 0, False),
+        "WordPiece": hf.WordPiece(dict(WORDPIECE_VOCAB), unk_token="[UNK]", max_input_chars_per_word=7),
+        "WordLevel": hf.WordLevel({"a": 0, "abc": 1, "[UNK]": 2}, unk_token="[UNK]"),
     }
 
 
 @pytest.mark.parametrize("how", COPIES)
 @pytest.mark.parametrize("kind", ["BPE", "Unigram", "WordPiece", "WordLevel"])
 def test_models_round_trip_and_encode_as_hf_s_copies(kind: str, how: str) -> None:
-    ours = build_models(engine)[kind]
-    theirs = build_models(tokenizers)[kind]
-    ours.tokenize("abcab")  # type: ignore[attr-defined]  # a used model holds caches (of vecs, which do not pickle)
+    ours = our_models()[kind]
+    theirs = their_models()[kind]
+    ours.tokenize("abcab")  # a used model holds caches (of vecs, which do not pickle)
     our_copy = COPIES[how](ours)
     their_copy = COPIES[how](theirs)
     assert type(our_copy) is type(ours) and our_copy is not ours
-    assert our_copy.to_dict() == ours.to_dict()  # type: ignore[attr-defined]
+    assert our_copy.to_dict() == ours.to_dict()
+    assert isinstance(their_copy, tokenizers.models.Model)
     for text in ["abc", "abcab", "cab", "xabc", ""]:
-        assert (
-            [token.id for token in our_copy.tokenize(text)]  # type: ignore[attr-defined]
-            == [token.id for token in their_copy.tokenize(text)]  # type: ignore[attr-defined]
-        ), text
+        assert [token.id for token in our_copy.tokenize(text)] == [token.id for token in their_copy.tokenize(text)], text
 
 
 @pytest.mark.parametrize("how", COPIES)
@@ -86,9 +93,10 @@ def test_trainers_round_trip_with_their_special_tokens(how: str) -> None:
     ):
         copied = COPIES[how](trainer)
         assert type(copied) is type(trainer)
-        assert copied.to_dict() == trainer.to_dict()  # type: ignore[attr-defined]
+        assert copied.to_dict() == trainer.to_dict()
     # HF pickles a BpeTrainer with special tokens too
     theirs = COPIES[how](tokenizers.trainers.BpeTrainer(special_tokens=["<s>", tokenizers.AddedToken("<pad>", lstrip=True)]))
+    assert isinstance(theirs, tokenizers.trainers.BpeTrainer)
     assert [token.content for token in theirs.special_tokens] == ["<s>", "<pad>"]
 
 

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+import tokenizers
 
 from engine import normalizers as N
 from engine.formats import sentencepiece_proto
@@ -135,23 +136,19 @@ def test_empty_trie_changes_nothing() -> None:
 # -- against HF ------------------------------------------------------------------------------
 
 
-def hf_char_tokenizer(charsmap: bytes) -> object:
+def hf_char_tokenizer(charsmap: bytes) -> tokenizers.Tokenizer:
     """An HF Tokenizer giving one token per normalized char, with its offsets in the original."""
-    import tokenizers  # (a test dependency)
-
     tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE(vocab={"[UNK]": 0}, merges=[], unk_token="[UNK]"))
     tokenizer.normalizer = tokenizers.normalizers.Precompiled(charsmap)
     return tokenizer
 
 
 def check_against_hf(ours: N.Precompiled, charsmap: bytes, lines: list[str]) -> None:
-    import tokenizers  # (a test dependency)
-
     reference = tokenizers.normalizers.Precompiled(charsmap)
     char_tokenizer = hf_char_tokenizer(charsmap)
     for start in range(0, len(lines), 2000):
         chunk = lines[start : start + 2000]
-        encodings = char_tokenizer.encode_batch(chunk)  # type: ignore[attr-defined]
+        encodings = char_tokenizer.encode_batch(chunk)
         for line, encoding in zip(chunk, encodings):
             text, aligned = alignments(ours, line)
             assert ours.normalize_str(line) == reference.normalize_str(line), line

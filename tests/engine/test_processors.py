@@ -120,7 +120,7 @@ def test_template_sequence_used_twice() -> None:
 )
 def test_template_errors(kwargs: dict[str, object], error: type[Exception], message: str | None) -> None:
     with pytest.raises(error, match=message):
-        TemplateProcessing(**kwargs)  # type: ignore[arg-type]
+        TemplateProcessing(**kwargs)  # type: ignore[arg-type]  # (each case is a bad template on purpose)
 
 
 def test_template_single_setter() -> None:

@@ -44,7 +44,7 @@ def test_entries_leave_as_a_heap_of_negated_tuples_would(
     def drop_one() -> None:
         waiting.sort()
         best = waiting.pop(0)
-        assert (-queue.score_at(0), -queue.count_at(0), queue.key_at(0)) == best
+        assert (-queue.score_at(0), -int(queue.count_at(0)), int(queue.key_at(0))) == best
         queue.drop()
 
     for _ in range(min(dropped_between, len(waiting))):

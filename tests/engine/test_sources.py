@@ -12,7 +12,9 @@ import lzma
 import os
 import zlib
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 import pyarrow as pa
 import pytest
@@ -69,11 +71,19 @@ def write(path: Path, data: bytes) -> str:
     return str(path)
 
 
+class CountOptions(TypedDict, total=False):
+    """count_words's options about what to read, as `error_of` passes them on."""
+
+    field: str
+    include: Sequence[str]
+    exclude: Sequence[str]
+
+
 def error_of(
-    inputs: list[str], splitter: WordSplitter | None = None, processes: int = 1, **options: object
+    inputs: list[str], splitter: WordSplitter | None = None, processes: int = 1, **options: Unpack[CountOptions]
 ) -> CorpusError:
     with pytest.raises(CorpusError) as caught:
-        count_words(inputs, splitter or Lines(), SilentProgress(), processes, **options)  # type: ignore[arg-type]
+        count_words(inputs, splitter or Lines(), SilentProgress(), processes, **options)
     return caught.value
 
 
@@ -603,7 +613,7 @@ def test_a_compressed_bomb_of_one_word_stops_at_the_bound(tmp_path: Path) -> Non
 
 def test_an_open_stream_is_read_as_it_comes() -> None:
     # (standard input: each read takes what is there, so a line typed at a terminal is encoded at once)
-    stream = OpenStream(io.BufferedReader(io.BytesIO(b"one\ntwo\n" + b"x" * (READ_SIZE + 5))))  # type: ignore[arg-type]
+    stream = OpenStream(io.BufferedReader(io.BytesIO(b"one\ntwo\n" + b"x" * (READ_SIZE + 5))))
     blocks = _blocks(LineBlocks("standard input", stream))
     assert blocks == [(b"one\ntwo\n", 0, True), (b"x" * (READ_SIZE + 5), 8, False)]
     assert stream.raw_done == 8 + READ_SIZE + 5

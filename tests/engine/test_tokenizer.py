@@ -74,8 +74,11 @@ def test_truncation_and_padding() -> None:
     tokenizer = trained_bpe()
     tokenizer.enable_truncation(4, stride=1)
     tokenizer.enable_padding(pad_id=3, pad_token="[PAD]", length=6)
-    assert tokenizer.truncation == {"max_length": 4, "stride": 1, "strategy": "longest_first", "direction": "right"}
-    assert tokenizer.padding is not None and tokenizer.padding["length"] == 6
+    # (read into locals: an assert on `tokenizer.padding` itself would narrow it for mypy past
+    # no_padding() below)
+    truncation, padding = tokenizer.truncation, tokenizer.padding
+    assert truncation == {"max_length": 4, "stride": 1, "strategy": "longest_first", "direction": "right"}
+    assert padding is not None and padding["length"] == 6
     encoding = tokenizer.encode("the cat sat on the mat")
     assert len(encoding.ids) == 6 and encoding.attention_mask == [1, 1, 1, 1, 0, 0]
     assert encoding.overflowing, "the rest goes to overflowing windows"

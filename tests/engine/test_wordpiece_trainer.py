@@ -50,7 +50,8 @@ def test_the_course_example_merge_by_merge() -> None:
     for _ in range(11):
         step = run.step()
         assert step is not None
-        assert step.score == step.count / (step.left_count * step.right_count)  # type: ignore[operator]
+        assert step.left_count is not None and step.right_count is not None
+        assert step.score == step.count / (step.left_count * step.right_count)
         made.append(step.new_token)
     # The course's own sequence (its ties go by first appearance; none of these is such a tie).
     assert made == ["ab", "##fu", "Fa", "Fac", "##ct", "##ful", "##full", "##fully", "Th", "ch", "##hm"]
@@ -61,16 +62,17 @@ def test_the_course_example_merge_by_merge() -> None:
 
 def test_symbol_counts_follow_the_merges() -> None:
     run = WordPieceTrainer(vocab_size=100).start({"hug": 10, "pug": 5, "hugs": 5, "u": 2})
-    assert run.symbol_count("##u") == 20  # type: ignore[attr-defined]
-    assert run.symbol_count("u") == 2  # type: ignore[attr-defined]  (a one-letter word counts too)
+    assert isinstance(run, WordPieceTrainingRun)  # (start() is typed as either scoring's run)
+    assert run.symbol_count("##u") == 20
+    assert run.symbol_count("u") == 2  # (a one-letter word counts too)
     step = run.step()
     assert step is not None
     # (##u, ##g) 20 / (20 * 20), (h, ##u) 15 / (15 * 20) and (##g, ##s) 5 / (20 * 5) all score
     # 0.05: the most frequent pair goes first.
     assert (step.left, step.right, step.count, step.score) == ("##u", "##g", 20, 0.05)
-    assert run.symbol_count("##u") == 0  # type: ignore[attr-defined]
-    assert run.symbol_count("##g") == 0  # type: ignore[attr-defined]
-    assert run.symbol_count("##ug") == 20  # type: ignore[attr-defined]
+    assert run.symbol_count("##u") == 0
+    assert run.symbol_count("##g") == 0
+    assert run.symbol_count("##ug") == 20
     # Now (h, ##ug) scores 15 / (15 * 20) and (##ug, ##s) 5 / (20 * 5): both rescored, both 0.05.
     assert [(c.left, c.right, c.score) for c in run.top_candidates(2)] == [("h", "##ug", 0.05), ("p", "##ug", 5 / (5 * 20))]
 
