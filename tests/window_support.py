@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtWidgets import QTableWidget
 from pytestqt.qtbot import QtBot
 
 from support import ROOT
@@ -39,3 +40,17 @@ def wait_for_view(qtbot: QtBot, window: MainWindow) -> ActiveView:
     view = window.document.view()
     assert view is not None
     return view
+
+
+def cell_text(table: QTableWidget, row: int, column: int) -> str:
+    """The text of a cell the table must have (`item` is None where there is none)."""
+    item = table.item(row, column)
+    assert item is not None, f"no cell at row {row}, column {column}"
+    return item.text()
+
+
+def header_text(table: QTableWidget, column: int) -> str:
+    """The text of a column header the table must have."""
+    item = table.horizontalHeaderItem(column)
+    assert item is not None, f"no header for column {column}"
+    return item.text()

@@ -281,7 +281,7 @@ def test_the_training_job_reads_each_files_field(tmp_path: Path) -> None:
     old = job.to_dict()
     del old["fields"]  # a job written before fields were kept
     assert TrainingJob.from_dict(old).fields == {}
-    result = train(job, Messages(), multiprocessing.Event())  # type: ignore[arg-type]
+    result = train(job, Messages(), multiprocessing.Event())  # type: ignore[arg-type]  # (Messages stands in for the pipe)
     expected, expected_trainer = presets.build("bpe", 300)
     report = expected.train([str(plain), source_of(str(code), "content")], expected_trainer, processes=1)
     assert Tokenizer.from_str(result.tokenizer_json).get_vocab() == expected.get_vocab()
@@ -295,7 +295,9 @@ def test_the_window_trains_on_the_chosen_field_and_a_new_field_needs_new_counts(
     code = new_code_project(qtbot, window, tmp_path)
     window.document.add_preset("bpe", vocab_size=300)
     tab = window.train_tab
-    pipeline = json.loads(json.dumps(window.document.active.pipeline))  # type: ignore[union-attr]
+    added = window.document.active
+    assert added is not None
+    pipeline = json.loads(json.dumps(added.pipeline))
     item = window.document.project.corpus[0]
     # a file read as "text" keeps the key it had before fields were kept
     old_key = hashlib.sha256(json.dumps([[[item.size, item.sha256]], pipeline, 0.01], sort_keys=True).encode()).hexdigest()

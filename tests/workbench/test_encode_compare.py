@@ -16,6 +16,7 @@ from engine import Tokenizer, decoders, models, pre_tokenizers
 from engine.analysis.inspection import CAUSE_LOWERCASE, CAUSE_OTHER, CAUSE_UNKNOWN
 from workbench.core.formatting import ERROR_COLOR
 from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
 from workbench.jobs.children.encoding import NORMAL, SPECIAL, UNKNOWN
 from workbench.window.views.token_view import Spans, TokenTextEdit, changed_range, qt_positions, token_color
 from support import bert_id, train_byte_level
@@ -181,7 +182,9 @@ def test_the_pipeline_view_shows_each_stage(qtbot: QtBot, window: MainWindow, co
     assert tokenizer.normalizer is not None and tokenizer.pre_tokenizer is not None
     normalized = tokenizer.normalizer.normalize_str(text)
     assert trace["normalized"] == normalized
-    assert [piece[0] for piece in trace["pieces"]] == [p for p, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]  # type: ignore[union-attr]
+    pieces = trace["pieces"]
+    assert isinstance(pieces, list)
+    assert [piece[0] for piece in pieces] == [p for p, _ in tokenizer.pre_tokenizer.pre_tokenize_str(normalized)]
     assert trace["ids"] == tokenizer.encode(text).ids
     assert trace["decoded"] == tokenizer.decode(tokenizer.encode(text).ids)
     shown = tab.pipeline.toPlainText()
@@ -328,13 +331,13 @@ def test_compare_offers_trained_tokenizers_and_the_baselines(window: MainWindow)
 
 
 def test_an_exported_tokenizer_json_loads_in_hf_with_identical_encodings(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path
 ) -> None:
     import tokenizers  # (a test dependency)
 
     open_tokenizer(qtbot, window, byte_level_file(tmp_path))
     target = tmp_path / "exported.json"
-    window.prompts.answers["export_file"] = str(target)  # type: ignore[attr-defined]
+    prompts.answers["export_file"] = str(target)
     window.export_tokenizer_json()
     ours = Tokenizer.from_file(str(target))
     theirs = tokenizers.Tokenizer.from_file(str(target))

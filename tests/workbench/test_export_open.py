@@ -176,8 +176,8 @@ def test_vocab_txt_tiktoken_and_gpt2_files_open_in_the_window(
     (tmp_path / "merges.txt").write_text("#version: 0.2\na b\n", encoding="utf-8")
     prompts.answers["tokenizer_file"] = str(tmp_path / "vocab.json")
     window.project_panel.import_tokenizer()
-    view = window.document.view()
-    assert view is not None and view.entry.name == "vocab.json" and view.tokenizer.encode("ab").tokens == ["ab"]
+    imported = window.document.view()
+    assert imported is not None and imported.entry.name == "vocab.json" and imported.tokenizer.encode("ab").tokens == ["ab"]
 
 
 def test_a_sentencepiece_model_opens_in_the_window(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:

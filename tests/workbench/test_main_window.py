@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 import engine
@@ -23,7 +24,7 @@ def menu_titles(window: MainWindow) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for action in window.menuBar().actions():
         menu = action.menu()
-        if menu is not None:
+        if isinstance(menu, QMenu):  # (typed as a QObject)
             found[action.text().replace("&", "")] = [a.text().replace("&", "") for a in menu.actions() if a.text()]
     return found
 

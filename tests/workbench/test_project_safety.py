@@ -19,7 +19,7 @@ from pytestqt.qtbot import QtBot
 
 import engine
 from engine.project.facts import CorpusFile
-from engine.project.project_file import BACKUP_SUFFIX, Project
+from engine.project.project_file import BACKUP_SUFFIX, Project, write_archive
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
 from workbench.jobs.runners.saving import RecoveryCopy, recovery_folder
@@ -50,7 +50,7 @@ def test_saving_writes_off_the_gui_thread_and_keeps_one_backup(
     path = tmp_path / "p.tokproj"
     prompts.answers["save_project"] = str(path)
     threads: list[int] = []
-    writer = saving.write_archive
+    writer = write_archive  # (what saving imported)
 
     def spy(target: str, data: bytes, backup: bool = True) -> None:
         threads.append(threading.get_ident())  # (not current_thread(): it would register the pool's thread)
@@ -91,12 +91,10 @@ def test_a_full_disk_fails_with_a_message_and_keeps_the_old_file(window: MainWin
     good = path.read_bytes()
     window.document.add_preset("gpt2")
 
-    import engine.formats.files as files
-
     def full(handle: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(files.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)  # (the fsync engine.formats.files calls)
     assert not window.save()
     monkeypatch.undo()
     message = prompts.questions("warn")[-1]
@@ -392,8 +390,11 @@ def test_opening_a_project_never_builds_its_tokenizers_in_the_window(
     result = window.document.project.tokenizers[0].result
     assert result is not None and result._frequencies is None  # (nor its vocabulary part)
     # a token's merge tree comes with the view
-    window.vocab_tab.select_token(view.table(True).ids[-1])  # type: ignore[union-attr]
-    assert window.vocab_tab.tree.topLevelItem(0).text(0).count("=") == 1
+    table = view.table(True)
+    assert table is not None
+    window.vocab_tab.select_token(table.ids[-1])
+    root = window.vocab_tab.tree.topLevelItem(0)
+    assert root is not None and root.text(0).count("=") == 1
     assert view._tokenizer is None
 
 

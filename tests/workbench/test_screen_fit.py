@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TypedDict
 
 from PySide6.QtCore import QRect, QSize
 
@@ -56,7 +57,18 @@ print(json.dumps(found))
 '''
 
 
-def probe(tmp_path: Path, width: int, height: int, scale: str) -> dict[str, object]:
+class Found(TypedDict):
+    """What PROBE prints: the available area, the window's frame (x, y, width, height) and size,
+    the Train tab's buttons out of reach and how many buttons there are."""
+
+    area: list[int]
+    frame: list[int]
+    size: list[int]
+    unreachable: list[str]
+    buttons: int
+
+
+def probe(tmp_path: Path, width: int, height: int, scale: str) -> Found:
     config = tmp_path / "screen.json"
     config.write_text(json.dumps({"screens": [{"name": "probe", "x": 0, "y": 0, "width": width, "height": height, "logicalDpi": 96, "dpr": 1}]}))
     environment = dict(os.environ)
@@ -67,17 +79,17 @@ def probe(tmp_path: Path, width: int, height: int, scale: str) -> dict[str, obje
     })
     done = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=environment, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
-    found: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    found: Found = json.loads(done.stdout.strip().splitlines()[-1])
     return found
 
 
 def test_the_window_fits_a_small_screen_at_150_percent_and_the_train_tab_scrolls(tmp_path: Path) -> None:
     found = probe(tmp_path, 1600, 1000, "1.5")
     assert found["area"] == [1067, 667]
-    x, y, width, height = found["frame"]  # type: ignore[misc]
+    x, y, width, height = found["frame"]
     assert 0 <= x and 0 <= y and x + width <= 1067 and y + height <= 667
     assert found["size"] == [1051, 627]
-    assert found["unreachable"] == [] and found["buttons"] >= 8, found  # type: ignore[operator]
+    assert found["unreachable"] == [] and found["buttons"] >= 8, found
 
 
 def test_the_window_keeps_its_size_on_a_large_screen(tmp_path: Path) -> None:

@@ -40,7 +40,8 @@ def test_keep_gives_the_tokenizer_the_run_made_and_the_settings_that_make_it() -
     assert len(json.loads(result.tokenizer_json)["model"]["merges"]) == len(made) == 7
     assert pipeline == configuration[0]
     assert trainer["type"] == "BpeTrainer" and configuration[1]["vocab_size"] == 60  # (the settings given are not changed)
-    assert result.parsed_report() is not None and result.parsed_report().files == 1  # type: ignore[union-attr]
+    report = result.parsed_report()
+    assert report is not None and report.files == 1
 
 
 def test_a_unigram_session_steps_by_rounds_and_measures_the_text() -> None:

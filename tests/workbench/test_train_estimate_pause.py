@@ -191,10 +191,10 @@ def test_cancel_while_paused_and_closing_while_paused(qtbot: QtBot, window: Main
     # closing the window while paused does not hang: the process is continued and stopped
     with qtbot.waitSignal(tab.runner.progressed, timeout=TRAINING_TIMEOUT_MS):
         tab.train_button.click()
-    pid = tab.runner.pid
-    assert pid is not None
+    second = tab.runner.pid  # (a new name: the lambda above holds `pid`)
+    assert second is not None
     tab.pause_training()
-    qtbot.waitUntil(lambda: process_state(pid) == "T", timeout=10_000)
+    qtbot.waitUntil(lambda: process_state(second) == "T", timeout=10_000)
     tab.shutdown()
     assert tab.runner.is_idle()
 

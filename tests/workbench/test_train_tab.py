@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from window_support import TRAINING_TIMEOUT_MS, train_and_wait, wait_for_view
+from window_support import TRAINING_TIMEOUT_MS, cell_text, train_and_wait, wait_for_view
 
 from engine import Tokenizer
 from engine.corpus.checks import check_file
@@ -98,7 +98,8 @@ def test_the_form_round_trips_every_preset(window: MainWindow) -> None:
         assert configuration is not None, item.key
         pipeline, trainer = configuration
         assert Tokenizer.from_str(json.dumps(pipeline)).to_dict() == Tokenizer.from_str(json.dumps(entry.pipeline)).to_dict()
-        assert trainer["vocab_size"] == 1234 and trainer["type"] == entry.trainer["type"]  # type: ignore[index]
+        assert entry.trainer is not None
+        assert trainer["vocab_size"] == 1234 and trainer["type"] == entry.trainer["type"]
 
 
 def test_normalizers_are_ticked_and_ordered(window: MainWindow, small_corpus: Path) -> None:
@@ -147,7 +148,7 @@ def test_step_mode_merges_equal_a_full_trainings(qtbot: QtBot, window: MainWindo
     panel.source.setCurrentIndex(1)
     panel.start()
     qtbot.waitUntil(lambda: panel.session is not None, timeout=30_000)
-    candidates = panel.candidates.item(0, 0).text(), panel.candidates.item(0, 1).text()
+    candidates = cell_text(panel.candidates, 0, 0), cell_text(panel.candidates, 0, 1)
     panel.advance(1)
     first = panel.merges.merges.steps[0]
     assert (first.left, first.right) == candidates
@@ -170,7 +171,7 @@ def test_step_mode_keeps_its_result_in_the_project(qtbot: QtBot, window: MainWin
     panel.start()
     panel.advance(5)
     assert "5 merges" in panel.status.text()
-    assert panel.words.rowCount() > 0 and panel.words.item(0, 0).text().startswith("[")
+    assert panel.words.rowCount() > 0 and cell_text(panel.words, 0, 0).startswith("[")
     panel.keep()
     entry = window.document.active
     assert entry is not None and entry.is_trained and entry.report is not None

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
-from window_support import TRAINING_TIMEOUT_MS, train_and_wait
+from window_support import TRAINING_TIMEOUT_MS, header_text, train_and_wait
 
 from engine.corpus.checks import check_file
 from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingResult
@@ -43,12 +43,12 @@ def test_a_reason_not_to_train_goes_with_its_cause(window: MainWindow, small_cor
 def test_step_mode_names_its_tables_after_the_trainer_it_will_step(window: MainWindow) -> None:
     project_with(window, [], "bert", 500)
     panel = window.train_tab.step_panel
-    assert panel.candidates.horizontalHeaderItem(2).text() == "Likelihood"
+    assert header_text(panel.candidates, 2) == "Likelihood"
     assert panel.plots.score_name == "likelihood"
     window.document.add_preset("sentencepiece-unigram", vocab_size=300)
-    assert panel.candidates.horizontalHeaderItem(0).text() == "Piece" and panel.merges_heading.label.text() == "Rounds so far"
+    assert header_text(panel.candidates, 0) == "Piece" and panel.merges_heading.label.text() == "Rounds so far"
     window.document.add_preset("bpe", vocab_size=300)
-    assert panel.candidates.horizontalHeaderItem(2).text() == "Count" and panel.merges_heading.label.text() == "Merges so far"
+    assert header_text(panel.candidates, 2) == "Count" and panel.merges_heading.label.text() == "Merges so far"
     assert panel.plots.score_name == "count" and not panel.plots._rounds
 
 

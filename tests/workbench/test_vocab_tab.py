@@ -115,7 +115,7 @@ def test_selecting_a_token_shows_how_it_was_built(trained: MainWindow) -> None:
     assert tab.select_token(last.new_id)
     assert tab.title.text() == tab.model.table.shown[tab.model.table.ids.index(last.new_id)]
     root = tab.tree.topLevelItem(0)
-    assert root.childCount() == 2
+    assert root is not None and root.childCount() == 2
     assert root.text(1) == f"{last.index:,}" and root.text(2) == f"{last.count:,}"
     expected = token_bytes(last.new_token, TokenStyle.of(view.tokenizer))
     assert tab.hex.text() == " ".join(f"{b:02X}" for b in expected)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from window_support import train_and_wait, wait_for_view
+from window_support import cell_text, header_text, train_and_wait, wait_for_view
 
 from engine.analysis.vocabulary import TokenStyle
 from engine.corpus.checks import check_file
@@ -79,7 +79,8 @@ def test_bert_wordpiece_trains_in_the_window_and_plots_likelihood(qtbot: QtBot, 
     last = history.merges[-1]
     assert last.score is not None and last.left_count is not None
     assert model.data(model.index(model.rowCount() - 1, 4)) == f"{last.score:.3e}"  # (one format down the column)
-    assert model.data(model.index(model.rowCount() - 1, 5)).startswith(f"{last.count:,} · {last.left_count:,}")
+    counts = model.data(model.index(model.rowCount() - 1, 5))
+    assert isinstance(counts, str) and counts.startswith(f"{last.count:,} · {last.left_count:,}")
     assert window.vocab_tab.model.rowCount() == 400
 
 
@@ -144,16 +145,16 @@ def test_step_mode_names_wordpiece_scores_and_unigram_pieces(window: MainWindow)
     panel = window.train_tab.step_panel
     panel.start()
     panel.advance(3)
-    headers = [panel.candidates.horizontalHeaderItem(c).text() for c in range(4)]
+    headers = [header_text(panel.candidates, c) for c in range(4)]
     assert headers == ["Left", "Right", "Likelihood", "ab · a · b"]
     assert not panel.candidates.isColumnHidden(3) and panel.candidates.rowCount() > 0
-    assert " · " in panel.candidates.item(0, 3).text()
+    assert " · " in cell_text(panel.candidates, 0, 3)
     assert panel.merges.merges.rowCount() == 3 and all(isinstance(s, MergeStep) for s in panel.merges.merges.steps)
 
     window.document.add_preset("sentencepiece-unigram", vocab_size=40)
     panel.start()
     panel.advance(2)  # the seed round, then an EM round
-    headers = [panel.candidates.horizontalHeaderItem(c).text() for c in range(4)]
+    headers = [header_text(panel.candidates, c) for c in range(4)]
     assert headers == ["Piece", "Split into", "Uses", "Loss"]
     assert panel.candidates_heading.label.text().startswith("Pieces the next prune")
     assert panel.merges.merges.shows_rounds and panel.merges.merges.rowCount() == 2
