@@ -43,6 +43,11 @@ except ImportError:  # running as the bundling script
 INTERPRETED: dict[str, str] = {
     "engine/project/project_file.py": "project files: read and written once per open/save, off the window's thread, parsed by json",
     "engine/project/archive.py": "the project file's container: zlib and json do the work",
+    "engine/project/entry.py": "a project's tokenizers: read and written with the project file, a few per project",
+    "engine/project/result.py": "a trained result's stored parts: packed once per training, parsed once per view",
+    "engine/project/facts.py": "corpus references and result summaries: a few per project, read with its index",
+    "engine/project/fields.py": "the project file's member names and field readers: once per field of the index",
+    "engine/corpus/sources.py": "what kind of input a path is and which files a folder holds: once per input",
     "engine/analysis/estimate.py": "the estimate before a training: it times a sample count run by the compiled corpus code",
     "engine/analysis/inspection.py": "the Encode tab's trace and round trip: a few calls per keystroke on the user's text",
     "engine/analysis/baselines.py": "reference encodings of a few sentences for the window",
