@@ -16,7 +16,7 @@ import regex
 from engine.schema import JsonValue, expect_object, get_bool, get_str
 from engine.models.base import NO_ID, Model, Token
 from engine.normalizers import Normalizer
-from engine.pre_tokenizers.pretokenized import PreTokenizedString, Split
+from engine.pre_tokenizers.pretokenized import PreTokenizedString, SplitPiece
 
 
 class AddedToken:
@@ -469,7 +469,7 @@ class AddedVocabulary:
     def _split_out(
         self, pretokenized: PreTokenizedString, normalizer: Normalizer | None, normalized: bool
     ) -> None:
-        new_splits: list[Split] = []
+        new_splits: list[SplitPiece] = []
         for split in pretokenized.splits:
             if split.tokens is not None:
                 new_splits.append(split)
@@ -482,10 +482,10 @@ class AddedVocabulary:
                 if sliced is None or sliced.is_empty():
                     continue
                 if id == NO_ID:
-                    new_splits.append(Split(sliced, None))
+                    new_splits.append(SplitPiece(sliced, None))
                 else:
                     value = sliced.get()
-                    new_splits.append(Split(sliced, [Token(id, value, 0, len(value))]))
+                    new_splits.append(SplitPiece(sliced, [Token(id, value, 0, len(value))]))
         pretokenized.splits = new_splits
 
 

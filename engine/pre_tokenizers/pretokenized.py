@@ -1,4 +1,4 @@
-"""`PreTokenizedString`: the input cut into `Split`s (normalized pieces, maybe with their tokens).
+"""`PreTokenizedString`: the input cut into `SplitPiece`s (normalized pieces, maybe with their tokens).
 
 HF's tokenizer/pre_tokenizer.rs in CHARACTER offsets: split, normalize, tokenize, get_splits, and the
 token lists an `Encoding` is built from. Which pieces to cut is the pre-tokenizers' job, not this module's.
@@ -24,7 +24,7 @@ CHAR: Final = "char"
 BYTE: Final = "byte"
 
 
-class Split:
+class SplitPiece:
     """One piece of a `PreTokenizedString`: its `NormalizedString` and, once tokenized, its tokens."""
 
     normalized: NormalizedString
@@ -35,7 +35,7 @@ class Split:
         self.tokens = tokens
 
     def __repr__(self) -> str:
-        return f"Split({self.normalized!r}, tokens={self.tokens!r})"
+        return f"SplitPiece({self.normalized!r}, tokens={self.tokens!r})"
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)
@@ -52,42 +52,42 @@ class TokenSplitter(ABC):
     """Like `PieceSplitter`, but may attach tokens to sub-pieces (added tokens, for the Tokenizer)."""
 
     @abstractmethod
-    def split_piece(self, index: int, piece: NormalizedString) -> list[Split]: ...
+    def split_piece(self, index: int, piece: NormalizedString) -> list[SplitPiece]: ...
 
 
 class PreTokenizedString:
     """The whole input and its current `splits`, in order; offsets are chars of `original`."""
 
     original: str
-    splits: list[Split]
+    splits: list[SplitPiece]
 
     def __init__(self, text: str = "") -> None:
         self.original = text
-        self.splits = [Split(NormalizedString(text))]
+        self.splits = [SplitPiece(NormalizedString(text))]
 
     @staticmethod
     def from_normalized(normalized: NormalizedString) -> PreTokenizedString:
         """One split holding `normalized` (HF `From<NormalizedString>`)."""
         out = PreTokenizedString()
         out.original = normalized.get_original()
-        out.splits = [Split(normalized)]
+        out.splits = [SplitPiece(normalized)]
         return out
 
     def split(self, splitter: PieceSplitter) -> None:
         """Replace every split without tokens by its non-empty sub-pieces."""
-        new_splits: list[Split] = []
+        new_splits: list[SplitPiece] = []
         for i, current in enumerate(self.splits):
             if current.tokens is not None:
                 new_splits.append(current)
                 continue
             for piece in splitter.split_piece(i, current.normalized):
                 if piece.normalized:
-                    new_splits.append(Split(piece))
+                    new_splits.append(SplitPiece(piece))
         self.splits = new_splits
 
     def split_with_tokens(self, splitter: TokenSplitter) -> None:
         """`split`, for a splitter that may return pieces that already carry tokens."""
-        new_splits: list[Split] = []
+        new_splits: list[SplitPiece] = []
         for i, current in enumerate(self.splits):
             if current.tokens is not None:
                 new_splits.append(current)

@@ -15,7 +15,7 @@ from engine.errors import EngineError, SchemaError
 from engine.models.base import Model, Token
 from engine.normalizers.normalized import NormalizedString
 from engine.pattern import Regex
-from engine.pre_tokenizers.pretokenized import PreTokenizedString, Split, TokenSplitter
+from engine.pre_tokenizers.pretokenized import PreTokenizedString, SplitPiece, TokenSplitter
 
 
 def all_pre_tokenizers() -> list[P.PreTokenizer]:
@@ -205,7 +205,7 @@ def test_splits_with_tokens_are_left_alone() -> None:
     whole = pretok.splits[0].normalized
     left, special, right = whole.slice(0, 2), whole.slice(2, 5), whole.slice(5, 7)
     assert left is not None and special is not None and right is not None
-    pretok.splits = [Split(left), Split(special, [Token(99, "[X]", 0, 3)]), Split(right)]
+    pretok.splits = [SplitPiece(left), SplitPiece(special, [Token(99, "[X]", 0, 3)]), SplitPiece(right)]
     P.Metaspace().pre_tokenize(pretok)
     assert [(w, o) for w, o, _ in pretok.get_splits()] == [
         ("▁a", (0, 1)), ("▁", (1, 2)), ("[X]", (2, 5)), ("▁b", (5, 7))
@@ -372,11 +372,11 @@ def test_custom_components_plug_into_the_compiled_ones() -> None:
 class CutMarker(TokenSplitter):
     """Cuts "[X]" out as a split that already carries its token (what added tokens do)."""
 
-    def split_piece(self, index: int, piece: NormalizedString) -> list[Split]:
+    def split_piece(self, index: int, piece: NormalizedString) -> list[SplitPiece]:
         found = piece.get().find("[X]")
         if found < 0:
-            return [Split(piece)]
-        out: list[Split] = []
+            return [SplitPiece(piece)]
+        out: list[SplitPiece] = []
         for start, end, tokens in [
             (0, found, None),
             (found, found + 3, [Token(7, "[X]", 0, 3)]),
@@ -384,7 +384,7 @@ class CutMarker(TokenSplitter):
         ]:
             sliced = piece.slice(start, end)
             assert sliced is not None
-            out.append(Split(sliced, tokens))
+            out.append(SplitPiece(sliced, tokens))
         return out
 
 
