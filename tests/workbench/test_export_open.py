@@ -15,7 +15,8 @@ from window_support import SAMPLE, train_and_wait, wait_for_view
 from engine.corpus.checks import check_file
 from engine.formats import convert
 from engine.formats import tiktoken as tiktoken_format
-from workbench.window.main_window import EXPORT_TITLES, MainWindow
+from workbench.window.main_window import MainWindow
+from workbench.window.menus import EXPORT_TITLES
 from workbench.window.prompts import TOKENIZER_FILTER, ScriptedPrompts
 
 LINES = [

@@ -145,8 +145,8 @@ def test_open_recent_over_unsaved_changes_asks(window: MainWindow, prompts: Scri
     assert prompts.questions("save_changes") == ["r"] and window.document.dirty
     assert [entry.preset for entry in window.document.project.tokenizers] == ["bpe", "gpt2"]
     # the menu's entries go through the same question
-    window._fill_recent_menu()
-    action = window._recent_menu.actions()[0]
+    window.menus.fill_recent()
+    action = window.menus.recent.actions()[0]
     assert action.text() == str(tmp_path / "r.tokproj")
     action.trigger()
     assert prompts.questions("save_changes") == ["r", "r"] and window.document.dirty

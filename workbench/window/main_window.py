@@ -15,7 +15,7 @@ from typing import Final
 
 from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, QTimer, qVersion
-from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtGui import QCloseEvent, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
-    QMenu,
     QMessageBox,
     QPlainTextEdit,
     QTabWidget,
@@ -32,20 +31,14 @@ from PySide6.QtWidgets import (
 import engine
 from engine.errors import ProjectFileError
 from engine.formats import convert
+from engine.project.archive import Part
 from engine.project.project_file import SUFFIX, Project
 from workbench.core import shipped
-from workbench.window.appearance import APP_TITLE, apply_appearance
-from workbench.window.tabs.compare import CompareTab
-from workbench.window.document import ProjectDocument
-from workbench.jobs.runners.encoding import EncodingRunner
-from workbench.window.tabs.encode import EncodeTab
-from workbench.jobs.runners.file_checks import FileChecker
-from workbench.window.project_panel import ProjectPanel
-from workbench.window.screen import fit_to_screen
-from workbench.window.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
-from engine.project.archive import Part
+from workbench.core.settings import Settings
 from workbench.jobs.children.files import export_main, export_payload
 from workbench.jobs.runners.child_job import ChildJob
+from workbench.jobs.runners.encoding import EncodingRunner
+from workbench.jobs.runners.file_checks import FileChecker
 from workbench.jobs.runners.saving import (
     RECOVERY_NOTE,
     ProjectLock,
@@ -58,7 +51,14 @@ from workbench.jobs.runners.saving import (
     set_aside,
     write_project,
 )
-from workbench.core.settings import Settings
+from workbench.window.appearance import APP_TITLE, apply_appearance
+from workbench.window.document import ProjectDocument
+from workbench.window.menus import EXPORT_TITLES, MenuBar
+from workbench.window.project_panel import ProjectPanel
+from workbench.window.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
+from workbench.window.screen import fit_to_screen
+from workbench.window.tabs.compare import CompareTab
+from workbench.window.tabs.encode import EncodeTab
 from workbench.window.tabs.train import TrainTab
 from workbench.window.tabs.vocabulary import VocabTab
 
@@ -66,12 +66,6 @@ SAMPLE_PROJECT: Final = ("sample", "sample.tokproj")
 AUTOSAVE_INTERVAL_MS: Final = 60_000
 # File ▸ Export's entries besides tokenizer.json, one per format of `convert.FORMATS`, and the
 # name each suggests.
-EXPORT_TITLES: Final = {
-    convert.BERT_VOCAB: "BERT vocab.txt…",
-    convert.GPT2: "GPT-2 vocab.json + merges.txt…",
-    convert.SENTENCEPIECE: "SentencePiece .model…",
-    convert.TIKTOKEN: "tiktoken .tiktoken…",
-}
 EXPORT_NAMES: Final = {
     convert.HF: "tokenizer.json",
     convert.BERT_VOCAB: "vocab.txt",
@@ -121,10 +115,13 @@ class MainWindow(QMainWindow):
             label.setContentsMargins(6, 0, 6, 0)
             self.statusBar().addPermanentWidget(label)
 
-        self._recent_menu = QMenu("Open &Recent", self)
         # reads the files the user opens and writes the exports, in a child process
         self._file_job = ChildJob("file", self)
-        self._build_menus()
+        self.menus = MenuBar(self)
+        self.export_actions = self.menus.export_actions
+        self.undo_action = self.menus.undo_action
+        self.redo_action = self.menus.redo_action
+        self.whitespace_action = self.menus.whitespace_action
 
         self.document.dirty_changed.connect(self._on_document_dirty_changed)
         self.document.path_changed.connect(self._update_title)
@@ -156,90 +153,6 @@ class MainWindow(QMainWindow):
         fit_to_screen(self, 1400, 900)
         self._update_title()
         self._on_document_active_changed()
-
-    # -- menus -------------------------------------------------------------------------------
-
-    def _build_menus(self) -> None:
-        menu = self.menuBar().addMenu("&File")
-        self._action(menu, "&New Project", self.new_project, QKeySequence.StandardKey.New)
-        self._action(menu, "&Open…", self.choose_and_open, QKeySequence.StandardKey.Open)
-        menu.addMenu(self._recent_menu)
-        self._recent_menu.aboutToShow.connect(self._fill_recent_menu)
-        menu.addSeparator()
-        self._action(menu, "&Save", self.save, QKeySequence.StandardKey.Save)
-        self._action(menu, "Save &As…", self.save_as, QKeySequence.StandardKey.SaveAs)
-        menu.addSeparator()
-        self._action(menu, "&Import Tokenizer…", self.project_panel.import_tokenizer, "Ctrl+I")
-        export = menu.addMenu("&Export")
-        export.setToolTipsVisible(True)
-        self.export_menu = export
-        self._export_json = self._action(export, "Tokenizer (tokenizer.json)…", self.export_tokenizer_json, "Ctrl+E")
-        self.export_actions: dict[str, QAction] = {}
-        for kind, title in EXPORT_TITLES.items():
-            action = export.addAction(title)
-            action.triggered.connect(lambda checked=False, kind=kind: self.export_as(kind))
-            self.export_actions[kind] = action
-        export.aboutToShow.connect(self.update_export_actions)
-        menu.addSeparator()
-        self._action(menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-
-        menu = self.menuBar().addMenu("&Edit")
-        self.undo_action = self.document.undo_stack.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcuts(QKeySequence.StandardKey.Undo)
-        self.redo_action = self.document.undo_stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        menu.addAction(self.undo_action)
-        menu.addAction(self.redo_action)
-        menu.addSeparator()
-        self._action(menu, "&Copy", self.copy_selection, QKeySequence.StandardKey.Copy)
-        self._action(menu, "&Find", self.find_token, QKeySequence.StandardKey.Find)
-
-        menu = self.menuBar().addMenu("&View")
-        glyphs = self._action(menu, "Show &Whitespace Glyphs", self._on_glyphs_toggled, "Ctrl+Shift+W")
-        glyphs.setCheckable(True)
-        glyphs.setChecked(self.settings.show_whitespace)
-        self.whitespace_action = glyphs
-        size = menu.addMenu("&Font Size")
-        self._action(size, "&Bigger", lambda: self.change_font_size(1), QKeySequence.StandardKey.ZoomIn)
-        self._action(size, "&Smaller", lambda: self.change_font_size(-1), QKeySequence.StandardKey.ZoomOut)
-        self._action(size, "&Reset", lambda: self.change_font_size(0), "Ctrl+0")
-        theme = menu.addMenu("&Theme")
-        group = QActionGroup(self)
-        for key, title in (("system", "Follow the &System"), ("light", "&Light"), ("dark", "&Dark")):
-            action = theme.addAction(title)
-            action.setCheckable(True)
-            action.setChecked(self.settings.theme == key)
-            action.triggered.connect(lambda checked=False, key=key: self.set_theme(key))
-            group.addAction(action)
-
-        menu = self.menuBar().addMenu("&Help")
-        self._action(menu, "&About Tokenizer Workbench", self.show_about)
-
-    def _action(self, menu: QMenu, title: str, slot: object, shortcut: object = None) -> QAction:
-        action = menu.addAction(title)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))  # type: ignore[call-overload]
-        action.triggered.connect(slot)
-        return action
-
-    def _fill_recent_menu(self) -> None:
-        self._recent_menu.clear()
-        if not self.settings.recent_projects:
-            self._recent_menu.addAction("No recent projects").setEnabled(False)
-            return
-        for path in self.settings.recent_projects:
-            action = self._recent_menu.addAction(path)
-            if os.path.isfile(path):
-                action.triggered.connect(lambda checked=False, path=path: self.open_recent(path))
-            else:
-                action.setText(f"{path} (missing)")
-                action.setEnabled(False)
-        self._recent_menu.addSeparator()
-        self._recent_menu.addAction("Clear the List").triggered.connect(self._clear_recent)
-
-    def _clear_recent(self) -> None:
-        self.settings.recent_projects = []
-        self.settings.save()
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -627,7 +540,8 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.vocab_tab)
         self.vocab_tab.focus_filter()
 
-    def _on_glyphs_toggled(self, checked: bool) -> None:
+    def show_whitespace_glyphs(self, checked: bool) -> None:
+        """View ▸ Show Whitespace Glyphs: in every tab, and kept in the settings."""
         self.settings.show_whitespace = bool(checked)
         self.settings.save()
         self.vocab_tab.set_whitespace_glyphs(self.settings.show_whitespace)
@@ -690,7 +604,7 @@ class MainWindow(QMainWindow):
                 self._size_label.setText("cannot be loaded")
             else:
                 self._size_label.setText("not trained")
-        self._export_json.setEnabled(entry is not None and entry.is_trained)
+        self.menus.export_json.setEnabled(entry is not None and entry.is_trained)
         for kind, action in self.export_actions.items():
             # the formats are checked when the menu opens; until then, only "is it trained"
             action.setEnabled(entry is not None and entry.is_trained)
@@ -698,7 +612,7 @@ class MainWindow(QMainWindow):
 
     def _on_document_view_changed(self) -> None:
         self._on_document_active_changed()
-        if self.export_menu.isVisible():
+        if self.menus.export.isVisible():
             self.update_export_actions()
 
     def _on_train_tab_state_changed(self, state: str) -> None:

@@ -1,0 +1,115 @@
+"""The window's menu bar: File (recent projects, export), Edit (undo, copy, find), View
+(whitespace glyphs, font size, theme) and Help, each action wired to what the window does.
+
+The actions the window updates (export, undo and redo, whitespace glyphs) are kept here by name.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Final
+
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMenu
+
+from engine.formats import convert
+
+if TYPE_CHECKING:
+    from workbench.window.main_window import MainWindow
+
+# File ▸ Export's formats besides tokenizer.json, as the menu names them.
+EXPORT_TITLES: Final = {
+    convert.BERT_VOCAB: "BERT vocab.txt…",
+    convert.GPT2: "GPT-2 vocab.json + merges.txt…",
+    convert.SENTENCEPIECE: "SentencePiece .model…",
+    convert.TIKTOKEN: "tiktoken .tiktoken…",
+}
+
+
+class MenuBar:
+    """The menus of `window`'s menu bar, built once."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self._window = window
+        self.recent = QMenu("Open &Recent", window)
+        menu = window.menuBar().addMenu("&File")
+        self._action(menu, "&New Project", window.new_project, QKeySequence.StandardKey.New)
+        self._action(menu, "&Open…", window.choose_and_open, QKeySequence.StandardKey.Open)
+        menu.addMenu(self.recent)
+        self.recent.aboutToShow.connect(self.fill_recent)
+        menu.addSeparator()
+        self._action(menu, "&Save", window.save, QKeySequence.StandardKey.Save)
+        self._action(menu, "Save &As…", window.save_as, QKeySequence.StandardKey.SaveAs)
+        menu.addSeparator()
+        self._action(menu, "&Import Tokenizer…", window.project_panel.import_tokenizer, "Ctrl+I")
+        export = menu.addMenu("&Export")
+        export.setToolTipsVisible(True)
+        self.export = export
+        self.export_json = self._action(export, "Tokenizer (tokenizer.json)…", window.export_tokenizer_json, "Ctrl+E")
+        self.export_actions: dict[str, QAction] = {}
+        for kind, title in EXPORT_TITLES.items():
+            action = export.addAction(title)
+            action.triggered.connect(lambda checked=False, kind=kind: window.export_as(kind))
+            self.export_actions[kind] = action
+        export.aboutToShow.connect(window.update_export_actions)
+        menu.addSeparator()
+        self._action(menu, "&Quit", window.close, QKeySequence.StandardKey.Quit)
+
+        menu = window.menuBar().addMenu("&Edit")
+        self.undo_action = window.document.undo_stack.createUndoAction(window, "&Undo")
+        self.undo_action.setShortcuts(QKeySequence.StandardKey.Undo)
+        self.redo_action = window.document.undo_stack.createRedoAction(window, "&Redo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        menu.addAction(self.undo_action)
+        menu.addAction(self.redo_action)
+        menu.addSeparator()
+        self._action(menu, "&Copy", window.copy_selection, QKeySequence.StandardKey.Copy)
+        self._action(menu, "&Find", window.find_token, QKeySequence.StandardKey.Find)
+
+        menu = window.menuBar().addMenu("&View")
+        glyphs = self._action(menu, "Show &Whitespace Glyphs", window.show_whitespace_glyphs, "Ctrl+Shift+W")
+        glyphs.setCheckable(True)
+        glyphs.setChecked(window.settings.show_whitespace)
+        self.whitespace_action = glyphs
+        size = menu.addMenu("&Font Size")
+        self._action(size, "&Bigger", lambda: window.change_font_size(1), QKeySequence.StandardKey.ZoomIn)
+        self._action(size, "&Smaller", lambda: window.change_font_size(-1), QKeySequence.StandardKey.ZoomOut)
+        self._action(size, "&Reset", lambda: window.change_font_size(0), "Ctrl+0")
+        theme = menu.addMenu("&Theme")
+        group = QActionGroup(window)
+        for key, title in (("system", "Follow the &System"), ("light", "&Light"), ("dark", "&Dark")):
+            action = theme.addAction(title)
+            action.setCheckable(True)
+            action.setChecked(window.settings.theme == key)
+            action.triggered.connect(lambda checked=False, key=key: window.set_theme(key))
+            group.addAction(action)
+
+        menu = window.menuBar().addMenu("&Help")
+        self._action(menu, "&About Tokenizer Workbench", window.show_about)
+
+    def _action(self, menu: QMenu, title: str, slot: object, shortcut: object = None) -> QAction:
+        action = menu.addAction(title)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))  # type: ignore[call-overload]
+        action.triggered.connect(slot)
+        return action
+
+    def fill_recent(self) -> None:
+        """File ▸ Open Recent, filled as it opens: missing files shown, not offered."""
+        self.recent.clear()
+        if not self._window.settings.recent_projects:
+            self.recent.addAction("No recent projects").setEnabled(False)
+            return
+        for path in self._window.settings.recent_projects:
+            action = self.recent.addAction(path)
+            if os.path.isfile(path):
+                action.triggered.connect(lambda checked=False, path=path: self._window.open_recent(path))
+            else:
+                action.setText(f"{path} (missing)")
+                action.setEnabled(False)
+        self.recent.addSeparator()
+        self.recent.addAction("Clear the List").triggered.connect(self.clear_recent)
+
+    def clear_recent(self) -> None:
+        self._window.settings.recent_projects = []
+        self._window.settings.save()
