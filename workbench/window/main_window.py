@@ -117,7 +117,7 @@ class MainWindow(QMainWindow):
 
         # reads the files the user opens and writes the exports, in a child process
         self._file_job = ChildJob("file", self)
-        self.menus = MenuBar(self)
+        self.menus = MenuBar(self, self)
         self.export_actions = self.menus.export_actions
         self.undo_action = self.menus.undo_action
         self.redo_action = self.menus.redo_action

@@ -7,15 +7,13 @@ The actions the window updates (export, undo and redo, whitespace glyphs) are ke
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
-from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QMenu
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence, QUndoStack
+from PySide6.QtWidgets import QMainWindow, QMenu
 
 from engine.formats import convert
-
-if TYPE_CHECKING:
-    from workbench.window.main_window import MainWindow
+from workbench.core.settings import Settings
 
 # File ▸ Export's formats besides tokenizer.json, as the menu names them.
 EXPORT_TITLES: Final = {
@@ -26,66 +24,102 @@ EXPORT_TITLES: Final = {
 }
 
 
-class MenuBar:
-    """The menus of `window`'s menu bar, built once."""
+class Importer(Protocol):
+    def import_tokenizer(self) -> None: ...
 
-    def __init__(self, window: MainWindow) -> None:
-        self._window = window
+
+class Undoable(Protocol):
+    @property
+    def undo_stack(self) -> QUndoStack: ...
+
+
+class MenuTarget(Protocol):
+    """What the menus ask of the window (`MainWindow` is one): its settings, its undo stack,
+    and one method per action. The menus never import the window."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def document(self) -> Undoable: ...
+    @property
+    def project_panel(self) -> Importer: ...
+    def new_project(self) -> None: ...
+    def choose_and_open(self) -> None: ...
+    def open_recent(self, path: str) -> bool: ...
+    def save(self) -> bool: ...
+    def save_as(self) -> bool: ...
+    def export_tokenizer_json(self) -> bool: ...
+    def export_as(self, kind: str) -> bool: ...
+    def update_export_actions(self) -> None: ...
+    def copy_selection(self) -> None: ...
+    def find_token(self) -> None: ...
+    def show_whitespace_glyphs(self, checked: bool) -> None: ...
+    def change_font_size(self, delta: int) -> None: ...
+    def set_theme(self, theme: str) -> None: ...
+    def show_about(self) -> None: ...
+
+
+class MenuBar:
+    """The menus of `window`'s menu bar (`target` is the same window: what the actions call),
+    built once."""
+
+    def __init__(self, window: QMainWindow, target: MenuTarget) -> None:
+        self._target = target
         self.recent = QMenu("Open &Recent", window)
         menu = window.menuBar().addMenu("&File")
-        self._action(menu, "&New Project", window.new_project, QKeySequence.StandardKey.New)
-        self._action(menu, "&Open…", window.choose_and_open, QKeySequence.StandardKey.Open)
+        self._action(menu, "&New Project", target.new_project, QKeySequence.StandardKey.New)
+        self._action(menu, "&Open…", target.choose_and_open, QKeySequence.StandardKey.Open)
         menu.addMenu(self.recent)
         self.recent.aboutToShow.connect(self.fill_recent)
         menu.addSeparator()
-        self._action(menu, "&Save", window.save, QKeySequence.StandardKey.Save)
-        self._action(menu, "Save &As…", window.save_as, QKeySequence.StandardKey.SaveAs)
+        self._action(menu, "&Save", target.save, QKeySequence.StandardKey.Save)
+        self._action(menu, "Save &As…", target.save_as, QKeySequence.StandardKey.SaveAs)
         menu.addSeparator()
-        self._action(menu, "&Import Tokenizer…", window.project_panel.import_tokenizer, "Ctrl+I")
+        self._action(menu, "&Import Tokenizer…", target.project_panel.import_tokenizer, "Ctrl+I")
         export = menu.addMenu("&Export")
         export.setToolTipsVisible(True)
         self.export = export
-        self.export_json = self._action(export, "Tokenizer (tokenizer.json)…", window.export_tokenizer_json, "Ctrl+E")
+        self.export_json = self._action(export, "Tokenizer (tokenizer.json)…", target.export_tokenizer_json, "Ctrl+E")
         self.export_actions: dict[str, QAction] = {}
         for kind, title in EXPORT_TITLES.items():
             action = export.addAction(title)
-            action.triggered.connect(lambda checked=False, kind=kind: window.export_as(kind))
+            action.triggered.connect(lambda checked=False, kind=kind: target.export_as(kind))
             self.export_actions[kind] = action
-        export.aboutToShow.connect(window.update_export_actions)
+        export.aboutToShow.connect(target.update_export_actions)
         menu.addSeparator()
         self._action(menu, "&Quit", window.close, QKeySequence.StandardKey.Quit)
 
         menu = window.menuBar().addMenu("&Edit")
-        self.undo_action = window.document.undo_stack.createUndoAction(window, "&Undo")
+        self.undo_action = target.document.undo_stack.createUndoAction(window, "&Undo")
         self.undo_action.setShortcuts(QKeySequence.StandardKey.Undo)
-        self.redo_action = window.document.undo_stack.createRedoAction(window, "&Redo")
+        self.redo_action = target.document.undo_stack.createRedoAction(window, "&Redo")
         self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         menu.addAction(self.undo_action)
         menu.addAction(self.redo_action)
         menu.addSeparator()
-        self._action(menu, "&Copy", window.copy_selection, QKeySequence.StandardKey.Copy)
-        self._action(menu, "&Find", window.find_token, QKeySequence.StandardKey.Find)
+        self._action(menu, "&Copy", target.copy_selection, QKeySequence.StandardKey.Copy)
+        self._action(menu, "&Find", target.find_token, QKeySequence.StandardKey.Find)
 
         menu = window.menuBar().addMenu("&View")
-        glyphs = self._action(menu, "Show &Whitespace Glyphs", window.show_whitespace_glyphs, "Ctrl+Shift+W")
+        glyphs = self._action(menu, "Show &Whitespace Glyphs", target.show_whitespace_glyphs, "Ctrl+Shift+W")
         glyphs.setCheckable(True)
-        glyphs.setChecked(window.settings.show_whitespace)
+        glyphs.setChecked(target.settings.show_whitespace)
         self.whitespace_action = glyphs
         size = menu.addMenu("&Font Size")
-        self._action(size, "&Bigger", lambda: window.change_font_size(1), QKeySequence.StandardKey.ZoomIn)
-        self._action(size, "&Smaller", lambda: window.change_font_size(-1), QKeySequence.StandardKey.ZoomOut)
-        self._action(size, "&Reset", lambda: window.change_font_size(0), "Ctrl+0")
+        self._action(size, "&Bigger", lambda: target.change_font_size(1), QKeySequence.StandardKey.ZoomIn)
+        self._action(size, "&Smaller", lambda: target.change_font_size(-1), QKeySequence.StandardKey.ZoomOut)
+        self._action(size, "&Reset", lambda: target.change_font_size(0), "Ctrl+0")
         theme = menu.addMenu("&Theme")
         group = QActionGroup(window)
         for key, title in (("system", "Follow the &System"), ("light", "&Light"), ("dark", "&Dark")):
             action = theme.addAction(title)
             action.setCheckable(True)
-            action.setChecked(window.settings.theme == key)
-            action.triggered.connect(lambda checked=False, key=key: window.set_theme(key))
+            action.setChecked(target.settings.theme == key)
+            action.triggered.connect(lambda checked=False, key=key: target.set_theme(key))
             group.addAction(action)
 
         menu = window.menuBar().addMenu("&Help")
-        self._action(menu, "&About Tokenizer Workbench", window.show_about)
+        self._action(menu, "&About Tokenizer Workbench", target.show_about)
 
     def _action(self, menu: QMenu, title: str, slot: object, shortcut: object = None) -> QAction:
         action = menu.addAction(title)
@@ -97,13 +131,13 @@ class MenuBar:
     def fill_recent(self) -> None:
         """File ▸ Open Recent, filled as it opens: missing files shown, not offered."""
         self.recent.clear()
-        if not self._window.settings.recent_projects:
+        if not self._target.settings.recent_projects:
             self.recent.addAction("No recent projects").setEnabled(False)
             return
-        for path in self._window.settings.recent_projects:
+        for path in self._target.settings.recent_projects:
             action = self.recent.addAction(path)
             if os.path.isfile(path):
-                action.triggered.connect(lambda checked=False, path=path: self._window.open_recent(path))
+                action.triggered.connect(lambda checked=False, path=path: self._target.open_recent(path))
             else:
                 action.setText(f"{path} (missing)")
                 action.setEnabled(False)
@@ -111,5 +145,5 @@ class MenuBar:
         self.recent.addAction("Clear the List").triggered.connect(self.clear_recent)
 
     def clear_recent(self) -> None:
-        self._window.settings.recent_projects = []
-        self._window.settings.save()
+        self._target.settings.recent_projects = []
+        self._target.settings.save()
