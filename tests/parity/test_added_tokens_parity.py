@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import ModuleType
+
 import pytest
 import tokenizers
 
@@ -30,12 +32,13 @@ TEXTS = [
 ]
 
 
-def build(module: object, normalizer: bool, encode_special: bool = False) -> object:
-    tokenizer = module.Tokenizer(module.models.BPE(dict(VOCAB), list(MERGES), unk_token="[UNK]"))  # type: ignore[attr-defined]
+def build(module: ModuleType, normalizer: bool, encode_special: bool = False) -> engine.Tokenizer | tokenizers.Tokenizer:
+    """The same tokenizer made with `module`, engine or tokenizers (their names are the same)."""
+    tokenizer = module.Tokenizer(module.models.BPE(dict(VOCAB), list(MERGES), unk_token="[UNK]"))
     if normalizer:
-        tokenizer.normalizer = module.normalizers.Sequence([module.normalizers.NFD(), module.normalizers.Lowercase()])  # type: ignore[attr-defined]
-    tokenizer.pre_tokenizer = module.pre_tokenizers.Whitespace()  # type: ignore[attr-defined]
-    added = module.AddedToken  # type: ignore[attr-defined]
+        tokenizer.normalizer = module.normalizers.Sequence([module.normalizers.NFD(), module.normalizers.Lowercase()])
+    tokenizer.pre_tokenizer = module.pre_tokenizers.Whitespace()
+    added = module.AddedToken
     tokenizer.add_special_tokens(
         [
             added("[MASK]", lstrip=True, rstrip=False),
@@ -53,6 +56,7 @@ def build(module: object, normalizer: bool, encode_special: bool = False) -> obj
         ]
     )
     tokenizer.encode_special_tokens = encode_special
+    assert isinstance(tokenizer, (engine.Tokenizer, tokenizers.Tokenizer))
     return tokenizer
 
 
@@ -61,14 +65,14 @@ def build(module: object, normalizer: bool, encode_special: bool = False) -> obj
 def test_added_tokens_encode_like_hf(normalizer: bool, encode_special: bool) -> None:
     ours = build(engine, normalizer, encode_special)
     theirs = build(tokenizers, normalizer, encode_special)
-    assert ours.get_vocab() == theirs.get_vocab()  # type: ignore[attr-defined]
-    assert ours.get_vocab_size() == theirs.get_vocab_size()  # type: ignore[attr-defined]
+    assert ours.get_vocab() == theirs.get_vocab()
+    assert ours.get_vocab_size() == theirs.get_vocab_size()
     for text in TEXTS:
-        a = ours.encode(text)  # type: ignore[attr-defined]
-        b = theirs.encode(text)  # type: ignore[attr-defined]
+        a = ours.encode(text)
+        b = theirs.encode(text)
         assert (a.ids, a.tokens, a.offsets, a.word_ids) == (b.ids, b.tokens, b.offsets, b.word_ids), text
         for skip in (True, False):
-            assert ours.decode(a.ids, skip_special_tokens=skip) == theirs.decode(b.ids, skip_special_tokens=skip)  # type: ignore[attr-defined]
+            assert ours.decode(a.ids, skip_special_tokens=skip) == theirs.decode(b.ids, skip_special_tokens=skip)
 
 
 @pytest.mark.parametrize("normalizer", [False, True], ids=["raw", "nfd-lowercase"])
@@ -78,11 +82,11 @@ def test_thousands_of_added_tokens_are_found_like_hf(normalizer: bool) -> None:
     theirs = build(tokenizers, normalizer)
     many = [f"<t{i}>" for i in range(1500)] + [f"w{i}" for i in range(1500)] + ["<t1", "<t12", "hel", "ñ"]
     for tokenizer, module in ((ours, engine), (theirs, tokenizers)):
-        tokenizer.add_tokens([module.AddedToken(text, normalized=i % 2 == 0) for i, text in enumerate(many)])  # type: ignore[attr-defined]
+        tokenizer.add_tokens([module.AddedToken(text, normalized=i % 2 == 0) for i, text in enumerate(many)])
     texts = TEXTS + ["<t1<t12<t123><t1499>w1499w15 hel ñ mañana", "w1w10w100<t10<t100>", "<t<t1><t14>9>"]
     for text in texts:
-        a = ours.encode(text)  # type: ignore[attr-defined]
-        b = theirs.encode(text)  # type: ignore[attr-defined]
+        a = ours.encode(text)
+        b = theirs.encode(text)
         assert (a.ids, a.tokens, a.offsets) == (b.ids, b.tokens, b.offsets), text
 
 
@@ -106,10 +110,10 @@ def test_saved_added_tokens_match_hf() -> None:
     theirs = build(tokenizers, True)
     import json
 
-    assert json.loads(ours.to_str())["added_tokens"] == json.loads(theirs.to_str())["added_tokens"]  # type: ignore[attr-defined]
-    reloaded = engine.Tokenizer.from_str(theirs.to_str())  # type: ignore[attr-defined]
+    assert json.loads(ours.to_str())["added_tokens"] == json.loads(theirs.to_str())["added_tokens"]
+    reloaded = engine.Tokenizer.from_str(theirs.to_str())
     for text in TEXTS:
-        assert reloaded.encode(text).ids == theirs.encode(text).ids  # type: ignore[attr-defined]
+        assert reloaded.encode(text).ids == theirs.encode(text).ids
 
 
 def test_added_token_repr_and_equality() -> None:

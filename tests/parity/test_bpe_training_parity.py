@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import pytest
 import tokenizers
@@ -26,12 +26,35 @@ from engine.models.wordlevel.trainer import WordLevelTrainer
 CORPORA = ["shakespeare.txt", "botchan.txt"]
 
 
-def hf_model(tokenizer: Any) -> dict[str, Any]:
+class BpeOptions(TypedDict, total=False):
+    """BpeTrainer options, each the same for HF's trainer and ours."""
+
+    vocab_size: int
+    min_frequency: int
+    special_tokens: list[str]
+    limit_alphabet: int
+    initial_alphabet: list[str]
+    max_token_length: int
+
+
+class WordLevelOptions(TypedDict):
+    vocab_size: int
+    min_frequency: int
+    special_tokens: list[str]
+
+
+def hf_model(tokenizer: tokenizers.Tokenizer) -> dict[str, Any]:
     model: dict[str, Any] = json.loads(tokenizer.to_str())["model"]
     return model
 
 
-def hf_bpe(files: list[str], pre_tokenizer: Any, normalizer: Any = None, unk: str | None = None, **options: Any) -> dict[str, Any]:
+def hf_bpe(
+    files: list[str],
+    pre_tokenizer: tokenizers.pre_tokenizers.PreTokenizer,
+    normalizer: tokenizers.normalizers.Normalizer | None = None,
+    unk: str | None = None,
+    **options: Unpack[BpeOptions],
+) -> dict[str, Any]:
     tokenizer = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token=unk))
     tokenizer.pre_tokenizer = pre_tokenizer
     if normalizer is not None:
@@ -41,7 +64,11 @@ def hf_bpe(files: list[str], pre_tokenizer: Any, normalizer: Any = None, unk: st
 
 
 def our_bpe(
-    files: list[str], pre_tokenizer: PreTokenizer, normalizer: Normalizer | None = None, unk: str | None = None, **options: Any
+    files: list[str],
+    pre_tokenizer: PreTokenizer,
+    normalizer: Normalizer | None = None,
+    unk: str | None = None,
+    **options: Unpack[BpeOptions],
 ) -> dict[str, Any]:
     counts = counting.count_words(files, PipelineWords(normalizer, pre_tokenizer), SilentProgress())
     model = BPE(unk_token=unk)
@@ -63,7 +90,7 @@ def assert_same(ours: dict[str, Any], theirs: dict[str, Any]) -> None:
 @pytest.mark.parametrize("vocab_size", [5000, 30000])
 def test_whitespace_bpe(corpora: Path, name: str, vocab_size: int) -> None:
     files = [str(corpora / name)]
-    options = {"vocab_size": vocab_size, "special_tokens": ["[UNK]", "[PAD]"]}
+    options: BpeOptions = {"vocab_size": vocab_size, "special_tokens": ["[UNK]", "[PAD]"]}
     theirs = hf_bpe(files, tokenizers.pre_tokenizers.Whitespace(), unk="[UNK]", **options)
     ours = our_bpe(files, Whitespace(), unk="[UNK]", **options)
     assert_same(ours, theirs)
@@ -87,7 +114,7 @@ def test_byte_level_bpe(corpora: Path, name: str, vocab_size: int) -> None:
 @pytest.mark.slow
 def test_lowercase_bert_words_with_min_frequency(corpora: Path) -> None:
     files = [str(corpora / "botchan.txt")]
-    options = {"vocab_size": 8000, "min_frequency": 3, "special_tokens": ["[UNK]"]}
+    options: BpeOptions = {"vocab_size": 8000, "min_frequency": 3, "special_tokens": ["[UNK]"]}
     theirs = hf_bpe(files, tokenizers.pre_tokenizers.BertPreTokenizer(), tokenizers.normalizers.Lowercase(), unk="[UNK]", **options)
     ours = our_bpe(files, BertPreTokenizer(), Lowercase(), unk="[UNK]", **options)
     assert_same(ours, theirs)
@@ -97,7 +124,7 @@ def test_lowercase_bert_words_with_min_frequency(corpora: Path) -> None:
 @pytest.mark.slow
 def test_max_token_length(corpora: Path) -> None:
     files = [str(corpora / "shakespeare.txt")]
-    options = {"vocab_size": 6000, "max_token_length": 4}
+    options: BpeOptions = {"vocab_size": 6000, "max_token_length": 4}
     theirs = hf_bpe(files, tokenizers.pre_tokenizers.Whitespace(), **options)
     ours = our_bpe(files, Whitespace(), **options)
     assert_same(ours, theirs)
@@ -114,7 +141,7 @@ def test_limit_alphabet(corpora: Path) -> None:
     ranked = sorted(frequency.values(), reverse=True)
     # HF breaks ties among equally rare chars in hash order: cut where there is no tie.
     limit = next(n for n in range(40, len(ranked)) if ranked[n - 1] != ranked[n])
-    options = {"vocab_size": 3000, "limit_alphabet": limit}
+    options: BpeOptions = {"vocab_size": 3000, "limit_alphabet": limit}
     theirs = hf_bpe(files, tokenizers.pre_tokenizers.Whitespace(), **options)
     ours = our_bpe(files, Whitespace(), **options)
     assert_same(ours, theirs)
@@ -159,9 +186,9 @@ def test_word_level_with_special_tokens_and_min_frequency(corpora: Path) -> None
     files = [str(corpora / "shakespeare.txt")]
     tokenizer = tokenizers.Tokenizer(tokenizers.models.WordLevel(unk_token="[UNK]"))
     tokenizer.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
-    options = {"vocab_size": 2000, "min_frequency": 2, "special_tokens": ["[UNK]", "[PAD]"]}
+    options: WordLevelOptions = {"vocab_size": 2000, "min_frequency": 2, "special_tokens": ["[UNK]", "[PAD]"]}
     tokenizer.train(files, tokenizers.trainers.WordLevelTrainer(show_progress=False, **options))
     counts = counting.count_words(files, PipelineWords(None, Whitespace()), SilentProgress())
     model = WordLevel(unk_token="[UNK]")
-    WordLevelTrainer(**options).train(counts, model, SilentProgress())  # type: ignore[arg-type]
+    WordLevelTrainer(**options).train(counts, model, SilentProgress())
     assert model.get_vocab() == hf_model(tokenizer)["vocab"]

@@ -13,17 +13,18 @@ import pytest
 import tokenizers
 
 from engine import Tokenizer, decoders, models, pre_tokenizers
+from engine.encoding import Encoding
 from support import corpus_path, train_byte_level
 
 
 LINES = ["Hello there, how are you?", "Straße und Café — naïve", "a b", "", "日本語 text 😀"]
 
 
-def fields(encoding: object) -> tuple[object, ...]:
+def fields(encoding: Encoding | tokenizers.Encoding) -> tuple[object, ...]:
     e = encoding
     return (
-        e.ids, e.tokens, e.offsets, e.word_ids, e.type_ids,  # type: ignore[attr-defined]
-        e.special_tokens_mask, e.attention_mask,  # type: ignore[attr-defined]
+        e.ids, e.tokens, e.offsets, e.word_ids, e.type_ids,
+        e.special_tokens_mask, e.attention_mask,
     )
 
 
@@ -47,7 +48,7 @@ def document_of(name: str) -> str:
     return byte_fallback_file()
 
 
-def pair_of(name: str) -> tuple[Tokenizer, object]:
+def pair_of(name: str) -> tuple[Tokenizer, tokenizers.Tokenizer]:
     """Our tokenizer and HF's, both fresh from the same document: a test may add tokens to them."""
     data = document_of(name)
     return Tokenizer.from_str(data), tokenizers.Tokenizer.from_str(data)
@@ -66,9 +67,11 @@ def same_outcome(ours: Callable[[], object], theirs: Callable[[], object]) -> No
         assert str(raised.value) == str(error)
         return
     got = ours()
-    if isinstance(expected, list) and expected and hasattr(expected[0], "ids"):
-        assert [fields(e) for e in got] == [fields(e) for e in expected]  # type: ignore[union-attr]
-    elif hasattr(expected, "ids"):
+    if isinstance(expected, list) and expected and isinstance(expected[0], tokenizers.Encoding):
+        assert isinstance(got, list)
+        assert [fields(e) for e in got] == [fields(e) for e in expected]
+    elif isinstance(expected, tokenizers.Encoding):
+        assert isinstance(got, Encoding)
         assert fields(got) == fields(expected)
     else:
         assert got == expected
@@ -92,23 +95,24 @@ def test_batch_inputs_as_hf_takes_them(name: str) -> None:
     ]
     for batch, pretokenized in cases:
         same_outcome(
+            # (some cases are not inputs, on purpose)
             lambda: ours.encode_batch(batch, is_pretokenized=pretokenized),  # type: ignore[arg-type]
-            lambda: theirs.encode_batch(batch, is_pretokenized=pretokenized),  # type: ignore[attr-defined]
+            lambda: theirs.encode_batch(batch, is_pretokenized=pretokenized),  # type: ignore[arg-type]
         )
-    same_outcome(lambda: ours.encode(("a", "b"), is_pretokenized=True), lambda: theirs.encode(("a", "b"), is_pretokenized=True))  # type: ignore[attr-defined]
+    same_outcome(lambda: ours.encode(("a", "b"), is_pretokenized=True), lambda: theirs.encode(("a", "b"), is_pretokenized=True))
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_encode_batch_fast_is_hf_s(name: str) -> None:
     ours, theirs = pair_of(name)
     ours.add_tokens(["hello"])
-    theirs.add_tokens(["hello"])  # type: ignore[attr-defined]
+    theirs.add_tokens(["hello"])
     batch: list[object] = LINES + [("say hello", "there")]
-    same_outcome(lambda: ours.encode_batch_fast(batch), lambda: theirs.encode_batch_fast(batch))  # type: ignore[attr-defined]
+    same_outcome(lambda: ours.encode_batch_fast(batch), lambda: theirs.encode_batch_fast(batch))
     words: list[object] = [["say", "hello"], (["a"], ["b", "c"])]
     same_outcome(
         lambda: ours.encode_batch_fast(words, is_pretokenized=True),
-        lambda: theirs.encode_batch_fast(words, is_pretokenized=True),  # type: ignore[attr-defined]
+        lambda: theirs.encode_batch_fast(words, is_pretokenized=True),
     )
 
 
@@ -117,10 +121,10 @@ def test_lone_surrogates_are_refused_like_hf(name: str) -> None:
     ours, theirs = pair_of(name)
     bad = "a\ud800b"
     calls: list[tuple[Callable[[], object], Callable[[], object]]] = [
-        (lambda: ours.encode(bad), lambda: theirs.encode(bad)),  # type: ignore[attr-defined]
-        (lambda: ours.encode("a", bad), lambda: theirs.encode("a", bad)),  # type: ignore[attr-defined]
-        (lambda: ours.encode([bad], is_pretokenized=True), lambda: theirs.encode([bad], is_pretokenized=True)),  # type: ignore[attr-defined]
-        (lambda: ours.encode_batch([bad]), lambda: theirs.encode_batch([bad])),  # type: ignore[attr-defined]
+        (lambda: ours.encode(bad), lambda: theirs.encode(bad)),
+        (lambda: ours.encode("a", bad), lambda: theirs.encode("a", bad)),
+        (lambda: ours.encode([bad], is_pretokenized=True), lambda: theirs.encode([bad], is_pretokenized=True)),
+        (lambda: ours.encode_batch([bad]), lambda: theirs.encode_batch([bad])),
     ]
     for mine, hf in calls:
         same_outcome(mine, hf)
@@ -132,11 +136,11 @@ def test_lone_surrogates_are_refused_like_hf(name: str) -> None:
 def test_ids_out_of_range_and_tuples(name: str) -> None:
     ours, theirs = pair_of(name)
     for id in (-1, 2**32, 5):
-        same_outcome(lambda: ours.id_to_token(id), lambda: theirs.id_to_token(id))  # type: ignore[attr-defined]
-        same_outcome(lambda: ours.decode([id]), lambda: theirs.decode([id]))  # type: ignore[attr-defined]
-    ids = tuple(theirs.encode("Hello there").ids)  # type: ignore[attr-defined]
-    same_outcome(lambda: ours.decode(ids), lambda: theirs.decode(ids))  # type: ignore[attr-defined]
-    same_outcome(lambda: ours.decode_batch((ids, ids)), lambda: theirs.decode_batch((ids, ids)))  # type: ignore[attr-defined]
+        same_outcome(lambda: ours.id_to_token(id), lambda: theirs.id_to_token(id))
+        same_outcome(lambda: ours.decode([id]), lambda: theirs.decode([id]))
+    ids = tuple(theirs.encode("Hello there").ids)
+    same_outcome(lambda: ours.decode(ids), lambda: theirs.decode(ids))
+    same_outcome(lambda: ours.decode_batch((ids, ids)), lambda: theirs.decode_batch((ids, ids)))
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -144,7 +148,7 @@ def test_model_tokenize_counts_bytes_like_hf(name: str) -> None:
     ours, theirs = pair_of(name)
     for word in ["straße", "hello", "Ġcafé", "日本", "aé€b", "ab", "😀"]:
         mine = [(t.id, t.value, t.offsets) for t in ours.model.tokenize(word)]
-        expected = [(t.id, t.value, t.offsets) for t in theirs.model.tokenize(word)]  # type: ignore[attr-defined]
+        expected = [(t.id, t.value, t.offsets) for t in theirs.model.tokenize(word)]
         assert mine == expected, word
 
 
@@ -153,16 +157,16 @@ def test_async_variants_give_what_the_plain_calls_give(name: str) -> None:
     ours, theirs = pair_of(name)
 
     async def both() -> None:
-        assert fields(await ours.async_encode("Hello there")) == fields(await theirs.async_encode("Hello there"))  # type: ignore[attr-defined]
+        assert fields(await ours.async_encode("Hello there")) == fields(await theirs.async_encode("Hello there"))
         mine = await ours.async_encode_batch(LINES)
-        expected = await theirs.async_encode_batch(LINES)  # type: ignore[attr-defined]
+        expected = await theirs.async_encode_batch(LINES)
         assert [fields(e) for e in mine] == [fields(e) for e in expected]
         mine = await ours.async_encode_batch_fast(LINES)
-        expected = await theirs.async_encode_batch_fast(LINES)  # type: ignore[attr-defined]
+        expected = await theirs.async_encode_batch_fast(LINES)
         assert [fields(e) for e in mine] == [fields(e) for e in expected]
         ids = [e.ids for e in expected]
-        assert await ours.async_decode_batch(ids) == await theirs.async_decode_batch(ids)  # type: ignore[attr-defined]
+        assert await ours.async_decode_batch(ids) == await theirs.async_decode_batch(ids)
 
     asyncio.run(both())
     # outside a running loop both refuse
-    same_outcome(lambda: ours.async_encode("a"), lambda: theirs.async_encode("a"))  # type: ignore[attr-defined]
+    same_outcome(lambda: ours.async_encode("a"), lambda: theirs.async_encode("a"))

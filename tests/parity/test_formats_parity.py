@@ -129,8 +129,14 @@ def dump_ranks_like_tiktoken(ranks: dict[bytes, int], path: str) -> None:
                 handle.write(base64.b64encode(token) + b" " + str(rank).encode() + b"\n")
 
 
+def tiktoken_encoding(arguments: dict[str, object]) -> tiktoken.Encoding:
+    """tiktoken's Encoding made with the arguments `encoding_arguments` gives."""
+    # (encoding_arguments returns a plain dict of objects, not the keyword types tiktoken declares)
+    return tiktoken.Encoding(**arguments)  # type: ignore[arg-type]
+
+
 def test_tiktoken_encoding_from_our_tokenizer(byte_level_tokenizer: engine.Tokenizer) -> None:
-    encoding = tiktoken.Encoding(**tiktoken_format.encoding_arguments(byte_level_tokenizer))
+    encoding = tiktoken_encoding(tiktoken_format.encoding_arguments(byte_level_tokenizer))
     assert encoding.n_vocab == 2001 and encoding.eot_token == 2000
     for line in both_corpora():
         assert encoding.encode_ordinary(line) == byte_level_tokenizer.encode(line, add_special_tokens=False).ids, line
@@ -153,7 +159,7 @@ def test_tiktoken_encoding_from_our_files(
 
 def test_tiktoken_file_from_tiktoken_loads_in_ours(tmp_path: Path, byte_level_tokenizer: engine.Tokenizer) -> None:
     arguments = tiktoken_format.encoding_arguments(byte_level_tokenizer)
-    encoding = tiktoken.Encoding(**arguments)
+    encoding = tiktoken_encoding(arguments)
     path = str(tmp_path / "theirs.tiktoken")
     dump_ranks_like_tiktoken(encoding._mergeable_ranks, path)
     ours = tiktoken_format.load(path, encoding._pat_str, encoding._special_tokens)
@@ -167,7 +173,7 @@ def test_tiktoken_split_pattern_matches_tiktoken(tmp_path: Path, byte_level_toke
     pattern = r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
     arguments = tiktoken_format.encoding_arguments(byte_level_tokenizer)
     arguments["pat_str"] = pattern
-    encoding = tiktoken.Encoding(**arguments)
+    encoding = tiktoken_encoding(arguments)
     path = str(tmp_path / "cl.tiktoken")
     dump_ranks_like_tiktoken(encoding._mergeable_ranks, path)
     ours = tiktoken_format.load(path, pattern, encoding._special_tokens)

@@ -12,6 +12,7 @@ import functools
 import json
 import random
 from pathlib import Path
+from typing import Required, TypedDict
 
 import pytest
 import tokenizers
@@ -22,6 +23,7 @@ from engine import processors as our_processors
 from engine.models.bpe.model import BPE
 from engine.encoding import Encoding, PaddingParams, TruncationParams, pad_encodings, truncate_encodings
 from engine.pattern import Regex
+from engine.processors.template import SpecialTokenSpec
 from engine.models.wordlevel.model import WordLevel
 from engine.models.wordpiece.model import WordPiece
 
@@ -35,15 +37,15 @@ hf_processors = tokenizers.processors
 # -- helpers ----------------------------------------------------------------------------------
 
 
-def hf_json(tokenizer: object) -> dict[str, object]:
-    data = json.loads(tokenizer.to_str())  # type: ignore[attr-defined]
+def hf_json(tokenizer: tokenizers.Tokenizer) -> dict[str, object]:
+    data = json.loads(tokenizer.to_str())
     assert isinstance(data, dict)
     return data
 
 
-def hf_tokenizer(model: dict[str, object]) -> object:
+def hf_tokenizer(model: dict[str, object]) -> tokenizers.Tokenizer:
     """An HF tokenizer made of `model` only, so encode() runs the model on the whole input."""
-    document = {
+    document: dict[str, object] = {
         "version": "1.0",
         "truncation": None,
         "padding": None,
@@ -57,8 +59,8 @@ def hf_tokenizer(model: dict[str, object]) -> object:
     return tokenizers.Tokenizer.from_str(json.dumps(document))
 
 
-def hf_pieces(tokenizer: object, words: list[str]) -> list[list[tuple[int, str, tuple[int, int]]]]:
-    encodings = tokenizer.encode_batch(words, add_special_tokens=False)  # type: ignore[attr-defined]
+def hf_pieces(tokenizer: tokenizers.Tokenizer, words: list[str]) -> list[list[tuple[int, str, tuple[int, int]]]]:
+    encodings = tokenizer.encode_batch(words, add_special_tokens=False)
     return [list(zip(e.ids, e.tokens, e.offsets)) for e in encodings]
 
 
@@ -76,19 +78,19 @@ def assert_same_pieces(model: our_models.Model, hf_model_dict: dict[str, object]
     theirs = hf_pieces(theirs_tokenizer, words)
     mismatches = [(w, o, t) for w, o, t in zip(words, ours, theirs) if o != t]
     assert not mismatches, f"{len(mismatches)} of {len(words)} words differ, first: {mismatches[:3]}"
-    hf_model = theirs_tokenizer.model  # type: ignore[attr-defined]
+    hf_model = theirs_tokenizer.model
     for word in words[:3000]:
         mine = [(t.id, t.value, t.offsets) for t in model.tokenize(word)]
         expected = [(t.id, t.value, t.offsets) for t in hf_model.tokenize(word)]
         assert mine == expected, f"model.tokenize({word!r}) differs from HF's (byte offsets)"
 
 
-def corpus_words(path: Path, pre_tokenizer: object, limit: int = 0) -> list[str]:
+def corpus_words(path: Path, pre_tokenizer: hf_pre.PreTokenizer, limit: int = 0) -> list[str]:
     """Distinct pre-tokenized pieces of a corpus, in order of first appearance."""
     seen: dict[str, None] = {}
     with open(path, encoding="utf-8", newline="\n") as handle:
         for line in handle:
-            for piece, _ in pre_tokenizer.pre_tokenize_str(line):  # type: ignore[attr-defined]
+            for piece, _ in pre_tokenizer.pre_tokenize_str(line):
                 seen.setdefault(piece, None)
             if limit and len(seen) >= limit:
                 break
@@ -98,6 +100,7 @@ def corpus_words(path: Path, pre_tokenizer: object, limit: int = 0) -> list[str]
 @functools.lru_cache(maxsize=None)
 def trained(corpora: Path, kind: str) -> dict[str, object]:
     """The tokenizer.json of an HF-trained tokenizer (cached per kind)."""
+    trainer: hf_trainers.Trainer
     if kind == "whitespace":
         tokenizer = tokenizers.Tokenizer(hf_models.BPE(unk_token="[UNK]"))
         tokenizer.pre_tokenizer = hf_pre.Whitespace()
@@ -132,14 +135,16 @@ def trained(corpora: Path, kind: str) -> dict[str, object]:
 
 
 def model_of(corpora: Path, kind: str, **changes: object) -> dict[str, object]:
-    model = dict(trained(corpora, kind)["model"])  # type: ignore[arg-type]
-    model.update(changes)
-    return model
+    model = trained(corpora, kind)["model"]
+    assert isinstance(model, dict)
+    return {**model, **changes}
 
 
 def with_byte_tokens(model: dict[str, object], keep: range) -> dict[str, object]:
     """`model` plus "<0xNN>" tokens for the bytes in `keep` (ids after the vocab)."""
-    vocab = dict(model["vocab"])  # type: ignore[call-overload]
+    given = model["vocab"]
+    assert isinstance(given, dict)
+    vocab = dict(given)
     for byte in keep:
         vocab.setdefault(f"<0x{byte:02X}>", len(vocab))
     return {**model, "vocab": vocab, "byte_fallback": True}
@@ -232,6 +237,18 @@ def test_bpe_partial_dropout_stays_within_the_vocabulary(corpora: Path, shakespe
     assert changed > 100
 
 
+class BpeOptions(TypedDict, total=False):
+    """The BPE options both constructors take by keyword."""
+
+    dropout: float
+    unk_token: str
+    continuing_subword_prefix: str
+    end_of_word_suffix: str
+    fuse_unk: bool
+    byte_fallback: bool
+    ignore_merges: bool
+
+
 PLAIN_VOCAB = {"<unk>": 0, "a": 1, "b": 2, "ab": 3, "c": 4, "ca": 5}
 PLAIN_MERGES = [("a", "b"), ("c", "a")]
 PREFIX_VOCAB = {"<unk>": 0, "a": 1, "##b": 2, "ab": 3}
@@ -247,9 +264,9 @@ PREFIX_MERGES = [("a", "##b")]
         (PLAIN_VOCAB, PLAIN_MERGES, {"byte_fallback": True, "ignore_merges": True}),
     ],
 )
-def test_bpe_to_dict_equals_hf(vocab: dict[str, int], merges: list[tuple[str, str]], kwargs: dict[str, object]) -> None:
+def test_bpe_to_dict_equals_hf(vocab: dict[str, int], merges: list[tuple[str, str]], kwargs: BpeOptions) -> None:
     hf = tokenizers.Tokenizer(hf_models.BPE(vocab, merges, **kwargs))
-    ours = BPE(vocab, merges, **kwargs)  # type: ignore[arg-type]
+    ours = BPE(vocab, merges, **kwargs)
     assert ours.to_dict() == hf_json(hf)["model"]
 
 
@@ -260,7 +277,7 @@ def test_bpe_files_match_hf(tmp_path: Path, corpora: Path) -> None:
     (tmp_path / "ours").mkdir()
     (tmp_path / "hf").mkdir()
     ours.save(str(tmp_path / "ours"), "x")
-    hf.model.save(str(tmp_path / "hf"), "x")  # type: ignore[attr-defined]
+    hf.model.save(str(tmp_path / "hf"), "x")
     for name in ("x-vocab.json", "x-merges.txt"):
         assert (tmp_path / "ours" / name).read_bytes() == (tmp_path / "hf" / name).read_bytes()
     vocab, merges = BPE.read_file(str(tmp_path / "hf" / "x-vocab.json"), str(tmp_path / "hf" / "x-merges.txt"))
@@ -321,7 +338,7 @@ def test_wordlevel_model(corpora: Path, shakespeare_words: list[str], tmp_path: 
     (tmp_path / "ours").mkdir()
     (tmp_path / "hf").mkdir()
     ours.save(str(tmp_path / "ours"))
-    hf_tokenizer(model).model.save(str(tmp_path / "hf"))  # type: ignore[attr-defined]
+    hf_tokenizer(model).model.save(str(tmp_path / "hf"))
     assert (tmp_path / "ours" / "vocab.json").read_bytes() == (tmp_path / "hf" / "vocab.json").read_bytes()
     hf = tokenizers.Tokenizer(hf_models.WordLevel({"a": 0, "b": 1}, unk_token="b"))
     assert WordLevel({"a": 0, "b": 1}, unk_token="b").to_dict() == hf_json(hf)["model"]
@@ -338,12 +355,12 @@ def test_models_from_dict_dispatch(corpora: Path) -> None:
 # -- Encoding views ---------------------------------------------------------------------------
 
 
-def view(encoding: object) -> dict[str, object]:
+def view(encoding: Encoding | tokenizers.Encoding) -> dict[str, object]:
     """Everything HF's Python Encoding shows, our Encoding or HF's alike (overflowing included)."""
     e = encoding
-    n = len(e.ids)  # type: ignore[attr-defined]
-    offsets = e.offsets  # type: ignore[attr-defined]
-    words = e.word_ids  # type: ignore[attr-defined]
+    n = len(e.ids)
+    offsets = e.offsets
+    words = e.word_ids
     last_char = max([end for _, end in offsets], default=0) + 1
     last_word = max([w for w in words if w is not None], default=0) + 1
     # Probe every position of short encodings, a spread of them in long ones (both sides pay
@@ -352,45 +369,45 @@ def view(encoding: object) -> dict[str, object]:
     word_probes = range(0, last_word, max(1, last_word // 12))
     token_probes = range(0, n + 1, max(1, n // 24))
     return {
-        "ids": e.ids,  # type: ignore[attr-defined]
-        "type_ids": e.type_ids,  # type: ignore[attr-defined]
-        "tokens": e.tokens,  # type: ignore[attr-defined]
+        "ids": e.ids,
+        "type_ids": e.type_ids,
+        "tokens": e.tokens,
         "offsets": offsets,
         "word_ids": words,
-        "special_tokens_mask": e.special_tokens_mask,  # type: ignore[attr-defined]
-        "attention_mask": e.attention_mask,  # type: ignore[attr-defined]
-        "sequence_ids": e.sequence_ids,  # type: ignore[attr-defined]
-        "n_sequences": e.n_sequences,  # type: ignore[attr-defined]
-        "token_to_sequence": [e.token_to_sequence(i) for i in token_probes],  # type: ignore[attr-defined]
-        "token_to_word": [e.token_to_word(i) for i in token_probes],  # type: ignore[attr-defined]
-        "token_to_chars": [e.token_to_chars(i) for i in token_probes],  # type: ignore[attr-defined]
-        "end_probes": [(e.token_to_sequence(i), e.token_to_chars(i)) for i in sorted({max(n - 1, 0), n, n + 1})],  # type: ignore[attr-defined]
-        "char_to_token": [[e.char_to_token(c, s) for c in chars] for s in (0, 1)],  # type: ignore[attr-defined]
-        "char_to_word": [[e.char_to_word(c, s) for c in chars] for s in (0, 1)],  # type: ignore[attr-defined]
-        "word_to_tokens": [[e.word_to_tokens(w, s) for w in word_probes] for s in (0, 1)],  # type: ignore[attr-defined]
-        "word_to_chars": [[e.word_to_chars(w, s) for w in word_probes] for s in (0, 1)],  # type: ignore[attr-defined]
-        "overflowing": [view(o) for o in e.overflowing],  # type: ignore[attr-defined]
+        "special_tokens_mask": e.special_tokens_mask,
+        "attention_mask": e.attention_mask,
+        "sequence_ids": e.sequence_ids,
+        "n_sequences": e.n_sequences,
+        "token_to_sequence": [e.token_to_sequence(i) for i in token_probes],
+        "token_to_word": [e.token_to_word(i) for i in token_probes],
+        "token_to_chars": [e.token_to_chars(i) for i in token_probes],
+        "end_probes": [(e.token_to_sequence(i), e.token_to_chars(i)) for i in sorted({max(n - 1, 0), n, n + 1})],
+        "char_to_token": [[e.char_to_token(c, s) for c in chars] for s in (0, 1)],
+        "char_to_word": [[e.char_to_word(c, s) for c in chars] for s in (0, 1)],
+        "word_to_tokens": [[e.word_to_tokens(w, s) for w in word_probes] for s in (0, 1)],
+        "word_to_chars": [[e.word_to_chars(w, s) for w in word_probes] for s in (0, 1)],
+        "overflowing": [view(o) for o in e.overflowing],
     }
 
 
-def ours_from_hf(encoding: object) -> Encoding:
+def ours_from_hf(encoding: tokenizers.Encoding) -> Encoding:
     """Our copy of an HF encoding straight from `encode` (one sequence: no sequence ranges)."""
     e = encoding
-    assert e.n_sequences == 1  # type: ignore[attr-defined]
+    assert e.n_sequences == 1
     return Encoding(
-        list(e.ids),  # type: ignore[attr-defined]
-        list(e.type_ids),  # type: ignore[attr-defined]
-        list(e.tokens),  # type: ignore[attr-defined]
-        list(e.word_ids),  # type: ignore[attr-defined]
-        list(e.offsets),  # type: ignore[attr-defined]
-        list(e.special_tokens_mask),  # type: ignore[attr-defined]
-        list(e.attention_mask),  # type: ignore[attr-defined]
-        [ours_from_hf(o) for o in e.overflowing],  # type: ignore[attr-defined]
+        list(e.ids),
+        list(e.type_ids),
+        list(e.tokens),
+        list(e.word_ids),
+        list(e.offsets),
+        list(e.special_tokens_mask),
+        list(e.attention_mask),
+        [ours_from_hf(o) for o in e.overflowing],
     )
 
 
 @functools.lru_cache(maxsize=None)
-def raw_tokenizer(corpora: Path, add_prefix_space: bool, window: int) -> object:
+def raw_tokenizer(corpora: Path, add_prefix_space: bool, window: int) -> tokenizers.Tokenizer:
     """Byte-level BPE without post-processor; `window` > 0 truncates with stride (overflowing)."""
     tokenizer = tokenizers.Tokenizer.from_str(json.dumps(trained(corpora, "bytelevel")))
     tokenizer.pre_tokenizer = hf_pre.ByteLevel(add_prefix_space=add_prefix_space)
@@ -410,11 +427,11 @@ def sample_lines(corpora: Path) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def raw_inputs(corpora: Path, add_prefix_space: bool = True, window: int = 0) -> list[tuple[object, object]]:
+def raw_inputs(corpora: Path, add_prefix_space: bool = True, window: int = 0) -> list[tuple[tokenizers.Encoding, tokenizers.Encoding]]:
     """(first, second) raw HF encodings of consecutive sample lines."""
     tokenizer = raw_tokenizer(corpora, add_prefix_space, window)
     lines = sample_lines(corpora)
-    encodings = tokenizer.encode_batch(list(lines))  # type: ignore[attr-defined]
+    encodings = tokenizer.encode_batch(list(lines))
     if window:
         # subtle: a pair's overflowing parts combine pairwise, so keep inputs with few windows.
         encodings = [e for e in encodings if len(e.overflowing) <= 4]
@@ -424,9 +441,9 @@ def raw_inputs(corpora: Path, add_prefix_space: bool = True, window: int = 0) ->
 # -- processors -------------------------------------------------------------------------------
 
 
-def processor_pairs() -> list[tuple[str, object, our_processors.PostProcessor]]:
-    bert_special = [("[CLS]", 1), ("[SEP]", 2)]
-    multi = {"id": "<sep>", "ids": [3, 4], "tokens": ["<", "sep>"]}
+def processor_pairs() -> list[tuple[str, hf_processors.PostProcessor, our_processors.PostProcessor]]:
+    bert_special: list[SpecialTokenSpec] = [("[CLS]", 1), ("[SEP]", 2)]
+    multi: dict[str, object] = {"id": "<sep>", "ids": [3, 4], "tokens": ["<", "sep>"]}
     return [
         ("bert", hf_processors.BertProcessing(("[SEP]", 2), ("[CLS]", 1)), our_processors.BertProcessing(("[SEP]", 2), ("[CLS]", 1))),
         ("roberta", hf_processors.RobertaProcessing(("</s>", 2), ("<s>", 0)), our_processors.RobertaProcessing(("</s>", 2), ("<s>", 0))),
@@ -468,15 +485,15 @@ PROCESSOR_NAMES = [name for name, _, _ in processor_pairs()]
 @pytest.mark.parametrize("name", PROCESSOR_NAMES)
 def test_processor_outputs(corpora: Path, name: str) -> None:
     [(hf, ours)] = [(h, o) for n, h, o in processor_pairs() if n == name]
-    assert ours.num_special_tokens_to_add(False) == hf.num_special_tokens_to_add(False)  # type: ignore[attr-defined]
-    assert ours.num_special_tokens_to_add(True) == hf.num_special_tokens_to_add(True)  # type: ignore[attr-defined]
+    assert ours.num_special_tokens_to_add(False) == hf.num_special_tokens_to_add(False)
+    assert ours.num_special_tokens_to_add(True) == hf.num_special_tokens_to_add(True)
     for add_prefix_space, window in ((True, 0), (False, 0), (True, 6)):
         for first, second in raw_inputs(corpora, add_prefix_space, window):
             for pair in (None, second):
                 for add in (True, False):
-                    expected = hf.process(first, pair, add)  # type: ignore[attr-defined]
+                    expected = hf.process(first, pair, add)
                     got = ours.process(ours_from_hf(first), ours_from_hf(pair) if pair is not None else None, add)
-                    assert view(got) == view(expected), (name, first.tokens, add)  # type: ignore[attr-defined]
+                    assert view(got) == view(expected), (name, first.tokens, add)
 
 
 @pytest.mark.parametrize("name", PROCESSOR_NAMES)
@@ -514,7 +531,23 @@ def our_post_process(
     return final
 
 
-SETTINGS = [
+class Truncation(TypedDict, total=False):
+    max_length: Required[int]
+    stride: int
+    strategy: str
+    direction: str
+
+
+class Padding(TypedDict, total=False):
+    length: int
+    direction: str
+    pad_id: int
+    pad_type_id: int
+    pad_token: str
+    pad_to_multiple_of: int
+
+
+SETTINGS: list[tuple[str | None, Truncation, Padding]] = [
     (None, {"max_length": 12}, {}),
     ("bert", {"max_length": 12, "stride": 3}, {"length": 16, "direction": "left", "pad_id": 7, "pad_token": "<p>"}),
     ("bert", {"max_length": 9, "strategy": "only_first", "direction": "left"}, {"pad_to_multiple_of": 8}),
@@ -527,7 +560,7 @@ SETTINGS = [
 
 @pytest.mark.parametrize(("processor_name", "truncation", "padding"), SETTINGS)
 def test_truncate_process_pad_like_hf_post_process(
-    corpora: Path, processor_name: str | None, truncation: dict[str, object], padding: dict[str, object]
+    corpora: Path, processor_name: str | None, truncation: Truncation, padding: Padding
 ) -> None:
     processors_by_name = {n: (h, o) for n, h, o in processor_pairs()}
     hf_tok = tokenizers.Tokenizer(hf_models.BPE())
@@ -538,8 +571,8 @@ def test_truncate_process_pad_like_hf_post_process(
     rest = {k: v for k, v in truncation.items() if k != "max_length"}
     hf_tok.enable_truncation(max_length, **rest)
     hf_tok.enable_padding(**padding)
-    ours_truncation = TruncationParams(**truncation)  # type: ignore[arg-type]
-    ours_padding = PaddingParams(**padding)  # type: ignore[arg-type]
+    ours_truncation = TruncationParams(**truncation)
+    ours_padding = PaddingParams(**padding)
     assert ours_truncation.to_python_dict() == hf_tok.truncation
     assert ours_padding.to_python_dict() == hf_tok.padding
     data = hf_json(hf_tok)
@@ -616,9 +649,9 @@ def test_default_process_like_hf(corpora: Path) -> None:
     tokenizer = raw_tokenizer(corpora, True, 0)
     lines = sample_lines(corpora)
     for index in range(0, 60, 5):
-        expected = tokenizer.encode(lines[index], lines[index + 1])  # type: ignore[attr-defined]
-        first = tokenizer.encode(lines[index])  # type: ignore[attr-defined]
-        second = tokenizer.encode(lines[index + 1])  # type: ignore[attr-defined]
+        expected = tokenizer.encode(lines[index], lines[index + 1])
+        first = tokenizer.encode(lines[index])
+        second = tokenizer.encode(lines[index + 1])
         second_ours = ours_from_hf(second)
         second_ours.type_ids = [1] * len(second_ours.ids)
         got = our_processors.default_process(ours_from_hf(first), second_ours)
@@ -628,7 +661,7 @@ def test_default_process_like_hf(corpora: Path) -> None:
 # -- decoders ---------------------------------------------------------------------------------
 
 
-def decoder_pairs() -> list[tuple[str, object, our_decoders.Decoder]]:
+def decoder_pairs() -> list[tuple[str, hf_decoders.Decoder, our_decoders.Decoder]]:
     return [
         ("bytelevel", hf_decoders.ByteLevel(), our_decoders.ByteLevel()),
         ("wordpiece", hf_decoders.WordPiece(), our_decoders.WordPiece()),
@@ -662,7 +695,7 @@ def token_lists(corpora: Path) -> tuple[tuple[str, ...], ...]:
     lines = list(sample_lines(corpora))
     lists: list[tuple[str, ...]] = []
     byte_level = raw_tokenizer(corpora, True, 0)
-    lists.extend(tuple(e.tokens) for e in byte_level.encode_batch(lines))  # type: ignore[attr-defined]
+    lists.extend(tuple(e.tokens) for e in byte_level.encode_batch(lines))
     bert = tokenizers.Tokenizer.from_file(str(corpora / "bert_uncased_tokenizer.json"))
     lists.extend(tuple(e.tokens) for e in bert.encode_batch(lines))
     suffix = tokenizers.Tokenizer.from_str(json.dumps(trained(corpora, "suffix")))
@@ -686,7 +719,7 @@ def test_decoder_outputs(corpora: Path, name: str) -> None:
     for tokens in token_lists(corpora):
         if name == "strip" and any(token and set(token) == {"a"} for token in tokens):
             continue  # HF panics when Strip would cut a whole token (ours returns "")
-        expected = hf.decode(list(tokens))  # type: ignore[attr-defined]
+        expected = hf.decode(list(tokens))
         assert ours.decode(list(tokens)) == expected, tokens
         checked += 1
     assert checked > 500

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -27,13 +28,16 @@ from engine.normalizers.normalized import NormalizedString
 from engine.pattern import Regex
 from engine.pre_tokenizers.pretokenized import PreTokenizedString
 
+Ours = TypeVar("Ours")
+Theirs = TypeVar("Theirs")
+
 LLAMA3: str = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
     r"|\s*[\r\n]+|\s+(?!\S)|\s+"
 )
 
 # (id, ours, HF) -- factories, so that every test gets fresh objects.
-NORMALIZERS: list[tuple[str, Callable[[], N.Normalizer], Callable[[], object]]] = [
+NORMALIZERS: list[tuple[str, Callable[[], N.Normalizer], Callable[[], hn.Normalizer]]] = [
     ("NFC", N.NFC, hn.NFC),
     ("NFD", N.NFD, hn.NFD),
     ("NFKC", N.NFKC, hn.NFKC),
@@ -83,7 +87,7 @@ NORMALIZERS: list[tuple[str, Callable[[], N.Normalizer], Callable[[], object]]] 
     ),
 ]
 
-PRE_TOKENIZERS: list[tuple[str, Callable[[], P.PreTokenizer], Callable[[], object]]] = [
+PRE_TOKENIZERS: list[tuple[str, Callable[[], P.PreTokenizer], Callable[[], hp.PreTokenizer]]] = [
     ("Whitespace", P.Whitespace, hp.Whitespace),
     ("WhitespaceSplit", P.WhitespaceSplit, hp.WhitespaceSplit),
     ("Bert", P.BertPreTokenizer, hp.BertPreTokenizer),
@@ -206,18 +210,18 @@ NASTY: list[str] = [
 
 
 def by_id(
-    table: list[tuple[str, Callable[[], object], Callable[[], object]]], name: str
-) -> tuple[Callable[[], object], Callable[[], object]]:
+    table: list[tuple[str, Callable[[], Ours], Callable[[], Theirs]]], name: str
+) -> tuple[Callable[[], Ours], Callable[[], Theirs]]:
     for key, ours, hf in table:
         if key == name:
             return ours, hf
     raise KeyError(name)
 
 
-def hf_alignments(hf_normalizer: object, text: str) -> list[tuple[int, int]]:
+def hf_alignments(hf_normalizer: hn.Normalizer, text: str) -> list[tuple[int, int]]:
     """Per normalized char, its span in `text`, as HF computes it."""
     pretok = tokenizers.PreTokenizedString(text)
-    pretok.normalize(lambda n: hf_normalizer.normalize(n))  # type: ignore[attr-defined]
+    pretok.normalize(lambda n: hf_normalizer.normalize(n))
     pretok.split(lambda i, n: [n.slice((j, j + 1)) for j in range(len(n.normalized))])
     return [offsets for _, offsets, _ in pretok.get_splits()]
 
@@ -227,7 +231,7 @@ def our_alignments(normalized: NormalizedString) -> list[tuple[int, int]]:
     return [(shift + a, shift + b) for a, b in normalized.alignments()]
 
 
-def char_tokenizer(hf_normalizer: object | None, hf_pre_tokenizer: object | None) -> object:
+def char_tokenizer(hf_normalizer: hn.Normalizer | None, hf_pre_tokenizer: hp.PreTokenizer | None) -> HTokenizer:
     """An HF Tokenizer giving one token per normalized char (BPE with only "[UNK]")."""
     tokenizer = HTokenizer(hmodels.BPE(vocab={"[UNK]": 0}, merges=[], unk_token="[UNK]"))
     if hf_normalizer is not None:
@@ -283,11 +287,11 @@ def chunks(lines: list[str], size: int = 2000) -> list[list[str]]:
 @pytest.mark.parametrize(("name", "ours", "hf"), NORMALIZERS, ids=[n for n, _, _ in NORMALIZERS])
 @pytest.mark.parametrize("text", NASTY)
 def test_normalizer_text_and_alignments(
-    name: str, ours: Callable[[], N.Normalizer], hf: Callable[[], object], text: str
+    name: str, ours: Callable[[], N.Normalizer], hf: Callable[[], hn.Normalizer], text: str
 ) -> None:
     normalizer = ours()
     reference = hf()
-    expected = reference.normalize_str(text)  # type: ignore[attr-defined]
+    expected = reference.normalize_str(text)
     assert normalizer.normalize_str(text) == expected
     normalized = NormalizedString(text)
     normalizer.normalize(normalized)
@@ -298,22 +302,22 @@ def test_normalizer_text_and_alignments(
 @pytest.mark.parametrize(("name", "ours", "hf"), PRE_TOKENIZERS, ids=[n for n, _, _ in PRE_TOKENIZERS])
 @pytest.mark.parametrize("text", NASTY)
 def test_pre_tokenizer_pieces_and_offsets(
-    name: str, ours: Callable[[], P.PreTokenizer], hf: Callable[[], object], text: str
+    name: str, ours: Callable[[], P.PreTokenizer], hf: Callable[[], hp.PreTokenizer], text: str
 ) -> None:
     pre_tokenizer = ours()
-    expected = hf().pre_tokenize_str(text)  # type: ignore[attr-defined]
+    expected = hf().pre_tokenize_str(text)
     assert pre_tokenizer.pre_tokenize_str(text) == expected
     assert pre_tokenizer.split_words(text) == [w for w, _ in expected]
 
 
 @pytest.mark.parametrize(("name", "ours", "hf"), PRE_TOKENIZERS, ids=[n for n, _, _ in PRE_TOKENIZERS])
 def test_get_splits_referentials(
-    name: str, ours: Callable[[], P.PreTokenizer], hf: Callable[[], object]
+    name: str, ours: Callable[[], P.PreTokenizer], hf: Callable[[], hp.PreTokenizer]
 ) -> None:
     for text in NASTY:
         reference = tokenizers.PreTokenizedString(text)
         reference.normalize(lambda n: hn.NFKD().normalize(n))
-        hf().pre_tokenize(reference)  # type: ignore[attr-defined]
+        hf().pre_tokenize(reference)
         pretok = PreTokenizedString(text)
         pretok.normalize(N.NFKD())
         ours().pre_tokenize(pretok)
@@ -326,15 +330,15 @@ def test_get_splits_referentials(
 
 @pytest.mark.parametrize(("name", "norm", "pre"), PIPELINES, ids=[n for n, _, _ in PIPELINES])
 def test_pipeline_char_offsets(name: str, norm: str | None, pre: str | None) -> None:
-    our_norm, hf_norm = by_id(NORMALIZERS, norm) if norm else (None, None)  # type: ignore[arg-type]
-    our_pre, hf_pre = by_id(PRE_TOKENIZERS, pre) if pre else (None, None)  # type: ignore[arg-type]
+    our_norm, hf_norm = by_id(NORMALIZERS, norm) if norm else (None, None)
+    our_pre, hf_pre = by_id(PRE_TOKENIZERS, pre) if pre else (None, None)
     reference = char_tokenizer(
         hf_norm() if hf_norm else None, hf_pre() if hf_pre else None
     )
     normalizer = our_norm() if our_norm else None
     pre_tokenizer = our_pre() if our_pre else None
-    for text, encoding in zip(NASTY, reference.encode_batch(NASTY)):  # type: ignore[attr-defined]
-        offsets, words = our_char_offsets(normalizer, pre_tokenizer, text)  # type: ignore[arg-type]
+    for text, encoding in zip(NASTY, reference.encode_batch(NASTY)):
+        offsets, words = our_char_offsets(normalizer, pre_tokenizer, text)
         assert offsets == encoding.offsets, text
         assert words == encoding.word_ids, text
 
@@ -358,7 +362,7 @@ def test_random_strings_against_hf(text: str) -> None:
     for _, ours, hf in NORMALIZERS:
         normalizer = ours()
         reference = hf()
-        expected = reference.normalize_str(text)  # type: ignore[attr-defined]
+        expected = reference.normalize_str(text)
         assert normalizer.normalize_str(text) == expected
         normalized = NormalizedString(text)
         normalizer.normalize(normalized)
@@ -366,7 +370,7 @@ def test_random_strings_against_hf(text: str) -> None:
         assert our_alignments(normalized) == hf_alignments(reference, text)
     for _, ours_pre, hf_pre in PRE_TOKENIZERS:
         pre_tokenizer = ours_pre()
-        expected_pieces = hf_pre().pre_tokenize_str(text)  # type: ignore[attr-defined]
+        expected_pieces = hf_pre().pre_tokenize_str(text)
         assert pre_tokenizer.pre_tokenize_str(text) == expected_pieces
         assert pre_tokenizer.split_words(text) == [w for w, _ in expected_pieces]
 
@@ -378,16 +382,16 @@ def test_random_strings_against_hf(text: str) -> None:
 @pytest.mark.parametrize("corpus", CORPORA)
 @pytest.mark.parametrize(("name", "ours", "hf"), NORMALIZERS, ids=[n for n, _, _ in NORMALIZERS])
 def test_corpus_normalizers(
-    corpora: Path, corpus: str, name: str, ours: Callable[[], N.Normalizer], hf: Callable[[], object]
+    corpora: Path, corpus: str, name: str, ours: Callable[[], N.Normalizer], hf: Callable[[], hn.Normalizer]
 ) -> None:
     lines = corpus_lines(corpora / corpus)
     normalizer = ours()
     reference = hf()
-    expected = [reference.normalize_str(line) for line in lines]  # type: ignore[attr-defined]
+    expected = [reference.normalize_str(line) for line in lines]
     assert [normalizer.normalize_str(line) for line in lines] == expected
     reference_tokenizer = char_tokenizer(reference, None)
     for chunk in chunks(lines):
-        for line, encoding in zip(chunk, reference_tokenizer.encode_batch(chunk)):  # type: ignore[attr-defined]
+        for line, encoding in zip(chunk, reference_tokenizer.encode_batch(chunk)):
             normalized = NormalizedString(line)
             normalizer.normalize(normalized)
             assert our_alignments(normalized) == encoding.offsets, line
@@ -401,13 +405,13 @@ def test_corpus_pre_tokenizers(
     corpus: str,
     name: str,
     ours: Callable[[], P.PreTokenizer],
-    hf: Callable[[], object],
+    hf: Callable[[], hp.PreTokenizer],
 ) -> None:
     lines = corpus_lines(corpora / corpus)
     pre_tokenizer = ours()
     reference = hf()
     for line in lines:
-        expected = reference.pre_tokenize_str(line)  # type: ignore[attr-defined]
+        expected = reference.pre_tokenize_str(line)
         assert pre_tokenizer.pre_tokenize_str(line) == expected, line
         assert pre_tokenizer.split_words(line) == [w for w, _ in expected], line
 
@@ -416,8 +420,8 @@ def test_corpus_pre_tokenizers(
 @pytest.mark.parametrize("corpus", CORPORA)
 @pytest.mark.parametrize(("name", "norm", "pre"), PIPELINES, ids=[n for n, _, _ in PIPELINES])
 def test_corpus_pipelines(corpora: Path, corpus: str, name: str, norm: str | None, pre: str | None) -> None:
-    our_norm, hf_norm = by_id(NORMALIZERS, norm) if norm else (None, None)  # type: ignore[arg-type]
-    our_pre, hf_pre = by_id(PRE_TOKENIZERS, pre) if pre else (None, None)  # type: ignore[arg-type]
+    our_norm, hf_norm = by_id(NORMALIZERS, norm) if norm else (None, None)
+    our_pre, hf_pre = by_id(PRE_TOKENIZERS, pre) if pre else (None, None)
     lines = corpus_lines(corpora / corpus)
     reference = char_tokenizer(hf_norm() if hf_norm else None, hf_pre() if hf_pre else None)
     normalizer = our_norm() if our_norm else None
@@ -425,8 +429,8 @@ def test_corpus_pipelines(corpora: Path, corpus: str, name: str, norm: str | Non
     hf_normalizer = hf_norm() if hf_norm else None
     hf_pre_tokenizer = hf_pre() if hf_pre else None
     for chunk in chunks(lines):
-        for line, encoding in zip(chunk, reference.encode_batch(chunk)):  # type: ignore[attr-defined]
-            offsets, words = our_char_offsets(normalizer, pre_tokenizer, line)  # type: ignore[arg-type]
+        for line, encoding in zip(chunk, reference.encode_batch(chunk)):
+            offsets, words = our_char_offsets(normalizer, pre_tokenizer, line)
             assert offsets == encoding.offsets, line
             assert words == encoding.word_ids, line
             # the training path: normalize_str then split_words
@@ -437,11 +441,11 @@ def test_corpus_pipelines(corpora: Path, corpus: str, name: str, norm: str | Non
 
 
 def _hf_pieces(
-    hf_normalizer: object | None, hf_pre_tokenizer: object | None, line: str
+    hf_normalizer: hn.Normalizer | None, hf_pre_tokenizer: hp.PreTokenizer | None, line: str
 ) -> list[tuple[str, tuple[int, int], object]]:
     pretok = tokenizers.PreTokenizedString(line)
     if hf_normalizer is not None:
-        pretok.normalize(lambda n: hf_normalizer.normalize(n))  # type: ignore[attr-defined]
+        pretok.normalize(lambda n: hf_normalizer.normalize(n))
     if hf_pre_tokenizer is not None:
-        hf_pre_tokenizer.pre_tokenize(pretok)  # type: ignore[attr-defined]
+        hf_pre_tokenizer.pre_tokenize(pretok)
     return list(pretok.get_splits())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import unicodedata
 from pathlib import Path
+from typing import TypedDict
 
 import pytest
 import sentencepiece as spm
@@ -16,6 +17,7 @@ from engine import Regex, Tokenizer, decoders, models, normalizers, pre_tokenize
 from engine.formats import sentencepiece as spf
 from engine.formats import sentencepiece_proto as proto
 from engine.formats.charsmap import nfkc_charsmap
+from engine.trainers import Trainer
 
 
 TORTURE = [
@@ -49,7 +51,7 @@ def _lines(name: str, limit: int = 0) -> list[str]:
     return lines[:limit] if limit else lines
 
 
-def _assert_same_ids(tokenizer: Tokenizer, processor: object, lines: list[str], decode: bool = True, ties: int = 0) -> None:
+def _assert_same_ids(tokenizer: Tokenizer, processor: spm.SentencePieceProcessor, lines: list[str], decode: bool = True, ties: int = 0) -> None:
     """The same ids (and decoded text) for every line; up to `ties` lines may get the same pieces
     in another order: an exact score tie, which sentencepiece's float32 path sums can break the
     other way (see the identity normalization test)."""
@@ -57,10 +59,10 @@ def _assert_same_ids(tokenizer: Tokenizer, processor: object, lines: list[str], 
     tied: list[str] = []
     for line in lines:
         ours = tokenizer.encode(line, add_special_tokens=False).ids
-        theirs = processor.encode(line)  # type: ignore[attr-defined]
+        theirs = processor.encode(line)
         if ours != theirs and ties and sorted(ours) == sorted(theirs):
             tied.append(line)
-        elif ours != theirs or (decode and tokenizer.decode(ours) != processor.decode(theirs)):  # type: ignore[attr-defined]
+        elif ours != theirs or (decode and tokenizer.decode(ours) != processor.decode(theirs)):
             bad.append((line, ours, theirs))
     assert not bad, f"{len(bad)} of {len(lines)} lines differ; first: {bad[0]!r}"
     assert len(tied) <= ties, f"{len(tied)} lines differ by the order of the same pieces; first: {tied[0]!r}"
@@ -70,28 +72,28 @@ def _assert_same_ids(tokenizer: Tokenizer, processor: object, lines: list[str], 
 
 
 @pytest.fixture(scope="module")
-def test_model() -> tuple[str, Tokenizer, object]:
+def test_model() -> tuple[str, Tokenizer, spm.SentencePieceProcessor]:
     path = str(corpus_path("sp_test_model.model"))
     return path, spf.load(path), spm.SentencePieceProcessor(model_file=path)
 
 
 @pytest.mark.parametrize("corpus", ["shakespeare.txt", "botchan.txt", "wagahaiwa_nekodearu.txt"])
-def test_every_corpus_line_encodes_and_decodes_as_sentencepiece(test_model: tuple[str, Tokenizer, object], corpus: str) -> None:
+def test_every_corpus_line_encodes_and_decodes_as_sentencepiece(test_model: tuple[str, Tokenizer, spm.SentencePieceProcessor], corpus: str) -> None:
     _, tokenizer, processor = test_model
     _assert_same_ids(tokenizer, processor, _lines(corpus))
 
 
-def test_the_first_gcide_lines_encode_as_sentencepiece(test_model: tuple[str, Tokenizer, object]) -> None:
+def test_the_first_gcide_lines_encode_as_sentencepiece(test_model: tuple[str, Tokenizer, spm.SentencePieceProcessor]) -> None:
     _, tokenizer, processor = test_model
     _assert_same_ids(tokenizer, processor, _lines("gcide.txt", 20000))
 
 
-def test_tricky_strings_encode_as_sentencepiece(test_model: tuple[str, Tokenizer, object]) -> None:
+def test_tricky_strings_encode_as_sentencepiece(test_model: tuple[str, Tokenizer, spm.SentencePieceProcessor]) -> None:
     _, tokenizer, processor = test_model
     _assert_same_ids(tokenizer, processor, TORTURE)
 
 
-def test_writing_the_loaded_test_model_gives_back_its_bytes(test_model: tuple[str, Tokenizer, object], tmp_path: Path) -> None:
+def test_writing_the_loaded_test_model_gives_back_its_bytes(test_model: tuple[str, Tokenizer, spm.SentencePieceProcessor], tmp_path: Path) -> None:
     path, tokenizer, processor = test_model
     out = str(tmp_path / "copy.model")
     assert spf.write(tokenizer, out, base=spf.read(path)) == []
@@ -99,7 +101,7 @@ def test_writing_the_loaded_test_model_gives_back_its_bytes(test_model: tuple[st
 
 
 def test_writing_the_loaded_test_model_without_its_source_encodes_the_same(
-    test_model: tuple[str, Tokenizer, object], tmp_path: Path
+    test_model: tuple[str, Tokenizer, spm.SentencePieceProcessor], tmp_path: Path
 ) -> None:
     path, tokenizer, processor = test_model
     out = str(tmp_path / "fresh.model")
@@ -122,7 +124,18 @@ def test_writing_the_loaded_test_model_without_its_source_encodes_the_same(
 # -- models sentencepiece trains here -----------------------------------------------------------
 
 
-TRAINED = {
+class SpmOptions(TypedDict, total=False):
+    """The sentencepiece training options these tests set (the rest keep sentencepiece's defaults)."""
+
+    model_type: str
+    byte_fallback: bool
+    normalization_rule_name: str
+    user_defined_symbols: list[str]
+    split_digits: bool
+    add_dummy_prefix: bool
+
+
+TRAINED: dict[str, SpmOptions] = {
     "unigram_byte_fallback": {"model_type": "unigram", "byte_fallback": True},
     "bpe": {"model_type": "bpe"},
     "bpe_byte_fallback_nmt_nfkc_cf": {
@@ -145,7 +158,7 @@ def trained_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-def _train(folder: Path, name: str, options: dict[str, object]) -> str:
+def _train(folder: Path, name: str, options: SpmOptions) -> str:
     prefix = str(folder / name)
     if not Path(prefix + ".model").exists():
         spm.SentencePieceTrainer.train(
@@ -210,12 +223,12 @@ def test_a_user_symbol_that_starts_the_text_loses_its_dummy_prefix(trained_dir: 
     assert theirs[0] == processor.piece_to_id("▁") and theirs[1:] == ours
 
 
-def test_literal_control_piece_text_is_the_special_token(test_model: tuple[str, Tokenizer, object]) -> None:
+def test_literal_control_piece_text_is_the_special_token(test_model: tuple[str, Tokenizer, spm.SentencePieceProcessor]) -> None:
     # Documented difference (HF's too): "<s>" typed in the text is the special token here;
     # sentencepiece never produces control pieces from text and spells it out.
     _, tokenizer, processor = test_model
     assert 1 in tokenizer.encode("a <s> b", add_special_tokens=False).ids
-    assert 1 not in processor.encode("a <s> b")  # type: ignore[attr-defined]
+    assert 1 not in processor.encode("a <s> b")
 
 
 # -- engine tokenizers written as .model ---------------------------------------------------------
@@ -337,11 +350,11 @@ def test_sentencepiece_normalizes_with_our_charsmap_as_with_its_own(
     assert ours.normalize("\u3131\u314f") == "▁가"
 
 
-def _preset_pipeline(model: str) -> tuple[Tokenizer, object]:
+def _preset_pipeline(model: str) -> tuple[Tokenizer, Trainer]:
     """workbench.core.presets' "sentencepiece-unigram" / "sentencepiece-bpe" (800 pieces), built by hand."""
     if model == "unigram":
         tokenizer = Tokenizer(models.Unigram())
-        trainer: object = trainers.UnigramTrainer(vocab_size=800, special_tokens=["<unk>"], unk_token="<unk>")
+        trainer: Trainer = trainers.UnigramTrainer(vocab_size=800, special_tokens=["<unk>"], unk_token="<unk>")
     else:
         tokenizer = Tokenizer(models.BPE(unk_token="<unk>"))
         trainer = trainers.BpeTrainer(vocab_size=800, special_tokens=["<unk>"])
@@ -354,7 +367,7 @@ def _preset_pipeline(model: str) -> tuple[Tokenizer, object]:
 @pytest.mark.parametrize("model", ["unigram", "bpe"])
 def test_the_nfkc_presets_write_models_sentencepiece_encodes_identically(model: str, tmp_path: Path) -> None:
     tokenizer, trainer = _preset_pipeline(model)
-    tokenizer.train([str(corpus_path("shakespeare.txt"))], trainer)  # type: ignore[arg-type]
+    tokenizer.train([str(corpus_path("shakespeare.txt"))], trainer)
     out = str(tmp_path / f"{model}.model")
     warnings = spf.write(tokenizer, out)
     assert any("starts with a space" in w for w in warnings), warnings
@@ -393,7 +406,7 @@ def _fused_unknowns(ids: list[int]) -> list[int]:
 def test_nmt_and_nfkc_write_the_nmt_nfkc_charsmap_with_a_warning(tmp_path: Path) -> None:
     tokenizer, trainer = _preset_pipeline("unigram")
     tokenizer.normalizer = normalizers.Sequence([normalizers.Nmt(), normalizers.NFKC()])
-    tokenizer.train([str(corpus_path("botchan.txt"))], trainer)  # type: ignore[arg-type]
+    tokenizer.train([str(corpus_path("botchan.txt"))], trainer)
     out = str(tmp_path / "nmt.model")
     warnings = spf.write(tokenizer, out)
     assert any("nmt_nfkc" in w and "U+200D" in w for w in warnings)

@@ -62,9 +62,9 @@ def corpus_lines() -> Iterator[tuple[str, list[str]]]:
         yield name, lines
 
 
-def assert_same_encodings(ours: engine.Tokenizer, theirs: object, texts: list[str], label: str) -> None:
+def assert_same_encodings(ours: engine.Tokenizer, theirs: tokenizers.Tokenizer, texts: list[str], label: str) -> None:
     """Both sides encode the texts as one batch (so batch padding, if any, applies to both)."""
-    their_encodings = theirs.encode_batch(texts)  # type: ignore[attr-defined]
+    their_encodings = theirs.encode_batch(texts)
     our_encodings = ours.encode_batch(list[str | tuple[str, str] | list[str]](texts))
     for text, expected, got in zip(texts, their_encodings, our_encodings, strict=True):
         if (got.ids, got.tokens, got.offsets) != (expected.ids, expected.tokens, expected.offsets):
@@ -75,7 +75,7 @@ def assert_same_encodings(ours: engine.Tokenizer, theirs: object, texts: list[st
             )
 
 
-def hf_whitespace_bpe(files: list[str], vocab_size: int) -> object:
+def hf_whitespace_bpe(files: list[str], vocab_size: int) -> tokenizers.Tokenizer:
     tok = tokenizers.Tokenizer(tokenizers.models.BPE(unk_token="[UNK]"))
     tok.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
     trainer = tokenizers.trainers.BpeTrainer(
@@ -88,7 +88,7 @@ def hf_whitespace_bpe(files: list[str], vocab_size: int) -> object:
     return tok
 
 
-def hf_byte_level_bpe(files: list[str], vocab_size: int) -> object:
+def hf_byte_level_bpe(files: list[str], vocab_size: int) -> tokenizers.Tokenizer:
     tok = tokenizers.Tokenizer(tokenizers.models.BPE())
     tok.pre_tokenizer = tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = tokenizers.decoders.ByteLevel()
@@ -120,7 +120,7 @@ def hf_written(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str]
         source = corpus_path(corpus)
         tok = build([str(source)], vocab_size)
         path = folder / f"{config}-{corpus}.json"
-        tok.save(str(path))  # type: ignore[attr-defined]
+        tok.save(str(path))
         written[(config, corpus)] = path
     return written
 

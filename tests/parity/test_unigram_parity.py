@@ -151,7 +151,7 @@ def test_hf_trained_japanese() -> None:
     check_same(ours, reference, lines_of("wagahaiwa_nekodearu.txt") + lines_of("botchan.txt")[:500] + TORTURE)
 
 
-def sp_pieces() -> tuple[list[tuple[str, float]], int, object]:
+def sp_pieces() -> tuple[list[tuple[str, float]], int, sentencepiece.SentencePieceProcessor]:
     processor = sentencepiece.SentencePieceProcessor()
     processor.Load(str(corpus_path("sp_test_model.model")))
     pieces = [(processor.IdToPiece(i), processor.GetScore(i)) for i in range(processor.GetPieceSize())]
@@ -194,8 +194,8 @@ def test_t5_style_nbest_equals_sentencepiece() -> None:
     lines += [line for line in lines_of("shakespeare.txt")[:150] if line.strip()]
     compared = 0
     for line in lines:
-        text = processor.Normalize(line)  # type: ignore[attr-defined]
-        expected = processor.NBestEncodeAsPieces(line, 5)  # type: ignore[attr-defined]
+        text = processor.Normalize(line)
+        expected = processor.NBestEncodeAsPieces(line, 5)
         got = [[token.value for token in tokens] for tokens, _ in model.nbest(text, 5)]
         assert got == expected, line
         compared += 1
@@ -208,8 +208,8 @@ def test_sentencepiece_viterbi_equals_ours() -> None:
     for line in lines_of("botchan.txt")[:300] + lines_of("wagahaiwa_nekodearu.txt")[:100]:
         if not line.strip():
             continue
-        text = processor.Normalize(line)  # type: ignore[attr-defined]
-        assert [t.value for t in model.tokenize(text)] == processor.EncodeAsPieces(line), line  # type: ignore[attr-defined]
+        text = processor.Normalize(line)
+        assert [t.value for t in model.tokenize(text)] == processor.EncodeAsPieces(line), line
 
 
 @pytest.mark.slow
