@@ -101,8 +101,8 @@ def _imports(path: Path, package: str, modules: set[str]) -> set[str]:
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            for child in node.orelse:
-                visit(child)
+            for branch in node.orelse:
+                visit(branch)
             return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names if alias.name.split(".")[0] == package)
@@ -121,10 +121,10 @@ def _imports(path: Path, package: str, modules: set[str]) -> set[str]:
 def _cycles(package: str, root: Path = ROOT) -> list[list[str]]:
     """The import cycles among the modules of `package` (under `root`), each as a list of names."""
     modules: dict[str, Path] = {}
-    for path in sorted((root / package).rglob("*.py")):
-        parts = path.relative_to(root).with_suffix("").parts
-        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
-    graph = {name: sorted(imported for imported in _imports(path, package, set(modules)) if imported in modules and imported != name) for name, path in modules.items()}
+    for file in sorted((root / package).rglob("*.py")):
+        parts = file.relative_to(root).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = file
+    graph = {name: sorted(imported for imported in _imports(file, package, set(modules)) if imported in modules and imported != name) for name, file in modules.items()}
     cycles: list[list[str]] = []
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
