@@ -2,7 +2,7 @@
 lines go in (`LineEncoder.feed`), each line's tokens come out to a `DocumentSink`, in pieces.
 
 A line that ends within its block is encoded whole (`Tokenizer.encode`). A longer one arrives
-cut at whitespace (`engine.corpus.sources.LineBlocks` with `long_line_cutter`), only where the cut
+cut at whitespace (`engine.corpus.streams.LineBlocks` with `long_line_cutter`), only where the cut
 cannot change its tokens: the pipeline never makes a word across whitespace
 (`engine.corpus.chunking.chunk_mode`), no added token holds or strips whitespace, and there is no
 truncation or padding. Each piece is then encoded alone, without special tokens, and the

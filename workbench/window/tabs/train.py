@@ -356,7 +356,7 @@ class TrainTab(QWidget):
         self._job_entry = entry
         self._job_config = configuration
         # (a continuation skips the counting the estimate includes: it has none)
-        self._job_estimate = self.estimate_label.current(self._estimate_request()[0]) if not job.counts_in else None
+        self._job_estimate = self.estimate_label.current(self._estimate_key(self.form.configuration())) if not job.counts_in else None
         self.stages.clear()
         score_name = score_name_of(trainer)
         rounds = trainer.get("type") == "UnigramTrainer"
@@ -430,22 +430,25 @@ class TrainTab(QWidget):
         """Remake the estimate soon (after the last of a burst of changes)."""
         self.estimate_label.refresh()
 
-    def _estimate_request(self) -> tuple[str, dict[str, object] | None]:
-        """What an estimate depends on (the settings, the corpus files and their text fields,
-        the processes and the sample) and the estimate's payload; no payload when Train could
-        not start."""
-        configuration = self.form.configuration()
+    def _estimate_key(self, configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None) -> str:
+        """What an estimate of the form's `configuration` depends on: the settings, the corpus
+        files (and their text fields), the processes and the sample ("" with no configuration)."""
         if configuration is None:
-            return "", None
+            return ""
         pipeline, trainer = configuration
         corpus = [(item.path, item.size, item.sha256) for item in self.document.project.corpus]
-        fields = self.document.corpus_fields()
         settings = [self.processes.value(), self.sample_lines.value()]
-        key = json.dumps([pipeline, trainer, corpus, fields, settings], sort_keys=True)
-        if self.blocked_reason():
+        return json.dumps([pipeline, trainer, corpus, self.document.corpus_fields(), settings], sort_keys=True)
+
+    def _estimate_request(self) -> tuple[str, dict[str, object] | None]:
+        """The estimate's key (`_estimate_key`) and payload; no payload when Train could not start."""
+        configuration = self.form.configuration()
+        key = self._estimate_key(configuration)
+        if configuration is None or self.blocked_reason():
             return key, None
+        pipeline, trainer = configuration
         payload = estimate_payload(
-            json.dumps(pipeline), trainer, self.document.corpus_paths(), fields,
+            json.dumps(pipeline), trainer, self.document.corpus_paths(), self.document.corpus_fields(),
             self.processes.value(), self.sample_lines.value(),
         )  # fmt: skip
         return key, payload
