@@ -2,10 +2,10 @@
 each is one part below, and neither uses the other's code.
 
 Part 1, the wheel build hook: `pip install .` runs `CompileEngine` (pyproject.toml points
-   hatchling at this file). It compiles the engine's hot modules (all but the package
-   `__init__`s and the cold modules of `INTERPRETED`) with mypyc into one shared library group
-   (`engine__mypyc`), out of tree, one C file per module compiled on every core, and puts the
-   extension modules in the wheel. `ENGINE_PURE=1 pip install .` skips it and installs the
+   hatchling at this file). It compiles the engine (all but the package `__init__`s and the
+   cold modules of `INTERPRETED`) with mypyc into one shared library group (`engine__mypyc`),
+   out of tree, each C file at its optimisation level (`c_file_level`), in a few batches on
+   every core (`unity_batches`), and puts the extension modules in the wheel. `ENGINE_PURE=1 pip install .` skips it and installs the
    pure-Python engine; an editable install (`pip install -e .`) is always pure, so edits take
    effect at once.
 Part 2, the desktop bundle: `python build_app.py` makes the PyInstaller one-folder bundle
@@ -19,7 +19,9 @@ import importlib.util
 import os
 import shutil
 import sys
+import sysconfig
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +39,7 @@ except ImportError:  # running as the bundling script
 
 
 # Engine modules that stay interpreted, each with its reason. Compiling costs install time (every
-# module is C that gcc compiles at -O3 on the user's machine); these run once per file read or per
+# module is C that gcc compiles on the user's machine); these run once per file read or per
 # user action, spend their time in the json module, in zlib or in compiled modules they call, or
 # were measured no slower interpreted where it matters (`tests/test_build.py` pins the list).
 INTERPRETED: dict[str, str] = {
@@ -60,6 +62,53 @@ INTERPRETED: dict[str, str] = {
 }
 
 
+# The C optimisation of the compiled code, by level. gcc's time is most of the install's and grows
+# with the level (the engine at -O3 with debug information: 176 s of compiler time), while the
+# engine's speed hardly depends on it: most of its time goes to CPython's own functions. Counted
+# with callgrind (encoding and decoding 2,000 lines with a byte-level BPE, BERT's WordPiece and a
+# Unigram), the engine built as below runs 2.0 to 3.4 % more instructions than at -O3 everywhere
+# (with the 22 modules of the encoding path at -O2 as well: the same count as -O3, for 30 % more
+# compiler time); training takes the same time at -O1 as at -O3. So:
+# - -O2: mypyc's runtime library (the C files not named __native_*, whose helpers every compiled
+#   line calls; 3 s of compiler time);
+# - -O0: the modules that run once per file, training or action (reading and writing files,
+#   options, reports) and take under 0.1 % of the engine's own time in training, encoding and
+#   corpus work (benchmarks/engine_profile.py measures the shares), listed below with their
+#   reasons; they stay compiled because their classes are native, which the hot modules
+#   subclass, build or type;
+# - -O1: every other module.
+# No file gets debug information. ENGINE_OPT_LEVEL=N compiles everything at -ON instead.
+FAST_LEVEL, DEFAULT_LEVEL, COLD_LEVEL = "2", "1", "0"
+# mypyc's name for the shared library that holds every compiled module (engine__mypyc)
+GROUP = "engine"
+COLD: dict[str, str] = {
+    "engine/trainers/options.py": "the trainers' option codec: once per trainer saved, loaded or shown",
+    "engine/trainers/base.py": "the trainer contract: a few calls per training",
+    "engine/trainers/records.py": "a training's history and report: one record per merge or round",
+    "engine/models/bpe/trainer.py": "BPE's trainer options and the start of its run: once per training",
+    "engine/models/wordpiece/trainer.py": "WordPiece's trainer options and the start of its run: once per training",
+    "engine/models/unigram/trainer.py": "Unigram's trainer options and the start of its run: once per training",
+    "engine/models/wordlevel/trainer.py": "WordLevel training: one sort of the word counts per training",
+    "engine/models/unigram/finalize.py": "the end of a Unigram training: once per training",
+    "engine/corpus/forked.py": "the pool of counting and encoding children: a few messages per child",
+    "engine/corpus/units.py": "a corpus cut into work units: a few per file",
+    "engine/corpus/checks.py": "the checks of an input before it is read: once per file",
+    "engine/corpus/streams.py": "files and compressed files read in blocks of a megabyte: zlib and the OS do the work",
+    "engine/formats/vocab_files.py": "vocab.txt and vocab.json: once per file",
+    "engine/formats/tokenizer_json.py": "tokenizer.json's parts: once per file, json and the schema readers do the work",
+    "engine/formats/files.py": "JSON files read and written whole: once per file, json does the work",
+    "engine/formats/safe_json.py": "JSON read with its numbers checked: once per file, json does the work",
+    "engine/formats/tiktoken.py": "a .tiktoken rank file: once per file, base64 does the work",
+    "engine/formats/protobuf.py": "the protobuf wire format of a .model: once per file",
+    "engine/formats/charsmap.py": "SentencePiece's normalization rules compiled into a blob: once per .model written",
+    "engine/schema.py": "tokenizer.json's fields read and checked: once per component of a file",
+    "engine/collector.py": "the garbage collector switched off around bulk work: twice per job",
+    "engine/errors.py": "the engine's exceptions: made when something fails",
+    "engine/metaspace.py": "the metaspace options' checks: once per component built",
+    "engine/unicode_tables.py": "the character tables, parsed once at import",
+}
+
+
 def engine_sources(root: Path) -> list[str]:
     """The engine modules mypyc compiles, relative to `root`: all but the package __init__s and
     the cold modules of `INTERPRETED`.
@@ -78,6 +127,26 @@ def build_jobs() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return max(1, os.cpu_count() or 1)
+
+
+def forced_level() -> str:
+    """ENGINE_OPT_LEVEL, the one -O level every module gets when it is set ("" when not)."""
+    return os.environ.get("ENGINE_OPT_LEVEL", "")
+
+
+def c_file_level(name: str) -> str:
+    """The -O level of one C file mypyc wrote, by its name: mypyc writes module `a.b` of group
+    `engine` as `__native_a___b.c` (`exported_name`), and its runtime library under other names."""
+    from mypyc.namegen import exported_name
+
+    if name == f"__native_{GROUP}.c":  # the group's start-up: its constants and module table, once per import
+        return COLD_LEVEL
+    if not name.startswith("__native_"):
+        return FAST_LEVEL
+    for relative in COLD:
+        if name == f"__native_{exported_name(relative.removesuffix('.py').replace('/', '.'))}.c":
+            return COLD_LEVEL
+    return DEFAULT_LEVEL
 
 
 def pure_build_requested() -> bool:
@@ -104,10 +173,12 @@ class CompileEngine(BuildHookInterface):  # type: ignore[misc]
             try:
                 extensions = mypycify(
                     ["--config-file", str(root / "pyproject.toml"), *engine_sources(root)],
-                    group_name="engine",
-                    opt_level=os.environ.get("ENGINE_OPT_LEVEL", "3"),
+                    group_name=GROUP,
+                    opt_level=forced_level() or DEFAULT_LEVEL,
+                    debug_level="0",
                     target_dir=str(work / "c"),
-                    # one C file per module, so that the files compile on every core
+                    # one C file per module, so that each can have its level (`unity_batches`
+                    # then compiles them in a few batches, one per core and level)
                     multi_file=True,
                 )
                 distribution = Distribution({"name": "engine", "ext_modules": extensions})
@@ -142,30 +213,99 @@ class CompileEngine(BuildHookInterface):  # type: ignore[misc]
             shutil.rmtree(kept, ignore_errors=True)
 
 
+def unity_batches(sources: list[str], jobs: int) -> list[tuple[str, list[str]]]:
+    """The C files of one extension as batches to compile together, `jobs` per -O level, each
+    (level, files) with about the same amount of C, largest batch first.
+
+    Every file mypyc writes starts by reading the same 400 kB of headers; a batch reads them once
+    (`#include` of its files in one translation unit), which saves a fifth of the compiler's
+    time. mypyc's names are unique across a group's files (it can write the group as one file).
+    """
+    by_level: dict[str, list[str]] = {}
+    for source in sources:
+        by_level.setdefault(c_file_level(os.path.basename(source)), []).append(source)
+    batches: list[tuple[int, str, list[str]]] = []
+    for level, files in by_level.items():
+        sizes = [0] * max(1, jobs)
+        members: list[list[str]] = [[] for _ in sizes]
+        for source in sorted(files, key=lambda source: -os.path.getsize(source)):
+            smallest = sizes.index(min(sizes))
+            members[smallest].append(source)
+            sizes[smallest] += os.path.getsize(source)
+        batches.extend((size, level, files) for size, files in zip(sizes, members) if files)
+    return [(level, files) for _, level, files in sorted(batches, key=lambda batch: -batch[0])]
+
+
 def parallel_build_ext() -> type:
-    """setuptools' build_ext, compiling the C files of one extension on `build_jobs()` cores
-    (setuptools builds extensions in parallel but compiles one extension's files one by one,
-    and mypyc's group is one extension of ~60 files: most of the install's time)."""
+    """setuptools' build_ext, compiling the C of mypyc's group on `build_jobs()` cores, each file
+    at its level (`c_file_level`), in `unity_batches` where the compiler takes gcc's options.
+
+    setuptools builds extensions in parallel but compiles one extension's files one by one, and
+    mypyc's group is one extension of ~100 files: most of the install's time.
+    """
     from concurrent.futures import ThreadPoolExecutor
 
     from setuptools.command.build_ext import build_ext
+    from setuptools.errors import ExecError
 
     class ParallelBuildExt(build_ext):  # type: ignore[misc]
         def build_extensions(self) -> None:
-            compile_one_by_one = self.compiler.compile
+            compile_one = self.compiler.compile
             jobs = build_jobs()
+            # (other compilers, and ENGINE_OPT_LEVEL, keep the one level mypyc gave every file)
+            in_batches = self.compiler.compiler_type == "unix" and not forced_level()
+            made = threading.Lock()
+            header: list[str] = []  # -I options that find a precompiled Python.h, once made
+
+            def precompiled_python_h(later: list[str]) -> list[str]:
+                """Every module also has a one-file shim extension (the module's entry point
+                into the group) that reads nothing but Python.h: ~90 files, two thirds of whose
+                compile time is reading Python.h. gcc reads Python.h.gch instead when it finds it
+                first and it was made with the same options; if not, it reads Python.h."""
+                with made:
+                    if not header:
+                        folder = os.path.join(self.build_temp, "python-h")
+                        os.makedirs(folder, exist_ok=True)
+                        python_h = os.path.join(sysconfig.get_path("include"), "Python.h")
+                        target = os.path.join(folder, "Python.h.gch")
+                        try:
+                            self.compiler.spawn(
+                                [*self.compiler.compiler_so, *later, "-x", "c-header", python_h, "-o", target]
+                            )
+                            header.append(f"-I{folder}")
+                        except ExecError:  # (then each shim reads Python.h)
+                            header.append("")
+                    return [option for option in header if option]
 
             def compile_all(sources: list[str], *args: Any, **kwargs: Any) -> list[str]:
-                if jobs < 2 or len(sources) < 2:
-                    return list(compile_one_by_one(sources, *args, **kwargs))
+                later = list(kwargs.pop("extra_postargs", None) or [])
+                if in_batches and len(sources) == 1:  # a module's shim
+                    before = [*precompiled_python_h(later), *(kwargs.pop("extra_preargs", None) or [])]
+                    return list(compile_one(sources, *args, extra_preargs=before, extra_postargs=later, **kwargs))
+                if in_batches:
+                    work = []
+                    for number, (level, members) in enumerate(unity_batches(sources, jobs)):
+                        batch = os.path.join(os.path.dirname(members[0]), f"__batch_O{level}_{number}.c")
+                        with open(batch, "w", encoding="utf-8") as out:
+                            out.writelines(f'#include "{os.path.abspath(member)}"\n' for member in members)
+                        # A later -O overrides the one mypyc put in the extension's arguments. -w:
+                        # mypyc asks for -Werror, and a newer gcc's new warning must not fail a
+                        # user's install (the warnings' analysis also costs a sixth of the time).
+                        work.append((batch, [*later, f"-O{level}", "-w"]))
+                else:
+                    largest_first = sorted(sources, key=lambda source: -os.path.getsize(source))
+                    work = [(source, later) for source in largest_first]
                 # subtle: older distutils' mkpath races when two threads make one folder
-                output_dir = kwargs.get("output_dir")
-                for name in self.compiler.object_filenames(sources, output_dir=output_dir or ""):
+                output_dir = kwargs.get("output_dir") or ""
+                for name in self.compiler.object_filenames([path for path, _ in work], output_dir=output_dir):
                     os.makedirs(os.path.dirname(name) or ".", exist_ok=True)
-                # (each file is its own gcc process: threads only wait for them)
-                with ThreadPoolExecutor(jobs) as pool:
-                    objects = pool.map(lambda source: compile_one_by_one([source], *args, **kwargs), sources)
-                    return [name for names in objects for name in names]
+
+                def compile_file(item: tuple[str, list[str]]) -> list[str]:
+                    return list(compile_one([item[0]], *args, extra_postargs=item[1], **kwargs))
+
+                # (each file is its own compiler process: threads only wait for them)
+                with ThreadPoolExecutor(max(1, jobs)) as pool:
+                    return [name for names in pool.map(compile_file, work) for name in names]
 
             self.compiler.compile = compile_all
             super().build_extensions()

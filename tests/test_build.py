@@ -60,6 +60,48 @@ def test_every_interpreted_module_exists_says_why_and_is_not_compiled() -> None:
     assert "engine/tokenizer.py" in compiled and "engine/models/bpe/model.py" in compiled
 
 
+def test_every_cold_module_is_compiled_exists_and_says_why() -> None:
+    build = _build_app()
+    compiled = set(build.engine_sources(ROOT))
+    for relative, reason in build.COLD.items():
+        assert relative in compiled, f"COLD names {relative}, which is not a compiled engine module"
+        assert len(reason.split()) >= 4, f"COLD gives {relative} no real reason: {reason!r}"
+
+
+def test_each_c_file_gets_its_level() -> None:
+    build = _build_app()
+    assert build.c_file_level("__native_engine___tokenizer.c") == build.DEFAULT_LEVEL
+    assert build.c_file_level("__native_engine___models___bpe___pair_index.c") == build.DEFAULT_LEVEL
+    assert build.c_file_level("__native_engine___trainers___records.c") == build.COLD_LEVEL
+    assert build.c_file_level("__native_engine___formats___tiktoken.c") == build.COLD_LEVEL
+    assert build.c_file_level("__native_engine.c") == build.COLD_LEVEL  # the group's start-up
+    assert build.c_file_level("str_ops.c") == build.FAST_LEVEL  # mypyc's runtime library
+    assert len({build.FAST_LEVEL, build.DEFAULT_LEVEL, build.COLD_LEVEL}) == 3
+
+
+def test_unity_batches_hold_every_file_once_one_level_each_about_even(tmp_path: Path) -> None:
+    build = _build_app()
+    sizes = {
+        "__native_engine___tokenizer.c": 900, "__native_engine___encoding.c": 800,
+        "__native_engine___models___bpe___model.c": 500, "__native_engine___decoders.c": 400,
+        "__native_engine___pattern.c": 300, "__native_engine___trainers___records.c": 700,
+        "__native_engine___errors.c": 100, "str_ops.c": 200, "list_ops.c": 150,
+    }
+    for name, size in sizes.items():
+        (tmp_path / name).write_bytes(b"x" * size)
+    sources = [str(tmp_path / name) for name in sizes]
+    batches = build.unity_batches(sources, 2)
+    assert sorted(member for _, members in batches for member in members) == sorted(sources)
+    for level, members in batches:
+        assert {build.c_file_level(Path(member).name) for member in members} == {level}
+    totals = [sum(sizes[Path(member).name] for member in members) for _, members in batches]
+    assert totals == sorted(totals, reverse=True), "the largest batch must start first"
+    default = sorted(total for (level, _), total in zip(batches, totals) if level == build.DEFAULT_LEVEL)
+    assert default == [1300, 1600]  # 800 + 500 against 900 + 400 + 300: each file to the smaller batch
+    assert [level for level, _ in batches].count(build.COLD_LEVEL) == 2
+    assert len(build.unity_batches(sources, 1)) == 3  # one batch per level on one core
+
+
 @pytest.mark.skipif(os.environ.get("ENGINE_PURE") == "1", reason="ENGINE_PURE=1: testing the pure-Python build")
 def test_the_installed_engine_is_compiled_but_for_the_interpreted_modules() -> None:
     build = _build_app()
