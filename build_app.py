@@ -232,8 +232,8 @@ def unity_batches(sources: list[str], jobs: int) -> list[tuple[str, list[str]]]:
             smallest = sizes.index(min(sizes))
             members[smallest].append(source)
             sizes[smallest] += os.path.getsize(source)
-        batches.extend((size, level, files) for size, files in zip(sizes, members) if files)
-    return [(level, files) for _, level, files in sorted(batches, key=lambda batch: -batch[0])]
+        batches.extend((size, level, batch) for size, batch in zip(sizes, members) if batch)
+    return [(level, batch) for _, level, batch in sorted(batches, key=lambda item: -item[0])]
 
 
 def parallel_build_ext() -> type:
@@ -254,7 +254,7 @@ def parallel_build_ext() -> type:
             jobs = build_jobs()
             # (other compilers, and ENGINE_OPT_LEVEL, keep the one level mypyc gave every file)
             in_batches = self.compiler.compiler_type == "unix" and not forced_level()
-            made = threading.Lock()
+            making = threading.Lock()
             header: list[str] = []  # -I options that find a precompiled Python.h, once made
 
             def precompiled_python_h(later: list[str]) -> list[str]:
@@ -262,7 +262,7 @@ def parallel_build_ext() -> type:
                 into the group) that reads nothing but Python.h: ~90 files, two thirds of whose
                 compile time is reading Python.h. gcc reads Python.h.gch instead when it finds it
                 first and it was made with the same options; if not, it reads Python.h."""
-                with made:
+                with making:
                     if not header:
                         folder = os.path.join(self.build_temp, "python-h")
                         os.makedirs(folder, exist_ok=True)
