@@ -8,6 +8,7 @@ from pytestqt.qtbot import QtBot
 from support import ROOT
 from workbench.window.document import ActiveView
 from workbench.window.main_window import MainWindow
+from workbench.window.views.vocab_model import VocabularyModel
 
 SAMPLE = ROOT / "resources" / "sample" / "shakespeare.txt"
 TRAINING_TIMEOUT_MS = 180_000
@@ -40,6 +41,15 @@ def wait_for_view(qtbot: QtBot, window: MainWindow) -> ActiveView:
     view = window.document.view()
     assert view is not None
     return view
+
+
+def shown_vocabulary(window: MainWindow) -> VocabularyModel:
+    """The Vocabulary tab's table, as a user sees it on going there (a hidden tab is filled
+    when shown); the tab that was in front comes back."""
+    front = window.tabs.currentWidget()
+    window.tabs.setCurrentWidget(window.vocab_tab)
+    window.tabs.setCurrentWidget(front)
+    return window.vocab_tab.model
 
 
 def cell_text(table: QTableWidget, row: int, column: int) -> str:

@@ -466,10 +466,12 @@ def test_the_decode_box_and_the_header_follow_the_active_tokenizer(qtbot: QtBot,
     window.document.set_active(0)
     qtbot.waitUntil(lambda: tab.decoded.text() == "Decoded: hello", timeout=WAIT_MS)
     assert tab.decoded.styleSheet() == ""
-    # a rename shows at once, in the header and in Compare's choices
+    # a rename shows at once in the header, and in Compare's choices when Compare is shown
     window.document.rename_tokenizer(0, "BERT base")
     assert tab.tokenizer_label.text() == "Tokenizer: BERT base"
+    window.tabs.setCurrentWidget(window.compare_tab)
     assert window.compare_tab.columns[0].choice.currentText() == "BERT base"
+    window.tabs.setCurrentWidget(tab)
     # no tokenizer: nothing of the last one stays
     window.document.remove_tokenizer(1)
     window.document.remove_tokenizer(0)

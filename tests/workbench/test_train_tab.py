@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from window_support import TRAINING_TIMEOUT_MS, cell_text, train_and_wait, wait_for_view
+from window_support import TRAINING_TIMEOUT_MS, cell_text, shown_vocabulary, train_and_wait, wait_for_view
 
 from engine import Tokenizer
 from engine.corpus.checks import check_file
@@ -33,7 +33,7 @@ def test_training_from_the_window_stores_the_result_everywhere(qtbot: QtBot, win
     expected.train([str(small_corpus)], trainer, processes=1)
     assert entry.trained == json.loads(expected.to_str())
     # every other view follows: the vocabulary, the status bar, the tokenizer list
-    model = window.vocab_tab.model
+    model = shown_vocabulary(window)
     assert model.rowCount() == expected.get_vocab_size()
     assert sorted(model.table.ids) == sorted(expected.get_vocab().values())
     assert "vocabulary 500" in window._size_label.text()
@@ -177,7 +177,7 @@ def test_step_mode_keeps_its_result_in_the_project(qtbot: QtBot, window: MainWin
     assert entry is not None and entry.is_trained and entry.report is not None
     assert len(entry.report.history) == 5
     wait_for_view(qtbot, window)
-    assert window.vocab_tab.model.rowCount() == Tokenizer.from_str(json.dumps(entry.trained)).get_vocab_size()
+    assert shown_vocabulary(window).rowCount() == Tokenizer.from_str(json.dumps(entry.trained)).get_vocab_size()
 
 
 def test_a_killed_training_process_is_reported_and_the_project_kept(qtbot: QtBot, window: MainWindow, corpora: Path) -> None:

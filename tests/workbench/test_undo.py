@@ -12,7 +12,7 @@ from engine.project.project_file import Project
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
 
-from window_support import train_and_wait, wait_for_view
+from window_support import shown_vocabulary, train_and_wait, wait_for_view
 
 
 def names(window: MainWindow) -> list[str]:
@@ -114,7 +114,7 @@ def test_keep_as_result_over_a_trained_result_asks_and_can_be_undone(
     window.document.undo_stack.undo()
     assert entry.trained_json == trained and entry.trainer is not None and entry.trainer["vocab_size"] == 600
     wait_for_view(qtbot, window)
-    assert window.vocab_tab.model.rowCount() == 600
+    assert shown_vocabulary(window).rowCount() == 600
 
 
 def test_training_a_trained_tokenizer_again_asks_first(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from window_support import cell_text, header_text, train_and_wait, wait_for_view
+from window_support import cell_text, header_text, shown_vocabulary, train_and_wait, wait_for_view
 
 from engine.analysis.vocabulary import TokenStyle
 from engine.corpus.checks import check_file
@@ -81,7 +81,7 @@ def test_bert_wordpiece_trains_in_the_window_and_plots_likelihood(qtbot: QtBot, 
     assert model.data(model.index(model.rowCount() - 1, 4)) == f"{last.score:.3e}"  # (one format down the column)
     counts = model.data(model.index(model.rowCount() - 1, 5))
     assert isinstance(counts, str) and counts.startswith(f"{last.count:,} · {last.left_count:,}")
-    assert window.vocab_tab.model.rowCount() == 400
+    assert shown_vocabulary(window).rowCount() == 400
 
 
 def test_plots_behind_another_tab_are_drawn_for_the_tokenizer_shown_when_they_show(
@@ -99,7 +99,7 @@ def test_plots_behind_another_tab_are_drawn_for_the_tokenizer_shown_when_they_sh
     window.tabs.setCurrentWidget(window.vocab_tab)
     window.document.set_active(0)
     wait_for_view(qtbot, window)
-    assert window.vocab_tab.model.rowCount() == 400
+    assert shown_vocabulary(window).rowCount() == 400
     # (hidden: the plots wait, rather than drawing what nobody sees)
     assert not plots.isVisible() and "Log-likelihood" in title.text
 
@@ -130,7 +130,7 @@ def test_sentencepiece_unigram_trains_in_the_window_and_plots_rounds(qtbot: QtBo
     assert model.shows_rounds and model.rowCount() == len(rounds)
     assert tab.merges_heading.label.text() == "Rounds"
     assert [model.data(model.index(row, 1)) for row in range(model.rowCount())] == [step.phase for step in rounds]
-    assert window.vocab_tab.model.rowCount() == 400
+    assert shown_vocabulary(window).rowCount() == 400
     # the held-out compression is measured at rounds' numbers, the last at the finalize round
     assert entry.evaluations and entry.evaluations[-1][0] == rounds[-1].index == len(rounds) - 1
     assert f"the seed and {len(rounds) - 1} rounds" in tab.message.text()

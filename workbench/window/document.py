@@ -227,6 +227,9 @@ class ProjectDocument(QObject):
         self.generation = 0
         self._view: ActiveView | None = None
         self._viewer: EncodingRunner | None = None
+        # True while `changed` is emitted with `active_changed` to follow at once: a view that
+        # redraws on both leaves the work to the second (storing a big result redrew twice)
+        self.active_follows = False
         self.glyphs = True
         self.undo_stack = QUndoStack(self)
         self.undo_stack.setUndoLimit(UNDO_LIMIT)
@@ -273,11 +276,19 @@ class ProjectDocument(QObject):
         self._view = None
         if self.project.active < 0 and self.project.tokenizers:
             self.project.active = 0
-        self.changed.emit()
-        self.active_changed.emit()
+        self._tell_changes()
         self._was_dirty = not dirty  # (always tell)
         self._tell_dirty()
         self.path_changed.emit()
+
+    def _tell_changes(self) -> None:
+        """`changed`, then `active_changed`: the project and its active tokenizer both changed."""
+        self.active_follows = True
+        try:
+            self.changed.emit()
+        finally:
+            self.active_follows = False
+        self.active_changed.emit()
 
     def _on_undo_stack_clean_changed(self, clean: bool) -> None:
         self._tell_dirty()
@@ -312,8 +323,7 @@ class ProjectDocument(QObject):
         project.active = project.tokenizers.index(active) if active in project.tokenizers else (0 if project.tokenizers else -1)
         self.generation += 1
         self._view = None
-        self.changed.emit()
-        self.active_changed.emit()
+        self._tell_changes()
 
     def _edited(self, text: str, before: ProjectState, merge_key: object = None) -> None:
         """Record an edit just made (the project was `before` it) and tell the views."""
@@ -568,8 +578,7 @@ class ProjectDocument(QObject):
         self.project.tokenizers.append(entry)
         self.project.active = len(self.project.tokenizers) - 1
         self._view = None
-        self.changed.emit()
-        self.active_changed.emit()
+        self._tell_changes()
         self._edited(text, before)
         return entry
 
@@ -583,8 +592,7 @@ class ProjectDocument(QObject):
             active -= 1
         self.project.active = max(active, 0) if self.project.tokenizers else -1
         self._view = None
-        self.changed.emit()
-        self.active_changed.emit()
+        self._tell_changes()
         self._edited(f"Remove “{removed.name}”", before)
 
     def rename_tokenizer(self, index: int, name: str) -> None:
@@ -610,8 +618,7 @@ class ProjectDocument(QObject):
             entry.forget_result()
             entry.source = ""
         self._view = None
-        self.changed.emit()
-        self.active_changed.emit()
+        self._tell_changes()
         self._edited(f"Change the settings of “{entry.name}”", before, merge_key=id(entry))
 
     def store_result(
@@ -637,8 +644,7 @@ class ProjectDocument(QObject):
                 # (the table a training process built: the rest is asked of the encoding process)
                 self._view = ActiveView(entry, shown[0], shown[1])
                 self._start_view(self._view)
-        self.changed.emit()
-        self.active_changed.emit()
+        self._tell_changes()
         self._edited(text or f"Train “{entry.name}”", before)
 
     def trainer_of(self, entry: TokenizerEntry) -> Trainer | None:

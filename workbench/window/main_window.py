@@ -126,10 +126,9 @@ class MainWindow(QMainWindow):
         self.document.dirty_changed.connect(self._on_document_dirty_changed)
         self.document.path_changed.connect(self._update_title)
         self.document.active_changed.connect(self._on_document_active_changed)
-        self.document.changed.connect(self._on_document_active_changed)
+        self.document.changed.connect(self._on_document_changed)
         self.document.view_changed.connect(self._on_document_view_changed)
         self.train_tab.state_changed.connect(self._on_train_tab_state_changed)
-        self.train_tab.trained.connect(self._on_train_tab_trained)
 
         self.worker = Worker(self)
         self.worker.finished.connect(self._on_worker_finished)
@@ -589,6 +588,10 @@ class MainWindow(QMainWindow):
     def _on_document_dirty_changed(self, dirty: bool) -> None:
         self._update_title()
 
+    def _on_document_changed(self) -> None:
+        if not self.document.active_follows:
+            self._on_document_active_changed()  # (a rename)
+
     def _on_document_active_changed(self) -> None:
         entry = self.document.active
         view = self.document.view()
@@ -617,9 +620,6 @@ class MainWindow(QMainWindow):
 
     def _on_train_tab_state_changed(self, state: str) -> None:
         self._state_label.setText(state)
-
-    def _on_train_tab_trained(self) -> None:
-        self.tabs.setTabText(1, "Vocabulary")
 
     def _folder(self) -> str:
         if self.document.path and not self.document.is_template:

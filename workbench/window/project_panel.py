@@ -82,6 +82,8 @@ class CorpusModel(QAbstractTableModel):
         super().__init__()
         self.document = document
         self.checking: dict[str, str] = {}
+        # what the table shows of each file, as of its last reset
+        self._shown: list[tuple[str, str, int, int, str, str]] = []
         document.changed.connect(self._on_document_changed)
 
     def has_fields(self) -> bool:
@@ -123,7 +125,8 @@ class CorpusModel(QAbstractTableModel):
             return item.path
         if column == FIELD_COLUMN:
             return self._field_data(item, role)
-        missing = not item.exists()
+        # (whether the file is still there is asked only where it is shown: a cell is asked
+        # about seven roles each time it is painted)
         checking = item.path in self.checking
         if role == Qt.ItemDataRole.DisplayRole:
             if column == FILE_COLUMN:
@@ -134,12 +137,17 @@ class CorpusModel(QAbstractTableModel):
                 return f"{item.lines:,}"
             if checking:
                 return "checking…"
-            return "missing" if missing else ("UTF-8 ✓" if not item.problem else "problem")
+            return "missing" if not item.exists() else ("UTF-8 ✓" if not item.problem else "problem")
         if role == Qt.ItemDataRole.ToolTipRole:
-            if missing:
+            if not item.exists():
                 return f"{item.path}\nThis file is not there any more: right-click to locate it."
             return f"{item.path}\n{window_problem(item.problem) or 'valid UTF-8 text'}\nSHA-256 {item.sha256}"
-        if role == Qt.ItemDataRole.ForegroundRole and (missing or item.problem) and not checking and column in (FILE_COLUMN, CHECK_COLUMN):
+        if (
+            role == Qt.ItemDataRole.ForegroundRole
+            and column in (FILE_COLUMN, CHECK_COLUMN)
+            and not checking
+            and (item.problem or not item.exists())
+        ):
             return QColor(ERROR_COLOR)
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (SIZE_COLUMN, LINES_COLUMN):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -160,6 +168,12 @@ class CorpusModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 0), self.index(self.rowCount() - 1, self.columnCount() - 1))
 
     def _on_document_changed(self) -> None:
+        """A new table when the files changed; another change of the project (a training's result,
+        a rename) keeps the table, its selection, and the window unrepainted."""
+        shown = [(item.path, item.field, item.size, item.lines, item.sha256, item.problem) for item in self.document.project.corpus]
+        if shown == self._shown:
+            return
+        self._shown = shown
         self.beginResetModel()
         self.endResetModel()
 
@@ -324,8 +338,8 @@ class ProjectPanel(QWidget):
 
         document.changed.connect(self._on_document_changed)
         document.changed.connect(self._on_document_changed_status)
-        document.active_changed.connect(self._on_document_changed)
-        self._on_document_changed()
+        document.active_changed.connect(self._show_tokenizers)
+        self._show_tokenizers()
         self._show_status()
 
     # -- corpus ------------------------------------------------------------------------------
@@ -537,6 +551,11 @@ class ProjectPanel(QWidget):
             self.document.rename_tokenizer(row, name)
 
     def _on_document_changed(self) -> None:
+        if not self.document.active_follows:
+            self._show_tokenizers()
+
+    def _show_tokenizers(self) -> None:
+        """The project's tokenizers, each with its state, and the buttons that act on them."""
         project = self.document.project
         self.tokenizer_list.blockSignals(True)
         self.tokenizer_list.clear()

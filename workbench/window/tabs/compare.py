@@ -30,6 +30,7 @@ from workbench.jobs.children.encoding import UNKNOWN
 from workbench.core.formatting import ERROR_COLOR, ERROR_STYLE
 from workbench.core.settings import Settings
 from workbench.window.views.token_view import Spans, TokenTextEdit
+from workbench.window.views.when_shown import WhenShown
 
 DEBOUNCE_MS: Final = 80
 MAX_COLUMNS: Final = 4
@@ -105,12 +106,14 @@ class CompareTab(QWidget):
         self.remove_button.clicked.connect(self.remove_column)
         service.compared.connect(self._on_service_compared)
         service.failed.connect(self._on_service_failed)
+        # (hidden behind another tab, its choices follow the project when it is shown)
+        self._when_shown = WhenShown(self, self._follow_project)
         document.changed.connect(self._on_document_changed)
-        document.active_changed.connect(self._on_document_changed)
+        document.active_changed.connect(self._when_shown.request)
         for _ in range(3):
             self.add_column()
         self.set_whitespace_glyphs(settings.show_whitespace)
-        self._on_document_changed()
+        self._follow_project()
 
     # -- the columns ---------------------------------------------------------------------------
 
@@ -176,6 +179,11 @@ class CompareTab(QWidget):
         column.choice.blockSignals(False)
 
     def _on_document_changed(self) -> None:
+        if not self.document.active_follows:
+            self._when_shown.request()
+
+    def _follow_project(self) -> None:
+        """The columns' choices as the project's tokenizers are now; then compare again."""
         for position, column in enumerate(self.columns):
             self._fill_choices(column, position)
         self._debounce.start()
@@ -183,6 +191,8 @@ class CompareTab(QWidget):
     # -- comparing -----------------------------------------------------------------------------
 
     def request_comparison(self) -> None:
+        if self._when_shown.put_off():
+            return  # (a hidden tab compares when it is shown)
         options = self._options()
         request: list[tuple[str, str]] = []
         self._compared = []
@@ -240,7 +250,7 @@ class CompareTab(QWidget):
             self.status.setStyleSheet(ERROR_STYLE)
 
     def is_current(self) -> bool:
-        return not self._debounce.isActive() and self._latest > 0 and self._shown_id == self._latest
+        return not self._when_shown.waiting and not self._debounce.isActive() and self._latest > 0 and self._shown_id == self._latest
 
     def set_whitespace_glyphs(self, on: bool) -> None:
         for column in self.columns:
@@ -248,6 +258,7 @@ class CompareTab(QWidget):
 
     def choose(self, titles: list[str]) -> None:
         """Show these columns (by their titles in the choices), adding or removing columns."""
+        self._when_shown.flush()
         while len(self.columns) < min(len(titles), MAX_COLUMNS):
             self.add_column()
         while len(self.columns) > max(len(titles), MIN_COLUMNS):

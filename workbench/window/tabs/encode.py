@@ -39,6 +39,7 @@ from workbench.jobs.children.encoding import SPECIAL, UNKNOWN
 from workbench.core.formatting import ERROR_COLOR, ERROR_STYLE
 from workbench.core.settings import Settings
 from workbench.window.views.token_view import SPECIAL_COLOR, UNKNOWN_COLOR, Spans, TokenTextEdit, is_dark, quoted, token_color
+from workbench.window.views.when_shown import WhenShown
 
 DEBOUNCE_MS: Final = 60
 NOTES_LIMIT: Final = 60  # differences listed one by one in the round trip
@@ -222,14 +223,16 @@ class EncodeTab(QWidget):
         service.traced.connect(self._on_service_traced)
         service.decoded.connect(self._on_service_decoded)
         service.failed.connect(self._on_service_failed)
-        document.active_changed.connect(self._on_document_active_changed)
+        # (hidden behind another tab, it forgets the old tokenizer when shown)
+        self._when_shown = WhenShown(self, self._show_active)
+        document.active_changed.connect(self._when_shown.request)
         document.changed.connect(self._on_document_changed)
         self.set_whitespace_glyphs(settings.show_whitespace)
         self._show_header()
 
     # -- requests ------------------------------------------------------------------------------
 
-    def _on_document_active_changed(self) -> None:
+    def _show_active(self) -> None:
         """Another tokenizer (or a new result of this one): nothing shown of the old one stays;
         replies still on their way for it are dropped, the ids typed to decode are decoded again."""
         entry = self.document.active
@@ -269,8 +272,8 @@ class EncodeTab(QWidget):
 
     def request_encoding(self) -> None:
         """Encode the text now (normally a short while after the last keystroke)."""
-        if not self.key:
-            return
+        if not self.key or self._when_shown.put_off():
+            return  # (a hidden tab asks when it is shown)
         pair = self.pair_editor.text() if self.pair_box.isChecked() else None
         self._latest = self.service.encode(self.key, self.editor.text(), pair, self.add_special.isChecked())
         if self.pages.currentIndex() != 0:
@@ -444,7 +447,7 @@ class EncodeTab(QWidget):
 
     def is_current(self) -> bool:
         """Whether the painted encoding is of the text as it is now (no request pending)."""
-        return not self._debounce.isActive() and self._latest > 0 and self._shown_id == self._latest
+        return not self._when_shown.waiting and not self._debounce.isActive() and self._latest > 0 and self._shown_id == self._latest
 
 
 def counts_text(total: Counts, ids: int, specials: int, padding: int, unknown: int) -> str:

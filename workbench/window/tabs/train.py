@@ -45,6 +45,7 @@ from workbench.window.tabs.step_by_step import StepPanel
 from workbench.window.tabs.training_page import TrainingPage
 from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingJob, TrainingResult
 from workbench.window.views.merges_table import facts_text, steps_text
+from workbench.window.views.when_shown import WhenShown
 from workbench.core.word_count_cache import counts_key, counts_path
 
 # How often the elapsed time is redrawn while a training runs (ms).
@@ -101,11 +102,10 @@ def costs_text(report: TrainReport | ResultFacts) -> str:
 
 
 class TrainTab(QWidget):
-    """The Train tab. `state_changed(text)` for the status bar; `trained()` after a result;
-    `counts_kept(path)` when a training kept its word counts in a table."""
+    """The Train tab. `state_changed(text)` for the status bar; `counts_kept(path)` when a
+    training kept its word counts in a table."""
 
     state_changed = Signal(str)
-    trained = Signal()
     # the path of a word-counts table a training just kept
     counts_kept = Signal(str)
 
@@ -131,6 +131,11 @@ class TrainTab(QWidget):
         self._shown_changes: list[str] = []
         # the stored history the plots and the merges show (None: a training's, or none)
         self._shown_history: HistoryColumns | None = None
+        # hidden behind another tab, it shows the project's changes when shown (`_refresh`):
+        # the active tokenizer's settings and result wait there while the user switches
+        # tokenizers on the Vocabulary tab
+        self._when_shown = WhenShown(self, self._refresh)
+        self._stale_form = self._stale_stored = False
         self._clock = QTimer(self)
         self._clock.setInterval(CLOCK_INTERVAL_MS)
         self._stage_text = ""
@@ -195,7 +200,6 @@ class TrainTab(QWidget):
         self.processes.valueChanged.connect(self.refresh_estimate)
         self.sample_lines.valueChanged.connect(self.refresh_estimate)
         self.sample_lines.valueChanged.connect(self._on_sample_lines_changed)
-        document.changed.connect(self.refresh_estimate)
         self.revert_button.clicked.connect(self._on_revert_clicked)
         self.form.edited.connect(self._on_form_edited)
         self.runner.progressed.connect(self._on_runner_progressed)
@@ -208,8 +212,7 @@ class TrainTab(QWidget):
         self.step_panel.state_changed.connect(self._on_step_panel_state_changed)
         document.active_changed.connect(self._on_document_active_changed)
         document.view_changed.connect(self._on_document_view_changed)
-        document.changed.connect(self._update_controls)
-        document.changed.connect(self._offer_step_files)
+        document.changed.connect(self._on_document_changed)
         self._on_document_active_changed()
 
     # -- training ----------------------------------------------------------------------------
@@ -219,6 +222,7 @@ class TrainTab(QWidget):
 
     def blocked_reason(self) -> str:
         """Why Train cannot start now ("" when it can)."""
+        self._when_shown.flush()  # (the form shows the active tokenizer's settings)
         entry = self.document.active
         if entry is None:
             return "Create a tokenizer from a preset (Project panel, New From Preset) first."
@@ -279,6 +283,7 @@ class TrainTab(QWidget):
     def continue_training(self, vocab_size: int | None = None, confirmed: bool = False) -> None:
         """Train the active BPE tokenizer again to `vocab_size` (the Continue field's value)
         from the word counts its last training kept: no recounting, the same merges as one run."""
+        self._when_shown.flush()
         entry = self.document.active
         reason = self.continue_reason()
         if reason or entry is None or entry.trainer is None:
@@ -493,7 +498,6 @@ class TrainTab(QWidget):
         )
         self._shown_changes = self._corpus_changes()
         self.state_changed.emit("trained")
-        self.trained.emit()
         self._update_controls()
 
     def _on_runner_cancelled(self) -> None:
@@ -544,7 +548,6 @@ class TrainTab(QWidget):
             return
         self.document.store_result(entry, result, (pipeline, trainer), None, f"Keep the step-by-step result as “{entry.name}”")
         self.step_panel.status.setText("Kept: the project's tokenizer is now this result (see the Vocabulary tab; Edit ▸ Undo takes it back).")
-        self.trained.emit()
 
     # -- settings ----------------------------------------------------------------------------
 
@@ -552,23 +555,20 @@ class TrainTab(QWidget):
         """Step by Step offers the corpus files as they are now (with their text fields)."""
         self.step_panel.set_files(self.document.training_inputs())
 
+    def _on_document_changed(self) -> None:
+        """The project changed (its files, a name): what Train depends on. When the active
+        tokenizer changed too, `_on_document_active_changed` (next) does all this."""
+        if not self.document.active_follows:
+            self._when_shown.request()
+
     def _on_document_active_changed(self) -> None:
-        entry = self.document.active
         if self._applying:
             self._update_controls()
             return
-        if entry is not None:
-            self.form.set_configuration(entry.pipeline, entry.trainer)
-        else:
-            self.form.set_configuration({}, None)
-        self.form.setEnabled(entry is not None)
-        self.refresh_estimate()
-        self._offer_step_files()
-        self.step_panel.set_configuration(self.form.configuration() if entry is not None else None)
         if not self.runner.is_running():
-            self._show_stored()
-            self.state_changed.emit(self.resting_state())
-        self._update_controls()
+            self.state_changed.emit(self.resting_state())  # (the status bar's, at once)
+        self._stale_form = self._stale_stored = True
+        self._when_shown.request()
 
     def _on_document_view_changed(self) -> None:
         """The active tokenizer's view arrived: its style (the merges table shows its tokens
@@ -577,9 +577,32 @@ class TrainTab(QWidget):
         if view is None or self.runner.is_running():
             return
         if view.history is not None and self._shown_history is not view.history:
-            self._show_stored()
+            if self._when_shown.put_off():
+                self._stale_stored = True
+            else:
+                self._show_stored()
         else:
             self.merges.merges.set_style(view.style)
+
+    def _refresh(self) -> None:
+        """Show the project as it is now: the active tokenizer's settings and stored result
+        when they changed, the estimate, the files Step by Step offers, the controls."""
+        entry = self.document.active
+        if self._stale_form:
+            self._stale_form = False
+            if entry is not None:
+                self.form.set_configuration(entry.pipeline, entry.trainer)
+            else:
+                self.form.set_configuration({}, None)
+            self.form.setEnabled(entry is not None)
+            self.step_panel.set_configuration(self.form.configuration() if entry is not None else None)
+        if self._stale_stored:
+            self._stale_stored = False
+            if not self.runner.is_running():
+                self._show_stored()
+        self.refresh_estimate()
+        self._offer_step_files()
+        self._update_controls()
 
     def _show_stored(self) -> None:
         """Redraw the plots and the merges from the active tokenizer's stored history: the

@@ -40,8 +40,11 @@ from workbench.core.formatting import ERROR_STYLE
 from workbench.window.prompts import Prompts
 from workbench.core.settings import Settings
 from workbench.window.views.vocab_model import COLUMNS, FILTER_MODES, VocabularyModel
+from workbench.window.views.when_shown import WhenShown
 
 CSV_FILTER: Final = "CSV files (*.csv)"
+# How long after the active tokenizer changed a hidden Vocabulary tab fills its table.
+FILL_SOON_MS: Final = 200
 
 
 class VocabTab(QWidget):
@@ -146,15 +149,19 @@ class VocabTab(QWidget):
         self.match_case.toggled.connect(self._apply_filter)
         self.model.modelReset.connect(self._update_count)
         self.model.layoutChanged.connect(self._update_count)
-        document.active_changed.connect(self._on_document_active_changed)
-        document.view_changed.connect(self._on_document_active_changed)
+        # (hidden behind another tab, it is filled a moment later, apart from the change that
+        # asked, or when shown if sooner: a big vocabulary takes a while)
+        self._when_shown = WhenShown(self, self._show_active, soon_ms=FILL_SOON_MS)
+        document.active_changed.connect(self._when_shown.request)
+        document.view_changed.connect(self._when_shown.request)
         document.changed.connect(self._on_document_changed)
         self.last_filter_seconds = 0.0
-        self._on_document_active_changed()
+        self._show_active()
 
     # -- what is shown ---------------------------------------------------------------------------
 
-    def _on_document_active_changed(self) -> None:
+    def _show_active(self) -> None:
+        """Show the active tokenizer's vocabulary (or say why there is none)."""
         view = self.document.view()
         entry = self.document.active
         table = view.table(self.document.glyphs) if view is not None else None
@@ -209,6 +216,7 @@ class VocabTab(QWidget):
 
     def select_token(self, token_id: int) -> bool:
         """Select the row of a token id (clearing the filter when it hides it)."""
+        self._when_shown.flush()
         ids = self.model.table.ids
         if token_id not in ids:
             return False

@@ -14,12 +14,13 @@ from typing import Final
 import numpy
 import pyqtgraph
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QPalette, QShowEvent
+from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QWidget
 
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.models.wordlevel.trainer import PHASE_SELECT
 from workbench.core.history import HistoryColumns
+from workbench.window.views.when_shown import WhenShown
 
 # How each kind of round is drawn (RoundStep.phase -> pyqtgraph symbol), and in what order the
 # legend names them.
@@ -69,7 +70,7 @@ class TrainingPlots(QWidget):
         self._stale = [False, False, False]
         self._turn = 0
         # what waits until the plots are shown again (`_put_off`): new axis labels, new ranges
-        self._waiting = False
+        self._when_shown = WhenShown(self, self._on_shown)
         self._relabel = False
         self._new_ranges = False
         # A live training's ranges grow in steps (`_grow`) rather than follow every new point:
@@ -226,17 +227,11 @@ class TrainingPlots(QWidget):
         """Whether drawing waits until the plots are shown: they are hidden (another tab is
         shown) in a window that is. Switching tokenizers on the Vocabulary tab then does not
         relabel, re-range and redraw plots nobody sees (40-80 ms a switch)."""
-        if self.isVisible() or not self.window().isVisible():
-            return False
-        self._waiting = True
-        return True
+        return self._when_shown.put_off()
 
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
-        super().showEvent(event)
-        if self._waiting:
-            self._waiting = False
-            self._settle()
-            self.redraw()
+    def _on_shown(self) -> None:
+        self._settle()
+        self.redraw()
 
     def _settle(self) -> None:
         """New axis labels and ranges after a `clear`."""

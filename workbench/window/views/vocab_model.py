@@ -88,6 +88,8 @@ class VocabularyModel(QAbstractTableModel):
     def set_filter(self, text: str, mode: str = "contains", match_case: bool = False) -> None:
         """Keep the rows whose token (as shown or raw) contains / starts with / matches `text`.
         A regex that does not compile keeps every row and sets `filter_error`."""
+        if (text, mode, match_case) == (self._filter, self._filter_mode, self._match_case):
+            return  # (the rows are filtered so already: `set_table` filters a new table)
         self._filter = text
         self._filter_mode = mode
         self._match_case = match_case
