@@ -22,7 +22,7 @@ import base64
 import binascii
 import json
 import os
-from typing import Final
+from typing import Final, TypedDict
 
 from engine import byte_level, decoders, pre_tokenizers, processors
 from engine.added_vocabulary import AddedToken
@@ -436,9 +436,19 @@ def check_merge_order(model_merges: list[tuple[str, str]], ranks: dict[bytes, in
     return rebuilt
 
 
-def encoding_arguments(tokenizer: Tokenizer, name: str = "engine") -> dict[str, object]:
-    """The keyword arguments of a `tiktoken.Encoding` that encodes like `tokenizer`:
-    name, pat_str, mergeable_ranks, special_tokens, explicit_n_vocab. EngineError when there is none."""
+class EncodingArguments(TypedDict):
+    """The keyword arguments of a `tiktoken.Encoding`, with the types tiktoken declares."""
+
+    name: str
+    pat_str: str
+    mergeable_ranks: dict[bytes, int]
+    special_tokens: dict[str, int]
+    explicit_n_vocab: int | None
+
+
+def encoding_arguments(tokenizer: Tokenizer, name: str = "engine") -> EncodingArguments:
+    """The keyword arguments of a `tiktoken.Encoding` that encodes like `tokenizer`
+    (`tiktoken.Encoding(**encoding_arguments(tokenizer))`). EngineError when there is none."""
     found = export(tokenizer, name)
     return {
         "name": name,

@@ -129,10 +129,9 @@ def dump_ranks_like_tiktoken(ranks: dict[bytes, int], path: str) -> None:
                 handle.write(base64.b64encode(token) + b" " + str(rank).encode() + b"\n")
 
 
-def tiktoken_encoding(arguments: dict[str, object]) -> tiktoken.Encoding:
+def tiktoken_encoding(arguments: tiktoken_format.EncodingArguments) -> tiktoken.Encoding:
     """tiktoken's Encoding made with the arguments `encoding_arguments` gives."""
-    # (encoding_arguments returns a plain dict of objects, not the keyword types tiktoken declares)
-    return tiktoken.Encoding(**arguments)  # type: ignore[arg-type]
+    return tiktoken.Encoding(**arguments)
 
 
 def test_tiktoken_encoding_from_our_tokenizer(byte_level_tokenizer: engine.Tokenizer) -> None:

@@ -281,7 +281,7 @@ def test_the_training_job_reads_each_files_field(tmp_path: Path) -> None:
     old = job.to_dict()
     del old["fields"]  # a job written before fields were kept
     assert TrainingJob.from_dict(old).fields == {}
-    result = train(job, Messages(), multiprocessing.Event())  # type: ignore[arg-type]  # (Messages stands in for the pipe)
+    result = train(job, Messages(), multiprocessing.Event())  # (Messages stands in for the pipe)
     expected, expected_trainer = presets.build("bpe", 300)
     report = expected.train([str(plain), source_of(str(code), "content")], expected_trainer, processes=1)
     assert Tokenizer.from_str(result.tokenizer_json).get_vocab() == expected.get_vocab()

@@ -127,7 +127,7 @@ def test_the_training_child_trains_on_a_mix(tmp_path: Path) -> None:
     tokenizer, trainer = presets.build("bpe", 200)
     job = TrainingJob(tokenizer.to_str(), trainer.to_dict(), [str(plain), str(records)], 0.0, 1)
     sent = Messages()
-    result = train(job, sent, multiprocessing.Event())  # type: ignore[arg-type]  # (Messages stands in for the pipe)
+    result = train(job, sent, multiprocessing.Event())  # (Messages stands in for the pipe)
     assert sent.kinds and set(sent.kinds) <= {"progress", "steps", "evaluation"}
     expected, expected_trainer = presets.build("bpe", 200)
     report = expected.train([str(plain), str(records)], expected_trainer, processes=1)

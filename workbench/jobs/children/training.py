@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
-from typing import Final
+from typing import Final, Protocol
 
 from engine import Tokenizer, trainers
 from engine.errors import CorpusError, EngineError, SchemaError, TrainingCancelled
@@ -226,11 +226,18 @@ def inputs_with_fields(paths: Sequence[str], fields: dict[str, str]) -> list[str
     return inputs
 
 
+class MessageSink(Protocol):
+    """Where `train` sends its messages: the pipe to the window (a `Connection`), or whatever
+    keeps them (a test's list)."""
+
+    def send(self, message: tuple[object, ...], /) -> None: ...
+
+
 class _Streamer(ProgressSink):
     """The child's progress sink: forwards progress, streams new steps, evaluates the held-out
     text now and then, and asks the run to stop once the window asked to cancel."""
 
-    def __init__(self, connection: Connection, cancel: Event) -> None:
+    def __init__(self, connection: MessageSink, cancel: Event) -> None:
         self.connection = connection
         self.cancel = cancel
         self.run: TrainingRun | None = None
@@ -298,7 +305,7 @@ class _Streamer(ProgressSink):
             self.connection.send(("evaluation", done, value))
 
 
-def train(job: TrainingJob, connection: Connection, cancel: Event) -> TrainingResult:
+def train(job: TrainingJob, connection: MessageSink, cancel: Event) -> TrainingResult:
     """Run `job`, streaming messages to `connection`; raises what the engine raises."""
     started = time.monotonic()
     tokenizer = Tokenizer.from_str(job.tokenizer_json)
