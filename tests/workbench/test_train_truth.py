@@ -17,12 +17,14 @@ from pytestqt.qtbot import QtBot
 from window_support import TRAINING_TIMEOUT_MS, header_text, train_and_wait
 
 from engine.corpus.checks import check_file
+from engine.trainers.records import MergeStep
 from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingResult
 from workbench.jobs.runners.child_job import exit_reason
 from workbench.jobs.runners.training import _descendants
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
 from workbench.window.tabs.train import TrainTab
+from workbench.window.views.training_plots import TrainingPlots
 
 
 def project_with(window: MainWindow, files: list[Path], key: str = "bpe", vocab_size: int = 600) -> None:
@@ -60,6 +62,24 @@ def test_wordlevel_shows_no_rounds_plots(qtbot: QtBot, window: MainWindow, small
     assert not plots.score.isVisibleTo(window.train_tab)
     window.document.add_preset("bpe", vocab_size=300)
     assert plots.score.isVisibleTo(window.train_tab) and not plots.note.isVisibleTo(window.train_tab)
+
+
+def test_plots_cleared_for_a_note_wait_to_be_drawn(qtbot: QtBot) -> None:
+    """A note instead of the plots ("Reading the training history…") empties them without
+    drawing them; the next clear shows them, empty, with a plain range and new labels."""
+    plots = TrainingPlots()
+    qtbot.addWidget(plots)
+    plots.show()
+    plots.clear("likelihood")
+    plots.add_steps([MergeStep(index=0, left="a", right="b", new_token="ab", new_id=5, count=9, vocab_size=6, words_touched=2, score=0.5)])
+    plots.redraw()
+    plots.clear("count", note="Reading the training history…")
+    assert plots.note.isVisibleTo(plots) and plots.note.text() == "Reading the training history…"
+    assert not plots.score.isVisibleTo(plots) and plots.point_counts() == (0, 0)
+    plots.clear("count")
+    assert plots.score.isVisibleTo(plots) and not plots.note.isVisibleTo(plots)
+    assert plots.score.getPlotItem().getViewBox().viewRange() == [[0.0, 10.0], [0.0, 1.0]]
+    assert plots.score.getPlotItem().getAxis("left").labelText.startswith("count")
 
 
 def test_the_end_of_a_training_is_named_and_its_time_is_the_time_waited(

@@ -635,8 +635,7 @@ class TrainTab(QWidget):
             self._name_steps(bool(stored.rounds) and not stored.merges)
         else:
             problem = view.history_problem if view is not None else ""
-            self.plots.clear()
-            self.plots.show_note(f"The training history cannot be shown: {problem}" if problem else "Reading the training history…")
+            self.plots.clear(note=f"The training history cannot be shown: {problem}" if problem else "Reading the training history…")
             self.merges.merges.reset([], style)
         self._plotted = None
         self.merges.scrollToBottom()

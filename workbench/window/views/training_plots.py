@@ -28,6 +28,10 @@ PHASE_SYMBOLS: Final = {"seed": "star", "EM": "o", "prune": "t", "finalize": "s"
 ROUND_SYMBOL_SIZE: Final = 10
 # The plots take turns: one redraws per tick, so a repaint never draws all three at once.
 REDRAW_INTERVAL_MS: Final = 100
+SELECTION_NOTE: Final = (
+    "WordLevel keeps the most frequent words whole, in one step: there are no merges or rounds "
+    "to plot. The Vocabulary tab lists the words with their counts."
+)
 
 
 class TrainingPlots(QWidget):
@@ -200,24 +204,32 @@ class TrainingPlots(QWidget):
         self.compression_title = title
         self.compression.setTitle(title)
 
-    def clear(self, score_name: str = "count", at_once: bool = True, rounds: bool = False, growing: bool = False) -> None:
+    def clear(
+        self, score_name: str = "count", at_once: bool = True, rounds: bool = False, growing: bool = False, note: str = ""
+    ) -> None:
         """Forget the data; the plots empty at once, or (`at_once=False`, as a training starts)
         in turn on the next ticks, so that starting never repaints all three together.
         `rounds`: the steps to come are rounds (Unigram), drawn as such from the start.
         `growing`: the steps will stream in (a training): the ranges grow in steps, not with
-        every point."""
+        every point. `note`: a sentence shown instead (nothing to plot, or not yet); the plots
+        are emptied when they are next cleared to be shown."""
         self._relabel = self._relabel or score_name != self.score_name or rounds != self._rounds
         self._growing = growing
         self._ranges = [None, None, None]
         self._held = [False, False, False]
         self.score_name = score_name
-        self._show_plots(True)
         self._ranks, self._values, self._seconds, self._sizes, self._touched = [], [], [], [], []
         self._evaluated_at, self._evaluations = [], []
         self._phases = []
         self._rounds = rounds
         self._new_ranges = True
         self._dirty = True
+        if note:
+            # (relabelling, re-ranging and drawing plots about to be hidden took 10 ms of the
+            # turn that opens a project)
+            self.show_note(note)
+            return
+        self._show_plots(True)
         if not self._put_off():
             self._settle()
             if at_once:
@@ -255,12 +267,6 @@ class TrainingPlots(QWidget):
                 else:
                     box.enableAutoRange()
 
-    def _show_selection(self) -> None:
-        self.show_note(
-            "WordLevel keeps the most frequent words whole, in one step: there are no merges or rounds "
-            "to plot. The Vocabulary tab lists the words with their counts."
-        )
-
     def show_note(self, text: str) -> None:
         """A sentence instead of the plots (nothing to plot, or not yet)."""
         self.note.setText(text)
@@ -280,7 +286,7 @@ class TrainingPlots(QWidget):
                 self._sizes.append(float(step.vocab_size))
                 self._touched.append(float(step.words_touched))
             elif step.phase == PHASE_SELECT:
-                self._show_selection()  # (WordLevel: one step, nothing to plot)
+                self.show_note(SELECTION_NOTE)  # (WordLevel: one step, nothing to plot)
             else:
                 if not self._rounds:
                     self._rounds = True
@@ -301,10 +307,10 @@ class TrainingPlots(QWidget):
     def show_columns(self, history: HistoryColumns, evaluations: list[tuple[int, float]]) -> None:
         """Redraw from a stored history's arrays (`HistoryColumns`) at once: no step is made."""
         rounds = bool(history.rounds) and not history.merges
-        self.clear(history.score_name, rounds=rounds)
         if history.algorithm == "WordLevel":
-            self._show_selection()
+            self.clear(history.score_name, rounds=rounds, note=SELECTION_NOTE)
             return
+        self.clear(history.score_name, rounds=rounds)
         arrays = history.arrays
         if history.merges:
             scores = arrays["score"]
@@ -324,10 +330,11 @@ class TrainingPlots(QWidget):
     def show_history(self, history: TrainHistory | None, evaluations: list[tuple[int, float]]) -> None:
         """Redraw from a stored history (a reopened project) at once."""
         rounds = history is not None and bool(history.rounds) and not history.merges
-        self.clear(history.score_name if history is not None else "count", rounds=rounds)
+        score_name = history.score_name if history is not None else "count"
         if history is not None and history.algorithm == "WordLevel":
-            self._show_selection()
+            self.clear(score_name, rounds=rounds, note=SELECTION_NOTE)
             return
+        self.clear(score_name, rounds=rounds)
         if history is not None:
             self.add_steps(history.steps())
         for done, value in evaluations:
