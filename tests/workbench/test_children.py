@@ -14,7 +14,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from workbench.jobs.children.process import NICENESS, PIECE_BYTES, Pieces, lower_priority, send_message
-from workbench.jobs.runners.encoding import EncodingRunner
+from workbench.jobs.runners.encoding import EncodingRunner, tokenizer_key
 from workbench.jobs.runners.training import TrainingRunner
 
 
@@ -72,6 +72,16 @@ def test_the_encoding_service_and_the_runner_put_pieces_together(qtbot: QtBot) -
         runner._take(("piece", b"damaged"))
         assert runner._take(("pieces",))
     assert "cannot read" in failed.args[0]
+
+
+def test_a_tokenizer_is_known_by_the_key_of_its_text(qtbot: QtBot) -> None:
+    """The key is worked out once per text (`EncodingRunner._keys`) and is the same for an
+    equal text held elsewhere; another text has another key."""
+    service = EncodingRunner()
+    text = '{"model": "Ġthe"}' * 1000
+    key = service.add_tokenizer(text)
+    assert key == tokenizer_key(text) == service.add_tokenizer("".join([text[:5], text[5:]]))
+    assert service.add_tokenizer(text + " ") != key
 
 
 @pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities on this system (Windows)")

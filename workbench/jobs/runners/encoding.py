@@ -53,6 +53,9 @@ class EncodingRunner(QObject):
         self._sender: _Sender | None = None
         self._known: set[str] = set()
         self._texts: dict[str, str] = {}
+        # each text's key, worked out once: hashing a megabyte of JSON took 3 ms of the GUI
+        # thread at every switch to a tokenizer and every tab that showed it
+        self._keys: dict[str, str] = {}
         self._pieces = Pieces()  # of a large reply, as they arrive
         self._next_id = 0
         self._closed = False
@@ -64,7 +67,9 @@ class EncodingRunner(QObject):
 
     def add_tokenizer(self, tokenizer_json: str) -> str:
         """Make a tokenizer known to the process; returns its key."""
-        key = tokenizer_key(tokenizer_json)
+        key = self._keys.get(tokenizer_json)
+        if key is None:
+            key = self._keys[tokenizer_json] = tokenizer_key(tokenizer_json)
         self._texts[key] = tokenizer_json
         if self._connection is not None:
             self._make_known(key)
