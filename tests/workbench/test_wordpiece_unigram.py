@@ -14,7 +14,8 @@ from engine.analysis.vocabulary import TokenStyle
 from engine.corpus.checks import check_file
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from workbench.window.main_window import MainWindow
-from workbench.window.views.merges_table import MergesModel, steps_text
+from workbench.core.training_text import steps_text
+from workbench.window.views.merges_table import MergesModel
 
 
 def trained(qtbot: QtBot, window: MainWindow, corpus: Path, key: str, vocab_size: int) -> None:

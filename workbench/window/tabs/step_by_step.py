@@ -42,7 +42,8 @@ from workbench.jobs.runners.child_job import ChildJob
 from workbench.core.step_session import StepSession, count_typed
 from workbench.jobs.children.step_counts import count_main, count_payload
 from workbench.window.views.heading import Heading
-from workbench.window.views.merges_table import MergesTable, rounds_text
+from workbench.window.views.merges_table import MergesTable
+from workbench.core.training_text import rounds_text
 from workbench.window.views.training_plots import TrainingPlots
 
 # Step mode is for small corpora: a file above this size is not offered.

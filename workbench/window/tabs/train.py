@@ -28,14 +28,14 @@ from PySide6.QtWidgets import (
 from engine.analysis.estimate import TrainingEstimate
 from engine.progress import TrainProgress
 from engine.project.entry import TokenizerEntry
-from engine.project.facts import ResultFacts, TrainedOn
+from engine.project.facts import TrainedOn
 from engine.project.result import TrainedResult
 from engine.schema import JsonValue
-from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep, TrainReport
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep
 from engine.analysis.vocabulary import TokenStyle
 from workbench.window.document import ActiveView, ProjectDocument
 from workbench.jobs.children.estimate import estimate_payload
-from workbench.core.formatting import ERROR_STYLE, human_size, sampled_text
+from workbench.core.formatting import ERROR_STYLE
 from workbench.core.history import HistoryColumns
 from workbench.window.views.pipeline_form import PipelineForm
 from workbench.window.prompts import Prompts
@@ -44,7 +44,7 @@ from workbench.core.settings import Settings
 from workbench.window.tabs.step_by_step import StepPanel
 from workbench.window.tabs.training_page import TrainingPage
 from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingJob, TrainingResult
-from workbench.window.views.merges_table import facts_text, steps_text
+from workbench.core.training_text import finished_text, steps_text, stored_text
 from workbench.window.views.when_shown import WhenShown
 from workbench.core.word_count_cache import counts_key, counts_path
 
@@ -75,30 +75,6 @@ def result_size(entry: TokenizerEntry, view: ActiveView | None) -> int:
     if view is not None and view.entry is entry and view.vocab_size > 0:
         return view.vocab_size
     return entry.result.size() if entry.result is not None else 0
-
-
-def trained_on_text(trained_on: TrainedOn | None) -> str:
-    """" from a.txt and b.txt (continued from kept word counts)" ("" when not known)."""
-    if trained_on is None or not trained_on.files:
-        return ""
-    names = [item.name for item in trained_on.files]
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3:,} more files" if len(names) > 3 else "")
-    continued = " (continued from kept word counts)" if trained_on.continued_from else ""
-    return f" from {shown}{continued}"
-
-
-def costs_text(report: TrainReport | ResultFacts) -> str:
-    """" Estimated 3.1 s; peak memory 260 MB (estimated 253 MB)." ("" when nothing is known)."""
-    parts: list[str] = []
-    if report.estimated_seconds is not None:
-        parts.append(f"estimated {report.estimated_seconds:.1f} s")
-    if report.peak_bytes is not None:
-        estimated = f" (estimated {human_size(report.estimated_peak_bytes)})" if report.estimated_peak_bytes is not None else ""
-        parts.append(f"peak memory {human_size(report.peak_bytes)}{estimated}")
-    if not parts:
-        return ""
-    text = "; ".join(parts)
-    return f" {text[0].upper()}{text[1:]}."
 
 
 class TrainTab(QWidget):
@@ -486,16 +462,7 @@ class TrainTab(QWidget):
             self.document.store_result(entry, stored, configuration, shown, self._job_text)
             if result.counts_file:
                 self.counts_kept.emit(result.counts_file)
-        report = result.report
-        held = f"; {result.held_out_bytes / 1024:,.1f} KB held out" if result.held_out_bytes else ""
-        last = result.evaluations[-1][1] if result.evaluations else 0.0
-        measured = f", {last:.2f} characters per token on it" if last else ""
-        files = trained_on_text(self._job_trained_on) or f" from {report.files} file{'s' if report.files != 1 else ''}"
-        self._say(
-            f"Trained in {report.seconds:.1f} s: {steps_text(report.history)}{files} ({report.total_words:,} words, "
-            f"{report.unique_words:,} distinct{sampled_text(report.sampled_lines, report.read_lines)}){held}{measured}."
-            f"{costs_text(report)}"
-        )
+        self._say(finished_text(result.report, result.held_out_bytes, result.evaluations, self._job_trained_on))
         self._shown_changes = self._corpus_changes()
         self.state_changed.emit("trained")
         self._update_controls()
@@ -655,19 +622,7 @@ class TrainTab(QWidget):
         self._shown_changes = changed
         facts = entry.result.facts() if entry is not None and entry.result is not None else None
         if entry is not None and facts is not None:
-            report = facts
-            trained_on = entry.trained_on
-            warning = (
-                f" The corpus is no longer what it was trained on: {'; '.join(changed)}. Train again to train on it."
-                if changed
-                else ""
-            )
-            self._say(
-                f"Last trained in {report.seconds:.1f} s on {report.total_words:,} words "
-                f"({report.unique_words:,} distinct{sampled_text(report.sampled_lines, report.read_lines)})"
-                f"{trained_on_text(trained_on)}: {facts_text(facts)}.{costs_text(report)}{warning}",
-                error=bool(changed),
-            )
+            self._say(stored_text(facts, entry.trained_on, changed), error=bool(changed))
         elif entry is not None and entry.is_trained:
             self._say("Imported: no training history. Train to retrain this pipeline on the project's corpus.")
         else:

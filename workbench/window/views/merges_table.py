@@ -1,5 +1,6 @@
 """The table of a training's steps: merges (rank, pair, new token, count), or for Unigram its
-rounds (phase, vocabulary, removed pieces, log-likelihood), and the one-line summaries of them.
+rounds (phase, vocabulary, removed pieces, log-likelihood). Their one-line summaries are
+`workbench.core.training_text`'s.
 
 A `QAbstractTableModel` over engine records, appended to as a training streams its steps.
 """
@@ -12,9 +13,7 @@ from typing import Final
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from engine.project.facts import ResultFacts
-from engine.trainers.records import MergeStep, RoundStep, TrainHistory
-from engine.models.unigram.training_run import PHASE_SEED
+from engine.trainers.records import MergeStep, RoundStep
 from engine.analysis.vocabulary import TokenStyle, readable
 from workbench.core.formatting import score
 from workbench.core.history import ColumnSteps
@@ -26,29 +25,6 @@ MERGE_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Count", "Words to
 # A scored merge (WordPiece) shows its score where BPE shows the count, and the counts behind it.
 SCORED_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Score", "Pair · left · right counts")
 ROUND_COLUMNS: Final = ("Round", "Phase", "Vocabulary", "Removed", "Log-likelihood", "Seconds")
-
-
-def steps_text(history: TrainHistory) -> str:
-    """What a training made, as its tables count it: "29,904 merges", or its `rounds_text`."""
-    if history.merges or not history.rounds:
-        return f"{len(history.merges):,} merge{'s' if len(history.merges) != 1 else ''}"
-    return rounds_text(history.rounds)
-
-
-def facts_text(facts: ResultFacts) -> str:
-    """`steps_text` from a result's facts (no history parsed)."""
-    if facts.merges or not facts.rounds:
-        return f"{facts.merges:,} merge{'s' if facts.merges != 1 else ''}"
-    if facts.seeded and facts.rounds > 1:
-        return f"the seed and {facts.rounds - 1:,} round{'s' if facts.rounds != 2 else ''}"
-    return f"{facts.rounds:,} round{'s' if facts.rounds != 1 else ''}"
-
-
-def rounds_text(rounds: Sequence[RoundStep]) -> str:
-    """"the seed and 18 rounds" (the seed is round 0, so the last round is number 18); "1 round"."""
-    if rounds and rounds[0].phase == PHASE_SEED and len(rounds) > 1:
-        return f"the seed and {len(rounds) - 1:,} round{'s' if len(rounds) != 2 else ''}"
-    return f"{len(rounds):,} round{'s' if len(rounds) != 1 else ''}"
 
 
 class MergesModel(QAbstractTableModel):
