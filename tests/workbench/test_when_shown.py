@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QLabel, QTabWidget
 from pytestqt.qtbot import QtBot
-from window_support import train_and_wait, wait_for_view
+from window_support import TRAINING_TIMEOUT_MS, train_and_wait, wait_for_view
 
 from engine.corpus.checks import check_file
 from workbench.window.main_window import MainWindow
@@ -133,3 +133,17 @@ def test_a_hidden_train_tab_shows_the_active_settings_when_shown_or_used(qtbot: 
     window.tabs.setCurrentWidget(window.vocab_tab)
     window.document.set_active(1)
     assert window.train_tab.blocked_reason() == "" and sizes.value() == 400
+
+
+def test_a_training_that_ends_behind_another_tab_says_how_it_went(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    window.new_project()
+    window.document.add_checked_files([check_file(str(small_corpus))])
+    window.document.add_preset("bpe", vocab_size=300)
+    tab = window.train_tab
+    with qtbot.waitSignal(tab.runner.finished, timeout=TRAINING_TIMEOUT_MS):
+        tab.train_button.click()
+        window.tabs.setCurrentWidget(window.vocab_tab)
+    assert tab.message.text().startswith("Trained in ")
+    window.tabs.setCurrentWidget(tab)
+    assert tab.message.text().startswith("Trained in ")
+    qtbot.waitUntil(tab.runner.is_idle, timeout=20_000)

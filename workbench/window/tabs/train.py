@@ -460,6 +460,8 @@ class TrainTab(QWidget):
             stored.vocab_size = len(result.table) if result.table is not None else 0
             shown = (result.table, result.style) if result.table is not None and result.style is not None else None
             self.document.store_result(entry, stored, configuration, shown, self._job_text)
+            # (a tab hidden meanwhile shows the result now: what follows says how it was made)
+            self._when_shown.flush()
             if result.counts_file:
                 self.counts_kept.emit(result.counts_file)
         self._say(finished_text(result.report, result.held_out_bytes, result.evaluations, self._job_trained_on))
