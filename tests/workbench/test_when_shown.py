@@ -68,6 +68,18 @@ def test_soon_refreshes_a_hidden_view_apart_from_the_change(qtbot: QtBot) -> Non
     assert calls == [False]  # (nothing waited any more)
 
 
+def test_wait_holds_the_refresh_until_shown_and_a_request_runs_it_once(qtbot: QtBot) -> None:
+    tabs, behind, when_shown, calls = tabs_with_counter(qtbot)
+    when_shown.wait()  # (a window never shown: what the refresh asks for waits for it)
+    tabs.show()
+    assert calls == []
+    tabs.setCurrentWidget(behind)
+    assert calls == [True]
+    when_shown.wait()
+    when_shown.request()  # (seen now: the waiting refresh and the request are one)
+    assert (calls, when_shown.waiting) == ([True, True], False)
+
+
 def test_a_window_never_shown_refreshes_at_once(qtbot: QtBot) -> None:
     tabs, behind, when_shown, calls = tabs_with_counter(qtbot)
     assert not hidden_in_shown_window(behind)

@@ -14,7 +14,7 @@ from collections import Counter
 from typing import Final
 
 from PySide6.QtCore import QAbstractTableModel, QEvent, QModelIndex, QPersistentModelIndex, Qt, QTimer
-from PySide6.QtGui import QColor, QGuiApplication, QShowEvent
+from PySide6.QtGui import QColor, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -239,8 +239,11 @@ class EncodeTab(QWidget):
         self.key = ""
         self._latest = self._latest_trace = self._latest_decode = 0
         self._show_header()
-        if entry is not None and entry.trained_json is not None and self.isVisible():
-            self.key = self.service.add_tokenizer(entry.trained_json)
+        if entry is not None and entry.trained_json is not None:
+            if self.isVisible():
+                self.key = self.service.add_tokenizer(entry.trained_json)
+            else:
+                self._when_shown.wait()  # (the encoding process is asked once the tab is seen)
         self._clear()
         self._debounce.start()
         self._request_decode()
@@ -261,14 +264,6 @@ class EncodeTab(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange:
             self._draw_trace()  # its colours follow the theme
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802
-        super().showEvent(event)
-        entry = self.document.active
-        if not self.key and entry is not None and entry.trained_json is not None:
-            self.key = self.service.add_tokenizer(entry.trained_json)
-            self._debounce.start()
-            self._request_decode()
 
     def request_encoding(self) -> None:
         """Encode the text now (normally a short while after the last keystroke)."""

@@ -43,27 +43,41 @@ class WhenShown(QObject):
         view.installEventFilter(self)
 
     def request(self) -> None:
-        if not self.put_off():
-            self._refresh()
+        if hidden_in_shown_window(self._view):
+            self._wait()
+            return
+        self._stop_waiting()
+        self._refresh()
 
     def put_off(self) -> bool:
         """Whether work for the view waits until it is shown (the refresh then runs, once);
         a refresh that waits for a view now seen runs first."""
         if hidden_in_shown_window(self._view):
-            self.waiting = True
-            if self._soon is not None:
-                self._soon.start()
+            self._wait()
             return True
         self.flush()
         return False
 
+    def wait(self) -> None:
+        """Run the refresh when the view is next shown, whatever its window (what the refresh
+        asks for is wanted only once the view is seen)."""
+        self.waiting = True
+
     def flush(self) -> None:
         """Run a refresh that waits now (before something reads what the view shows)."""
+        if self.waiting:
+            self._stop_waiting()
+            self._refresh()
+
+    def _wait(self) -> None:
+        self.waiting = True
+        if self._soon is not None:
+            self._soon.start()
+
+    def _stop_waiting(self) -> None:
+        self.waiting = False
         if self._soon is not None:
             self._soon.stop()
-        if self.waiting:
-            self.waiting = False
-            self._refresh()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt's name
         if watched is self._view and event.type() == QEvent.Type.Show:
