@@ -28,6 +28,7 @@ from engine.errors import CorpusError
 from workbench.core import presets
 from workbench.jobs.children.training import TrainingJob, train
 from workbench.jobs.runners.file_checks import FileChecker, text_fields
+from workbench.jobs.runners.training_plans import plan_training
 from workbench.window.main_window import MainWindow
 from workbench.window.project_panel import CHECK_COLUMN, FIELD_COLUMN, FILE_COLUMN, LINES_COLUMN
 
@@ -299,12 +300,16 @@ def test_the_window_trains_on_the_chosen_field_and_a_new_field_needs_new_counts(
     assert added is not None
     pipeline = json.loads(json.dumps(added.pipeline))
     item = window.document.project.corpus[0]
+
+    def counts_key_now() -> str:  # (what a training now would keep its counts under)
+        return plan_training(window.document.project, window.document.corpus_fields(), None, added, (pipeline, {}), 0.01, 1, 0).counts_key
+
     # a file read as "text" keeps the key it had before fields were kept
     old_key = hashlib.sha256(json.dumps([[[item.size, item.sha256]], pipeline, 0.01], sort_keys=True).encode()).hexdigest()
-    assert tab._counts_key(pipeline, 0.01) == old_key
+    assert counts_key_now() == old_key
     window.project_panel.set_field(0, "content")
     qtbot.waitUntil(lambda: not window.file_checker.is_busy() and item.problem == "", timeout=20_000)
-    content_key = tab._counts_key(pipeline, 0.01)
+    content_key = counts_key_now()
     assert content_key != old_key
 
     train_and_wait(qtbot, window)
@@ -317,7 +322,7 @@ def test_the_window_trains_on_the_chosen_field_and_a_new_field_needs_new_counts(
     # the same file read from another field: the kept counts are not those
     window.project_panel.set_field(0, "lang")
     qtbot.waitUntil(lambda: not window.file_checker.is_busy(), timeout=20_000)
-    assert tab._counts_key(pipeline, 0.01) not in (content_key, old_key)
+    assert counts_key_now() not in (content_key, old_key)
     assert "corpus has changed" in tab.continue_reason()
 
 

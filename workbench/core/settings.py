@@ -67,6 +67,17 @@ class Settings:
     # outside its folder: opening a project that reads other files outside its folder asks.
     known_files: list[str] = field(default_factory=list)
 
+    def processes(self) -> int:
+        """The processes the window counts words with: `counting_processes`, else (0) the
+        cores this process may use, at most 4."""
+        if self.counting_processes > 0:
+            return self.counting_processes
+        try:
+            cores = len(os.sched_getaffinity(0))
+        except (AttributeError, OSError):
+            cores = os.cpu_count() or 1
+        return max(1, min(cores, 4))
+
     def add_recent(self, path: str) -> None:
         path = os.path.abspath(path)
         self.recent_projects = [path] + [p for p in self.recent_projects if p != path]

@@ -4,16 +4,17 @@ progress, the plots and the merges table follow, or step through it by hand.
 Settings of an untrained tokenizer apply as they are edited; a trained one keeps its result
 until a new training of the changed settings finishes (cancel or failure change nothing).
 
-Beside the Train button, an estimate of the training's time and peak memory
-(`engine.analysis.estimate`), made in a child process (`workbench.jobs.children.estimate`) whenever the corpus or
-the settings change. Pause
-stops the training process where it is (POSIX only: on Windows the button is not shown).
+What a training runs, and what its result is stored with, is worked out from the project by
+`workbench.jobs.runners.training_plans`; the page's widgets are `TrainingPage`'s. Beside the
+Train button, an estimate of the training's time and peak memory (`engine.analysis.estimate`),
+made in a child process (`workbench.jobs.children.estimate`) whenever the corpus or the
+settings change. Pause stops the training process where it is (POSIX only: on Windows the
+button is not shown).
 """
 
 from __future__ import annotations
 
 import json
-import os
 from typing import Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -28,45 +29,34 @@ from PySide6.QtWidgets import (
 from engine.analysis.estimate import TrainingEstimate
 from engine.progress import TrainProgress
 from engine.project.entry import TokenizerEntry
-from engine.project.facts import TrainedOn
 from engine.project.result import TrainedResult
 from engine.schema import JsonValue
-from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep
+from engine.trainers.records import MergeStep, RoundStep
 from engine.analysis.vocabulary import TokenStyle
 from workbench.window.document import ActiveView, ProjectDocument
 from workbench.jobs.children.estimate import estimate_payload
-from workbench.core.formatting import ERROR_STYLE
 from workbench.core.history import HistoryColumns
 from workbench.window.views.pipeline_form import PipelineForm
 from workbench.window.prompts import Prompts
 from workbench.jobs.runners.training import TrainingRunner
+from workbench.jobs.runners.training_plans import (
+    Configuration,
+    TrainingPlan,
+    continue_reason,
+    estimate_key,
+    plan_continuation,
+    plan_training,
+    score_name_of,
+)
 from workbench.core.settings import Settings
 from workbench.window.tabs.step_by_step import StepPanel
 from workbench.window.tabs.training_page import TrainingPage
-from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingJob, TrainingResult
+from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingResult
 from workbench.core.training_text import finished_text, steps_text, stored_text
 from workbench.window.views.when_shown import WhenShown
-from workbench.core.word_count_cache import counts_key, counts_path
 
 # How often the elapsed time is redrawn while a training runs (ms).
 CLOCK_INTERVAL_MS: Final = 500
-
-
-def default_processes() -> int:
-    """Counting processes for the window's trainings: the cores, at most 4."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 4))
-
-
-def score_name_of(trainer: dict[str, JsonValue]) -> str:
-    """What ranks the merges of this trainer's run: "likelihood" for WordPiece scored by
-    likelihood, else "count" (TrainHistory.score_name)."""
-    if trainer.get("type") == "WordPieceTrainer" and trainer.get("scoring", "likelihood") == "likelihood":
-        return SCORE_LIKELIHOOD
-    return SCORE_COUNT
 
 
 def result_size(entry: TokenizerEntry, view: ActiveView | None) -> int:
@@ -91,16 +81,13 @@ class TrainTab(QWidget):
         self.settings = settings
         self.prompts = prompts
         self.runner = TrainingRunner(self)
-        self._job_entry: TokenizerEntry | None = None
-        self._job_config: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None = None
+        # the training running, and then what it is stored with
+        self._plan: TrainingPlan | None = None
         self._style = TokenStyle()
         self._applying = False
         # (entry, steps) whose history the plots already show, drawn live as it trained
         self._plotted: tuple[TokenizerEntry, int] | None = None
         self._job_estimate: TrainingEstimate | None = None
-        self._job_counts: tuple[str, float] = ("", 0.0)
-        self._job_trained_on: TrainedOn | None = None
-        self._job_text = ""
         # the message says why Train cannot start (replaced once the reason is gone), and the
         # corpus changes since the training it names
         self._saying_reason = False
@@ -125,7 +112,7 @@ class TrainTab(QWidget):
 
         # (the page of a full training: its buttons, options, progress, plots and merges)
         self.training_page = page = TrainingPage(
-            self._estimate_request, self.runner.elapsed_seconds, settings.counting_processes or default_processes()
+            self._estimate_request, self.runner.elapsed_seconds, settings.processes()
         )
         self.cancel_button = page.cancel_button
         self.continue_box = page.continue_box
@@ -145,8 +132,8 @@ class TrainTab(QWidget):
         self.sample_lines = page.sample_lines
         self.stages = page.stages
         self.train_button = page.train_button
-        # (the tokenizer and the vocabulary size of a continuation, 0 for a training) to retry
-        self._retry: tuple[TokenizerEntry, int] | None = None
+        # the training or continuation to retry
+        self._retry: TrainingPlan | None = None
 
         self.step_panel = StepPanel()
         self.modes = QTabWidget()
@@ -175,7 +162,6 @@ class TrainTab(QWidget):
         self._clock.timeout.connect(self._show_running_state)
         self.processes.valueChanged.connect(self.refresh_estimate)
         self.sample_lines.valueChanged.connect(self.refresh_estimate)
-        self.sample_lines.valueChanged.connect(self._on_sample_lines_changed)
         self.revert_button.clicked.connect(self._on_revert_clicked)
         self.form.edited.connect(self._on_form_edited)
         self.runner.progressed.connect(self._on_runner_progressed)
@@ -226,24 +212,16 @@ class TrainTab(QWidget):
             return
         if not confirmed and not self.confirm_replacing(entry, "Train again"):
             return
-        self._retry = (entry, 0)
-        pipeline, trainer = configuration
-        held_out = self.held_out.value() / 100.0
-        job = TrainingJob(
-            json.dumps(pipeline),
-            trainer,
-            self.document.corpus_paths(),
-            held_out,
-            self.processes.value(),
-            fields=self.document.corpus_fields(),
-            sample_lines=self.sample_lines.value(),
+        # (the counts go beside the project when it is saved; a template, the sample project,
+        # is not the user's to write beside)
+        path = self.document.path
+        folder = path if path is not None and not self.document.is_template else None
+        self._run(
+            plan_training(
+                self.document.project, self.document.corpus_fields(), folder, entry, configuration,
+                self.held_out.value() / 100.0, self.processes.value(), self.sample_lines.value(),
+            )  # fmt: skip
         )
-        self._job_counts = (self._counts_key(pipeline, held_out), held_out)
-        if trainer.get("type") == "BpeTrainer" and job.sample_lines == 0:
-            job.counts_out = self._counts_path(self._job_counts[0])
-        self._job_trained_on = TrainedOn(self.document.project.corpus, job.sample_lines, held_out)
-        self._job_text = f"Train “{entry.name}”"
-        self._run(entry, configuration, job)
 
     def confirm_replacing(self, entry: TokenizerEntry, action: str, replacement: str = "") -> bool:
         """Before a trained result is replaced: True when `entry` has none, or the user agrees."""
@@ -268,85 +246,29 @@ class TrainTab(QWidget):
         target = vocab_size if vocab_size is not None else self.continue_size.value()
         if not confirmed and not self.confirm_replacing(entry, f"Continue it to {target:,} tokens", " when the training finishes"):
             return
-        self._retry = (entry, target)
-        trainer = dict(entry.trainer)
-        trainer["vocab_size"] = target
-        job = TrainingJob(
-            json.dumps(entry.pipeline),
-            trainer,
-            self.document.corpus_paths(),
-            entry.counts_held_out,
-            1,
-            counts_in=entry.counts_file,
-            fields=self.document.corpus_fields(),
-        )
-        self._job_counts = (entry.counts_key, entry.counts_held_out)
-        trained_on = entry.trained_on
-        self._job_trained_on = TrainedOn(
-            self.document.project.corpus,
-            trained_on.sample_lines if trained_on is not None else 0,
-            entry.counts_held_out,
-            entry.counts_file,
-        )
-        self._job_text = f"Continue “{entry.name}” to {trainer['vocab_size']:,} tokens"
-        self._run(entry, (entry.pipeline, trainer), job)
+        self._run(plan_continuation(self.document.project, self.document.corpus_fields(), entry, target))
 
     def continue_reason(self) -> str:
         """Why the active tokenizer cannot be continued ("" when it can)."""
-        entry = self.document.active
-        if entry is None or not entry.is_trained or entry.trainer is None:
-            return "Train the tokenizer first."
-        if entry.trainer.get("type") != "BpeTrainer":
-            return "Only BPE trainings can be continued."
-        facts = entry.result.facts() if entry.result is not None else None
-        if facts is not None and facts.sampled_lines:
-            return (
-                f"The last training sampled {facts.sampled_lines:,} of {facts.read_lines:,} lines "
-                "and kept no word counts: train again at the larger size."
-            )
-        if not entry.counts_file or not os.path.isfile(entry.counts_file):
-            return "No word counts were kept for this training: train it again first."
-        if entry.counts_key != self._counts_key(entry.pipeline, entry.counts_held_out):
-            return "The corpus has changed since the word counts were kept: train again."
-        return ""
-
-    def _on_sample_lines_changed(self, lines: int) -> None:
-        # sampling reads every line in one process: the processes setting does not apply then
-        self.processes.setEnabled(lines == 0)
-        self.processes.setToolTip(
-            "Processes that count words in parallel (large corpora)"
-            if lines == 0
-            else "Not used while sampling lines: the sample is drawn from every line in one process"
-        )
+        return continue_reason(self.document.project, self.document.corpus_fields(), self.document.active)
 
     def _on_continue_clicked(self) -> None:
         self.continue_training()
 
-    def _counts_key(self, pipeline: dict[str, JsonValue], held_out: float) -> str:
-        """What word counts made now with `pipeline` would be named by (`counts_key`)."""
-        return counts_key(self.document.project.corpus, self.document.corpus_fields(), pipeline, held_out)
-
-    def _counts_path(self, key: str) -> str:
-        """Where the counts of `key` go: beside the project when it is saved (a template, the
-        sample project, is not the user's to write beside), else in the per-user cache."""
-        path = self.document.path
-        return counts_path(path if path is not None and not self.document.is_template else None, key)
-
-    def _run(self, entry: TokenizerEntry, configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]], job: TrainingJob) -> None:
-        pipeline, trainer = configuration
-        self._job_entry = entry
-        self._job_config = configuration
+    def _run(self, plan: TrainingPlan) -> None:
+        pipeline, trainer = plan.configuration
+        self._plan = self._retry = plan
         # (a continuation skips the counting the estimate includes: it has none)
-        self._job_estimate = self.estimate_label.current(self._estimate_key(self.form.configuration())) if not job.counts_in else None
+        self._job_estimate = self.estimate_label.current(self._estimate_key(self.form.configuration())) if not plan.job.counts_in else None
         self.stages.clear()
         score_name = score_name_of(trainer)
         rounds = trainer.get("type") == "UnigramTrainer"
         self.plots.clear(score_name, at_once=False, rounds=rounds, growing=True)
         self.merges.merges.reset([], self._style_of(pipeline), score_name)
-        self._name_steps(rounds)
+        self.training_page.name_steps(rounds)
         self._say("Starting the training process…")
         self._stage_text = "Starting the training process"
-        self.runner.start(job)
+        self.runner.start(plan.job)
         self._clock.start()
         self.state_changed.emit("training")
         self._update_controls()
@@ -411,15 +333,11 @@ class TrainTab(QWidget):
         """Remake the estimate soon (after the last of a burst of changes)."""
         self.estimate_label.refresh()
 
-    def _estimate_key(self, configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None) -> str:
-        """What an estimate of the form's `configuration` depends on: the settings, the corpus
-        files (and their text fields), the processes and the sample ("" with no configuration)."""
-        if configuration is None:
-            return ""
-        pipeline, trainer = configuration
-        corpus = [(item.path, item.size, item.sha256) for item in self.document.project.corpus]
-        settings = [self.processes.value(), self.sample_lines.value()]
-        return json.dumps([pipeline, trainer, corpus, self.document.corpus_fields(), settings], sort_keys=True)
+    def _estimate_key(self, configuration: Configuration | None) -> str:
+        """What an estimate of the form's `configuration` depends on (`estimate_key`)."""
+        return estimate_key(
+            self.document.project, self.document.corpus_fields(), configuration, self.processes.value(), self.sample_lines.value()
+        )
 
     def _estimate_request(self) -> tuple[str, dict[str, object] | None]:
         """The estimate's key (`_estimate_key`) and payload; no payload when Train could not start."""
@@ -439,38 +357,38 @@ class TrainTab(QWidget):
         self.merges.append(steps)
 
     def _on_runner_finished(self, result: TrainingResult) -> None:
-        entry, configuration = self._job_entry, self._job_config
-        self._job_entry = None
+        plan, self._plan = self._plan, None
         self._clock.stop()
         self.stages.update_stage(TrainProgress(STAGE_FINISH, FINISH_STEPS, FINISH_STEPS, "steps", "stored in the project"))
         estimate = self._job_estimate
         if estimate is not None:
             result.report = result.report.with_costs(result.report.peak_bytes, estimate.seconds, estimate.peak_bytes)
-        if entry is not None and configuration is not None and entry in self.document.project.tokenizers:
-            self._plotted = (entry, len(result.report.history))
+        trained_on = plan.trained_on if plan is not None else None
+        if plan is not None and plan.entry in self.document.project.tokenizers:
+            self._plotted = (plan.entry, len(result.report.history))
             stored = TrainedResult.made(
                 result.tokenizer_part,
                 result.report,
                 result.history_part,
                 result.vocabulary_part,
                 result.evaluations,
-                (result.counts_file, self._job_counts[0] if result.counts_file else "", self._job_counts[1]),
-                self._job_trained_on,
+                (result.counts_file, plan.counts_key if result.counts_file else "", plan.held_out),
+                trained_on,
             )
             stored.vocab_size = len(result.table) if result.table is not None else 0
             shown = (result.table, result.style) if result.table is not None and result.style is not None else None
-            self.document.store_result(entry, stored, configuration, shown, self._job_text)
+            self.document.store_result(plan.entry, stored, plan.configuration, shown, plan.text)
             # (a tab hidden meanwhile shows the result now: what follows says how it was made)
             self._when_shown.flush()
             if result.counts_file:
                 self.counts_kept.emit(result.counts_file)
-        self._say(finished_text(result.report, result.held_out_bytes, result.evaluations, self._job_trained_on))
+        self._say(finished_text(result.report, result.held_out_bytes, result.evaluations, trained_on))
         self._shown_changes = self._corpus_changes()
         self.state_changed.emit("trained")
         self._update_controls()
 
     def _on_runner_cancelled(self) -> None:
-        self._job_entry = None
+        self._plan = None
         self._clock.stop()
         self._show_stored()
         self._say("Training cancelled; the project is unchanged.")
@@ -478,21 +396,21 @@ class TrainTab(QWidget):
         self._update_controls()
 
     def _on_runner_failed(self, message: str) -> None:
-        self._job_entry = None
+        self._plan = None
         self._clock.stop()
         self._say(f"Training failed: {message}. Retry starts it again.", error=True)
         self.state_changed.emit("failed")
         self._update_controls()
-        self.retry_button.setVisible(self._retry is not None and self._retry[0] is self.document.active)
+        self.retry_button.setVisible(self._retry is not None and self._retry.entry is self.document.active)
 
     def retry(self) -> None:
         """Start the training that failed again (it was asked about already)."""
         retry, self._retry = self._retry, None
         self.retry_button.hide()
-        if retry is None or retry[0] is not self.document.active:
+        if retry is None or retry.entry is not self.document.active:
             return
-        if retry[1] > 0:
-            self.continue_training(retry[1], confirmed=True)
+        if retry.target > 0:
+            self.continue_training(retry.target, confirmed=True)
         else:
             self.start_training(confirmed=True)
 
@@ -597,11 +515,11 @@ class TrainTab(QWidget):
                 history.merges if history is not None else [], style,
                 history.score_name if history else "count", history.rounds if history is not None else [],
             )  # fmt: skip
-            self._name_steps(history is not None and bool(history.rounds) and not history.merges)
+            self.training_page.name_steps(history is not None and bool(history.rounds) and not history.merges)
         elif stored is not None:
             self.plots.show_columns(stored, evaluations)
             self.merges.merges.reset(stored.merges, style, stored.score_name, stored.rounds)
-            self._name_steps(bool(stored.rounds) and not stored.merges)
+            self.training_page.name_steps(bool(stored.rounds) and not stored.merges)
         else:
             problem = view.history_problem if view is not None else ""
             self.plots.clear(note=f"The training history cannot be shown: {problem}" if problem else "Reading the training history…")
@@ -663,26 +581,13 @@ class TrainTab(QWidget):
     def _update_controls(self) -> None:
         running = self.runner.is_running()
         reason = "" if running else self.blocked_reason()
-        self.train_button.setEnabled(not running and not reason)
-        self.train_button.setToolTip(reason or "Train on the project's corpus in a separate process")
-        self.cancel_button.setEnabled(running)
-        continuable = not running and not self.continue_reason()
-        self.continue_box.setVisible(continuable)
         entry = self.document.active
-        if continuable and entry is not None and entry.trainer is not None:
+        continue_from: int | None = None
+        if not running and not self.continue_reason() and entry is not None and entry.trainer is not None:
             current = entry.trainer.get("vocab_size")
-            if isinstance(current, int) and self.continue_size.value() <= current:
-                self.continue_size.setValue(current * 2)
-        paused = self.runner.is_paused()
-        self.pause_button.setEnabled(running and not self.runner.cancelling())
-        self.pause_button.setText("Resume" if paused else "Pause")
-        pending = self._has_pending_edits()
-        self.revert_button.setVisible(pending and not running)
-        self.pending.setText(
-            "The settings differ from the ones the current result was trained with: "
-            "they take effect when you train (the current result stays until then)." if pending else ""
-        )
-        self.pending.setVisible(pending)
+            continue_from = current if isinstance(current, int) else 0
+        runner = self.runner
+        self.training_page.show_controls(running, runner.is_paused(), runner.cancelling(), reason, continue_from, self._has_pending_edits())
         if reason and not running:
             self._say(reason, error=True)
             self._saying_reason = True
@@ -693,13 +598,9 @@ class TrainTab(QWidget):
         elif not running and self._corpus_changes() != self._shown_changes:
             self._show_stored_message()  # (files added, removed or changed since the training)
 
-    def _name_steps(self, rounds: bool) -> None:
-        self.merges_heading.label.setText("Rounds" if rounds else "Latest merges")
-
     def _say(self, text: str, error: bool = False) -> None:
         self._saying_reason = False
-        self.message.setText(text)
-        self.message.setStyleSheet(ERROR_STYLE if error else "")
+        self.training_page.say(text, error)
 
     def _style_of(self, pipeline: dict[str, JsonValue]) -> TokenStyle:
         view = self.document.view()

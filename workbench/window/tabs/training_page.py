@@ -2,7 +2,8 @@
 the estimate; the hold-out, counting-process and sample options; Continue to a larger
 vocabulary; the message; the stage bars, the plots and the latest merges.
 
-Widgets only: the Train tab (`workbench.window.tabs.train`) connects them and decides what they show.
+Widgets, and how they show a state they are told: the Train tab (`workbench.window.tabs.train`)
+connects them and decides what they show.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Final
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget
 
+from workbench.core.formatting import ERROR_STYLE
 from workbench.jobs.runners.training import CAN_PAUSE
 from workbench.window.views.estimate_label import EstimateLabel, EstimateRequest
 from workbench.window.views.heading import Heading
@@ -136,3 +138,41 @@ class TrainingPage(QWidget):
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
         live_layout.addWidget(body, 1)
+        self.sample_lines.valueChanged.connect(self._on_sample_lines_changed)
+
+    def show_controls(self, running: bool, paused: bool, cancelling: bool, reason: str, continue_from: int | None, pending: bool) -> None:
+        """The buttons for the state: a training `running` (`paused`, or `cancelling`); `reason`
+        why Train cannot start ("": it can); `continue_from`, the vocabulary size Continue goes
+        on from (None: it cannot); `pending`, settings that differ from the result's."""
+        self.train_button.setEnabled(not running and not reason)
+        self.train_button.setToolTip(reason or "Train on the project's corpus in a separate process")
+        self.cancel_button.setEnabled(running)
+        self.continue_box.setVisible(continue_from is not None)
+        if continue_from is not None and self.continue_size.value() <= continue_from:
+            self.continue_size.setValue(continue_from * 2)
+        self.pause_button.setEnabled(running and not cancelling)
+        self.pause_button.setText("Resume" if paused else "Pause")
+        self.revert_button.setVisible(pending and not running)
+        self.pending.setText(
+            "The settings differ from the ones the current result was trained with: "
+            "they take effect when you train (the current result stays until then)." if pending else ""
+        )
+        self.pending.setVisible(pending)
+
+    def say(self, text: str, error: bool = False) -> None:
+        """The message under the buttons (red for an `error`)."""
+        self.message.setText(text)
+        self.message.setStyleSheet(ERROR_STYLE if error else "")
+
+    def name_steps(self, rounds: bool) -> None:
+        """Head the steps table for Unigram's `rounds`, else for merges."""
+        self.merges_heading.label.setText("Rounds" if rounds else "Latest merges")
+
+    def _on_sample_lines_changed(self, lines: int) -> None:
+        # sampling reads every line in one process: the processes setting does not apply then
+        self.processes.setEnabled(lines == 0)
+        self.processes.setToolTip(
+            "Processes that count words in parallel (large corpora)"
+            if lines == 0
+            else "Not used while sampling lines: the sample is drawn from every line in one process"
+        )
