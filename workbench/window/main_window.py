@@ -35,8 +35,6 @@ from engine.project.archive import Part
 from engine.project.project_file import SUFFIX, Project
 from workbench.core import shipped
 from workbench.core.settings import Settings
-from workbench.jobs.children.files import export_main, export_payload
-from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.encoding import EncodingRunner
 from workbench.jobs.runners.file_checks import FileChecker
 from workbench.jobs.runners.saving import (
@@ -53,9 +51,10 @@ from workbench.jobs.runners.saving import (
 )
 from workbench.window.appearance import APP_TITLE, apply_appearance
 from workbench.window.document import ProjectDocument
-from workbench.window.menus import EXPORT_TITLES, MenuBar
+from workbench.window.exporting import Exporter
+from workbench.window.menus import MenuBar
 from workbench.window.project_panel import ProjectPanel
-from workbench.window.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
+from workbench.window.prompts import Prompts
 from workbench.window.screen import fit_to_screen
 from workbench.window.tabs.compare import CompareTab
 from workbench.window.tabs.encode import EncodeTab
@@ -64,15 +63,6 @@ from workbench.window.tabs.vocabulary import VocabTab
 
 SAMPLE_PROJECT: Final = ("sample", "sample.tokproj")
 AUTOSAVE_INTERVAL_MS: Final = 60_000
-# File ▸ Export's entries besides tokenizer.json, one per format of `convert.FORMATS`, and the
-# name each suggests.
-EXPORT_NAMES: Final = {
-    convert.HF: "tokenizer.json",
-    convert.BERT_VOCAB: "vocab.txt",
-    convert.GPT2: "vocab.json",
-    convert.SENTENCEPIECE: "tokenizer.model",
-    convert.TIKTOKEN: "tokenizer.tiktoken",
-}
 READABLE: Final = "a tokenizer file (tokenizer.json, SentencePiece .model, .tiktoken, BERT vocab.txt, GPT-2 vocab.json + merges.txt)"
 
 
@@ -115,8 +105,7 @@ class MainWindow(QMainWindow):
             label.setContentsMargins(6, 0, 6, 0)
             self.statusBar().addPermanentWidget(label)
 
-        # reads the files the user opens and writes the exports, in a child process
-        self._file_job = ChildJob("file", self)
+        self.exporter = Exporter(self.document, self.prompts, self._folder, self._set_busy, self.statusBar().showMessage, self)
         self.menus = MenuBar(self, self)
         self.export_actions = self.menus.export_actions
         self.undo_action = self.menus.undo_action
@@ -461,66 +450,15 @@ class MainWindow(QMainWindow):
 
     def export_tokenizer_json(self) -> bool:
         """File ▸ Export ▸ Tokenizer (tokenizer.json), which keeps the whole pipeline."""
-        return self.export_as(convert.HF)
-
-    def export_reasons(self) -> dict[str, str] | None:
-        """Why each export format of `EXPORT_TITLES` cannot hold the active tokenizer ("" when
-        it can): the engine's own answer (`convert.check`), found out in the encoding process
-        with the rest of the view (None until it has answered)."""
-        view = self.document.view()
-        if view is None or not view.entry.is_trained:
-            return {kind: "Train the tokenizer (or import one) first" for kind in EXPORT_TITLES}
-        return view.export_reasons
-
-    def update_export_actions(self) -> None:
-        """Enable the export formats that can hold the active tokenizer; the others say why."""
-        reasons = self.export_reasons()
-        for kind, action in self.export_actions.items():
-            reason = reasons.get(kind, "") if reasons is not None else "checking whether the format can hold it…"
-            action.setEnabled(not reason)
-            tip = f"Cannot export as {EXPORT_TITLES[kind].rstrip('…')}: {reason}" if reason else convert.DESCRIPTIONS[kind]
-            action.setToolTip(tip)
-            action.setStatusTip(tip)
+        return self.exporter.export_as(convert.HF)
 
     def export_as(self, kind: str) -> bool:
-        """Write the active tokenizer in format `kind` (of `convert.FORMATS`) where the user
-        says, in a child process; what the format drops is listed. False when nothing was
-        written."""
-        entry = self.document.active
-        if entry is None or entry.trained_json is None:
-            self.prompts.warn("Nothing to export", "Train the tokenizer (or import one) before exporting it.")
-            return False
-        name = EXPORT_NAMES[kind]
-        if kind in (convert.SENTENCEPIECE, convert.TIKTOKEN):
-            name = f"{entry.name}{convert.SUFFIXES[kind]}"
-        elif kind == convert.HF:
-            name = f"{entry.name}.json"
-        suggested = os.path.join(self._folder(), name.replace(os.sep, "-"))
-        path = self.prompts.export_file(suggested, TOKENIZER_FILTER if kind == convert.HF else EXPORT_FILTERS[kind])
-        if not path:
-            return False
-        if kind != convert.HF and not path.lower().endswith(convert.SUFFIXES[kind]):
-            path += convert.SUFFIXES[kind]
-        title = EXPORT_TITLES.get(kind, "tokenizer.json").rstrip("…")
-        self._set_busy(f"Exporting {path}…")
-        try:
-            ok, answer = self._file_job.run(export_main, export_payload(entry.trained_json, kind, path))
-        finally:
-            self._set_busy("")
-        if not ok or not isinstance(answer, tuple):
-            self.prompts.warn(f"The tokenizer was not exported as {title}", f"{answer}\n\nNothing was written at {path}.")
-            return False
-        paths, notes = answer
-        written = " and ".join(paths)
-        if kind == convert.HF:
-            self.statusBar().showMessage(f"Exported {written} (tokenizer.json keeps the whole pipeline)", 8000)
-            return True
-        lost = f"; it does not keep {len(notes)} thing{'s' if len(notes) != 1 else ''} (listed)" if notes else ""
-        self.statusBar().showMessage(f"Exported {written}{lost}", 10000)
-        if notes:
-            listed = "\n".join(f"• {note}" for note in notes)
-            self.prompts.inform(f"What {title} does not keep", f"Wrote {written}.\n\nThe format cannot hold:\n{listed}")
-        return True
+        """File ▸ Export ▸ a format of `convert.FORMATS` (`Exporter.export_as`)."""
+        return self.exporter.export_as(kind)
+
+    def update_export_actions(self) -> None:
+        """The Export menu's formats, enabled where they can hold the active tokenizer."""
+        self.exporter.update_actions(self.export_actions)
 
     # -- edit, view, help ----------------------------------------------------------------------
 
