@@ -10,14 +10,13 @@ views follow it: views listen to `changed` (lists of files and tokenizers), `act
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Final
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from engine import Tokenizer, trainers
+from engine import trainers
 from engine.analysis.vocabulary import TokenStyle
 from engine.corpus.checks import FileCheck
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
@@ -30,6 +29,7 @@ from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.trainers.base import Trainer
 from workbench.core import presets
+from workbench.core.formatting import short_size
 from workbench.core.packed import VocabularyColumns
 from workbench.jobs.children.files import imported
 from workbench.jobs.children.training import inputs_with_fields
@@ -388,9 +388,9 @@ class ProjectDocument(QObject):
         chosen = presets.preset(key)
         tokenizer, trainer = presets.build(key, vocab_size)
         entry = TokenizerEntry(
-            self.project.unique_name(f"{chosen.title} {_short_size(vocab_size)}"),
+            self.project.unique_name(f"{chosen.title} {short_size(vocab_size)}"),
             key,
-            pipeline_json(tokenizer),
+            presets.pipeline_json(tokenizer),
             trainer.to_dict(),
         )
         return self._append(entry, f"New tokenizer “{entry.name}”")
@@ -510,13 +510,3 @@ def _take_check(item: CorpusFile, check: FileCheck) -> None:
         item.mtime = os.stat(item.path).st_mtime
     except OSError:
         item.mtime = 0.0
-
-
-def pipeline_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:
-    """A tokenizer's tokenizer.json object (for an untrained pipeline, its model is empty)."""
-    data: dict[str, JsonValue] = json.loads(tokenizer.to_str())
-    return data
-
-
-def _short_size(size: int) -> str:
-    return f"{size // 1000}k" if size >= 1000 and size % 1000 == 0 else str(size)
