@@ -47,6 +47,7 @@ from engine.project.entry import TokenizerEntry
 from engine.project.facts import CorpusFile
 from engine.schema import JsonValue
 from workbench.core import presets
+from workbench.core.corpus_text import corpus_problems, window_problem
 from workbench.core.formatting import ERROR_COLOR, ERROR_STYLE, human_size
 from workbench.jobs.children.files import load_main, load_payload
 from workbench.jobs.runners.child_job import ChildJob
@@ -64,9 +65,6 @@ CHECK_COLUMN: Final = 4
 PATH_ROLE: Final = int(Qt.ItemDataRole.UserRole)
 # While the Field column shows, the corpus table keeps room for about this many letters of a name.
 FILE_NAME_CHARS: Final = 16
-# What the engine's problems tell a command-line user, and what the window says instead.
-CLI_FIELD_HINT: Final = "choose one with --field"
-WINDOW_FIELD_HINT: Final = "double-click its Field cell to choose one"
 Index = QModelIndex | QPersistentModelIndex
 
 
@@ -597,27 +595,6 @@ class ProjectPanel(QWidget):
         if self.document.path and not self.document.is_template:
             return os.path.dirname(self.document.path)
         return os.path.expanduser("~")
-
-
-def corpus_problems(corpus: list[CorpusFile], checking: set[str]) -> list[str]:
-    """What is wrong with the project's corpus files now, one line each (files being checked
-    again are left out until their check says): "big.bin is not UTF-8 …", then "Not found: a.txt"."""
-    lines: list[str] = []
-    missing: list[str] = []
-    for item in corpus:
-        if not item.exists():
-            missing.append(item.name)
-        elif item.problem and item.path not in checking:
-            lines.append(f"{item.name} {window_problem(item.problem)}")
-    if missing:
-        lines.append(f"Not found: {', '.join(missing)}. Right-click a missing file to locate it; training needs every file.")
-    return lines
-
-
-def window_problem(problem: str) -> str:
-    """A check's problem as the window says it: the engine's hint to the command line
-    ("choose one with --field") becomes where to choose the field here."""
-    return problem.replace(CLI_FIELD_HINT, WINDOW_FIELD_HINT)
 
 
 def _heading(text: str) -> QLabel:
