@@ -210,7 +210,6 @@ def five_tokenizer_project(corpus: Path, work: Path, megabytes: int) -> Path:
     from engine.project.result import TrainedResult
     from workbench.core import presets
     from workbench.jobs.children.training import TrainingJob, train
-    from workbench.window.document import pipeline_json
 
     path = work / "five.tokproj"
     if path.is_file():
@@ -238,7 +237,7 @@ def five_tokenizer_project(corpus: Path, work: Path, megabytes: int) -> Path:
         began = time.perf_counter()
         result = train(job, Quiet(), Never())  # type: ignore[arg-type]
         print(f"  trained {name} in {time.perf_counter() - began:.1f} s", flush=True)
-        entry = TokenizerEntry(name, key, pipeline_json(tokenizer), trainer.to_dict())
+        entry = TokenizerEntry(name, key, presets.pipeline_json(tokenizer), trainer.to_dict())
         entry.result = TrainedResult.made(
             result.tokenizer_part, result.report, result.history_part, result.vocabulary_part, result.evaluations,
             ("", "", 0.0), TrainedOn(project.corpus, 0, 0.01),

@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QTableWidget
 from pytestqt.qtbot import QtBot
 
 from support import ROOT
-from workbench.window.document import ActiveView
+from workbench.window.active_view import ActiveView
 from workbench.window.main_window import MainWindow
 from workbench.window.views.vocab_model import VocabularyModel
 

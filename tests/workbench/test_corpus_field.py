@@ -29,8 +29,8 @@ from workbench.core import presets
 from workbench.jobs.children.training import TrainingJob, train
 from workbench.jobs.runners.file_checks import FileChecker, text_fields
 from workbench.jobs.runners.training_plans import plan_training
+from workbench.window.corpus_table import CHECK_COLUMN, FIELD_COLUMN, FILE_COLUMN, LINES_COLUMN
 from workbench.window.main_window import MainWindow
-from workbench.window.project_panel import CHECK_COLUMN, FIELD_COLUMN, FILE_COLUMN, LINES_COLUMN
 
 CODE = [f"def f{i}(x):\n    return x * {i % 7}  # lines of code {i % 13}" for i in range(300)]
 

@@ -1,5 +1,5 @@
-"""How numbers read in the window and on the command line: sizes, rates, durations; and the
-one colour every error message in the window is written in.
+"""How numbers read in the window and on the command line: sizes, rates, durations, a
+vocabulary size in a name; and the one colour every error message in the window is written in.
 
 `human_size(1_234_567)` -> "1.2 MB"; `duration(75)` -> "1 min 15 s". No Qt here.
 """
@@ -19,6 +19,11 @@ def human_size(size: float) -> str:
             return f"{value:.0f} B" if unit == "B" else f"{value:.1f} {unit}"
         value /= 1024
     return f"{size:.0f} B"
+
+
+def short_size(size: int) -> str:
+    """A vocabulary size as a tokenizer's name gives it: 8000 -> "8k", 8500 -> "8500"."""
+    return f"{size // 1000}k" if size >= 1000 and size % 1000 == 0 else str(size)
 
 
 def score(value: float) -> str:

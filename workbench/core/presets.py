@@ -2,15 +2,18 @@
 for each well-known kind of tokenizer, built from engine components as a script would.
 
 A preset the engine cannot train says why (`reason`) instead of being hidden or faked (every
-preset here can be trained today). No Qt here.
+preset here can be trained today); `pipeline_json` gives its pipeline as a project keeps it.
+No Qt here.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from engine.schema import JsonValue
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
 
 UNK = "[UNK]"
@@ -89,6 +92,12 @@ def build(
     special = list(special_tokens) if special_tokens is not None else list(chosen.special_tokens)
     builder = _BUILDERS[key]
     return builder(vocab_size, min_frequency, special)
+
+
+def pipeline_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:
+    """A tokenizer's tokenizer.json object (for an untrained pipeline, its model is empty)."""
+    data: dict[str, JsonValue] = json.loads(tokenizer.to_str())
+    return data
 
 
 def _with_unk(special: list[str], unk: str) -> list[str]:

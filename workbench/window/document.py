@@ -3,198 +3,45 @@ objects the views draw (built once per tokenizer and cached).
 
 Every change to the project goes through here, so that the title's `*`, the autosave and the
 views follow it: views listen to `changed` (lists of files and tokenizers), `active_changed`
-(the tokenizer every tab shows) and `dirty_changed`. No widgets here.
+(the tokenizer every tab shows) and `dirty_changed`. No widgets here; the undo command is
+`ProjectEdit` (`project_edit`) and what the tabs draw of the active tokenizer is an
+`ActiveView` (`active_view`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Final
 
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QUndoCommand, QUndoStack
+from PySide6.QtGui import QUndoStack
 
-from engine import Tokenizer, trainers
-from engine.analysis.vocabulary import TokenStyle, VocabularyTable, merges_made
+from engine import trainers
+from engine.analysis.vocabulary import TokenStyle
 from engine.corpus.checks import FileCheck
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.errors import EngineError
 from engine.formats import convert
-from engine.project.entry import EntryState, TokenizerEntry
+from engine.project.entry import TokenizerEntry
 from engine.project.facts import CorpusFile
 from engine.project.project_file import Project
 from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.trainers.base import Trainer
 from workbench.core import presets
-from workbench.core.history import HistoryColumns
-from workbench.core.packed import MadeWire, VocabularyColumns, unpack_made
-from workbench.jobs.children.encoding import export_reasons
+from workbench.core.formatting import short_size
+from workbench.core.packed import VocabularyColumns
 from workbench.jobs.children.files import imported
 from workbench.jobs.children.training import inputs_with_fields
 from workbench.jobs.runners.encoding import EncodingRunner
+from workbench.window.active_view import ActiveView
+from workbench.window.project_edit import ProjectEdit, ProjectState
 
 DEFAULT_VOCAB_SIZE = 8000
 # How often a view is asked of the encoding process when the process stops while building it.
 VIEW_ATTEMPTS: Final = 2
 # How many edits Undo can go back (each may keep a replaced trained result alive).
 UNDO_LIMIT: Final = 100
-# The undo command id of settings edits: consecutive edits of one tokenizer's settings are one step.
-SETTINGS_EDIT: Final = 1
-
-
-class ActiveView:
-    """What the tabs draw for the active tokenizer, built once: for a trained tokenizer its
-    vocabulary table, token style, how each BPE token was made and why each export format
-    cannot hold it, built in the encoding process (`fill`; `ready` until then is False) or
-    handed over by a finished training; for an untrained one, the pipeline's style.
-
-    `tokenizer` builds the engine tokenizer in this process when something asks for it (an
-    export's last step, a script): the views never do.
-    """
-
-    def __init__(
-        self, entry: TokenizerEntry, table: VocabularyColumns | None = None, style: TokenStyle | None = None
-    ) -> None:
-        self.entry = entry
-        self.result = entry.result
-        self._tokenizer: Tokenizer | None = None
-        self._table = table
-        self._style = style
-        self._made: dict[str, tuple[int, str, str]] | MadeWire | None = None
-        self.export_reasons: dict[str, str] | None = None
-        # a stored history, ready to draw (`history_ready`: asked for and arrived, or not asked)
-        self.history: HistoryColumns | None = None
-        self.history_ready = True
-        self.history_problem = ""
-        # the request the encoding process answers with this view (0: none), and why it could
-        # not be built ("" when it could)
-        self.request = 0
-        self.history_request = 0
-        self.export_request = 0
-        self.problem = ""
-        self.attempts = 1
-
-    @property
-    def tokenizer(self) -> Tokenizer:
-        if self._tokenizer is None:
-            self._tokenizer = self.entry.tokenizer()
-        return self._tokenizer
-
-    @property
-    def made(self) -> dict[str, tuple[int, str, str]] | None:
-        """How each token a BPE model merged was made (`merges_made`; {} for other models, None
-        until it is known), unpacked when first asked for (a merge tree)."""
-        made = self._made
-        if isinstance(made, tuple):
-            made = self._made = unpack_made(made)
-        return made
-
-    @property
-    def ready(self) -> bool:
-        """Whether there is what the views draw (an untrained tokenizer's style is made here)."""
-        return not self.entry.is_trained or (self._table is not None and self._style is not None)
-
-    def build_here(self, glyphs: bool) -> None:
-        """Build what the views need in this process (no encoding process: scripts, tests)."""
-        if self.entry.is_trained:
-            tokenizer = self.tokenizer
-            if self._table is None:
-                self._table = VocabularyColumns.of(VocabularyTable.of(tokenizer, self.entry.frequencies or None, glyphs))
-            if self._style is None:
-                self._style = TokenStyle.of(tokenizer)
-            if self._made is None:
-                self._made = merges_made(tokenizer.model)
-            if self.export_reasons is None:
-                self.export_reasons = export_reasons(tokenizer)
-
-    def fill(self, wire: object) -> None:
-        """What the encoding process built (`workbench.jobs.children.encoding.view_wire`); what a training
-        handed over already is kept."""
-        if not isinstance(wire, dict):
-            self.problem = "the encoding process sent no vocabulary"
-            return
-        table = wire.get("table")
-        if self._table is None and table is not None:
-            if not isinstance(table, VocabularyColumns):
-                raise TypeError("the vocabulary table is not one")
-            self._table = table
-        if self._style is None:
-            style = wire["style"]
-            self._style = TokenStyle(bool(style[0]), str(style[1]), str(style[2]), str(style[3]))
-        made = wire.get("made")
-        self._made = made if isinstance(made, tuple) and len(made) == 4 else {}
-
-    def fill_history(self, wire: object) -> None:
-        """The stored history the encoding process made ready to draw (`stored_history_wire`)."""
-        history = wire.get("history") if isinstance(wire, dict) else None
-        if isinstance(history, dict):
-            self.history = HistoryColumns(history)
-        else:
-            self.history_problem = str(wire.get("problem") if isinstance(wire, dict) else "") or "it could not be read"
-        self.history_ready = True
-
-    def table(self, glyphs: bool) -> VocabularyColumns | None:
-        """The vocabulary table (None for an untrained tokenizer, or until it is built)."""
-        return self._table
-
-    @property
-    def style(self) -> TokenStyle:
-        if self._style is None:
-            if self.entry.is_trained:
-                return TokenStyle()  # (until the encoding process has said)
-            self._style = TokenStyle.of(self.tokenizer)
-        return self._style
-
-    @property
-    def vocab_size(self) -> int:
-        """The vocabulary's size (-1 until it is known)."""
-        table = self._table
-        if table is not None:
-            return len(table)
-        return -1 if self.entry.is_trained else self.tokenizer.get_vocab_size()
-
-
-# Everything an edit can change, to put back (`ProjectDocument.state`): the project's name, copies
-# of its corpus files, its tokenizers with their states (the entries themselves are kept, so views
-# and jobs holding one still find it), and the active one.
-ProjectState = tuple[str, list[CorpusFile], list[tuple[TokenizerEntry, EntryState]], TokenizerEntry | None]
-
-
-class ProjectEdit(QUndoCommand):
-    """One undoable edit of the project. It keeps the state on the other side of the edit and
-    swaps it with the current one on undo and on redo, so that changes that are not edits (a
-    file's check arriving late) survive an undo and a redo."""
-
-    def __init__(self, document: ProjectDocument, text: str, before: ProjectState, merge_key: object = None) -> None:
-        super().__init__(text)
-        self.document = document
-        self.other = before
-        self.merge_key = merge_key
-        self._pushed = False
-
-    def id(self) -> int:
-        return SETTINGS_EDIT if self.merge_key is not None else -1
-
-    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - Qt's name
-        # subtle: a settings edit that follows one of the same tokenizer becomes part of it: the
-        # state before the first is what undo goes back to.
-        return isinstance(other, ProjectEdit) and other.merge_key is not None and other.merge_key == self.merge_key
-
-    def redo(self) -> None:
-        if not self._pushed:
-            self._pushed = True  # QUndoStack.push runs redo() once: the edit is already made
-            return
-        self._swap()
-
-    def undo(self) -> None:
-        self._swap()
-
-    def _swap(self) -> None:
-        current = self.document.state()
-        self.document.restore(self.other)
-        self.other = current
 
 
 class ProjectDocument(QObject):
@@ -541,9 +388,9 @@ class ProjectDocument(QObject):
         chosen = presets.preset(key)
         tokenizer, trainer = presets.build(key, vocab_size)
         entry = TokenizerEntry(
-            self.project.unique_name(f"{chosen.title} {_short_size(vocab_size)}"),
+            self.project.unique_name(f"{chosen.title} {short_size(vocab_size)}"),
             key,
-            pipeline_json(tokenizer),
+            presets.pipeline_json(tokenizer),
             trainer.to_dict(),
         )
         return self._append(entry, f"New tokenizer “{entry.name}”")
@@ -663,13 +510,3 @@ def _take_check(item: CorpusFile, check: FileCheck) -> None:
         item.mtime = os.stat(item.path).st_mtime
     except OSError:
         item.mtime = 0.0
-
-
-def pipeline_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:
-    """A tokenizer's tokenizer.json object (for an untrained pipeline, its model is empty)."""
-    data: dict[str, JsonValue] = json.loads(tokenizer.to_str())
-    return data
-
-
-def _short_size(size: int) -> str:
-    return f"{size // 1000}k" if size >= 1000 and size % 1000 == 0 else str(size)

@@ -33,7 +33,8 @@ from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.trainers.records import MergeStep, RoundStep
 from engine.analysis.vocabulary import TokenStyle
-from workbench.window.document import ActiveView, ProjectDocument
+from workbench.window.active_view import ActiveView
+from workbench.window.document import ProjectDocument
 from workbench.jobs.children.estimate import estimate_payload
 from workbench.core.history import HistoryColumns
 from workbench.window.views.pipeline_form import PipelineForm

@@ -1,0 +1,234 @@
+"""`TrainerFields`: the trainer's options in the Train tab's form, proper fields for only those
+the chosen algorithm has (BPE, WordLevel, WordPiece, Unigram), each filled from the trainer's
+JSON and written back to it.
+
+The trainer only: the pipeline's stages are `StageEditor`s and `PipelineForm` holds them all;
+the engine (`trainers.from_dict`) says whether the trainer's settings hold.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QSpinBox, QWidget
+
+from engine import pre_tokenizers
+from engine.schema import JsonValue
+from engine.trainers.base import DEFAULT_VOCAB_SIZE
+from workbench.core.components import TRAINER_DEFAULTS
+from workbench.window.views.stage_editor import error_label
+
+MAX_VOCAB: Final = 1_114_111
+# The optional rows of the trainer's form each trainer shows.
+TRAINER_ROWS: Final[dict[str, tuple[str, ...]]] = {
+    "BpeTrainer": (
+        "limit_alphabet", "initial_alphabet", "max_token_length", "continuing_subword_prefix", "end_of_word_suffix",
+    ),
+    "WordLevelTrainer": (),
+    "WordPieceTrainer": ("limit_alphabet", "continuing_subword_prefix", "scoring", "scoring_note"),
+    "UnigramTrainer": ("unk_token", "shrinking_factor", "max_piece_length", "n_sub_iterations", "seed_size"),
+}
+SCORING_NOTES: Final = {
+    "likelihood": "Merge the pair with the highest count(ab) / (count(a) × count(b)): the pair that raises "
+    "the corpus likelihood most, as the WordPiece paper does.",
+    "frequency": "Merge the most frequent pair (BPE with ## continuations), as HF's WordPieceTrainer does: "
+    "the same vocabulary as HF.",
+}
+NO_MIN_FREQUENCY: Final = "not used by Unigram"
+NO_MIN_FREQUENCY_REASON: Final = (
+    "Unigram has no minimum frequency: it starts from the frequent substrings and prunes the pieces "
+    "whose removal costs the corpus likelihood least."
+)
+
+
+class TrainerFields(QWidget):
+    """The trainer's options, only those the chosen algorithm has (a field the form does not
+    show keeps the value it came with)."""
+
+    edited = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kind = "BpeTrainer"
+        self._data: dict[str, JsonValue] = dict(TRAINER_DEFAULTS[self.kind])
+        self.vocab_size = QSpinBox()
+        self.vocab_size.setRange(1, MAX_VOCAB)
+        self.vocab_size.setGroupSeparatorShown(True)
+        self.min_frequency = QSpinBox()
+        self.min_frequency.setRange(0, 1_000_000_000)
+        self.special_tokens = QLineEdit()
+        self.special_tokens.setPlaceholderText("comma-separated, e.g. [UNK], [PAD]")
+        self.limit_alphabet = QSpinBox()
+        self.limit_alphabet.setRange(0, MAX_VOCAB)
+        self.limit_alphabet.setSpecialValueText("no limit")
+        self.byte_alphabet = QCheckBox("start from all 256 byte-level characters")
+        self.max_token_length = QSpinBox()
+        self.max_token_length.setRange(0, 10_000)
+        self.max_token_length.setSpecialValueText("no limit")
+        self.prefix = QLineEdit()
+        self.suffix = QLineEdit()
+        self.suffix.setPlaceholderText("none (e.g. </w>)")
+        self.scoring = QComboBox()
+        self.scoring.addItems(list(SCORING_NOTES))
+        self.scoring_note = QLabel()
+        self.scoring_note.setWordWrap(True)
+        self.scoring_note.setEnabled(False)
+        self.unk_token = QLineEdit()
+        self.unk_token.setPlaceholderText("none (e.g. <unk>)")
+        self.shrinking_factor = QDoubleSpinBox()
+        self.shrinking_factor.setRange(0.01, 1.0)
+        self.shrinking_factor.setSingleStep(0.05)
+        self.shrinking_factor.setDecimals(2)
+        self.shrinking_factor.setToolTip("The share of pieces each pruning round keeps")
+        self.max_piece_length = QSpinBox()
+        self.max_piece_length.setRange(1, 10_000)
+        self.max_piece_length.setToolTip("The longest piece, in characters")
+        self.n_sub_iterations = QSpinBox()
+        self.n_sub_iterations.setRange(0, 100)
+        self.n_sub_iterations.setToolTip("EM rounds between two pruning rounds")
+        self.seed_size = QSpinBox()
+        self.seed_size.setRange(1, 100_000_000)
+        self.seed_size.setGroupSeparatorShown(True)
+        self.seed_size.setToolTip("The most pieces the seed vocabulary (frequent substrings) holds")
+        self.error = error_label()
+        self.form = QFormLayout(self)
+        self.form.setContentsMargins(0, 0, 0, 0)
+        self.form.addRow("Vocabulary size", self.vocab_size)
+        self.form.addRow("Min frequency", self.min_frequency)
+        self.form.addRow("Special tokens", self.special_tokens)
+        self.form.addRow("Unknown token", self.unk_token)
+        self.form.addRow("Limit alphabet", self.limit_alphabet)
+        self.form.addRow("Initial alphabet", self.byte_alphabet)
+        self.form.addRow("Max token length", self.max_token_length)
+        self.form.addRow("Continuing prefix", self.prefix)
+        self.form.addRow("End-of-word suffix", self.suffix)
+        self.form.addRow("Scoring", self.scoring)
+        self.form.addRow(self.scoring_note)
+        self.form.addRow("Shrinking factor", self.shrinking_factor)
+        self.form.addRow("Max piece length", self.max_piece_length)
+        self.form.addRow("EM sub-iterations", self.n_sub_iterations)
+        self.form.addRow("Seed size", self.seed_size)
+        self.form.addRow(self.error)
+        for spin in (
+            self.vocab_size, self.min_frequency, self.limit_alphabet, self.max_token_length,
+            self.shrinking_factor, self.max_piece_length, self.n_sub_iterations, self.seed_size,
+        ):
+            spin.editingFinished.connect(self.edited.emit)
+        for edit in (self.special_tokens, self.prefix, self.suffix, self.unk_token):
+            edit.editingFinished.connect(self.edited.emit)
+        self.byte_alphabet.toggled.connect(self._on_byte_alphabet_toggled)
+        self.scoring.currentTextChanged.connect(self._on_scoring_changed)
+        self._initial_alphabet: list[str] = []
+
+    def set_trainer(self, data: dict[str, JsonValue] | None) -> None:
+        data = data if data is not None else {"type": "BpeTrainer"}
+        for widget in self.findChildren(QWidget):
+            widget.blockSignals(True)
+        self.kind = str(data.get("type", "BpeTrainer"))
+        defaults = TRAINER_DEFAULTS.get(self.kind, {})
+        # subtle: only the fields this trainer has; a BPE field would linger in a Unigram trainer.
+        self._data = {key: data.get(key, value) for key, value in defaults.items()} if defaults else dict(data)
+        self._data["type"] = self.kind
+        get = self._data.get
+        self.vocab_size.setValue(_int(get("vocab_size"), DEFAULT_VOCAB_SIZE))
+        specials = get("special_tokens")
+        names: list[str] = []
+        if isinstance(specials, list):
+            for item in specials:
+                names.append(item if isinstance(item, str) else str(item.get("content")) if isinstance(item, dict) else "")
+        self.special_tokens.setText(", ".join(name for name in names if name))
+        self.limit_alphabet.setValue(_int(get("limit_alphabet"), 0))
+        alphabet = get("initial_alphabet")
+        self._initial_alphabet = [c for c in alphabet if isinstance(c, str)] if isinstance(alphabet, list) else []
+        self.byte_alphabet.setChecked(set(pre_tokenizers.ByteLevel.alphabet()) <= set(self._initial_alphabet))
+        self.max_token_length.setValue(_int(get("max_token_length"), 0))
+        self.prefix.setText(str(get("continuing_subword_prefix") or ""))
+        self.prefix.setPlaceholderText("##" if self.kind == "WordPieceTrainer" else "none (WordPiece-style: ##)")
+        self.suffix.setText(str(get("end_of_word_suffix") or ""))
+        scoring = str(get("scoring") or "likelihood")
+        self.scoring.setCurrentText(scoring if scoring in SCORING_NOTES else "likelihood")
+        self.scoring_note.setText(SCORING_NOTES[self.scoring.currentText()])
+        self.unk_token.setText(str(get("unk_token") or ""))
+        shrinking = get("shrinking_factor")
+        self.shrinking_factor.setValue(float(shrinking) if isinstance(shrinking, (int, float)) else 0.75)
+        self.max_piece_length.setValue(_int(get("max_piece_length"), 16))
+        self.n_sub_iterations.setValue(_int(get("n_sub_iterations"), 2))
+        self.seed_size.setValue(_int(get("seed_size"), 1_000_000))
+        unigram = self.kind == "UnigramTrainer"
+        self.min_frequency.setEnabled(not unigram)
+        if unigram:
+            self.min_frequency.setValue(0)
+            self.min_frequency.setSpecialValueText(f"— ({NO_MIN_FREQUENCY})")
+            self.min_frequency.setToolTip(NO_MIN_FREQUENCY_REASON)
+            self.min_frequency.setStatusTip(NO_MIN_FREQUENCY_REASON)
+        else:
+            self.min_frequency.setValue(_int(get("min_frequency"), 0))
+            self.min_frequency.setSpecialValueText("")
+            self.min_frequency.setToolTip("Pairs (words, for WordLevel) seen fewer times are never merged (kept)")
+            self.min_frequency.setStatusTip("")
+        shown = TRAINER_ROWS.get(self.kind, TRAINER_ROWS["BpeTrainer"])
+        for name, widget in self._optional_rows().items():
+            self.form.setRowVisible(widget, name in shown)
+        for widget in self.findChildren(QWidget):
+            widget.blockSignals(False)
+
+    def _optional_rows(self) -> dict[str, QWidget]:
+        return {
+            "unk_token": self.unk_token,
+            "limit_alphabet": self.limit_alphabet,
+            "initial_alphabet": self.byte_alphabet,
+            "max_token_length": self.max_token_length,
+            "continuing_subword_prefix": self.prefix,
+            "end_of_word_suffix": self.suffix,
+            "scoring": self.scoring,
+            "scoring_note": self.scoring_note,
+            "shrinking_factor": self.shrinking_factor,
+            "max_piece_length": self.max_piece_length,
+            "n_sub_iterations": self.n_sub_iterations,
+            "seed_size": self.seed_size,
+        }
+
+    def trainer(self) -> dict[str, JsonValue]:
+        specials: list[JsonValue] = [name.strip() for name in self.special_tokens.text().split(",") if name.strip()]
+        data: dict[str, JsonValue] = dict(self._data)
+        data.update({"type": self.kind, "vocab_size": self.vocab_size.value(), "show_progress": True, "special_tokens": specials})
+        if self.kind != "UnigramTrainer":
+            data["min_frequency"] = self.min_frequency.value()
+        if self.kind in ("BpeTrainer", "WordPieceTrainer"):
+            data["limit_alphabet"] = self.limit_alphabet.value() or None
+        if self.kind == "BpeTrainer":
+            data["initial_alphabet"] = list[JsonValue](self._initial_alphabet)
+            data["continuing_subword_prefix"] = self.prefix.text() or None
+            data["end_of_word_suffix"] = self.suffix.text() or None
+            data["max_token_length"] = self.max_token_length.value() or None
+        elif self.kind == "WordPieceTrainer":
+            data["continuing_subword_prefix"] = self.prefix.text() or "##"
+            data["scoring"] = self.scoring.currentText()
+        elif self.kind == "UnigramTrainer":
+            data["unk_token"] = self.unk_token.text().strip() or None
+            data["shrinking_factor"] = round(self.shrinking_factor.value(), 4)
+            data["max_piece_length"] = self.max_piece_length.value()
+            data["n_sub_iterations"] = self.n_sub_iterations.value()
+            data["seed_size"] = self.seed_size.value()
+        return data
+
+    def show_error(self, message: str) -> None:
+        self.error.setText(message)
+        self.error.setVisible(bool(message))
+
+    def _on_byte_alphabet_toggled(self, checked: bool) -> None:
+        byte_chars = pre_tokenizers.ByteLevel.alphabet()
+        if checked:
+            self._initial_alphabet = sorted(set(self._initial_alphabet) | set(byte_chars))
+        else:
+            self._initial_alphabet = [c for c in self._initial_alphabet if c not in set(byte_chars)]
+        self.edited.emit()
+
+    def _on_scoring_changed(self, scoring: str) -> None:
+        self.scoring_note.setText(SCORING_NOTES.get(scoring, ""))
+        self.edited.emit()
+
+
+def _int(value: object, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
