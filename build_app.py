@@ -63,22 +63,52 @@ INTERPRETED: dict[str, str] = {
 
 
 # The C optimisation of the compiled code, by level. gcc's time is most of the install's and grows
-# with the level (the engine at -O3 with debug information: 176 s of compiler time), while the
-# engine's speed hardly depends on it: most of its time goes to CPython's own functions. Counted
-# with callgrind (encoding and decoding 2,000 lines with a byte-level BPE, BERT's WordPiece and a
-# Unigram), the engine built as below runs 2.0 to 3.4 % more instructions than at -O3 everywhere
-# (with the 22 modules of the encoding path at -O2 as well: the same count as -O3, for 30 % more
-# compiler time); training takes the same time at -O1 as at -O3. So:
+# with the level and with the amount of C, while the engine's speed hardly depends on it: most of
+# its time goes to CPython's own functions. Counted with callgrind on one fixed workload (training
+# a byte-level BPE and a Unigram, then encoding and decoding 2,000 lines with them and with BERT's
+# WordPiece):
+# - -O1 everywhere runs 2.0 to 3.4 % more instructions than -O3 everywhere, for half the compiler
+#   time;
+# - -Og everywhere (gcc's level that leaves out the costly passes: about 55 % of -O1's compiler
+#   time on mypyc's C) runs another 3.9 % (training) and 4.5 % (encoding) more, mostly calls to
+#   CPython's small helpers (Py_DECREF) that -Og does not inline;
+# - -O1 for the modules of `HOT` and -Og for the others runs 1.1 % and 1.3 % more than -O1
+#   everywhere, and takes 12 s less of the compiler's time (56 s of CPU instead of 68 s; 6 s
+#   less to wait on 2 cores).
+# So:
 # - -O2: mypyc's runtime library (the C files not named __native_*, whose helpers every compiled
-#   line calls; 3 s of compiler time);
-# - -O0: the modules that run once per file, training or action (reading and writing files,
+#   line calls; 2 s of compiler time);
+# - -O1: `HOT`, the modules that take 5 % or more of the engine's own time in training, encoding,
+#   corpus work or the window's views (benchmarks/engine_profile.py measures the shares and flags
+#   a module past 5 % that is not listed);
+# - -O0: `COLD`, the modules that run once per file, training or action (reading and writing files,
 #   options, reports) and take under 0.1 % of the engine's own time in training, encoding and
-#   corpus work (benchmarks/engine_profile.py measures the shares), listed below with their
-#   reasons; they stay compiled because their classes are native, which the hot modules
-#   subclass, build or type;
-# - -O1: every other module.
+#   corpus work (engine_profile flags one that does not); they stay compiled because their classes
+#   are native, which the hot modules subclass, build or type;
+# - -Og: every other module.
 # No file gets debug information. ENGINE_OPT_LEVEL=N compiles everything at -ON instead.
-FAST_LEVEL, DEFAULT_LEVEL, COLD_LEVEL = "2", "1", "0"
+FAST_LEVEL, HOT_LEVEL, DEFAULT_LEVEL, COLD_LEVEL = "2", "1", "g", "0"
+HOT: dict[str, str] = {
+    "engine/analysis/vocabulary.py": "the vocabulary table: every token of a 32k-256k vocabulary, for the window's views",
+    "engine/models/bpe/model.py": "BPE's model: every word encoded, and its vocabulary built",
+    "engine/models/bpe/encoder.py": "BPE's merge loop over each word's symbols",
+    "engine/models/bpe/pair_index.py": "BPE training: the pair counts and where each pair occurs, updated at every merge",
+    "engine/models/bpe/merge_queue.py": "BPE training: the queue of pairs by count, popped at every merge",
+    "engine/models/unigram/lattice_passes.py": "Unigram training: the E-step and Viterbi over every sentence's lattice",
+    "engine/models/unigram/training_lattices.py": "Unigram training: the lattices' native state, read by every pass",
+    "engine/models/wordpiece/score_queue.py": "WordPiece training: the pairs by score, popped at every merge",
+    "engine/models/wordpiece/model.py": "WordPiece's greedy longest match on every word",
+    "engine/models/base.py": "what every model's tokenize goes through, per word",
+    "engine/fast_path.py": "encoding without offsets kept: every text of a batch or a corpus",
+    "engine/pre_tokenizers/scanners.py": "the pre-tokenizers' character scanners: every character of every text",
+    "engine/pre_tokenizers/base.py": "pre-tokenizing: every piece of every text",
+    "engine/pre_tokenizers/pretokenized.py": "the pieces of a text and their offsets: every text encoded",
+    "engine/normalizers/normalized.py": "a normalized text and its alignments: every text encoded",
+    "engine/unicode_chars.py": "character classes looked up for every character",
+    "engine/slot_heap.py": "the heap under BPE's and WordPiece's training queues",
+    "engine/encoding.py": "the Encoding of every text: ids, tokens, offsets and their merging",
+    "engine/tokenizer.py": "the encode path every text goes through",
+}
 # mypyc's name for the shared library that holds every compiled module (engine__mypyc)
 GROUP = "engine"
 COLD: dict[str, str] = {
@@ -143,9 +173,10 @@ def c_file_level(name: str) -> str:
         return COLD_LEVEL
     if not name.startswith("__native_"):
         return FAST_LEVEL
-    for relative in COLD:
-        if name == f"__native_{exported_name(relative.removesuffix('.py').replace('/', '.'))}.c":
-            return COLD_LEVEL
+    for listed, level in ((COLD, COLD_LEVEL), (HOT, HOT_LEVEL)):
+        for relative in listed:
+            if name == f"__native_{exported_name(relative.removesuffix('.py').replace('/', '.'))}.c":
+                return level
     return DEFAULT_LEVEL
 
 
@@ -174,7 +205,9 @@ class CompileEngine(BuildHookInterface):  # type: ignore[misc]
                 extensions = mypycify(
                     ["--config-file", str(root / "pyproject.toml"), *engine_sources(root)],
                     group_name=GROUP,
-                    opt_level=forced_level() or DEFAULT_LEVEL,
+                    # (the level mypyc gives the extension's own arguments: each module's shim, and
+                    # compilers that take no batches, get it)
+                    opt_level=forced_level() or HOT_LEVEL,
                     debug_level="0",
                     target_dir=str(work / "c"),
                     # one C file per module, so that each can have its level (`unity_batches`

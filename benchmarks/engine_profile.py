@@ -1,5 +1,6 @@
 """Where the engine spends its own time, module by module, in each kind of work: the figures behind
-`build_app.COLD` (the modules compiled without optimisation) and `build_app.INTERPRETED`.
+`build_app.HOT` (the modules compiled at -O1), `build_app.COLD` (compiled without optimisation)
+and `build_app.INTERPRETED`; the others are compiled at -Og.
 
 Runs the pure-Python engine of the source tree under cProfile (compiled code is invisible to it)
 through five kinds of work, on the shared corpora:
@@ -17,7 +18,8 @@ through five kinds of work, on the shared corpora:
 For each module: its self time as a share of the engine's self time in each kind of work, and the
 largest share. A module in `build_app.COLD` that reaches 0.1 % in training, encoding or corpus
 work is flagged: it belongs at the default level. (The formats are most of the `files` work, but
-that work is once per file.)
+that work is once per file.) A module not in `build_app.HOT` that reaches 5 % in training,
+encoding, corpus work or the views is flagged too: it belongs in HOT.
 
     ENGINE_PURE=1 PYTHONPATH=. python benchmarks/engine_profile.py
 """
@@ -50,14 +52,15 @@ CORPORA = ROOT.parent / "shared" / "corpora"
 CL100K = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 COLD_SHARE = 0.1  # per cent
 BULK_WORK = ("train", "encode", "corpus")  # where a cold module must stay under COLD_SHARE
+HOT_SHARE = 5.0  # per cent, in BULK_WORK or the views: a module past it belongs in build_app.HOT
 
 
-def build_lists() -> tuple[dict[str, str], dict[str, str]]:
+def build_lists() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     spec = importlib.util.spec_from_file_location("build_app", ROOT / "build_app.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.COLD, module.INTERPRETED
+    return module.COLD, module.INTERPRETED, module.HOT
 
 
 class Workloads:
@@ -168,7 +171,7 @@ def main() -> int:
     if not CORPORA.is_dir():
         print(f"engine_profile: needs the shared corpora in {CORPORA}", file=sys.stderr)
         return 2
-    cold, interpreted = build_lists()
+    cold, interpreted, hot = build_lists()
     shares: dict[str, dict[str, float]] = defaultdict(dict)
     with tempfile.TemporaryDirectory(prefix="engine-profile-") as scratch:
         workloads = Workloads(Path(scratch))
@@ -184,9 +187,13 @@ def main() -> int:
     print(f"{'largest':>8}  {'in':7} module")
     for module, by_work in sorted(shares.items(), key=lambda item: -max(item[1].values(), default=0.0)):
         work, largest = max(by_work.items(), key=lambda item: item[1], default=("-", 0.0))
-        note = "interpreted" if module in interpreted else "cold (-O0)" if module in cold else ""
-        if module in cold and max((by_work.get(name, 0.0) for name in BULK_WORK), default=0.0) >= COLD_SHARE:
+        note = "interpreted" if module in interpreted else "cold (-O0)" if module in cold else "hot (-O1)" if module in hot else ""
+        bulk = max((by_work.get(name, 0.0) for name in BULK_WORK), default=0.0)
+        if module in cold and bulk >= COLD_SHARE:
             note += f"  <- over {COLD_SHARE} %: belongs at the default level"
+            flagged += 1
+        elif module not in hot and module not in interpreted and max(bulk, by_work.get("views", 0.0)) >= HOT_SHARE:
+            note += f"  <- over {HOT_SHARE} %: belongs in HOT"
             flagged += 1
         detail = " ".join(f"{name}={share:.2f}" for name, share in sorted(by_work.items()))
         print(f"{largest:7.2f}%  {work:7} {module}  {note}  {detail}".rstrip())

@@ -60,23 +60,26 @@ def test_every_interpreted_module_exists_says_why_and_is_not_compiled() -> None:
     assert "engine/tokenizer.py" in compiled and "engine/models/bpe/model.py" in compiled
 
 
-def test_every_cold_module_is_compiled_exists_and_says_why() -> None:
+def test_every_cold_and_hot_module_is_compiled_exists_and_says_why() -> None:
     build = _build_app()
     compiled = set(build.engine_sources(ROOT))
-    for relative, reason in build.COLD.items():
-        assert relative in compiled, f"COLD names {relative}, which is not a compiled engine module"
-        assert len(reason.split()) >= 4, f"COLD gives {relative} no real reason: {reason!r}"
+    for name, listed in (("COLD", build.COLD), ("HOT", build.HOT)):
+        for relative, reason in listed.items():
+            assert relative in compiled, f"{name} names {relative}, which is not a compiled engine module"
+            assert len(reason.split()) >= 4, f"{name} gives {relative} no real reason: {reason!r}"
+    assert not set(build.COLD) & set(build.HOT)
 
 
 def test_each_c_file_gets_its_level() -> None:
     build = _build_app()
-    assert build.c_file_level("__native_engine___tokenizer.c") == build.DEFAULT_LEVEL
-    assert build.c_file_level("__native_engine___models___bpe___pair_index.c") == build.DEFAULT_LEVEL
+    assert build.c_file_level("__native_engine___tokenizer.c") == build.HOT_LEVEL
+    assert build.c_file_level("__native_engine___models___bpe___pair_index.c") == build.HOT_LEVEL
+    assert build.c_file_level("__native_engine___decoders.c") == build.DEFAULT_LEVEL
     assert build.c_file_level("__native_engine___trainers___records.c") == build.COLD_LEVEL
     assert build.c_file_level("__native_engine___formats___tiktoken.c") == build.COLD_LEVEL
     assert build.c_file_level("__native_engine.c") == build.COLD_LEVEL  # the group's start-up
     assert build.c_file_level("str_ops.c") == build.FAST_LEVEL  # mypyc's runtime library
-    assert len({build.FAST_LEVEL, build.DEFAULT_LEVEL, build.COLD_LEVEL}) == 3
+    assert len({build.FAST_LEVEL, build.HOT_LEVEL, build.DEFAULT_LEVEL, build.COLD_LEVEL}) == 4
 
 
 def test_unity_batches_hold_every_file_once_one_level_each_about_even(tmp_path: Path) -> None:
@@ -96,10 +99,12 @@ def test_unity_batches_hold_every_file_once_one_level_each_about_even(tmp_path: 
         assert {build.c_file_level(Path(member).name) for member in members} == {level}
     totals = [sum(sizes[Path(member).name] for member in members) for _, members in batches]
     assert totals == sorted(totals, reverse=True), "the largest batch must start first"
+    hot = sorted(total for (level, _), total in zip(batches, totals) if level == build.HOT_LEVEL)
+    assert hot == [900, 1300]  # 900 against 800 + 500: each file to the smaller batch
     default = sorted(total for (level, _), total in zip(batches, totals) if level == build.DEFAULT_LEVEL)
-    assert default == [1300, 1600]  # 800 + 500 against 900 + 400 + 300: each file to the smaller batch
+    assert default == [300, 400]
     assert [level for level, _ in batches].count(build.COLD_LEVEL) == 2
-    assert len(build.unity_batches(sources, 1)) == 3  # one batch per level on one core
+    assert len(build.unity_batches(sources, 1)) == 4  # one batch per level on one core
 
 
 @pytest.mark.skipif(os.environ.get("ENGINE_PURE") == "1", reason="ENGINE_PURE=1: testing the pure-Python build")
