@@ -228,9 +228,32 @@ def test_settings_and_recent_projects_live_in_the_private_home(window: MainWindo
     window.open_sample()
     prompts.answers["save_project"] = str(tmp_path / "r.tokproj")
     window.save()
+    window.worker.wait_all()  # (the settings are written on the writing thread)
     stored = json.loads((private_home / "config" / "settings.json").read_text(encoding="utf-8"))
     assert stored["recent_projects"] == [str(tmp_path / "r.tokproj")]
     assert Settings.load().recent_projects == [str(tmp_path / "r.tokproj")]
+
+
+def test_settings_are_written_off_the_gui_thread_and_a_failed_write_is_said(
+    qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    import workbench.core.settings as settings_module
+
+    threads: list[int] = []
+
+    def refuse(path: str, text: str) -> None:
+        threads.append(threading.get_ident())
+        raise OSError(28, "No space left on device", path)
+
+    monkeypatch.setattr(settings_module, "write_text_atomically", refuse)
+    window.settings.theme = "dark"
+    window.save_settings()
+    qtbot.waitUntil(lambda: "The settings were not saved" in window.statusBar().currentMessage(), timeout=10_000)
+    assert "No space left on device" in window.statusBar().currentMessage()
+    assert threads and threads[0] != threading.main_thread().ident
+    assert not window.worker.busy()
 
 
 def test_a_damaged_settings_file_is_set_aside(private_home: Path) -> None:
@@ -257,8 +280,10 @@ def test_the_next_start_reopens_the_last_project(qtbot: QtBot, window: MainWindo
 def test_view_settings_apply_and_persist(window: MainWindow, theme: str) -> None:
     window.set_theme(theme)
     window.change_font_size(+2)
+    window.worker.wait_all()  # (the settings are written on the writing thread)
     assert Settings.load().theme == theme and Settings.load().font_size > 0
     window.change_font_size(0)
+    window.worker.wait_all()
     assert Settings.load().font_size == 0
 
 

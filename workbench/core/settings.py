@@ -93,9 +93,20 @@ class Settings:
         self.recent_projects = [p for p in self.recent_projects if p != os.path.abspath(path)]
 
     def save(self) -> None:
-        folder = config_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        write_text_atomically(str(folder / "settings.json"), json.dumps(asdict(self), indent=1))
+        self.saver()()
+
+    def saver(self) -> Callable[[], None]:
+        """The write `save` makes, of the settings as they are now, to run later or on another
+        thread (the window's writing thread: a file written and synced on the GUI thread holds up
+        its event loop)."""
+        text = json.dumps(asdict(self), indent=1)
+
+        def write() -> None:
+            folder = config_dir()
+            folder.mkdir(parents=True, exist_ok=True)
+            write_text_atomically(str(folder / "settings.json"), text)
+
+        return write
 
     @staticmethod
     def load() -> Settings:

@@ -126,6 +126,7 @@ class MainWindow(QMainWindow):
         self.recovery.hold()
         self.project_lock = ProjectLock()
         self._autosaving: tuple[int, int] = (0, 0)  # (task number, generation it writes)
+        self._settings_writes: set[int] = set()  # (task numbers)
         self._autosaved_generation = -1
         # word-counts tables this window made, or its project named when it was opened; and
         # those the project file on disk names (see `_forget_project_files`)
@@ -208,7 +209,7 @@ class MainWindow(QMainWindow):
             # (a file removed on opening is a change the project file does not have yet)
             self._show_project(answer, path, dirty=not approved, lock=lock)
             self.settings.add_recent(path)
-            self.settings.save()
+            self.save_settings()
             self.report_missing_files()
             changed = [item.path for item in answer.corpus if item.exists() and item.changed_on_disk()]
             if changed:
@@ -341,7 +342,7 @@ class MainWindow(QMainWindow):
         self.settings.add_recent(path)
         # (the files of a project the user saved are theirs: its next opening does not ask)
         self.settings.add_known_files(self.document.corpus_paths())
-        self.settings.save()
+        self.save_settings()
         if not self.document.dirty:
             self.recovery.remove()
         self.statusBar().showMessage(f"Saved {path}", 5000)
@@ -355,6 +356,11 @@ class MainWindow(QMainWindow):
         if answer == "save":
             return self.save()
         return answer == "discard"
+
+    def save_settings(self) -> None:
+        """Write the settings as they are now, on the writing thread (in order with the project's
+        writes; closing the window waits for them)."""
+        self._settings_writes.add(self.worker.start(self.settings.saver()))
 
     def _set_busy(self, text: str) -> None:
         """While a project is read or written: say so in the status bar."""
@@ -374,7 +380,7 @@ class MainWindow(QMainWindow):
 
     def _on_document_files_added(self, paths: list[str]) -> None:
         self.settings.add_known_files(paths)
-        self.settings.save()
+        self.save_settings()
 
     def _on_train_tab_counts_kept(self, path: str) -> None:
         self._owned_counts.add(os.path.abspath(path))
@@ -384,7 +390,8 @@ class MainWindow(QMainWindow):
     def autosave(self) -> None:
         """Write the unsaved project to this window's recovery copy on the writing thread
         (nothing when it has no changes, or none since the last autosave)."""
-        if not self.document.dirty or self.document.generation == self._autosaved_generation or self.worker.busy():
+        writing = self.worker.busy(besides=self._settings_writes)  # (a save, or the last autosave)
+        if not self.document.dirty or self.document.generation == self._autosaved_generation or writing:
             return
         original = self.document.path if self.document.path is not None and not self.document.is_template else ""
         note = RecoveryNote(self.document.title, original, time.time(), os.getpid())
@@ -394,12 +401,16 @@ class MainWindow(QMainWindow):
         self._autosaving = (self.worker.start(partial(write_project, self.recovery.path, members, False)), self.document.generation)
 
     def _on_worker_finished(self, number: int, answer: object) -> None:
+        self._settings_writes.discard(number)
         if number == self._autosaving[0]:
             self._autosaved_generation = self._autosaving[1]
 
     def _on_worker_failed(self, number: int, message: str) -> None:
         if number == self._autosaving[0]:
             self.statusBar().showMessage(f"Autosave failed: {message}", 10000)
+        elif number in self._settings_writes:
+            self._settings_writes.discard(number)
+            self.statusBar().showMessage(f"The settings were not saved: {message}", 10000)
 
     def offer_recovery(self) -> bool:
         """After a crash: offer back every autosaved copy no living window holds, newest first.
@@ -480,7 +491,7 @@ class MainWindow(QMainWindow):
     def show_whitespace_glyphs(self, checked: bool) -> None:
         """View ▸ Show Whitespace Glyphs: in every tab, and kept in the settings."""
         self.settings.show_whitespace = bool(checked)
-        self.settings.save()
+        self.save_settings()
         self.vocab_tab.set_whitespace_glyphs(self.settings.show_whitespace)
         self.train_tab.set_whitespace_glyphs(self.settings.show_whitespace)
         self.encode_tab.set_whitespace_glyphs(self.settings.show_whitespace)
@@ -495,12 +506,12 @@ class MainWindow(QMainWindow):
         else:
             current = self.settings.font_size or round(app.font().pointSizeF())
             self.settings.font_size = max(6, min(32, current + delta))
-        self.settings.save()
+        self.save_settings()
         apply_appearance(self.settings)
 
     def set_theme(self, theme: str) -> None:
         self.settings.theme = theme
-        self.settings.save()
+        self.save_settings()
         apply_appearance(self.settings)
         self.train_tab.apply_palette()
 

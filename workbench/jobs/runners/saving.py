@@ -19,7 +19,7 @@ import multiprocessing
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -99,8 +99,9 @@ class Worker(QObject):
         self._pool.start(_Task(self._next, work, self._signals))
         return self._next
 
-    def busy(self) -> bool:
-        return bool(self._waiting)
+    def busy(self, besides: Collection[int] = ()) -> bool:
+        """Whether a task is still to end (`besides`: tasks that do not count)."""
+        return bool(self._waiting.difference(besides))
 
     def wait(self, number: int) -> tuple[bool, object]:
         """Run the event loop until task `number` ends: (True, answer) or (False, message)."""
