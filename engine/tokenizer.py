@@ -23,20 +23,13 @@ from engine.corpus.counting import PipelineWords, WordSplitter
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.corpus.units import FileSlice, training_inputs
 from engine.decoders import Decoder
-from engine.encoding import (
-    Encoding,
-    PaddingParams,
-    TruncationError,
-    TruncationParams,
-    pad_encodings,
-    truncate_encodings,
-    zero_spans,
-)
-from engine.errors import CorpusError, EngineError
+from engine.encoding import Encoding, zero_spans
+from engine.errors import CorpusError, EngineError, TruncationError
 from engine.formats import tokenizer_json
 from engine.formats.files import read_text, write_json_atomically, write_text_atomically
 from engine.models.base import Model
 from engine.normalizers import Normalizer
+from engine.padding import PaddingParams, pad_encodings
 from engine.pre_tokenizers import PreTokenizer
 from engine.pre_tokenizers.pretokenized import PreTokenizedString
 from engine.processors import PostProcessor, default_process
@@ -45,6 +38,7 @@ from engine.schema import JsonValue
 from engine.trainers import default_trainer
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import TrainHistory, TrainReport
+from engine.truncation import TruncationParams, truncate_encodings
 
 # Encoding a text this long makes enough objects that pausing the cyclic collector pays.
 LONG_TEXT: Final = 10_000
