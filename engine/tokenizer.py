@@ -1,19 +1,16 @@
 """The `Tokenizer`: normalizer -> pre-tokenizer -> model -> post-processor, plus decode, train and save.
 
 Same API and semantics as HF `tokenizers.Tokenizer` (0.23), offsets in characters of the original
-input. The components do the work; this module wires them together and owns no algorithm.
+input. The components do the work; this module wires them together and owns no algorithm. Each
+input sequence goes through the pipeline in `engine.input_sequence`.
 """
 
 from __future__ import annotations
 
 import functools
-import re
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Final, TypeVar
-
-from librt.vecs import vec
-from mypy_extensions import i64
 
 from engine import fast_path
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
@@ -23,15 +20,23 @@ from engine.corpus.counting import PipelineWords, WordSplitter
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.corpus.units import FileSlice, training_inputs
 from engine.decoders import Decoder
-from engine.encoding import Encoding, zero_spans
+from engine.encoding import Encoding
 from engine.errors import CorpusError, EngineError, TruncationError
 from engine.formats import tokenizer_json
 from engine.formats.files import read_text, write_json_atomically, write_text_atomically
+from engine.input_sequence import (
+    BATCH_INPUT_ERROR,
+    PRETOKENIZED_BATCH_ERROR,
+    TEXT_INPUT_ERROR,
+    batch_item,
+    encode_sequence,
+    pre_tokenized,
+    utf8_encodable,
+)
 from engine.models.base import Model
 from engine.normalizers import Normalizer
 from engine.padding import PaddingParams, pad_encodings
 from engine.pre_tokenizers import PreTokenizer
-from engine.pre_tokenizers.pretokenized import PreTokenizedString
 from engine.processors import PostProcessor, default_process
 from engine.progress import ProgressSink, SilentProgress, TextProgress
 from engine.schema import JsonValue
@@ -42,23 +47,8 @@ from engine.truncation import TruncationParams, truncate_encodings
 
 # Encoding a text this long makes enough objects that pausing the cyclic collector pays.
 LONG_TEXT: Final = 10_000
-# HF's messages for inputs it cannot take (a wrong type, or a str that is not valid Unicode).
-TEXT_INPUT_ERROR: Final = "TextInputSequence must be str"
-PRETOKENIZED_INPUT_ERROR: Final = "PreTokenizedInputSequence must be Union[List[str], Tuple[str]]"
-BATCH_INPUT_ERROR: Final = "TextEncodeInput must be Union[TextInputSequence, Tuple[InputSequence, InputSequence]]"
-PRETOKENIZED_BATCH_ERROR: Final = (
-    "PreTokenizedEncodeInput must be Union[PreTokenizedInputSequence, "
-    "Tuple[PreTokenizedInputSequence, PreTokenizedInputSequence]]"
-)
 # Ids are u32 in HF: others overflow before any lookup.
 MAX_ID: Final = 2**32 - 1
-# (chr: mypyc takes no surrogates in string literals)
-SURROGATE_RE: Final = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")
-
-
-def _utf8_encodable(text: str) -> bool:
-    """False for a str holding a lone surrogate (U+D800..U+DFFF), which has no UTF-8 form."""
-    return text.isascii() or SURROGATE_RE.search(text) is None
 
 
 def _check_id(id: int) -> None:
@@ -66,23 +56,6 @@ def _check_id(id: int) -> None:
         raise OverflowError("number too small to fit in target type")
     if id > MAX_ID:
         raise OverflowError("number too large to fit in target type")
-
-
-def _batch_item(item: object, is_pretokenized: bool) -> tuple[str | Sequence[str], str | Sequence[str] | None]:
-    """One `encode_batch` input as (sequence, pair or None), HF's way of telling them apart."""
-    if isinstance(item, str):
-        if is_pretokenized:
-            raise TypeError(PRETOKENIZED_BATCH_ERROR)
-        return item, None
-    if not isinstance(item, (list, tuple)):
-        raise TypeError(PRETOKENIZED_BATCH_ERROR if is_pretokenized else BATCH_INPUT_ERROR)
-    if is_pretokenized:
-        if len(item) == 2 and isinstance(item[0], (list, tuple)) and isinstance(item[1], (list, tuple)):
-            return list(item[0]), list(item[1])
-        return list(item), None
-    if len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], str):
-        return item[0], item[1]
-    raise TypeError(BATCH_INPUT_ERROR)
 
 
 class Tokenizer:
@@ -310,7 +283,7 @@ class Tokenizer:
     ) -> list[Encoding]:
         encodings: list[Encoding] = []
         for item in input:
-            first, second = _batch_item(item, is_pretokenized)
+            first, second = batch_item(item, is_pretokenized)
             try:
                 encoding = self._encode_input(first, 0, is_pretokenized, fast)
                 pair = self._encode_input(second, 1, is_pretokenized, fast) if second is not None else None
@@ -357,7 +330,7 @@ class Tokenizer:
     def encode_ids(self, sequence: str, add_special_tokens: bool = True) -> list[int]:
         """`encode(sequence, add_special_tokens=...).ids`, made the fastest way: the bulk path for
         whole corpora (no tokens, offsets or Encoding are built when the pipeline allows it)."""
-        if not isinstance(sequence, str) or not _utf8_encodable(sequence):
+        if not isinstance(sequence, str) or not utf8_encodable(sequence):
             raise TypeError(TEXT_INPUT_ERROR)
         plain = self._truncation is None and self._padding is None
         if plain and (not add_special_tokens or self.num_special_tokens_to_add(False) == 0):
@@ -392,49 +365,10 @@ class Tokenizer:
     def _encode_input(
         self, sequence: str | Sequence[str], type_id: int, is_pretokenized: bool, fast: bool = False
     ) -> Encoding:
-        if is_pretokenized:
-            if isinstance(sequence, str) or not isinstance(sequence, (list, tuple)):
-                raise TypeError(PRETOKENIZED_INPUT_ERROR)
-            words: list[Encoding] = []
-            for index in range(len(sequence)):
-                word = sequence[index]
-                if not isinstance(word, str) or not _utf8_encodable(word):
-                    raise TypeError(PRETOKENIZED_INPUT_ERROR)
-                words.append(self._encode_piece(word, type_id, index, fast))
-            return Encoding.merge(words, False)
-        if not isinstance(sequence, str) or not _utf8_encodable(sequence):
-            raise TypeError(TEXT_INPUT_ERROR)
-        return self._encode_piece(sequence, type_id, -1, fast)
-
-    def _pre_tokenized(self, text: str) -> PreTokenizedString:
-        """`text` with added tokens cut out, the rest normalized and pre-tokenized (HF's order)."""
-        pretokenized = self._added.extract_and_normalize(self._normalizer, text)
-        if self._pre_tokenizer is not None:
-            self._pre_tokenizer.pre_tokenize(pretokenized)
-        return pretokenized
-
-    def _encode_piece(self, text: str, type_id: int, word_index: int, fast: bool = False) -> Encoding:
-        """normalize + pre-tokenize + model for one text; `word_index` >= 0 forces the word id.
-        `fast`: HF's encode_fast, no offsets (tokens "", offsets (0, 0), no word ids)."""
-        if fast:
-            ids = fast_path.ids_only(text, self._added, self._normalizer, self._pre_tokenizer, self._model)
-            if ids is None:
-                ids = self._encode_piece(text, type_id, word_index).ids
-            n = len(ids)
-            # subtle: HF's encode_fast leaves every type id 0; only a post-processor sets them.
-            return Encoding(ids, [0] * n, [""] * n, [None] * n, None, [0] * n, [1] * n, spans=zero_spans(n))
-        pieces = fast_path.cut(text, self._added, self._normalizer, self._pre_tokenizer)
-        if pieces is not None:
-            lists = fast_path.token_lists(pieces, self._model, word_index)
-            return _lists_encoding(lists.ids, lists.tokens, lists.spans, lists.words, type_id)
-        return self._encode_piece_in_full(text, type_id, word_index)
-
-    def _encode_piece_in_full(self, text: str, type_id: int, word_index: int) -> Encoding:
-        """`_encode_piece` through the whole pipeline (NormalizedStrings, Splits, Tokens)."""
-        pretokenized = self._pre_tokenized(text)
-        pretokenized.tokenize(self._model)
-        ids, tokens, spans, words = pretokenized.token_lists(word_index if word_index >= 0 else None)
-        return _lists_encoding(ids, tokens, spans, list[int | None](words), type_id)
+        """One input sequence through this pipeline (`engine.input_sequence`)."""
+        return encode_sequence(
+            sequence, type_id, is_pretokenized, fast, self._added, self._normalizer, self._pre_tokenizer, self._model
+        )
 
     # -- decode -----------------------------------------------------------------------------
 
@@ -599,7 +533,8 @@ class Tokenizer:
 
     def _training_words(self, line: str) -> list[str]:
         """The words HF's trainer counts for one line when added tokens must be cut out first."""
-        return [split.normalized.get() for split in self._pre_tokenized(line).splits]
+        pretokenized = pre_tokenized(line, self._added, self._normalizer, self._pre_tokenizer)
+        return [split.normalized.get() for split in pretokenized.splits]
 
     # -- files ------------------------------------------------------------------------------
 
@@ -681,20 +616,6 @@ class _AddedTokenAwareWords(WordSplitter):
 
     def words(self, line: str) -> list[str]:
         return self._tokenizer._training_words(line)
-
-
-def _lists_encoding(ids: list[int], tokens: list[str], spans: vec[i64], words: list[int | None], type_id: int) -> Encoding:
-    """One sequence's Encoding from its token lists (HF into_encoding); it owns `spans`."""
-    n = len(ids)
-    return Encoding(
-        ids=ids,
-        type_ids=[type_id] * n,
-        tokens=tokens,
-        words=words,
-        special_tokens_mask=[0] * n,
-        attention_mask=[1] * n,
-        spans=spans,
-    )
 
 
 def _sink_for(trainer: Trainer, progress: ProgressSink | None) -> ProgressSink:
