@@ -16,7 +16,7 @@ from engine import fast_path
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
 from engine.collector import PausedCollector
 from engine.corpus import counting
-from engine.corpus.counting import PipelineWords, WordSplitter
+from engine.corpus.counting import AddedTokenWords, PipelineWords, WordSplitter
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.corpus.units import FileSlice, training_inputs
 from engine.decoders import Decoder
@@ -30,7 +30,6 @@ from engine.input_sequence import (
     TEXT_INPUT_ERROR,
     batch_item,
     encode_sequence,
-    pre_tokenized,
     utf8_encodable,
 )
 from engine.models.base import Model
@@ -529,12 +528,7 @@ class Tokenizer:
     def _word_splitter(self) -> WordSplitter:
         if self._added.is_empty():
             return PipelineWords(self._normalizer, self._pre_tokenizer)
-        return _AddedTokenAwareWords(self)
-
-    def _training_words(self, line: str) -> list[str]:
-        """The words HF's trainer counts for one line when added tokens must be cut out first."""
-        pretokenized = pre_tokenized(line, self._added, self._normalizer, self._pre_tokenizer)
-        return [split.normalized.get() for split in pretokenized.splits]
+        return AddedTokenWords(self._added, self._normalizer, self._pre_tokenizer)
 
     # -- files ------------------------------------------------------------------------------
 
@@ -604,18 +598,6 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer(vocabulary_size={self.get_vocab_size()}, model={type(self._model).__name__})"
-
-
-class _AddedTokenAwareWords(WordSplitter):
-    """Training words through the full pipeline, used only when added tokens must be cut out."""
-
-    _tokenizer: Tokenizer
-
-    def __init__(self, tokenizer: Tokenizer) -> None:
-        self._tokenizer = tokenizer
-
-    def words(self, line: str) -> list[str]:
-        return self._tokenizer._training_words(line)
 
 
 def _sink_for(trainer: Trainer, progress: ProgressSink | None) -> ProgressSink:
