@@ -91,6 +91,7 @@ COLD: dict[str, str] = {
     "engine/models/unigram/trainer.py": "Unigram's trainer options and the start of its run: once per training",
     "engine/models/wordlevel/trainer.py": "WordLevel training: one sort of the word counts per training",
     "engine/models/unigram/finalize.py": "the end of a Unigram training: once per training",
+    "engine/tokenizer_training.py": "a tokenizer's training around its trainer (inputs, special tokens, report): once per training",
     "engine/corpus/forked.py": "the pool of counting and encoding children: a few messages per child",
     "engine/corpus/units.py": "a corpus cut into work units: a few per file",
     "engine/corpus/checks.py": "the checks of an input before it is read: once per file",

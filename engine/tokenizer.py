@@ -2,26 +2,26 @@
 
 Same API and semantics as HF `tokenizers.Tokenizer` (0.23), offsets in characters of the original
 input. The components do the work; this module wires them together and owns no algorithm. Each
-input sequence goes through the pipeline in `engine.input_sequence`.
+input sequence goes through the pipeline in `engine.input_sequence`; what a training does around
+its trainer is `engine.tokenizer_training`'s.
 """
 
 from __future__ import annotations
 
 import functools
-import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Final, TypeVar
 
-from engine import fast_path
+from engine import fast_path, tokenizer_training
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
 from engine.collector import PausedCollector
 from engine.corpus import counting
 from engine.corpus.counting import AddedTokenWords, PipelineWords, WordSplitter
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
-from engine.corpus.units import FileSlice, training_inputs
+from engine.corpus.units import FileSlice
 from engine.decoders import Decoder
 from engine.encoding import Encoding
-from engine.errors import CorpusError, EngineError, TruncationError
+from engine.errors import EngineError, TruncationError
 from engine.formats import tokenizer_json
 from engine.formats.files import read_text, write_json_atomically, write_text_atomically
 from engine.input_sequence import (
@@ -37,9 +37,8 @@ from engine.normalizers import Normalizer
 from engine.padding import PaddingParams, pad_encodings
 from engine.pre_tokenizers import PreTokenizer
 from engine.processors import PostProcessor, default_process
-from engine.progress import ProgressSink, SilentProgress, TextProgress
+from engine.progress import ProgressSink, SilentProgress
 from engine.schema import JsonValue
-from engine.trainers import default_trainer
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import TrainHistory, TrainReport
 from engine.truncation import TruncationParams, truncate_encodings
@@ -390,6 +389,7 @@ class Tokenizer:
     # -- train ------------------------------------------------------------------------------
     # files -> `count_words` -> word counts -> `train_from_counts` -> a trained model; `train`
     # does both. A run stepped by hand (`trainer.start(counts)`) is applied with `apply_training`.
+    # The functions of the same names in `engine.tokenizer_training` do the work.
 
     def train(
         self,
@@ -410,22 +410,9 @@ class Tokenizer:
         CorpusError for an unusable file and TrainingCancelled when `progress` asks to stop; in
         both cases the tokenizer is left as it was. `processes` is `count_words`'s.
         """
-        started = time.monotonic()
-        chosen = trainer if trainer is not None else default_trainer(self._model)
-        sink = _sink_for(chosen, progress)
-        if not files:
-            raise CorpusError("<no files>", "no training files given")
-        units = training_inputs(files, field, include, exclude)
-        paths: set[str] = set()
-        for unit in units:
-            paths.add(unit.path)
-        if sample_lines > 0:
-            sampled = self.count_sampled_words(units, sample_lines, sink, seed, field)
-            return self._train_on_counts(
-                sampled.counts, chosen, sink, len(paths), started, True, sampled.kept, sampled.seen
-            )
-        counts = self.count_words(units, sink, processes)
-        return self._train_on_counts(counts, chosen, sink, len(paths), started, True)
+        return tokenizer_training.train(
+            self, files, trainer, progress, processes, field, include, exclude, sample_lines, seed
+        )
 
     def train_from_iterator(
         self,
@@ -435,11 +422,7 @@ class Tokenizer:
         progress: ProgressSink | None = None,
     ) -> TrainReport:
         """Train on texts from any iterable (or iterable of batches of texts); `length` feeds progress."""
-        started = time.monotonic()
-        chosen = trainer if trainer is not None else default_trainer(self._model)
-        sink = _sink_for(chosen, progress)
-        counts = self.count_words_from_iterator(iterator, length, sink)
-        return self._train_on_counts(counts, chosen, sink, 0, started, True)
+        return tokenizer_training.train_from_iterator(self, iterator, trainer, length, progress)
 
     def count_words(
         self,
@@ -493,37 +476,12 @@ class Tokenizer:
     ) -> TrainReport:
         """Train the model on word counts (from `count_words`, or a counts table); the report
         carries the run's history. TrainingCancelled leaves the tokenizer as it was."""
-        started = time.monotonic()
-        chosen = trainer if trainer is not None else default_trainer(self._model)
-        return self._train_on_counts(word_counts, chosen, _sink_for(chosen, progress), 0, started)
+        return tokenizer_training.train_from_counts(self, word_counts, trainer, progress)
 
     def apply_training(self, trainer: Trainer, run: TrainingRun) -> TrainHistory:
         """Fill the model with what `run` (started by `trainer`, stepped by hand) has made so
         far, add the trainer's special tokens, and return the run's history."""
-        special = trainer.apply(run, self._model)
-        self._added.add_tokens(special, self._model, self._normalizer)
-        return run.history
-
-    def _train_on_counts(
-        self,
-        counts: dict[str, int],
-        trainer: Trainer,
-        sink: ProgressSink,
-        files: int,
-        started: float,
-        owned: bool = False,
-        sampled_lines: int = 0,
-        read_lines: int = 0,
-    ) -> TrainReport:
-        """`owned`: this tokenizer counted `counts` for this training, which may empty the dict."""
-        total = 0
-        for count in counts.values():
-            total += count
-        unique = len(counts)
-        special, history = trainer.train_and_record(counts, self._model, sink, owned)
-        self._added.add_tokens(special, self._model, self._normalizer)
-        seconds = time.monotonic() - started
-        return TrainReport(files, total, unique, seconds, history, sampled_lines, read_lines)
+        return tokenizer_training.apply_training(self, trainer, run)
 
     def _word_splitter(self) -> WordSplitter:
         if self._added.is_empty():
@@ -598,12 +556,6 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer(vocabulary_size={self.get_vocab_size()}, model={type(self._model).__name__})"
-
-
-def _sink_for(trainer: Trainer, progress: ProgressSink | None) -> ProgressSink:
-    if progress is not None:
-        return progress
-    return TextProgress() if trainer.show_progress else SilentProgress()
 
 
 def _flatten(iterator: Iterable[str] | Iterable[list[str]]) -> Iterable[str]:

@@ -72,6 +72,13 @@ def test_each_c_file_gets_its_level() -> None:
     build = _build_app()
     assert build.c_file_level("__native_engine___tokenizer.c") == build.DEFAULT_LEVEL
     assert build.c_file_level("__native_engine___models___bpe___pair_index.c") == build.DEFAULT_LEVEL
+    # split off the tokenizer, the encoding and the pair index: what runs per text or per word
+    # stays at the default level, what runs once per training is cold
+    assert build.c_file_level("__native_engine___input_sequence.c") == build.DEFAULT_LEVEL
+    assert build.c_file_level("__native_engine___truncation.c") == build.DEFAULT_LEVEL
+    assert build.c_file_level("__native_engine___padding.c") == build.DEFAULT_LEVEL
+    assert build.c_file_level("__native_engine___models___bpe___pair_counting.c") == build.DEFAULT_LEVEL
+    assert build.c_file_level("__native_engine___tokenizer_training.c") == build.COLD_LEVEL
     assert build.c_file_level("__native_engine___trainers___records.c") == build.COLD_LEVEL
     assert build.c_file_level("__native_engine___formats___tiktoken.c") == build.COLD_LEVEL
     assert build.c_file_level("__native_engine.c") == build.COLD_LEVEL  # the group's start-up
