@@ -51,6 +51,7 @@ INTERPRETED: dict[str, str] = {
     "engine/project/fields.py": "the project file's member names and field readers: once per field of the index",
     "engine/corpus/sources.py": "what kind of input a path is and which files a folder holds: once per input",
     "engine/analysis/estimate.py": "the estimate before a training: it times a sample count run by the compiled corpus code",
+    "engine/analysis/estimate_sample.py": "the estimate's sample: a few slices and file starts per estimate, split by the compiled corpus code",
     "engine/analysis/inspection.py": "the Encode tab's trace and round trip: a few calls per keystroke on the user's text",
     "engine/analysis/baselines.py": "reference encodings of a few sentences for the window",
     "engine/formats/convert.py": "dispatch between the formats: one call per file",
@@ -108,6 +109,8 @@ HOT: dict[str, str] = {
     "engine/slot_heap.py": "the heap under BPE's and WordPiece's training queues",
     "engine/encoding.py": "the Encoding of every text: ids, tokens, offsets and their merging",
     "engine/tokenizer.py": "the encode path every text goes through",
+    "engine/input_sequence.py": "one input sequence through the pipeline: every text encoded",
+    "engine/models/bpe/pair_counting.py": "BPE training: the first count of every pair in every word",
 }
 # mypyc's name for the shared library that holds every compiled module (engine__mypyc)
 GROUP = "engine"
@@ -120,6 +123,7 @@ COLD: dict[str, str] = {
     "engine/models/unigram/trainer.py": "Unigram's trainer options and the start of its run: once per training",
     "engine/models/wordlevel/trainer.py": "WordLevel training: one sort of the word counts per training",
     "engine/models/unigram/finalize.py": "the end of a Unigram training: once per training",
+    "engine/tokenizer_training.py": "a tokenizer's training around its trainer (inputs, special tokens, report): once per training",
     "engine/corpus/forked.py": "the pool of counting and encoding children: a few messages per child",
     "engine/corpus/units.py": "a corpus cut into work units: a few per file",
     "engine/corpus/checks.py": "the checks of an input before it is read: once per file",

@@ -1,46 +1,32 @@
-"""`Encoding`, the output of a tokenizer, with HF's truncation and padding of encodings.
+"""`Encoding`, the output of a tokenizer: ids, tokens, offsets and masks, HF's read-only view of
+them, and the edits made to one encoding (truncate, pad, merge).
 
-Mirrors HF tokenizers' encoding.rs and utils/{truncation,padding}.rs, offsets in characters.
-No tokenization and no special tokens here (see `engine.tokenizer`, `engine.processors`).
+Mirrors HF tokenizers' encoding.rs, offsets in characters. No tokenization and no special tokens
+here (see `engine.tokenizer`, `engine.processors`); truncating and padding by the tokenizer's
+settings, a pair or a batch at a time, are `engine.truncation` and `engine.padding`.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from typing import Final
 
 from librt.vecs import append, extend, vec
 from mypy_extensions import i64
 
-from engine.errors import EngineError, SchemaError
-from engine.schema import JsonValue, as_count, expect_object, get_choice, get_count, get_str, require
+from engine.errors import TruncationError
 from engine.models.base import Token
 
-TRUNCATION_STRATEGIES: Final = ("longest_first", "only_first", "only_second")
+# The sides an encoding is truncated or padded on, and their names in tokenizer.json (the
+# "truncation" and "padding" objects: `engine.truncation`, `engine.padding`).
 DIRECTIONS: Final = ("left", "right")
-
-_STRATEGY_TO_JSON: Final = {
-    "longest_first": "LongestFirst",
-    "only_first": "OnlyFirst",
-    "only_second": "OnlySecond",
-}
-_STRATEGY_FROM_JSON: Final = {
-    "LongestFirst": "longest_first",
-    "OnlyFirst": "only_first",
-    "OnlySecond": "only_second",
-}
-_DIRECTION_TO_JSON: Final = {"left": "Left", "right": "Right"}
-_DIRECTION_FROM_JSON: Final = {"Left": "left", "Right": "right"}
+DIRECTION_TO_JSON: Final = {"left": "Left", "right": "Right"}
+DIRECTION_FROM_JSON: Final = {"Left": "left", "Right": "right"}
 
 
 # What `overflows()` and `ranges()` give for an encoding without any (never modified).
 NO_ENCODINGS: Final[list[Encoding]] = []
 NO_RANGES: Final[dict[int, tuple[int, int]]] = {}
-
-
-class TruncationError(EngineError):
-    """Truncation cannot honour its parameters (HF's TruncationError, and its stride panic)."""
 
 
 class Encoding:
@@ -533,196 +519,3 @@ def flat_spans(offsets: list[tuple[int, int]]) -> vec[i64]:
         spans = append(spans, start)
         spans = append(spans, end)
     return spans
-
-
-# -- truncation -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TruncationParams:
-    """HF's TruncationParams, with the Python binding's strings ("longest_first", "right")."""
-
-    max_length: int = 512
-    stride: int = 0
-    strategy: str = "longest_first"
-    direction: str = "right"
-
-    def __post_init__(self) -> None:
-        if self.strategy not in TRUNCATION_STRATEGIES:
-            raise ValueError(
-                f"Unknown `strategy`: `{self.strategy}`. Use one of `longest_first`, `only_first`, "
-                "or `only_second`"
-            )
-        if self.direction not in DIRECTIONS:
-            raise ValueError(f"Unknown `direction`: `{self.direction}`. Use one of `left` or `right`.")
-
-    def with_max_length(self, max_length: int) -> TruncationParams:
-        return TruncationParams(max_length, self.stride, self.strategy, self.direction)
-
-    def to_python_dict(self) -> dict[str, JsonValue]:
-        """What HF's `Tokenizer.truncation` returns."""
-        return {
-            "max_length": self.max_length,
-            "stride": self.stride,
-            "strategy": self.strategy,
-            "direction": self.direction,
-        }
-
-    def to_dict(self) -> dict[str, JsonValue]:
-        """The tokenizer.json `"truncation"` object."""
-        return {
-            "direction": _DIRECTION_TO_JSON[self.direction],
-            "max_length": self.max_length,
-            "strategy": _STRATEGY_TO_JSON[self.strategy],
-            "stride": self.stride,
-        }
-
-    @staticmethod
-    def from_dict(data: object) -> TruncationParams:
-        where = "truncation"
-        obj = expect_object(data, where)
-        return TruncationParams(
-            get_count(obj, "max_length", where),
-            get_count(obj, "stride", where),
-            get_choice(obj, "strategy", where, _STRATEGY_FROM_JSON),
-            # HF's default: files written before `direction` existed truncate on the right.
-            get_choice(obj, "direction", where, _DIRECTION_FROM_JSON, "Right"),
-        )
-
-
-def truncate_encodings(
-    encoding: Encoding, pair: Encoding | None, params: TruncationParams
-) -> tuple[Encoding, Encoding | None]:
-    """Truncate a sequence (and its pair) in place to `params.max_length` tokens in total (HF).
-
-    A negative `max_length` (special tokens outnumbering it) truncates nothing, as HF's wrapped
-    unsigned subtraction does.
-    """
-    max_length = params.max_length
-    stride = params.stride
-    direction = params.direction
-    if max_length < 0:
-        return encoding, pair
-    if max_length == 0:
-        encoding.truncate(0, stride, direction)
-        if pair is not None:
-            pair.truncate(0, stride, direction)
-        return encoding, pair
-    total = len(encoding.ids) + (len(pair.ids) if pair is not None else 0)
-    if total <= max_length:
-        return encoding, pair
-    to_remove = total - max_length
-    if params.strategy == "longest_first":
-        if pair is None:
-            encoding.truncate(max_length, stride, direction)
-            return encoding, pair
-        n1 = len(encoding.ids)
-        n2 = len(pair.ids)
-        swap = n1 > n2
-        if swap:
-            n1, n2 = n2, n1
-        if n1 > max_length:
-            n2 = n1
-        else:
-            n2 = max(n1, max_length - n1)
-        if n1 + n2 > max_length:
-            n1 = max_length // 2
-            n2 = n1 + max_length % 2
-        if swap:
-            n1, n2 = n2, n1
-        encoding.truncate(n1, stride, direction)
-        pair.truncate(n2, stride, direction)
-        return encoding, pair
-    if params.strategy == "only_first":
-        target = encoding
-    elif pair is not None:
-        target = pair
-    else:
-        raise TruncationError("Truncation error: Second sequence not provided")
-    target_len = len(target.ids)
-    if target_len <= to_remove:
-        raise TruncationError(
-            "Truncation error: Sequence to truncate too short to respect the provided max_length"
-        )
-    target.truncate(target_len - to_remove, stride, direction)
-    return encoding, pair
-
-
-# -- padding ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PaddingParams:
-    """HF's PaddingParams; `length=None` is the BatchLongest strategy, a number is Fixed(length)."""
-
-    direction: str = "right"
-    pad_id: int = 0
-    pad_type_id: int = 0
-    pad_token: str = "[PAD]"
-    length: int | None = None
-    pad_to_multiple_of: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.direction not in DIRECTIONS:
-            raise ValueError(f"Unknown `direction`: `{self.direction}`. Use one of `left` or `right`")
-
-    def to_python_dict(self) -> dict[str, JsonValue]:
-        """What HF's `Tokenizer.padding` returns."""
-        return {
-            "length": self.length,
-            "pad_to_multiple_of": self.pad_to_multiple_of,
-            "pad_id": self.pad_id,
-            "pad_token": self.pad_token,
-            "pad_type_id": self.pad_type_id,
-            "direction": self.direction,
-        }
-
-    def to_dict(self) -> dict[str, JsonValue]:
-        """The tokenizer.json `"padding"` object."""
-        strategy: JsonValue = "BatchLongest" if self.length is None else {"Fixed": self.length}
-        return {
-            "strategy": strategy,
-            "direction": _DIRECTION_TO_JSON[self.direction],
-            "pad_to_multiple_of": self.pad_to_multiple_of,
-            "pad_id": self.pad_id,
-            "pad_type_id": self.pad_type_id,
-            "pad_token": self.pad_token,
-        }
-
-    @staticmethod
-    def from_dict(data: object) -> PaddingParams:
-        where = "padding"
-        obj = expect_object(data, where)
-        strategy = require(obj, "strategy", where)
-        length: int | None = None
-        if isinstance(strategy, dict) and len(strategy) == 1 and "Fixed" in strategy:
-            length = as_count(strategy["Fixed"], f"{where}: the 'Fixed' length")
-        elif strategy != "BatchLongest":
-            raise SchemaError(f"{where}: unknown strategy {strategy!r} (expected 'BatchLongest' or {{'Fixed': n}})")
-        multiple = obj.get("pad_to_multiple_of")
-        return PaddingParams(
-            get_choice(obj, "direction", where, _DIRECTION_FROM_JSON),
-            get_count(obj, "pad_id", where),
-            get_count(obj, "pad_type_id", where),
-            get_str(obj, "pad_token", where),
-            length,
-            as_count(multiple, f"{where}: field 'pad_to_multiple_of'") if multiple is not None else None,
-        )
-
-
-def pad_encodings(encodings: list[Encoding], params: PaddingParams) -> None:
-    """Pad every encoding in place to the fixed length or the batch's longest (HF pad_encodings)."""
-    if not encodings:
-        return
-    if params.length is not None:
-        target = params.length
-    else:
-        target = 0
-        for encoding in encodings:
-            if len(encoding.ids) > target:
-                target = len(encoding.ids)
-    multiple = params.pad_to_multiple_of
-    if multiple is not None and multiple > 0 and target % multiple > 0:
-        target += multiple - target % multiple
-    for encoding in encodings:
-        encoding.pad(target, params.direction, params.pad_id, params.pad_type_id, params.pad_token)

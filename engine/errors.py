@@ -72,3 +72,7 @@ class ProjectFileError(FileError):
 class RegexTimeoutError(EngineError):
     """A user's regex (a Split or Replace pattern) took longer than its bound on one text: it
     backtracks catastrophically. The message names the pattern and the text (shortened)."""
+
+
+class TruncationError(EngineError):
+    """Truncation cannot honour its parameters (HF's TruncationError, and its stride panic)."""

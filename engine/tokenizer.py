@@ -1,70 +1,52 @@
 """The `Tokenizer`: normalizer -> pre-tokenizer -> model -> post-processor, plus decode, train and save.
 
 Same API and semantics as HF `tokenizers.Tokenizer` (0.23), offsets in characters of the original
-input. The components do the work; this module wires them together and owns no algorithm.
+input. The components do the work; this module wires them together and owns no algorithm. Each
+input sequence goes through the pipeline in `engine.input_sequence`; what a training does around
+its trainer is `engine.tokenizer_training`'s.
 """
 
 from __future__ import annotations
 
 import functools
-import re
-import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Final, TypeVar
 
-from librt.vecs import vec
-from mypy_extensions import i64
-
-from engine import fast_path
+from engine import fast_path, tokenizer_training
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
 from engine.collector import PausedCollector
 from engine.corpus import counting
-from engine.corpus.counting import PipelineWords, WordSplitter
+from engine.corpus.counting import AddedTokenWords, PipelineWords, WordSplitter
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
-from engine.corpus.units import FileSlice, training_inputs
+from engine.corpus.units import FileSlice
 from engine.decoders import Decoder
-from engine.encoding import (
-    Encoding,
-    PaddingParams,
-    TruncationError,
-    TruncationParams,
-    pad_encodings,
-    truncate_encodings,
-    zero_spans,
-)
-from engine.errors import CorpusError, EngineError
+from engine.encoding import Encoding
+from engine.errors import EngineError, TruncationError
 from engine.formats import tokenizer_json
 from engine.formats.files import read_text, write_json_atomically, write_text_atomically
+from engine.input_sequence import (
+    BATCH_INPUT_ERROR,
+    PRETOKENIZED_BATCH_ERROR,
+    TEXT_INPUT_ERROR,
+    batch_item,
+    encode_sequence,
+    utf8_encodable,
+)
 from engine.models.base import Model
 from engine.normalizers import Normalizer
+from engine.padding import PaddingParams, pad_encodings
 from engine.pre_tokenizers import PreTokenizer
-from engine.pre_tokenizers.pretokenized import PreTokenizedString
 from engine.processors import PostProcessor, default_process
-from engine.progress import ProgressSink, SilentProgress, TextProgress
+from engine.progress import ProgressSink, SilentProgress
 from engine.schema import JsonValue
-from engine.trainers import default_trainer
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import TrainHistory, TrainReport
+from engine.truncation import TruncationParams, truncate_encodings
 
 # Encoding a text this long makes enough objects that pausing the cyclic collector pays.
 LONG_TEXT: Final = 10_000
-# HF's messages for inputs it cannot take (a wrong type, or a str that is not valid Unicode).
-TEXT_INPUT_ERROR: Final = "TextInputSequence must be str"
-PRETOKENIZED_INPUT_ERROR: Final = "PreTokenizedInputSequence must be Union[List[str], Tuple[str]]"
-BATCH_INPUT_ERROR: Final = "TextEncodeInput must be Union[TextInputSequence, Tuple[InputSequence, InputSequence]]"
-PRETOKENIZED_BATCH_ERROR: Final = (
-    "PreTokenizedEncodeInput must be Union[PreTokenizedInputSequence, "
-    "Tuple[PreTokenizedInputSequence, PreTokenizedInputSequence]]"
-)
 # Ids are u32 in HF: others overflow before any lookup.
 MAX_ID: Final = 2**32 - 1
-# (chr: mypyc takes no surrogates in string literals)
-SURROGATE_RE: Final = re.compile("[" + chr(0xD800) + "-" + chr(0xDFFF) + "]")
-
-
-def _utf8_encodable(text: str) -> bool:
-    """False for a str holding a lone surrogate (U+D800..U+DFFF), which has no UTF-8 form."""
-    return text.isascii() or SURROGATE_RE.search(text) is None
 
 
 def _check_id(id: int) -> None:
@@ -72,23 +54,6 @@ def _check_id(id: int) -> None:
         raise OverflowError("number too small to fit in target type")
     if id > MAX_ID:
         raise OverflowError("number too large to fit in target type")
-
-
-def _batch_item(item: object, is_pretokenized: bool) -> tuple[str | Sequence[str], str | Sequence[str] | None]:
-    """One `encode_batch` input as (sequence, pair or None), HF's way of telling them apart."""
-    if isinstance(item, str):
-        if is_pretokenized:
-            raise TypeError(PRETOKENIZED_BATCH_ERROR)
-        return item, None
-    if not isinstance(item, (list, tuple)):
-        raise TypeError(PRETOKENIZED_BATCH_ERROR if is_pretokenized else BATCH_INPUT_ERROR)
-    if is_pretokenized:
-        if len(item) == 2 and isinstance(item[0], (list, tuple)) and isinstance(item[1], (list, tuple)):
-            return list(item[0]), list(item[1])
-        return list(item), None
-    if len(item) == 2 and isinstance(item[0], str) and isinstance(item[1], str):
-        return item[0], item[1]
-    raise TypeError(BATCH_INPUT_ERROR)
 
 
 class Tokenizer:
@@ -316,7 +281,7 @@ class Tokenizer:
     ) -> list[Encoding]:
         encodings: list[Encoding] = []
         for item in input:
-            first, second = _batch_item(item, is_pretokenized)
+            first, second = batch_item(item, is_pretokenized)
             try:
                 encoding = self._encode_input(first, 0, is_pretokenized, fast)
                 pair = self._encode_input(second, 1, is_pretokenized, fast) if second is not None else None
@@ -363,7 +328,7 @@ class Tokenizer:
     def encode_ids(self, sequence: str, add_special_tokens: bool = True) -> list[int]:
         """`encode(sequence, add_special_tokens=...).ids`, made the fastest way: the bulk path for
         whole corpora (no tokens, offsets or Encoding are built when the pipeline allows it)."""
-        if not isinstance(sequence, str) or not _utf8_encodable(sequence):
+        if not isinstance(sequence, str) or not utf8_encodable(sequence):
             raise TypeError(TEXT_INPUT_ERROR)
         plain = self._truncation is None and self._padding is None
         if plain and (not add_special_tokens or self.num_special_tokens_to_add(False) == 0):
@@ -398,49 +363,10 @@ class Tokenizer:
     def _encode_input(
         self, sequence: str | Sequence[str], type_id: int, is_pretokenized: bool, fast: bool = False
     ) -> Encoding:
-        if is_pretokenized:
-            if isinstance(sequence, str) or not isinstance(sequence, (list, tuple)):
-                raise TypeError(PRETOKENIZED_INPUT_ERROR)
-            words: list[Encoding] = []
-            for index in range(len(sequence)):
-                word = sequence[index]
-                if not isinstance(word, str) or not _utf8_encodable(word):
-                    raise TypeError(PRETOKENIZED_INPUT_ERROR)
-                words.append(self._encode_piece(word, type_id, index, fast))
-            return Encoding.merge(words, False)
-        if not isinstance(sequence, str) or not _utf8_encodable(sequence):
-            raise TypeError(TEXT_INPUT_ERROR)
-        return self._encode_piece(sequence, type_id, -1, fast)
-
-    def _pre_tokenized(self, text: str) -> PreTokenizedString:
-        """`text` with added tokens cut out, the rest normalized and pre-tokenized (HF's order)."""
-        pretokenized = self._added.extract_and_normalize(self._normalizer, text)
-        if self._pre_tokenizer is not None:
-            self._pre_tokenizer.pre_tokenize(pretokenized)
-        return pretokenized
-
-    def _encode_piece(self, text: str, type_id: int, word_index: int, fast: bool = False) -> Encoding:
-        """normalize + pre-tokenize + model for one text; `word_index` >= 0 forces the word id.
-        `fast`: HF's encode_fast, no offsets (tokens "", offsets (0, 0), no word ids)."""
-        if fast:
-            ids = fast_path.ids_only(text, self._added, self._normalizer, self._pre_tokenizer, self._model)
-            if ids is None:
-                ids = self._encode_piece(text, type_id, word_index).ids
-            n = len(ids)
-            # subtle: HF's encode_fast leaves every type id 0; only a post-processor sets them.
-            return Encoding(ids, [0] * n, [""] * n, [None] * n, None, [0] * n, [1] * n, spans=zero_spans(n))
-        pieces = fast_path.cut(text, self._added, self._normalizer, self._pre_tokenizer)
-        if pieces is not None:
-            lists = fast_path.token_lists(pieces, self._model, word_index)
-            return _lists_encoding(lists.ids, lists.tokens, lists.spans, lists.words, type_id)
-        return self._encode_piece_in_full(text, type_id, word_index)
-
-    def _encode_piece_in_full(self, text: str, type_id: int, word_index: int) -> Encoding:
-        """`_encode_piece` through the whole pipeline (NormalizedStrings, Splits, Tokens)."""
-        pretokenized = self._pre_tokenized(text)
-        pretokenized.tokenize(self._model)
-        ids, tokens, spans, words = pretokenized.token_lists(word_index if word_index >= 0 else None)
-        return _lists_encoding(ids, tokens, spans, list[int | None](words), type_id)
+        """One input sequence through this pipeline (`engine.input_sequence`)."""
+        return encode_sequence(
+            sequence, type_id, is_pretokenized, fast, self._added, self._normalizer, self._pre_tokenizer, self._model
+        )
 
     # -- decode -----------------------------------------------------------------------------
 
@@ -463,6 +389,7 @@ class Tokenizer:
     # -- train ------------------------------------------------------------------------------
     # files -> `count_words` -> word counts -> `train_from_counts` -> a trained model; `train`
     # does both. A run stepped by hand (`trainer.start(counts)`) is applied with `apply_training`.
+    # The functions of the same names in `engine.tokenizer_training` do the work.
 
     def train(
         self,
@@ -483,22 +410,9 @@ class Tokenizer:
         CorpusError for an unusable file and TrainingCancelled when `progress` asks to stop; in
         both cases the tokenizer is left as it was. `processes` is `count_words`'s.
         """
-        started = time.monotonic()
-        chosen = trainer if trainer is not None else default_trainer(self._model)
-        sink = _sink_for(chosen, progress)
-        if not files:
-            raise CorpusError("<no files>", "no training files given")
-        units = training_inputs(files, field, include, exclude)
-        paths: set[str] = set()
-        for unit in units:
-            paths.add(unit.path)
-        if sample_lines > 0:
-            sampled = self.count_sampled_words(units, sample_lines, sink, seed, field)
-            return self._train_on_counts(
-                sampled.counts, chosen, sink, len(paths), started, True, sampled.kept, sampled.seen
-            )
-        counts = self.count_words(units, sink, processes)
-        return self._train_on_counts(counts, chosen, sink, len(paths), started, True)
+        return tokenizer_training.train(
+            self, files, trainer, progress, processes, field, include, exclude, sample_lines, seed
+        )
 
     def train_from_iterator(
         self,
@@ -508,11 +422,7 @@ class Tokenizer:
         progress: ProgressSink | None = None,
     ) -> TrainReport:
         """Train on texts from any iterable (or iterable of batches of texts); `length` feeds progress."""
-        started = time.monotonic()
-        chosen = trainer if trainer is not None else default_trainer(self._model)
-        sink = _sink_for(chosen, progress)
-        counts = self.count_words_from_iterator(iterator, length, sink)
-        return self._train_on_counts(counts, chosen, sink, 0, started, True)
+        return tokenizer_training.train_from_iterator(self, iterator, trainer, length, progress)
 
     def count_words(
         self,
@@ -566,46 +476,17 @@ class Tokenizer:
     ) -> TrainReport:
         """Train the model on word counts (from `count_words`, or a counts table); the report
         carries the run's history. TrainingCancelled leaves the tokenizer as it was."""
-        started = time.monotonic()
-        chosen = trainer if trainer is not None else default_trainer(self._model)
-        return self._train_on_counts(word_counts, chosen, _sink_for(chosen, progress), 0, started)
+        return tokenizer_training.train_from_counts(self, word_counts, trainer, progress)
 
     def apply_training(self, trainer: Trainer, run: TrainingRun) -> TrainHistory:
         """Fill the model with what `run` (started by `trainer`, stepped by hand) has made so
         far, add the trainer's special tokens, and return the run's history."""
-        special = trainer.apply(run, self._model)
-        self._added.add_tokens(special, self._model, self._normalizer)
-        return run.history
-
-    def _train_on_counts(
-        self,
-        counts: dict[str, int],
-        trainer: Trainer,
-        sink: ProgressSink,
-        files: int,
-        started: float,
-        owned: bool = False,
-        sampled_lines: int = 0,
-        read_lines: int = 0,
-    ) -> TrainReport:
-        """`owned`: this tokenizer counted `counts` for this training, which may empty the dict."""
-        total = 0
-        for count in counts.values():
-            total += count
-        unique = len(counts)
-        special, history = trainer.train_and_record(counts, self._model, sink, owned)
-        self._added.add_tokens(special, self._model, self._normalizer)
-        seconds = time.monotonic() - started
-        return TrainReport(files, total, unique, seconds, history, sampled_lines, read_lines)
+        return tokenizer_training.apply_training(self, trainer, run)
 
     def _word_splitter(self) -> WordSplitter:
         if self._added.is_empty():
             return PipelineWords(self._normalizer, self._pre_tokenizer)
-        return _AddedTokenAwareWords(self)
-
-    def _training_words(self, line: str) -> list[str]:
-        """The words HF's trainer counts for one line when added tokens must be cut out first."""
-        return [split.normalized.get() for split in self._pre_tokenized(line).splits]
+        return AddedTokenWords(self._added, self._normalizer, self._pre_tokenizer)
 
     # -- files ------------------------------------------------------------------------------
 
@@ -675,38 +556,6 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer(vocabulary_size={self.get_vocab_size()}, model={type(self._model).__name__})"
-
-
-class _AddedTokenAwareWords(WordSplitter):
-    """Training words through the full pipeline, used only when added tokens must be cut out."""
-
-    _tokenizer: Tokenizer
-
-    def __init__(self, tokenizer: Tokenizer) -> None:
-        self._tokenizer = tokenizer
-
-    def words(self, line: str) -> list[str]:
-        return self._tokenizer._training_words(line)
-
-
-def _lists_encoding(ids: list[int], tokens: list[str], spans: vec[i64], words: list[int | None], type_id: int) -> Encoding:
-    """One sequence's Encoding from its token lists (HF into_encoding); it owns `spans`."""
-    n = len(ids)
-    return Encoding(
-        ids=ids,
-        type_ids=[type_id] * n,
-        tokens=tokens,
-        words=words,
-        special_tokens_mask=[0] * n,
-        attention_mask=[1] * n,
-        spans=spans,
-    )
-
-
-def _sink_for(trainer: Trainer, progress: ProgressSink | None) -> ProgressSink:
-    if progress is not None:
-        return progress
-    return TextProgress() if trainer.show_progress else SilentProgress()
 
 
 def _flatten(iterator: Iterable[str] | Iterable[list[str]]) -> Iterable[str]:

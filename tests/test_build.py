@@ -75,6 +75,13 @@ def test_each_c_file_gets_its_level() -> None:
     assert build.c_file_level("__native_engine___tokenizer.c") == build.HOT_LEVEL
     assert build.c_file_level("__native_engine___models___bpe___pair_index.c") == build.HOT_LEVEL
     assert build.c_file_level("__native_engine___decoders.c") == build.DEFAULT_LEVEL
+    # split off the tokenizer, the encoding and the pair index: what runs per text or per word
+    # stays at the level of the module it came from, what runs once per training is cold
+    assert build.c_file_level("__native_engine___input_sequence.c") == build.HOT_LEVEL
+    assert build.c_file_level("__native_engine___models___bpe___pair_counting.c") == build.HOT_LEVEL
+    assert build.c_file_level("__native_engine___truncation.c") == build.DEFAULT_LEVEL
+    assert build.c_file_level("__native_engine___padding.c") == build.DEFAULT_LEVEL
+    assert build.c_file_level("__native_engine___tokenizer_training.c") == build.COLD_LEVEL
     assert build.c_file_level("__native_engine___trainers___records.c") == build.COLD_LEVEL
     assert build.c_file_level("__native_engine___formats___tiktoken.c") == build.COLD_LEVEL
     assert build.c_file_level("__native_engine.c") == build.COLD_LEVEL  # the group's start-up

@@ -15,6 +15,7 @@ from typing import Final
 
 from mypy_extensions import mypyc_attr
 
+from engine.added_vocabulary import AddedVocabulary
 from engine.corpus import chunking
 from engine.corpus.checks import no_words_reason
 from engine.corpus.forked import ByteProgress, Children
@@ -24,6 +25,7 @@ from engine.corpus.streams import DecompressedStream, FileRange, LineBlocks, Lin
 from engine.corpus.units import FileSlice, process_count, split_units, training_inputs, units_size
 from engine.corpus.word_counts import MAX_COUNT, read_counts
 from engine.errors import CorpusError, EngineError
+from engine.input_sequence import pre_tokenized
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer, words_of
 from engine.progress import STAGE_COUNT_WORDS, STAGE_READ, ProgressSink, report, report_every
@@ -133,6 +135,26 @@ class PipelineWords(WordSplitter):
             for word in self.words(" " + chunk):
                 counts[word] = counts.get(word, 0) + times
         self.pending.clear()
+
+
+class AddedTokenWords(WordSplitter):
+    """Training words through the full pipeline, used only when added tokens must be cut out
+    (`input_sequence.pre_tokenized`): the line's splits, as HF's trainer counts them."""
+
+    added: AddedVocabulary
+    normalizer: Normalizer | None
+    pre_tokenizer: PreTokenizer | None
+
+    def __init__(
+        self, added: AddedVocabulary, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None
+    ) -> None:
+        self.added = added
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+
+    def words(self, line: str) -> list[str]:
+        pretokenized = pre_tokenized(line, self.added, self.normalizer, self.pre_tokenizer)
+        return [split.normalized.get() for split in pretokenized.splits]
 
 
 def count_words(

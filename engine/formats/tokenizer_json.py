@@ -12,14 +12,15 @@ from typing import Final
 from engine import decoders, models, normalizers, pre_tokenizers, processors
 from engine.added_vocabulary import AddedToken
 from engine.decoders import Decoder
-from engine.encoding import PaddingParams, TruncationParams
 from engine.errors import SchemaError, TokenizerFileError
 from engine.formats.safe_json import parse_json
 from engine.schema import JsonValue, as_id, json_type
 from engine.models.base import Model
 from engine.normalizers import Normalizer
+from engine.padding import PaddingParams
 from engine.pre_tokenizers import PreTokenizer
 from engine.processors import PostProcessor
+from engine.truncation import TruncationParams
 
 FORMAT_VERSION: Final = "1.0"
 # Padding to a length makes that many ids, tokens and offsets in every encoding: a larger length

@@ -2,7 +2,8 @@
 
 The contract is `base.PostProcessor`; each processor has its module (`bert`, `roberta`,
 `byte_level`, `sequence`, `template`), as in HF's Rust crate. This module gathers them and reads
-the tokenizer.json "post_processor" object. Truncation and padding live in `engine.encoding`.
+the tokenizer.json "post_processor" object. Truncation and padding live in `engine.truncation` and
+`engine.padding`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The post-processing stage's contract: `PostProcessor`, and HF's steps shared by processors.
 
 The default path of a tokenizer without post-processor, merging, framing a sequence with special
-tokens. The processors are the package's other modules; truncation is in `engine.encoding`.
+tokens. The processors are the package's other modules; truncation is in `engine.truncation`.
 """
 
 from __future__ import annotations

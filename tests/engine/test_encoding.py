@@ -8,16 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.encoding import (
-    Encoding,
-    PaddingParams,
-    TruncationError,
-    TruncationParams,
-    pad_encodings,
-    truncate_encodings,
-)
-from engine.errors import SchemaError
+from engine.encoding import Encoding
+from engine.errors import SchemaError, TruncationError
 from engine.models.base import Token
+from engine.padding import PaddingParams, pad_encodings
+from engine.truncation import TruncationParams, truncate_encodings
 
 
 def make(ids: list[int], words: list[int | None] | None = None, offsets: list[tuple[int, int]] | None = None) -> Encoding:

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from engine import Tokenizer, decoders, fast_path, models, normalizers, pre_tokenizers, processors, trainers
 from engine.formats import charsmap
+from engine.input_sequence import encode_piece, encode_piece_in_full
 from engine.pattern import Regex
 
 LINES = [
@@ -121,8 +122,9 @@ def tokenizer_for(name: str) -> Tokenizer:
 
 
 def assert_same(tokenizer: Tokenizer, text: str) -> None:
-    fast = tokenizer._encode_piece(text, 0, -1)
-    full = tokenizer._encode_piece_in_full(text, 0, -1)
+    parts = (tokenizer._added, tokenizer.normalizer, tokenizer.pre_tokenizer, tokenizer.model)
+    fast = encode_piece(text, 0, -1, False, *parts)
+    full = encode_piece_in_full(text, 0, -1, *parts)
     assert (fast.ids, fast.tokens, fast.offsets, fast.word_ids) == (full.ids, full.tokens, full.offsets, full.word_ids)
     for add_special_tokens in (True, False):
         assert tokenizer.encode_ids(text, add_special_tokens) == tokenizer.encode(text, add_special_tokens=add_special_tokens).ids

@@ -21,7 +21,9 @@ from engine import decoders as our_decoders
 from engine import models as our_models
 from engine import processors as our_processors
 from engine.models.bpe.model import BPE
-from engine.encoding import Encoding, PaddingParams, TruncationParams, pad_encodings, truncate_encodings
+from engine.encoding import Encoding
+from engine.padding import PaddingParams, pad_encodings
+from engine.truncation import TruncationParams, truncate_encodings
 from engine.pattern import Regex
 from engine.processors.template import SpecialTokenSpec
 from engine.models.wordlevel.model import WordLevel

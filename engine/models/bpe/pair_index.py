@@ -1,6 +1,7 @@
 """The pair index shared by the merge-based training runs (BPE and WordPiece): the words as
 symbol ids, every adjacent pair's count and the words it occurs in, and the merge of one pair
-in every word that holds it, with the pair counts kept current.
+in every word that holds it, with the pair counts kept current (their first count, before any
+merge, is `engine.models.bpe.pair_counting`'s).
 
 `PairMergeRun` does all of that and records each merge; a subclass only decides which pair
 goes next (`engine.models.bpe.training_run`: the most frequent, HF's queue; `engine.models.wordpiece.trainer`:
@@ -13,11 +14,11 @@ from __future__ import annotations
 import gc
 import time
 from abc import abstractmethod
-from typing import Final
 
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
+from engine.models.bpe.pair_counting import DENSE_PAIRS_MAX_IDS, count_pairs_dense, count_pairs_sparse, empty_lists
 from engine.models.bpe.training_words import TrainingWords, Vocabulary, initial_vocabulary, training_words
 from engine.progress import (
     STAGE_COMPUTE_MERGES,
@@ -337,10 +338,10 @@ class PairMergeRun(TrainingRun):
             id_space = 1 << self._shift
             self._left_lost = vec[i64]([0] * id_space)
             self._left_gain = vec[i64]([0] * id_space)
-            self._left_pos = _empty_lists(id_space)
+            self._left_pos = empty_lists(id_space)
             self._right_lost = vec[i64]([0] * id_space)
             self._right_gain = vec[i64]([0] * id_space)
-            self._right_pos = _empty_lists(id_space)
+            self._right_pos = empty_lists(id_space)
             self._count_pairs(sink)
         finally:
             if enabled:
@@ -365,10 +366,10 @@ class PairMergeRun(TrainingRun):
         total = len(words)
         report(sink, STAGE_COUNT_PAIRS, 0, total, "words")
         size = self._initial_size
-        if size <= _DENSE_PAIRS_MAX_IDS:
-            pairs, counts, positions = _count_pairs_dense(words, size, self._shift, sink)
+        if size <= DENSE_PAIRS_MAX_IDS:
+            pairs, counts, positions = count_pairs_dense(words, size, self._shift, sink)
         else:
-            pairs, counts, positions = _count_pairs_sparse(words, self._shift, sink)
+            pairs, counts, positions = count_pairs_sparse(words, self._shift, sink)
         pair_counts = self._pair_counts
         for i in range(len(pairs)):
             pair_counts[pairs[i]] = counts[i]
@@ -557,93 +558,5 @@ class PairMergeRun(TrainingRun):
         )
 
 
-# Up to this many initial symbols, initial pair counts use flat lists (1024 * 1024 slots).
-_DENSE_PAIRS_MAX_IDS: Final = 1024
-
-
 def _no_words() -> TrainingWords:
     return TrainingWords(vec[i64](), vec[i64](), vec[i64]())
-
-
-def _empty_lists(n: int) -> vec[vec[i64]]:
-    """`n` empty vecs of offsets (each without a buffer until something is appended)."""
-    lists = vec[vec[i64]](capacity=n)
-    for _ in range(n):
-        lists = append(lists, vec[i64]())
-    return lists
-
-
-def _count_pairs_dense(
-    words: TrainingWords, size: int, shift: int, sink: ProgressSink
-) -> tuple[list[int], list[int], vec[vec[i64]]]:
-    """(pairs, counts, word offsets) of every adjacent pair, counted in lists indexed by
-    `left * size + right`: words "aba" x2 -> pairs (a,b) (b,a), counts 2 2, offsets [0] [0]."""
-    slots = size * size
-    counts = vec[i64]([0] * slots)
-    where = _empty_lists(slots)
-    seen: list[int] = []
-    flat = words.flat
-    offsets = words.offsets
-    total = len(offsets)
-    every = report_every(total)
-    for wi in range(total):
-        if wi % every == 0 and wi > 0:
-            report(sink, STAGE_COUNT_PAIRS, wi, total, "words")
-        o = offsets[wi]
-        count = flat[o + 1]
-        prev = flat[o + 2] * size
-        for j in range(o + 3, o + 2 + flat[o]):
-            cur = flat[j]
-            slot = prev + cur
-            found = where[slot]
-            if len(found) == 0:
-                seen.append(slot)
-            if len(found) == 0 or found[len(found) - 1] != o:
-                where[slot] = append(found, o)
-            counts[slot] += count
-            prev = cur * size
-    seen.sort()
-    pairs: list[int] = []
-    pair_counts: list[int] = []
-    positions = vec[vec[i64]](capacity=len(seen))
-    for slot in seen:
-        pairs.append(((slot // size) << shift) | (slot % size))
-        pair_counts.append(int(counts[slot]))
-        positions = append(positions, where[slot])
-    return pairs, pair_counts, positions
-
-
-def _count_pairs_sparse(
-    words: TrainingWords, shift: int, sink: ProgressSink
-) -> tuple[list[int], list[int], vec[vec[i64]]]:
-    """`_count_pairs_dense` for big alphabets: each pair numbered in a dict on first sight."""
-    slot_of: dict[int, int] = {}
-    pairs: list[int] = []
-    pair_counts: list[int] = []
-    positions = vec[vec[i64]]()
-    flat = words.flat
-    offsets = words.offsets
-    total = len(offsets)
-    every = report_every(total)
-    for wi in range(total):
-        if wi % every == 0 and wi > 0:
-            report(sink, STAGE_COUNT_PAIRS, wi, total, "words")
-        o = offsets[wi]
-        count = int(flat[o + 1])
-        prev = int(flat[o + 2])
-        for j in range(o + 3, o + 2 + flat[o]):
-            cur = int(flat[j])
-            pair = (prev << shift) | cur
-            slot = slot_of.get(pair, -1)
-            if slot < 0:
-                slot = len(pairs)
-                slot_of[pair] = slot
-                pairs.append(pair)
-                pair_counts.append(0)
-                positions = append(positions, vec[i64]())
-            pair_counts[slot] += count
-            found = positions[slot]
-            if len(found) == 0 or found[len(found) - 1] != o:
-                positions[slot] = append(found, o)
-            prev = cur
-    return pairs, pair_counts, positions
