@@ -411,8 +411,9 @@ class Tokenizer:
         both cases the tokenizer is left as it was. `processes` is `count_words`'s.
         """
         return tokenizer_training.train(
-            self, files, trainer, progress, processes, field, include, exclude, sample_lines, seed
-        )
+            self._model, self._added, self._normalizer, self._word_splitter(),
+            files, trainer, progress, processes, field, include, exclude, sample_lines, seed,
+        )  # fmt: skip
 
     def train_from_iterator(
         self,
@@ -422,7 +423,9 @@ class Tokenizer:
         progress: ProgressSink | None = None,
     ) -> TrainReport:
         """Train on texts from any iterable (or iterable of batches of texts); `length` feeds progress."""
-        return tokenizer_training.train_from_iterator(self, iterator, trainer, length, progress)
+        return tokenizer_training.train_from_iterator(
+            self._model, self._added, self._normalizer, self._word_splitter(), iterator, trainer, length, progress
+        )
 
     def count_words(
         self,
@@ -469,19 +472,19 @@ class Tokenizer:
     ) -> dict[str, int]:
         """`count_words` over texts (or batches of texts), each split whole, as `train_from_iterator`."""
         sink = progress if progress is not None else SilentProgress()
-        return counting.count_words_from_iterator(_flatten(iterator), self._word_splitter(), sink, length)
+        return counting.count_words_from_iterator(counting.flatten(iterator), self._word_splitter(), sink, length)
 
     def train_from_counts(
         self, word_counts: dict[str, int], trainer: Trainer | None = None, progress: ProgressSink | None = None
     ) -> TrainReport:
         """Train the model on word counts (from `count_words`, or a counts table); the report
         carries the run's history. TrainingCancelled leaves the tokenizer as it was."""
-        return tokenizer_training.train_from_counts(self, word_counts, trainer, progress)
+        return tokenizer_training.train_from_counts(self._model, self._added, self._normalizer, word_counts, trainer, progress)
 
     def apply_training(self, trainer: Trainer, run: TrainingRun) -> TrainHistory:
         """Fill the model with what `run` (started by `trainer`, stepped by hand) has made so
         far, add the trainer's special tokens, and return the run's history."""
-        return tokenizer_training.apply_training(self, trainer, run)
+        return tokenizer_training.apply_training(self._model, self._added, self._normalizer, trainer, run)
 
     def _word_splitter(self) -> WordSplitter:
         if self._added.is_empty():
@@ -556,14 +559,6 @@ class Tokenizer:
 
     def __repr__(self) -> str:
         return f"Tokenizer(vocabulary_size={self.get_vocab_size()}, model={type(self._model).__name__})"
-
-
-def _flatten(iterator: Iterable[str] | Iterable[list[str]]) -> Iterable[str]:
-    for item in iterator:
-        if isinstance(item, str):
-            yield item
-        else:
-            yield from item
 
 
 _T = TypeVar("_T")

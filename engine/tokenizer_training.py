@@ -3,31 +3,37 @@ or a random sample of lines), the counts handed to the trainer with the tokenize
 trainer's special tokens added to the tokenizer's vocabulary, and the report of the run.
 
 `Tokenizer.train`, `train_from_iterator`, `train_from_counts` and `apply_training` keep HF's API
-and hand their work to the functions of the same names here, once per training. Not here: how a
-line is split into words (`Tokenizer.count_words` and its word splitter), reading and counting
-the inputs (`engine.corpus.counting`), and the training algorithms (`engine.trainers`, `engine.models`).
+and hand their work to the functions of the same names here, once per training, with the parts
+of the tokenizer a training reads and fills (its model, added vocabulary, normalizer, and the
+word splitter made of them): this module never sees a `Tokenizer`. Not here: how a line is split
+into words (the tokenizer's word splitter), reading and counting the inputs
+(`engine.corpus.counting`), and the training algorithms (`engine.trainers`, `engine.models`).
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
+from engine.added_vocabulary import AddedVocabulary
+from engine.corpus import counting
+from engine.corpus.counting import WordSplitter
 from engine.corpus.sources import CorpusSource
 from engine.corpus.units import FileSlice, training_inputs
 from engine.errors import CorpusError
+from engine.models.base import Model
+from engine.normalizers import Normalizer
 from engine.progress import ProgressSink, SilentProgress, TextProgress
 from engine.trainers import default_trainer
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import TrainHistory, TrainReport
 
-if TYPE_CHECKING:
-    from engine.tokenizer import Tokenizer
-
 
 def train(
-    tokenizer: Tokenizer,
+    model: Model,
+    added: AddedVocabulary,
+    normalizer: Normalizer | None,
+    words: WordSplitter,
     files: Sequence[str | FileSlice | CorpusSource],
     trainer: Trainer | None,
     progress: ProgressSink | None,
@@ -39,9 +45,9 @@ def train(
     seed: int,
 ) -> TrainReport:
     """`Tokenizer.train`: the inputs' words counted (a sample of `sample_lines` lines and records
-    when > 0, in one process; else every line, in `processes`), then trained on."""
+    when > 0, in one process; else every line, in `processes`), split by `words`, then trained on."""
     started = time.monotonic()
-    chosen = trainer if trainer is not None else default_trainer(tokenizer._model)
+    chosen = trainer if trainer is not None else default_trainer(model)
     sink = _sink_for(chosen, progress)
     if not files:
         raise CorpusError("<no files>", "no training files given")
@@ -50,16 +56,19 @@ def train(
     for unit in units:
         paths.add(unit.path)
     if sample_lines > 0:
-        sampled = tokenizer.count_sampled_words(units, sample_lines, sink, seed, field)
+        sampled = counting.count_sampled_words(units, words, sink, sample_lines, seed, field)
         return _train_on_counts(
-            tokenizer, sampled.counts, chosen, sink, len(paths), started, True, sampled.kept, sampled.seen
+            model, added, normalizer, sampled.counts, chosen, sink, len(paths), started, True, sampled.kept, sampled.seen
         )
-    counts = tokenizer.count_words(units, sink, processes)
-    return _train_on_counts(tokenizer, counts, chosen, sink, len(paths), started, True)
+    counts = counting.count_words(units, words, sink, processes)
+    return _train_on_counts(model, added, normalizer, counts, chosen, sink, len(paths), started, True)
 
 
 def train_from_iterator(
-    tokenizer: Tokenizer,
+    model: Model,
+    added: AddedVocabulary,
+    normalizer: Normalizer | None,
+    words: WordSplitter,
     iterator: Iterable[str] | Iterable[list[str]],
     trainer: Trainer | None,
     length: int | None,
@@ -67,31 +76,40 @@ def train_from_iterator(
 ) -> TrainReport:
     """`Tokenizer.train_from_iterator`: the words of the texts (each split whole) counted, then trained on."""
     started = time.monotonic()
-    chosen = trainer if trainer is not None else default_trainer(tokenizer._model)
+    chosen = trainer if trainer is not None else default_trainer(model)
     sink = _sink_for(chosen, progress)
-    counts = tokenizer.count_words_from_iterator(iterator, length, sink)
-    return _train_on_counts(tokenizer, counts, chosen, sink, 0, started, True)
+    counts = counting.count_words_from_iterator(counting.flatten(iterator), words, sink, length)
+    return _train_on_counts(model, added, normalizer, counts, chosen, sink, 0, started, True)
 
 
 def train_from_counts(
-    tokenizer: Tokenizer, word_counts: dict[str, int], trainer: Trainer | None, progress: ProgressSink | None
+    model: Model,
+    added: AddedVocabulary,
+    normalizer: Normalizer | None,
+    word_counts: dict[str, int],
+    trainer: Trainer | None,
+    progress: ProgressSink | None,
 ) -> TrainReport:
     """`Tokenizer.train_from_counts`: a training on counts the caller keeps (they stay as they are)."""
     started = time.monotonic()
-    chosen = trainer if trainer is not None else default_trainer(tokenizer._model)
-    return _train_on_counts(tokenizer, word_counts, chosen, _sink_for(chosen, progress), 0, started)
+    chosen = trainer if trainer is not None else default_trainer(model)
+    return _train_on_counts(model, added, normalizer, word_counts, chosen, _sink_for(chosen, progress), 0, started)
 
 
-def apply_training(tokenizer: Tokenizer, trainer: Trainer, run: TrainingRun) -> TrainHistory:
+def apply_training(
+    model: Model, added: AddedVocabulary, normalizer: Normalizer | None, trainer: Trainer, run: TrainingRun
+) -> TrainHistory:
     """`Tokenizer.apply_training`: the model filled with what `run` has made so far, the
     trainer's special tokens added; the run's history."""
-    special = trainer.apply(run, tokenizer._model)
-    tokenizer._added.add_tokens(special, tokenizer._model, tokenizer._normalizer)
+    special = trainer.apply(run, model)
+    added.add_tokens(special, model, normalizer)
     return run.history
 
 
 def _train_on_counts(
-    tokenizer: Tokenizer,
+    model: Model,
+    added: AddedVocabulary,
+    normalizer: Normalizer | None,
     counts: dict[str, int],
     trainer: Trainer,
     sink: ProgressSink,
@@ -106,8 +124,8 @@ def _train_on_counts(
     # word would cost several times what it did at the default level)
     total = sum(counts.values())
     unique = len(counts)
-    special, history = trainer.train_and_record(counts, tokenizer._model, sink, owned)
-    tokenizer._added.add_tokens(special, tokenizer._model, tokenizer._normalizer)
+    special, history = trainer.train_and_record(counts, model, sink, owned)
+    added.add_tokens(special, model, normalizer)
     seconds = time.monotonic() - started
     return TrainReport(files, total, unique, seconds, history, sampled_lines, read_lines)
 

@@ -275,6 +275,15 @@ def _offer_lines(path: str, data: bytes, offset: int, ends_with_newline: bool, s
         sample.offer(lines[whole])
 
 
+def flatten(iterator: Iterable[str] | Iterable[list[str]]) -> Iterable[str]:
+    """The texts of an iterable of texts or of batches of texts, one by one."""
+    for item in iterator:
+        if isinstance(item, str):
+            yield item
+        else:
+            yield from item
+
+
 def count_words_from_iterator(
     texts: Iterable[str], splitter: WordSplitter, sink: ProgressSink, length: int | None = None
 ) -> dict[str, int]:
