@@ -2,7 +2,9 @@
 (new, open, save, autosave and recovery, close).
 
 Widgets draw the project; every change goes through `ProjectDocument`. Dialogs go through an
-injected `Prompts`, so tests drive the window without ever blocking on one.
+injected `Prompts`, so tests drive the window without ever blocking on one. File ▸ Export is
+`window.exporting`'s; the question about a sent project's files outside its folder is
+`window.outside_files`'.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from workbench.window.document import ProjectDocument
 from workbench.window.exporting import Exporter
 from workbench.window.menus import MenuBar
 from workbench.window.project_panel import ProjectPanel
+from workbench.window.outside_files import approve_outside_files
 from workbench.window.prompts import Prompts
 from workbench.window.screen import fit_to_screen
 from workbench.window.tabs.compare import CompareTab
@@ -202,7 +205,7 @@ class MainWindow(QMainWindow):
                 "windows save it, one overwrites the other's changes.\n\nOpen it here too?",
             ):
                 return False
-            approved = self._approve_outside_files(answer, path)
+            approved = approve_outside_files(self.prompts, self.settings, answer, path)
             if approved is None:
                 lock.release()
                 return False
@@ -245,36 +248,6 @@ class MainWindow(QMainWindow):
         self._saved_counts = _counts_files(project)
         self._owned_counts = set(self._saved_counts)
         self._autosaved_generation = -1
-
-    def _approve_outside_files(self, project: Project, path: str) -> bool | None:
-        """A project someone sent may name files anywhere (`../../../etc/passwd`): corpus files
-        outside the project's folder that the user never added are shown and asked about.
-        True: nothing to remove; False: they were removed from `project`; None: the user
-        cancels the opening."""
-        folder = os.path.dirname(os.path.abspath(path))
-        # (another window may have added or approved files since this one read the settings)
-        known = set(self.settings.known_files) | set(Settings.load().known_files)
-        outside = [
-            item for item in project.corpus if not _inside(item.path, folder) and item.path not in known and item.exists()
-        ]
-        if not outside:
-            return True
-        listed = "\n".join(f"• {item.path}" for item in outside[:20])
-        more = f"\n… and {len(outside) - 20:,} more" if len(outside) > 20 else ""
-        choice = self.prompts.choose(
-            "Files outside the project's folder",
-            f"{os.path.basename(path)} trains on files outside its folder ({folder}):\n{listed}{more}\n\n"
-            "Keep them in the corpus only if you expect this project to read them.",
-            ["Keep Them", "Remove Them", "Cancel"],
-        )
-        if choice == "Keep Them":
-            self.settings.add_known_files([item.path for item in outside])
-            return True
-        if choice == "Remove Them":
-            dropped = {item.path for item in outside}
-            project.corpus = [item for item in project.corpus if item.path not in dropped]
-            return False
-        return None
 
     def report_missing_files(self) -> None:
         """Say which corpus files moved, and let the user point at their new place."""
@@ -613,14 +586,6 @@ def selected_text(view: QAbstractItemView) -> str:
         cells = rows[row]
         lines.append("\t".join(cells[column] for column in sorted(cells)))
     return "\n".join(lines)
-
-
-def _inside(path: str, folder: str) -> bool:
-    """Whether `path` is in `folder` or below it."""
-    try:
-        return os.path.commonpath([os.path.abspath(path), os.path.abspath(folder)]) == os.path.abspath(folder)
-    except ValueError:
-        return False
 
 
 def _counts_files(project: Project) -> set[str]:
