@@ -7,7 +7,8 @@ import json
 from engine import Tokenizer
 from engine.trainers.records import MergeStep, RoundStep
 from workbench.core import presets
-from workbench.core.step_session import Configuration, StepSession, count_typed
+from workbench.core.presets import Configuration
+from workbench.core.step_session import StepSession, count_typed
 
 TEXT = "the cat sat on the mat\nthe dog sat on the log\na hat on a cat that sat\n"
 

@@ -94,6 +94,11 @@ def build(
     return builder(vocab_size, min_frequency, special)
 
 
+# A tokenizer's settings as the window keeps and trains them: its pipeline (tokenizer.json's
+# object, `pipeline_json`) and its trainer's settings (a trainer's `to_dict`).
+Configuration = tuple[dict[str, JsonValue], dict[str, JsonValue]]
+
+
 def pipeline_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:
     """A tokenizer's tokenizer.json object (for an untrained pipeline, its model is empty)."""
     data: dict[str, JsonValue] = json.loads(tokenizer.to_str())

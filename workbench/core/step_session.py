@@ -24,14 +24,13 @@ from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainReport
 from engine.analysis.vocabulary import TokenStyle
 from workbench.core.held_out import characters_per_token
+from workbench.core.presets import Configuration
 
 # How many competing pairs (or pieces) and how many words a session shows.
 CANDIDATES: Final = 12
 WORDS: Final = 40
 # The compression plot measures the training text at most this often (s).
 EVALUATION_INTERVAL: Final = 0.25
-
-Configuration = tuple[dict[str, JsonValue], dict[str, JsonValue]]
 
 
 def count_typed(pipeline: dict[str, JsonValue], text: str) -> dict[str, int]:

@@ -36,6 +36,7 @@ from workbench.jobs.children.training import inputs_with_fields
 from workbench.jobs.runners.encoding import EncodingRunner
 from workbench.window.active_view import ActiveView
 from workbench.window.project_edit import ProjectEdit, ProjectState
+from workbench.core.presets import Configuration
 
 DEFAULT_VOCAB_SIZE = 8000
 # How often a view is asked of the encoding process when the process stops while building it.
@@ -472,7 +473,7 @@ class ProjectDocument(QObject):
         self,
         entry: TokenizerEntry,
         result: TrainedResult,
-        configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None = None,
+        configuration: Configuration | None = None,
         shown: tuple[VocabularyColumns, TokenStyle] | None = None,
         text: str = "",
     ) -> None:

@@ -53,7 +53,7 @@ class Exporter(QObject):
         self._folder = folder
         self._busy = busy
         self._status = status
-        # reads nothing: writes the exports, in a child process
+        # writes the exports, in a child process
         self._job = ChildJob("file", self)
 
     def reasons(self) -> dict[str, str] | None:

@@ -18,11 +18,9 @@ from engine.project.facts import TrainedOn
 from engine.project.project_file import Project
 from engine.schema import JsonValue
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD
+from workbench.core.presets import Configuration
 from workbench.core.word_count_cache import counts_key, counts_path
 from workbench.jobs.children.training import TrainingJob
-
-# A tokenizer's pipeline (its tokenizer.json without a model) and its trainer's settings.
-Configuration = tuple[dict[str, JsonValue], dict[str, JsonValue]]
 
 
 @dataclass(frozen=True)

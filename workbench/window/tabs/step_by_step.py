@@ -33,7 +33,6 @@ from PySide6.QtWidgets import (
 )
 
 from engine.errors import CorpusError, EngineError
-from engine.schema import JsonValue
 from engine.corpus.sources import CorpusSource, source_of
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep
 from engine.analysis.vocabulary import TokenStyle, readable
@@ -45,6 +44,7 @@ from workbench.window.views.heading import Heading
 from workbench.window.views.merges_table import MergesTable
 from workbench.core.training_text import rounds_text
 from workbench.window.views.training_plots import TrainingPlots
+from workbench.core.presets import Configuration
 
 # Step mode is for small corpora: a file above this size is not offered.
 MAX_STEP_BYTES: Final = 5 * 1024 * 1024
@@ -143,7 +143,7 @@ class StepPanel(QWidget):
         self._counter.finished.connect(self._on_counter_finished)
         self._counter.failed.connect(self._on_counter_failed)
         self.session: StepSession | None = None
-        self._config: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None = None
+        self._config: Configuration | None = None
         self._files: dict[str, CorpusSource] = {}  # label -> the file as it is read
         self._counting_file = False
         self._style = TokenStyle()
@@ -184,7 +184,7 @@ class StepPanel(QWidget):
 
     # -- driving the run -----------------------------------------------------------------------
 
-    def set_configuration(self, configuration: tuple[dict[str, JsonValue], dict[str, JsonValue]] | None) -> None:
+    def set_configuration(self, configuration: Configuration | None) -> None:
         """The pipeline and trainer to step with (None: the form has errors); resets the run,
         and names the tables and plots after what this trainer's steps will be."""
         self._config = configuration

@@ -37,11 +37,11 @@ from workbench.window.active_view import ActiveView
 from workbench.window.document import ProjectDocument
 from workbench.jobs.children.estimate import estimate_payload
 from workbench.core.history import HistoryColumns
+from workbench.core.presets import Configuration
 from workbench.window.views.pipeline_form import PipelineForm
 from workbench.window.prompts import Prompts
 from workbench.jobs.runners.training import TrainingRunner
 from workbench.jobs.runners.training_plans import (
-    Configuration,
     TrainingPlan,
     continue_reason,
     estimate_key,

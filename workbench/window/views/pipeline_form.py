@@ -22,6 +22,7 @@ from engine.schema import JsonValue
 from workbench.core.components import DECODERS, MODELS, POST_PROCESSORS, PRE_TOKENIZERS, TRAINER_OF
 from workbench.window.views.stage_editor import NormalizerList, StageEditor, error_label
 from workbench.window.views.trainer_fields import TrainerFields
+from workbench.core.presets import Configuration
 
 
 class PipelineForm(QWidget):
@@ -82,7 +83,7 @@ class PipelineForm(QWidget):
         kind = self.model.combo.currentText()
         return "" if kind in TRAINER_OF else f"the engine has no trainer for a {kind} model"
 
-    def configuration(self) -> tuple[dict[str, JsonValue], dict[str, JsonValue]] | None:
+    def configuration(self) -> Configuration | None:
         """(pipeline, trainer) when every stage is valid; otherwise None, errors shown."""
         editors: dict[str, NormalizerList | StageEditor | TrainerFields] = {
             "normalizer": self.normalizers,
