@@ -14,7 +14,6 @@ import pytest
 import regex
 from support import Recorder
 
-from engine.corpus import counting
 from engine.corpus.counting import PipelineWords, WordSplitter, count_words, count_words_from_iterator
 from engine.corpus.units import BLOCK_SIZE
 from engine.errors import CorpusError, TrainingCancelled

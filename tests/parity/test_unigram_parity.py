@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 import sentencepiece
-import tokenizers
 from tokenizers import Regex as HRegex
 from tokenizers import Tokenizer as HTokenizer
 from tokenizers import decoders as hd

@@ -13,7 +13,7 @@ import threading
 import pytest
 from pytestqt.qtbot import QtBot
 
-from workbench.jobs.children.process import NICENESS, PIECE_BYTES, Pieces, lower_priority, send_message
+from workbench.jobs.children.process import NICENESS, PIECE_BYTES, Pieces, send_message
 from workbench.jobs.runners.encoding import EncodingRunner, tokenizer_key
 from workbench.jobs.runners.training import TrainingRunner
 
