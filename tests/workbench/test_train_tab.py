@@ -207,6 +207,21 @@ def test_switching_the_theme_recolours_the_plots(window: MainWindow) -> None:
     assert dark != light
 
 
+def test_the_step_panel_s_plots_are_built_when_it_is_first_shown(qtbot: QtBot, window: MainWindow) -> None:
+    # (pyqtgraph's plots of a panel nobody has opened took 40-50 ms of the window's start-up)
+    tab = window.train_tab
+    place = tab.step_panel.plots_place
+    tab.step_panel.plots_place.clear("score", rounds=True)
+    window.set_theme("dark")  # (nothing to recolour yet)
+    assert not place.built()
+    tab.modes.setCurrentIndex(1)
+    assert place.built() and tab.step_panel.plots.isVisible()
+    # as cleared before they were built: a round-based run's (labelled as they are next painted)
+    plots = tab.step_panel.plots
+    qtbot.waitUntil(lambda: plots.growth.getPlotItem().titleLabel.text == "Pieces removed per round")
+    assert plots.score.getPlotItem().titleLabel.text == "Log-likelihood per round"
+
+
 def test_a_live_training_s_plots_grow_in_steps_and_a_view_the_user_moved_stays(qtbot: QtBot) -> None:
     from engine.trainers.records import MergeStep
     from workbench.window.views.training_plots import TrainingPlots

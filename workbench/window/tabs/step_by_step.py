@@ -43,7 +43,7 @@ from workbench.jobs.children.step_counts import count_main, count_payload
 from workbench.window.views.heading import Heading
 from workbench.window.views.merges_table import MergesTable
 from workbench.core.training_text import rounds_text
-from workbench.window.views.training_plots import TrainingPlots
+from workbench.window.views.training_plots import PlotsWhenShown, TrainingPlots
 from workbench.core.presets import Configuration
 
 # Step mode is for small corpora: a file above this size is not offered.
@@ -96,8 +96,7 @@ class StepPanel(QWidget):
             table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
             table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.merges = MergesTable()
-        self.plots = TrainingPlots(by_time=False)
-        self.plots.set_compression_title("Compression of the text")
+        self.plots_place = PlotsWhenShown(by_time=False, compression_title="Compression of the text")
 
         buttons = QHBoxLayout()
         for button in (self.start_button, self.step_button, self.ten_button, self.hundred_button, self.end_button, self.reset_button, self.keep_button):
@@ -121,7 +120,7 @@ class StepPanel(QWidget):
         body = QSplitter()
         body.setOrientation(Qt.Orientation.Vertical)
         body.addWidget(tables)
-        body.addWidget(self.plots)
+        body.addWidget(self.plots_place)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
         layout.addWidget(body, 1)
@@ -154,6 +153,11 @@ class StepPanel(QWidget):
         self._update_buttons()
 
     # -- sources -----------------------------------------------------------------------------
+
+    @property
+    def plots(self) -> TrainingPlots:
+        """The plots (built the first time they are needed: `PlotsWhenShown`)."""
+        return self.plots_place.plots
 
     def set_files(self, inputs: Sequence[str | CorpusSource]) -> None:
         """Offer the small corpus files (up to 5 MB) besides typed text: paths, or sources that
@@ -284,7 +288,7 @@ class StepPanel(QWidget):
         self.candidates.setRowCount(0)
         self.words.setRowCount(0)
         self.merges.merges.reset([], self._style, self._score_name)
-        self.plots.clear(self._score_name, rounds=self._kind == "UnigramTrainer")
+        self.plots_place.clear(self._score_name, rounds=self._kind == "UnigramTrainer")
         self.status.setText("Press Start: the words of the text are counted with the pipeline on the left.")
         self._update_buttons()
         self.state_changed.emit("")

@@ -610,7 +610,7 @@ class TrainTab(QWidget):
     def apply_palette(self) -> None:
         """Redraw the plots in the colours of the current theme."""
         self.plots.apply_palette()
-        self.step_panel.plots.apply_palette()
+        self.step_panel.plots_place.apply_palette()
 
     def set_whitespace_glyphs(self, on: bool) -> None:
         self.merges.merges.glyphs = on

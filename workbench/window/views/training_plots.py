@@ -14,8 +14,8 @@ from typing import Final
 import numpy
 import pyqtgraph
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QWidget
+from PySide6.QtGui import QColor, QPalette, QShowEvent
+from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QVBoxLayout, QWidget
 
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
 from engine.models.wordlevel.trainer import PHASE_SELECT
@@ -495,3 +495,47 @@ def _distinct(values: numpy.ndarray) -> numpy.ndarray:
     """The sorted `values` without repeats."""
     result: numpy.ndarray = values[_group_starts(values)]
     return result
+
+
+class PlotsWhenShown(QWidget):
+    """The place of a `TrainingPlots` in a panel that starts hidden (Step by Step): the plots are
+    built the first time the place is shown or `plots` is asked for, not with the window
+    (pyqtgraph's three plots took 40-50 ms of the window's start-up). Until then `clear` only
+    says how they start, and `apply_palette` has nothing to redraw."""
+
+    def __init__(self, by_time: bool, compression_title: str) -> None:
+        super().__init__()
+        self._by_time = by_time
+        self._compression_title = compression_title
+        self._cleared: tuple[str, bool] = ("count", False)
+        self._built: TrainingPlots | None = None
+        self._layout = QVBoxLayout(self)
+        self._layout.setContentsMargins(0, 0, 0, 0)
+
+    def built(self) -> bool:
+        return self._built is not None
+
+    @property
+    def plots(self) -> TrainingPlots:
+        if self._built is None:
+            plots = TrainingPlots(by_time=self._by_time)
+            plots.set_compression_title(self._compression_title)
+            plots.clear(self._cleared[0], rounds=self._cleared[1])
+            self._layout.addWidget(plots)
+            plots.setVisible(self.isVisible())
+            self._built = plots
+        return self._built
+
+    def clear(self, score_name: str, rounds: bool) -> None:
+        if self._built is None:
+            self._cleared = (score_name, rounds)
+        else:
+            self._built.clear(score_name, rounds=rounds)
+
+    def apply_palette(self) -> None:
+        if self._built is not None:
+            self._built.apply_palette()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self.plots.show()
+        super().showEvent(event)
