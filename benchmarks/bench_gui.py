@@ -250,15 +250,10 @@ STARTUP_SCRIPT = """
 import os, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QTimer
-from workbench.window.appearance import application, apply_appearance
-from workbench.core.settings import Settings
+from workbench.window.app import start_window
+from workbench.window.appearance import application
+window = start_window(None)  # (as `run_window` does: a new user's home opens the sample project)
 app = application()
-settings = Settings()
-apply_appearance(settings)
-from workbench.window.main_window import MainWindow
-window = MainWindow(settings)
-window.show()
-window.open_sample()
 def painted():
     print(time.time(), flush=True)
     window.document.mark_saved("/nonexistent.tokproj")

@@ -253,17 +253,11 @@ STARTUP_SCRIPT = """
 import os, sys, time
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QTimer
-from workbench.window.appearance import application, apply_appearance
+from workbench.window.app import start_window
+from workbench.window.appearance import application
 from workbench.window.prompts import ScriptedPrompts
-from workbench.core.settings import Settings
+window = start_window(sys.argv[1], ScriptedPrompts(confirm=True, choose="Keep Them"))  # (as `run_window` does)
 app = application()
-settings = Settings()
-apply_appearance(settings)
-from workbench.window.main_window import MainWindow
-window = MainWindow(settings, ScriptedPrompts(confirm=True, choose="Keep Them"))
-window.encoding_runner.start()  # (as `run_window` does)
-window.show()
-window.open_file(sys.argv[1])
 def first():
     # the window drawn with the project open: its tokenizers listed, its tabs answering
     window.grab()

@@ -4,6 +4,7 @@ recovery, closing with unsaved changes, bad files. Dialogs are answered by Scrip
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -11,10 +12,14 @@ from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 import engine
+from engine.errors import ProjectFileError
 from engine.project.project_file import Project
+from workbench.jobs.runners import saving
+from workbench.window import main_window
+from workbench.window.app import start_window
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
-from workbench.jobs.runners.saving import recovery_folder
+from workbench.jobs.runners.saving import ReadAhead, recovery_folder
 from workbench.core.settings import Settings
 
 from window_support import SAMPLE, train_and_wait, wait_for_view
@@ -274,6 +279,47 @@ def test_the_next_start_reopens_the_last_project(qtbot: QtBot, window: MainWindo
     again.open_at_start(None)
     assert again.document.path == str(tmp_path / "last.tokproj")
     again.shutdown()
+
+
+def test_the_start_reads_the_project_while_the_window_is_built(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window.open_sample()
+    path = str(tmp_path / "last.tokproj")
+    prompts.answers["save_project"] = path
+    window.save()
+    window.shutdown()
+    reads: list[str] = []
+    real = saving.read_project
+
+    def counted(read: str) -> Project:
+        reads.append(read)
+        return real(read)
+
+    monkeypatch.setattr(saving, "read_project", counted)
+    monkeypatch.setattr(main_window, "read_project", counted)
+    again = start_window(None, ScriptedPrompts())
+    qtbot.addWidget(again)
+    assert again.document.path == path and again.isVisible()
+    assert reads == [path]  # once, from the start: the open took the read-ahead's answer
+    again.shutdown()
+
+
+def test_a_read_ahead_gives_what_the_file_holds_when_it_is_opened(tmp_path: Path) -> None:
+    path = tmp_path / "p.tokproj"
+    Project("first").save(str(path))
+    ahead = ReadAhead(str(path))
+    assert ahead.work_for(str(tmp_path / "other.tokproj")) is None
+    work = ahead.work_for(str(path))
+    assert work is not None and ahead.work_for(str(path)) is None  # (taken once)
+    time.sleep(0.05)
+    Project("second").save(str(path))  # (saved again while the window was being built)
+    assert work().name == "second"
+    (tmp_path / "bad.tokproj").write_bytes(b"PK\x03\x04 not a project")
+    bad = ReadAhead(str(tmp_path / "bad.tokproj")).work_for(str(tmp_path / "bad.tokproj"))
+    assert bad is not None
+    with pytest.raises(ProjectFileError, match="bad.tokproj"):
+        bad()
 
 
 @pytest.mark.parametrize("theme", ["dark", "light", "system"])

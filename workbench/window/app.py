@@ -10,25 +10,43 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
+from typing import TYPE_CHECKING
 
-from workbench.window.appearance import application, apply_appearance
+from engine.project.project_file import SUFFIX
 from workbench.core.settings import Settings
+from workbench.jobs.runners.saving import ReadAhead
+from workbench.window.appearance import application, apply_appearance
+from workbench.window.prompts import Prompts
+
+if TYPE_CHECKING:
+    from workbench.window.main_window import MainWindow
 
 
 def run_window(path: str | None = None) -> int:
     """Open the main window (on `path` when given) and run until it closes."""
     multiprocessing.freeze_support()
-    app = application()
+    start_window(path)
+    settle_memory()
+    return application().exec()
+
+
+def start_window(path: str | None, prompts: Prompts | None = None) -> MainWindow:
+    """The main window, shown, with what opens at start open (`path`, else the last project...).
+    The project file that will probably open is read from the start, while Qt and the window are
+    built (`ReadAhead`)."""
     settings = Settings.load()
+    first = path if path is not None else next((p for p in settings.recent_projects if os.path.isfile(p)), None)
+    ahead = ReadAhead(first) if first is not None and first.endswith(SUFFIX) else None
+    application()
     apply_appearance(settings)
     from workbench.window.main_window import MainWindow
 
-    window = MainWindow(settings)
+    window = MainWindow(settings, prompts, read_ahead=ahead)
     window.encoding_runner.start()  # (it imports the engine while the window is drawn)
     window.show()
     window.open_at_start(path)
-    settle_memory()
-    return app.exec()
+    return window
 
 
 def settle_memory() -> None:

@@ -42,6 +42,7 @@ from workbench.jobs.runners.file_checks import FileChecker
 from workbench.jobs.runners.saving import (
     RECOVERY_NOTE,
     ProjectLock,
+    ReadAhead,
     RecoveryCopy,
     RecoveryNote,
     Worker,
@@ -72,9 +73,10 @@ READABLE: Final = "a tokenizer file (tokenizer.json, SentencePiece .model, .tikt
 class MainWindow(QMainWindow):
     """The workbench window."""
 
-    def __init__(self, settings: Settings, prompts: Prompts | None = None) -> None:
+    def __init__(self, settings: Settings, prompts: Prompts | None = None, read_ahead: ReadAhead | None = None) -> None:
         super().__init__()
         self.settings = settings
+        self._read_ahead = read_ahead  # (the project that opens at start, read meanwhile)
         self.prompts = prompts if prompts is not None else Prompts(self)
         self.document = ProjectDocument(self)
         self.file_checker = FileChecker(self)
@@ -150,15 +152,18 @@ class MainWindow(QMainWindow):
 
     def open_at_start(self, path: str | None) -> None:
         """What opens with the window: a recovered project, `path`, the last project, or the sample."""
-        if self.offer_recovery():
-            return
-        if path is not None:
-            if self.open_file(path):
+        try:
+            if self.offer_recovery():
                 return
-        for recent in self.settings.recent_projects:
-            if os.path.isfile(recent) and self.open_file(recent, quiet=True):
-                return
-        self.open_sample()
+            if path is not None:
+                if self.open_file(path):
+                    return
+            for recent in self.settings.recent_projects:
+                if os.path.isfile(recent) and self.open_file(recent, quiet=True):
+                    return
+            self.open_sample()
+        finally:
+            self._read_ahead = None
 
     def open_sample(self) -> None:
         """The sample project shipped in resources/, opened as a template (Save asks where)."""
@@ -190,7 +195,8 @@ class MainWindow(QMainWindow):
         if path.endswith(SUFFIX):
             self._set_busy(f"Opening {path}…")
             try:
-                ok, answer = self.worker.wait(self.worker.start(partial(read_project, path)))
+                ahead = self._read_ahead.work_for(path) if self._read_ahead is not None else None
+                ok, answer = self.worker.wait(self.worker.start(ahead or partial(read_project, path)))
             finally:
                 self._set_busy("")
             if not ok or not isinstance(answer, Project):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import threading
 import time
 import uuid
 from collections.abc import Callable, Collection
@@ -144,6 +145,57 @@ def write_project(path: str, members: list[tuple[str, Part]], backup: bool = Tru
     For a pool thread."""
     write_archive(path, pack(members), backup)
     return path
+
+
+class ReadAhead:
+    """A project file read on a thread of its own from the moment the application starts, while
+    Qt is loaded and the window is built: reading is mostly zlib, which runs without Python's
+    lock, so the read and the building overlap. The window's open takes the answer
+    (`work_for`) instead of reading the file again; a file changed since is read again."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.abspath(path)
+        self._identity = _identity(self.path)
+        self._answer: Project | BaseException | None = None
+        # (an event, not Thread.join: joined from a Qt pool thread, threading would register
+        # that thread as a dummy for good)
+        self._read_done = threading.Event()
+        threading.Thread(target=self._read, name="project-read-ahead", daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            self._answer = read_project(self.path)
+        except BaseException as error:  # noqa: BLE001 - raised again where the open reads it
+            self._answer = error
+        finally:
+            self._read_done.set()
+
+    def work_for(self, path: str) -> Callable[[], Project] | None:
+        """What reads `path` for `Worker.start`, from this read when it is of that same file
+        (once: a later open reads the file again), else None."""
+        if os.path.abspath(path) != self.path or self._identity is None:
+            return None
+        self.path = ""
+
+        def answer() -> Project:
+            self._read_done.wait()
+            found, self._answer = self._answer, None
+            if _identity(path) != self._identity:
+                return read_project(path)  # (changed on disk while it was read)
+            if isinstance(found, BaseException):
+                raise found
+            assert found is not None
+            return found
+
+        return answer
+
+
+def _identity(path: str) -> tuple[int, int, int] | None:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
 
 
 def read_project(path: str) -> Project:
