@@ -220,6 +220,11 @@ def test_the_step_panel_s_plots_are_built_when_it_is_first_shown(qtbot: QtBot, w
     plots = tab.step_panel.plots
     qtbot.waitUntil(lambda: plots.growth.getPlotItem().titleLabel.text == "Pieces removed per round")
     assert plots.score.getPlotItem().titleLabel.text == "Log-likelihood per round"
+    # given their room by the panel's splitter, as if they had been there from the start
+    window.resize(1600, 1000)
+    body = place.parentWidget()
+    assert body is not None
+    qtbot.waitUntil(lambda: place.height() >= body.height() // 4)
 
 
 def test_a_live_training_s_plots_grow_in_steps_and_a_view_the_user_moved_stays(qtbot: QtBot) -> None:

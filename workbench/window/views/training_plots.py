@@ -13,7 +13,7 @@ from typing import Final
 
 import numpy
 import pyqtgraph
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette, QShowEvent
 from PySide6.QtWidgets import QApplication, QGridLayout, QLabel, QVBoxLayout, QWidget
 
@@ -535,6 +535,11 @@ class PlotsWhenShown(QWidget):
     def apply_palette(self) -> None:
         if self._built is not None:
             self._built.apply_palette()
+
+    def sizeHint(self) -> QSize:
+        # (what the plots will ask for, so that the panel's splitter leaves them their room
+        # before they are built: three of pyqtgraph's views, each 600 x 480)
+        return self._built.sizeHint() if self._built is not None else QSize(3 * 600, 480)
 
     def showEvent(self, event: QShowEvent) -> None:
         self.plots.show()
