@@ -6,33 +6,15 @@ from __future__ import annotations
 import gzip
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from engine import Tokenizer
+from cli_support import assert_one_line_error, run_cli
 from support import ROOT
 
 SAMPLE = ROOT / "resources" / "sample" / "shakespeare.txt"
-
-
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
-    # -P: the installed build runs, not the source tree (as in test_cli.py)
-    return subprocess.run(
-        [sys.executable, "-P", "-m", "workbench.cli", *args], capture_output=True, text=True, encoding="utf-8"
-    )
-
-
-def assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
-    assert result.returncode == 1, result.stderr
-    assert "Traceback" not in result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("tokenizer-workbench: error: ")
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
 
 
 def train(out: Path, *inputs: str) -> tuple[int, str]:
