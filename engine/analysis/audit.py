@@ -1,0 +1,444 @@
+"""What a tokenizer costs over a set of texts: the Audit's figures, one row per tokenizer and text,
+and their summaries over languages.
+
+For each text (a language's declaration, article by article, a code sample, a user's file):
+tokens; tokens per word (fertility); characters and UTF-8 bytes per token; the share of words
+cut into several tokens; the unknown-token and byte-fallback rates; whether decoding gives the
+text back; the premium over English on the same articles (Petrov et al. 2023, "Language Model
+Tokenizers Introduce Unfairness Between Languages"); and the Rényi efficiency of the tokens'
+distribution (Zouhar et al. 2023, "Tokenization and the Noiseless Channel", alpha 2.5).
+
+Fewer tokens is not by itself a better model: these figures measure cost and coverage, not what
+a model learns from the tokens (`COMPRESSION_NOTE`).
+
+A word is a run of letters, marks and digits, or any other non-space character
+(`baselines.words`); in scripts written without spaces between words (Han, Japanese, Thai, Lao,
+Khmer, Myanmar) each letter counts as a word, so their tokens per word is tokens per character
+(`word_unit`). The premium, on the same articles, compares every language fairly.
+
+Nothing here reads files or draws: the texts come from the caller (the shipped declarations are
+`workbench.core.parallel_text`'s).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+import regex
+
+from engine.analysis import baselines
+from engine.analysis.inspection import round_trip, unknown_positions
+from engine.models.bpe.model import BPE
+from engine.models.unigram.model import Unigram
+from engine.schema import JsonValue
+from engine.tokenizer import Tokenizer
+
+COMPRESSION_NOTE: Final = (
+    "Fewer tokens is not by itself a better model: these figures say what text costs and how "
+    "the vocabulary covers it, not how well a model learns from the tokens."
+)
+# Scripts (ISO 15924) written without spaces between words: a letter counts as a word.
+UNSPACED_SCRIPTS: Final = frozenset(("Hani", "Hans", "Hant", "Hira", "Kana", "Jpan", "Thai", "Laoo", "Khmr", "Mymr"))
+# The language every premium is relative to (ISO 639-3).
+BASELINE_LANGUAGE: Final = "eng"
+# Zouhar et al. (2023) found alpha = 2.5 to track downstream quality best.
+RENYI_ALPHA: Final = 2.5
+BYTE_TOKEN_RE: Final = re.compile(r"<0x[0-9A-F]{2}>")
+# How long a piece `round_trip_causes` lines up with its decoding, at most.
+CAUSE_SAMPLE_CHARACTERS: Final = 300
+# How much of a text `dominant_script` looks at.
+SCRIPT_SAMPLE_CHARACTERS: Final = 20_000
+CSV_COLUMNS: Final = (
+    "tokenizer", "text", "language", "iso639_3", "script", "kind", "articles", "tokens", "words", "word_unit",
+    "characters", "bytes", "tokens_per_word", "characters_per_token", "bytes_per_token", "split_word_share",
+    "unknown_rate", "byte_fallback_rate", "round_trip", "premium_over_english", "renyi_efficiency",
+)  # fmt: skip
+
+
+class AuditText:
+    """A text to measure: `articles` maps an article's number to its text (a declaration's
+    preamble is 0, its articles 1-30; a file or code sample is one article, 0). `kind`:
+    "language", "code" or "file". `iso639_3` names the language ("" for code and files), and
+    `script` its ISO 15924 script."""
+
+    name: str
+    iso639_3: str
+    script: str
+    kind: str
+    articles: dict[int, str]
+
+    def __init__(self, name: str, iso639_3: str, script: str, kind: str, articles: Mapping[int, str]) -> None:
+        self.name = name
+        self.iso639_3 = iso639_3
+        self.script = script
+        self.kind = kind
+        self.articles = dict(articles)
+
+    def __repr__(self) -> str:
+        return f"AuditText({self.name!r}, {self.iso639_3!r}, {self.script!r}, {self.kind!r}, {len(self.articles)} articles)"
+
+
+class TextCost:
+    """One tokenizer on one text (its articles encoded one by one, without the post-processor's
+    special tokens)."""
+
+    tokenizer: str
+    text: AuditText
+    tokens: int
+    characters: int
+    bytes: int
+    words: int
+    split_words: int
+    unknown: int
+    byte_fallback: int
+    round_trip: bool
+    # why decoding does not give the text back (`inspection`'s causes), most frequent first
+    round_trip_causes: list[str]
+    article_tokens: dict[int, int]
+    renyi_efficiency: float
+    # tokens over English's on the articles both have; None for code, files, or without English
+    premium: float | None
+
+    def __init__(self, tokenizer: str, text: AuditText) -> None:
+        self.tokenizer = tokenizer
+        self.text = text
+        self.tokens = 0
+        self.characters = 0
+        self.bytes = 0
+        self.words = 0
+        self.split_words = 0
+        self.unknown = 0
+        self.byte_fallback = 0
+        self.round_trip = True
+        self.round_trip_causes = []
+        self.article_tokens = {}
+        self.renyi_efficiency = 0.0
+        self.premium = None
+
+    @property
+    def word_unit(self) -> str:
+        return word_unit(self.text.script)
+
+    @property
+    def tokens_per_word(self) -> float:
+        return self.tokens / self.words if self.words else 0.0
+
+    @property
+    def characters_per_token(self) -> float:
+        return self.characters / self.tokens if self.tokens else 0.0
+
+    @property
+    def bytes_per_token(self) -> float:
+        return self.bytes / self.tokens if self.tokens else 0.0
+
+    @property
+    def split_word_share(self) -> float:
+        return self.split_words / self.words if self.words else 0.0
+
+    @property
+    def unknown_rate(self) -> float:
+        return self.unknown / self.tokens if self.tokens else 0.0
+
+    @property
+    def byte_fallback_rate(self) -> float:
+        return self.byte_fallback / self.tokens if self.tokens else 0.0
+
+    def csv_row(self) -> list[str]:
+        """The row of `CSV_COLUMNS` (figures rounded to 4 decimals; an empty premium where there
+        is none)."""
+        text = self.text
+        return [
+            self.tokenizer, text.name, text.name if text.kind == "language" else "", text.iso639_3, text.script,
+            text.kind, str(len(text.articles)), str(self.tokens), str(self.words), self.word_unit,
+            str(self.characters), str(self.bytes), _figure(self.tokens_per_word), _figure(self.characters_per_token),
+            _figure(self.bytes_per_token), _figure(self.split_word_share), _figure(self.unknown_rate),
+            _figure(self.byte_fallback_rate), "yes" if self.round_trip else "no",
+            "" if self.premium is None else _figure(self.premium), _figure(self.renyi_efficiency),
+        ]  # fmt: skip
+
+
+class Summary:
+    """One tokenizer's premiums over the languages that have one: their median, 90th percentile,
+    the worst language, and the Gini coefficient of the tokens each language spends on the
+    articles it shares with English (0: every language costs the same; towards 1: a few
+    languages cost nearly everything)."""
+
+    tokenizer: str
+    languages: int
+    median: float
+    p90: float
+    worst: str
+    worst_premium: float
+    gini: float
+
+    def __init__(self, tokenizer: str, premiums: Sequence[tuple[str, float]]) -> None:
+        self.tokenizer = tokenizer
+        self.languages = len(premiums)
+        values = sorted(value for _, value in premiums)
+        self.median = percentile(values, 50.0)
+        self.p90 = percentile(values, 90.0)
+        self.worst, self.worst_premium = max(premiums, key=lambda item: item[1]) if premiums else ("", 0.0)
+        self.gini = gini(values)
+
+
+def word_unit(script: str) -> str:
+    """What a "word" is in `script`: "character" where words are not separated by spaces."""
+    return "character" if script in UNSPACED_SCRIPTS else "word"
+
+
+# The scripts `dominant_script` tells apart (ISO 15924 code -> Unicode's script name), the
+# unspaced ones first; letters of any other script count as "Zyyy" (undetermined).
+SCRIPT_NAMES: Final = (
+    ("Hani", "Han"), ("Hira", "Hiragana"), ("Kana", "Katakana"), ("Thai", "Thai"), ("Laoo", "Lao"),
+    ("Khmr", "Khmer"), ("Mymr", "Myanmar"), ("Latn", "Latin"), ("Cyrl", "Cyrillic"), ("Grek", "Greek"),
+    ("Arab", "Arabic"), ("Hebr", "Hebrew"), ("Deva", "Devanagari"), ("Beng", "Bengali"), ("Taml", "Tamil"),
+    ("Ethi", "Ethiopic"), ("Hang", "Hangul"), ("Geor", "Georgian"), ("Armn", "Armenian"),
+)  # fmt: skip
+SCRIPT_RES: Final = tuple((code, regex.compile(rf"\p{{Script={name}}}")) for code, name in SCRIPT_NAMES)
+LETTER_RE: Final = regex.compile(r"\p{L}")
+
+
+def dominant_script(text: str) -> str:
+    """The ISO 15924 code of the script most of `text`'s letters are in ("Jpan" for Japanese:
+    Han with kana), "Zyyy" when it has no letters or they are in none of `SCRIPT_NAMES`:
+    "Hello, мир!" -> Latn; "吾輩は猫である" -> Jpan; "1 + 2" -> Zyyy."""
+    letters = LETTER_RE.findall(text[:SCRIPT_SAMPLE_CHARACTERS])
+    if not letters:
+        return "Zyyy"
+    joined = "".join(letters)
+    counts = {code: len(pattern.findall(joined)) for code, pattern in SCRIPT_RES}
+    best = max(counts, key=lambda code: counts[code])
+    if counts[best] == 0:
+        return "Zyyy"
+    if best in ("Hani", "Hira", "Kana") and counts["Hira"] + counts["Kana"] > 0:
+        return "Jpan"
+    return best
+
+
+def word_spans(text: str, script: str) -> list[tuple[int, int]]:
+    """The words of `text` (`baselines.words`), each letter on its own in scripts written
+    without spaces: "猫が好き" -> 猫|が|好|き; "I'm" -> I|'|m."""
+    spans = baselines.words(text)
+    if script not in UNSPACED_SCRIPTS:
+        return spans
+    letters: list[tuple[int, int]] = []
+    for start, end in spans:
+        begin = start
+        for index in range(start + 1, end):
+            # (a combining mark stays with its letter: Thai vowels and tone marks)
+            if not _is_mark(text[index]):
+                letters.append((begin, index))
+                begin = index
+        letters.append((begin, end))
+    return letters
+
+
+def _is_mark(character: str) -> bool:
+    return unicodedata.category(character).startswith("M")
+
+
+def byte_fallback_ids(tokenizer: Tokenizer) -> frozenset[int]:
+    """The ids of the `<0xNN>` tokens a byte_fallback model spells unknown characters with (none
+    for other models: a byte-level pipeline's tokens are its ordinary vocabulary)."""
+    model = tokenizer.model
+    if not isinstance(model, (BPE, Unigram)) or not model.byte_fallback:
+        return frozenset()
+    found: list[int] = []
+    for token, number in model.get_vocab().items():
+        if BYTE_TOKEN_RE.fullmatch(token):
+            found.append(number)
+    return frozenset(found)
+
+
+def measure(name: str, tokenizer: Tokenizer, text: AuditText) -> TextCost:
+    """`tokenizer` (called `name` in the results) on every article of `text`: whole (its
+    truncation and padding are switched off meanwhile, then put back)."""
+    cost = TextCost(name, text)
+    numbers = sorted(text.articles)
+    bodies = [text.articles[number] for number in numbers]
+    with Unbounded(tokenizer):
+        encodings = tokenizer.encode_batch(bodies, add_special_tokens=False)
+    fallback = byte_fallback_ids(tokenizer)
+    frequencies: dict[int, int] = {}
+    for number, body, encoding in zip(numbers, bodies, encodings):
+        ids = encoding.ids
+        cost.article_tokens[number] = len(ids)
+        cost.tokens += len(ids)
+        cost.characters += len(body)
+        cost.bytes += len(body.encode("utf-8", "surrogatepass"))
+        words = word_spans(body, text.script)
+        cost.words += len(words)
+        cost.split_words += split_words(words, encoding.offsets)
+        cost.unknown += len(unknown_positions(tokenizer, encoding, body))
+        for token_id in ids:
+            frequencies[token_id] = frequencies.get(token_id, 0) + 1
+            if token_id in fallback:
+                cost.byte_fallback += 1
+        if cost.round_trip and tokenizer.decode(ids, skip_special_tokens=True) != body:
+            cost.round_trip = False
+            cost.round_trip_causes = round_trip_causes(tokenizer, body)
+    cost.renyi_efficiency = renyi_efficiency(list(frequencies.values()), tokenizer.get_vocab_size(True))
+    return cost
+
+
+def round_trip_causes(tokenizer: Tokenizer, body: str) -> list[str]:
+    """Why `body` does not come back from decoding (`inspection.round_trip`'s causes), found on
+    a short piece of it: the first paragraph that does not come back on its own (cut to
+    `CAUSE_SAMPLE_CHARACTERS`), else the first two paragraphs together (the line break between
+    them is what changed). Lining a whole article up with its decoding (difflib, quadratic
+    where they differ throughout, as a lowercased text does) took longer than encoding it."""
+    paragraphs = [paragraph for paragraph in body.split("\n") if paragraph.strip()]
+    for paragraph in paragraphs:
+        piece = _cut(paragraph)
+        encoding = tokenizer.encode(piece, add_special_tokens=False)
+        if tokenizer.decode(encoding.ids, skip_special_tokens=True) != piece:
+            return round_trip(tokenizer, piece, encoding).causes
+    piece = _cut("\n".join(paragraphs[:2])) if len(paragraphs) > 1 else _cut(body)
+    return round_trip(tokenizer, piece, tokenizer.encode(piece, add_special_tokens=False)).causes
+
+
+def _cut(text: str) -> str:
+    """`text`, or its start to the last space before `CAUSE_SAMPLE_CHARACTERS`."""
+    if len(text) <= CAUSE_SAMPLE_CHARACTERS:
+        return text
+    space = text.rfind(" ", 0, CAUSE_SAMPLE_CHARACTERS)
+    return text[: space if space > 0 else CAUSE_SAMPLE_CHARACTERS]
+
+
+class Unbounded:
+    """`with Unbounded(tokenizer):` encodes whole texts, without the truncation and padding the
+    tokenizer's file may set (a BERT file truncating at 512 tokens would hide the cost of every
+    long article); both are put back after."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self.tokenizer = tokenizer
+        self.truncation = tokenizer.truncation
+        self.padding = tokenizer.padding
+
+    def __enter__(self) -> Tokenizer:
+        self.tokenizer.no_truncation()
+        self.tokenizer.no_padding()
+        return self.tokenizer
+
+    def __exit__(self, *exception: object) -> None:
+        truncation, padding = self.truncation, self.padding
+        if truncation is not None:
+            self.tokenizer.enable_truncation(
+                _whole(truncation["max_length"]), _whole(truncation["stride"]),
+                str(truncation["strategy"]), str(truncation["direction"]),
+            )  # fmt: skip
+        if padding is not None:
+            length, multiple = padding["length"], padding["pad_to_multiple_of"]
+            self.tokenizer.enable_padding(
+                str(padding["direction"]), _whole(padding["pad_id"]), _whole(padding["pad_type_id"]),
+                str(padding["pad_token"]), None if length is None else _whole(length),
+                None if multiple is None else _whole(multiple),
+            )  # fmt: skip
+
+
+def _whole(value: JsonValue) -> int:
+    assert isinstance(value, int)
+    return value
+
+
+def split_words(words: Sequence[tuple[int, int]], offsets: Sequence[tuple[int, int]]) -> int:
+    """How many of `words` (character spans, in order) overlap more than one token (offsets in
+    the same characters; tokens with no characters, such as a lone "▁", are left out)."""
+    spans = sorted((start, end) for start, end in offsets if end > start)
+    found = 0
+    first = 0
+    for start, end in words:
+        while first < len(spans) and spans[first][1] <= start:
+            first += 1
+        covering = 0
+        index = first
+        while index < len(spans) and spans[index][0] < end:
+            if spans[index][1] > start:
+                covering += 1
+                if covering > 1:
+                    found += 1
+                    break
+            index += 1
+    return found
+
+
+def add_premiums(costs: Sequence[TextCost]) -> None:
+    """Set each language's premium: its tokens over English's (same tokenizer) on the articles
+    both texts have. Code, files and a tokenizer with no English text get none."""
+    english: dict[str, TextCost] = {}
+    for cost in costs:
+        if cost.text.kind == "language" and cost.text.iso639_3 == BASELINE_LANGUAGE:
+            english.setdefault(cost.tokenizer, cost)
+    for cost in costs:
+        base = english.get(cost.tokenizer)
+        if base is None or cost.text.kind != "language":
+            continue
+        shared = [number for number in cost.article_tokens if number in base.article_tokens]
+        ours = sum(cost.article_tokens[number] for number in shared)
+        theirs = sum(base.article_tokens[number] for number in shared)
+        cost.premium = ours / theirs if theirs else None
+
+
+def summaries(costs: Sequence[TextCost]) -> list[Summary]:
+    """One `Summary` per tokenizer, in the order they first appear."""
+    by_tokenizer: dict[str, list[tuple[str, float]]] = {}
+    for cost in costs:
+        by_tokenizer.setdefault(cost.tokenizer, [])
+        if cost.premium is not None:
+            by_tokenizer[cost.tokenizer].append((cost.text.name, cost.premium))
+    return [Summary(name, premiums) for name, premiums in by_tokenizer.items()]
+
+
+def audit(tokenizers: Sequence[tuple[str, Tokenizer]], texts: Sequence[AuditText]) -> list[TextCost]:
+    """Every tokenizer on every text, premiums set: one row per tokenizer and text, tokenizer
+    by tokenizer, texts in the order given."""
+    costs = [measure(name, tokenizer, text) for name, tokenizer in tokenizers for text in texts]
+    add_premiums(costs)
+    return costs
+
+
+def renyi_efficiency(frequencies: Sequence[int], vocabulary_size: int, alpha: float = RENYI_ALPHA) -> float:
+    """The Rényi entropy of order `alpha` of the tokens' distribution over the log of the
+    vocabulary's size: 1 when every token of the vocabulary is used equally often.
+    [1, 1] over a vocabulary of 2 -> 1.0; [1, 1] over 4 -> 0.5."""
+    total = sum(frequencies)
+    if total == 0 or vocabulary_size < 2:
+        return 0.0
+    power = 0.0
+    for count in frequencies:
+        power += (count / total) ** alpha
+    entropy = math.log(power) / (1.0 - alpha)
+    return entropy / math.log(vocabulary_size)
+
+
+def percentile(values: Sequence[float], rank: float) -> float:
+    """The `rank` percentile of sorted `values`, interpolated linearly between the two nearest
+    (numpy's default): [1, 2, 3, 4] -> 50: 2.5, 90: 3.7."""
+    if not values:
+        return 0.0
+    where = (len(values) - 1) * rank / 100.0
+    low = math.floor(where)
+    high = min(low + 1, len(values) - 1)
+    return values[low] + (values[high] - values[low]) * (where - low)
+
+
+def gini(values: Sequence[float]) -> float:
+    """The Gini coefficient of `values` (all 0 or more): 0 when they are equal; [0, 0, 0, 1] ->
+    0.75. The mean absolute difference over every pair, over twice the mean."""
+    ordered = sorted(values)
+    n = len(ordered)
+    total = sum(ordered)
+    if n == 0 or total == 0:
+        return 0.0
+    weighted = 0.0
+    for index, value in enumerate(ordered):
+        weighted += (2 * (index + 1) - n - 1) * value
+    return weighted / (n * total)
+
+
+def _figure(value: float) -> str:
+    return f"{value:.4f}"
