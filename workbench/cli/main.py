@@ -15,7 +15,7 @@ from typing import NoReturn
 
 import engine
 from engine.errors import EngineError
-from workbench.cli import convert, count, encode, inspect, screenshots, train
+from workbench.cli import audit, convert, count, encode, inspect, screenshots, train
 from workbench.cli.common import EXIT_ERROR, EXIT_USAGE, PROG, WRITTEN, CliError
 from workbench.cli.stopping import (
     EXIT_BROKEN_PIPE,
@@ -29,7 +29,7 @@ from workbench.cli.stopping import (
     writes_files,
 )
 
-COMMANDS = ("train", "count", "encode", "inspect", "convert", "screenshots")
+COMMANDS = ("train", "count", "encode", "inspect", "convert", "audit", "screenshots")
 
 
 def _version() -> str:
@@ -58,7 +58,7 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=_version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in (train, count, encode, inspect, convert, screenshots):
+    for command in (train, count, encode, inspect, convert, audit, screenshots):
         command.add_parser(sub)
 
     return parser

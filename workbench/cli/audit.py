@@ -1,0 +1,149 @@
+"""`tokenizer-workbench audit`: what text costs under one or more tokenizers, over the shipped
+declarations (one per language, article-aligned), the shipped code samples and the user's own
+files: tokens, tokens per word, characters and bytes per token, the share of words cut into
+several tokens, unknown and byte-fallback rates, the round trip, the premium over English and
+the Rényi efficiency, one CSV row per tokenizer and text, and a summary per tokenizer. The
+figures are `engine.analysis.audit`'s; the texts `workbench.core.audit_texts`'.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import sys
+from pathlib import Path
+from typing import Final, TextIO
+
+from engine.analysis.audit import COMPRESSION_NOTE, CSV_COLUMNS, AuditText, TextCost, audit, summaries
+from engine.formats.files import write_text_atomically
+from workbench.cli.common import READABLE, CliError, check_output, check_output_place, load, stdout_for
+from workbench.core.audit_texts import AuditTextError, shipped_code, shipped_languages, user_texts
+from workbench.core.parallel_text import load_udhr
+
+# Past this share of unknown tokens a text's premium is said to understate its cost.
+UNCOVERED_RATE: Final = 0.01
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `audit` command's arguments."""
+    command = sub.add_parser(
+        "audit",
+        help="measure what text costs under tokenizers: every shipped language, code, your files",
+        description="Encode the Universal Declaration of Human Rights in every shipped language (or "
+        "--languages), the shipped code samples and your own --texts with each tokenizer, and print per "
+        "tokenizer the premium over English on the same articles (median, 90th percentile, worst language, "
+        "Gini); --csv writes one row per tokenizer and text with every figure. " + COMPRESSION_NOTE,
+    )
+    command.add_argument("-t", "--tokenizer", action="append", metavar="TOKENIZER", help=f"a tokenizer to audit (repeat for several): {READABLE}")
+    command.add_argument("--texts", action="append", default=[], metavar="PATH", help="a file or folder of your own to measure too (repeatable)")
+    command.add_argument("--languages", metavar="CODES", help="comma-separated ISO 639-3 codes of the shipped languages to measure (default: all)")
+    command.add_argument("--no-languages", action="store_true", help="leave out the shipped declarations")
+    command.add_argument("--no-code", action="store_true", help="leave out the shipped code samples")
+    command.add_argument("--csv", type=Path, metavar="FILE", help="write every figure, one row per tokenizer and text")
+    command.add_argument("--force", action="store_true", help="replace the CSV file if it exists")
+    command.add_argument("--list-languages", action="store_true", help="list the shipped languages and exit")
+    command.set_defaults(func=cmd_audit)
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    out = stdout_for("the audit")
+    if args.list_languages:
+        for text in load_udhr():
+            out.write(f"{text.iso639_3}\t{text.key}\t{text.script}\t{text.name}\n")
+        return 0
+    if not args.tokenizer:
+        raise CliError("give at least one tokenizer to audit with -t TOKENIZER")
+    if args.csv is not None:
+        check_output_place(args.csv, "CSV file", "audit.csv")
+        check_output(args.csv, [Path(p) for p in args.tokenizer + args.texts], args.force, "CSV file", "audit.csv", "input file")
+    texts = _texts(args)
+    if not texts:
+        raise CliError("nothing to measure: --no-languages and --no-code leave no text; add --texts PATH")
+    tokenizers = [(_name(path, args.tokenizer), load(path)) for path in args.tokenizer]
+    costs = audit(tokenizers, texts)
+    _print_summary(out, costs)
+    if args.csv is not None:
+        write_text_atomically(str(args.csv), csv_text(costs))
+        print(f"wrote {args.csv} ({len(costs)} rows)", file=sys.stderr)
+    return 0
+
+
+def _texts(args: argparse.Namespace) -> list[AuditText]:
+    try:
+        texts: list[AuditText] = []
+        if not args.no_languages:
+            codes = [code.strip() for code in args.languages.split(",") if code.strip()] if args.languages else None
+            texts += shipped_languages(codes)
+        if not args.no_code:
+            texts += shipped_code()
+        texts += user_texts(args.texts)
+    except AuditTextError as error:
+        raise CliError(str(error)) from None
+    return texts
+
+
+def _name(path: str, paths: list[str]) -> str:
+    """A tokenizer's name in the results: its file name, or its path where two share a name."""
+    name = Path(path).name
+    return name if sum(1 for other in paths if Path(other).name == name) == 1 else path
+
+
+def _texts_count(count: int) -> str:
+    return f"{count} text" if count == 1 else f"{count} texts"
+
+
+def csv_text(costs: list[TextCost]) -> str:
+    """The CSV: a header of `CSV_COLUMNS`, then one row per tokenizer and text."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for cost in costs:
+        writer.writerow(cost.csv_row())
+    return buffer.getvalue()
+
+
+def _print_summary(out: TextIO, costs: list[TextCost]) -> None:
+    write = out.write
+    languages = [cost for cost in costs if cost.text.kind == "language"]
+    others = [cost for cost in costs if cost.text.kind != "language"]
+    for summary in summaries(costs):
+        own = [cost for cost in costs if cost.tokenizer == summary.tokenizer]
+        tokens = sum(cost.tokens for cost in own)
+        write(f"{summary.tokenizer}: {tokens:,} tokens over {len(own)} texts\n")
+        if summary.languages:
+            write(
+                f"  premium over English, {summary.languages} languages: median {summary.median:.2f}, "
+                f"90th percentile {summary.p90:.2f}, worst {summary.worst} {summary.worst_premium:.2f}, "
+                f"Gini {summary.gini:.3f}\n"
+            )
+            uncovered = [cost for cost in own if cost.premium is not None and cost.unknown_rate > UNCOVERED_RATE]
+            if uncovered:
+                write(
+                    f"  {_texts_count(len(uncovered))} with more than {UNCOVERED_RATE:.0%} unknown tokens: their premium "
+                    "understates their cost (a run of characters the vocabulary lacks can be one token)\n"
+                )
+        elif languages:
+            write("  premium over English: none (English is not among the texts)\n")
+        failed = [cost for cost in own if not cost.round_trip]
+        if failed:
+            causes: dict[str, int] = {}
+            for cost in failed:
+                for cause in cost.round_trip_causes:
+                    causes[cause] = causes.get(cause, 0) + 1
+            ranked = sorted(causes, key=lambda cause: -causes[cause])
+            write(
+                f"  decoding does not give the text back for {len(failed)} of {len(own)} texts"
+                + (f": {'; '.join(f'{cause} ({_texts_count(causes[cause])})' for cause in ranked[:3])}" if ranked else "")
+                + "\n"
+            )
+        unknown = sum(cost.unknown for cost in own)
+        if unknown:
+            write(f"  unknown tokens: {unknown:,} ({unknown / tokens:.2%} of the tokens)\n" if tokens else "")
+        for cost in others:
+            if cost.tokenizer == summary.tokenizer:
+                write(
+                    f"  {cost.text.name}: {cost.tokens:,} tokens, {cost.characters_per_token:.2f} characters "
+                    f"per token\n"
+                )
+    write(f"note: {COMPRESSION_NOTE}\n")
