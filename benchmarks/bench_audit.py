@@ -1,0 +1,95 @@
+"""Time an audit of two tokenizers over everything the app ships (every declaration, the code
+samples), against the bar of 5 s, beside the reference libraries encoding the same articles.
+
+Outputs are compared first: for each tokenizer and text, our token count against HF
+`tokenizers` (tokenizer.json) or `sentencepiece` (.model) on the same articles, one by one,
+without special tokens; mismatches are printed. Then: our whole audit (every figure, premiums
+included), best of --repeat; the reference encoding the same articles with one thread
+(RAYON_NUM_THREADS=1: our audit runs on one core); and ours/reference.
+
+    python benchmarks/bench_audit.py                     # the shared BERT tokenizer.json and SentencePiece test model
+    python benchmarks/bench_audit.py -t a.json -t b.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("RAYON_NUM_THREADS", "1")  # (before tokenizers is imported)
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "corpora"
+DEFAULTS = (SHARED / "bert_uncased_tokenizer.json", SHARED / "sp_test_model.model")
+BAR_S = 5.0
+
+
+def reference_counter(path: Path) -> object:
+    """A function article -> token count from the reference library for `path`."""
+    if path.suffix == ".model":
+        import sentencepiece
+
+        processor = sentencepiece.SentencePieceProcessor(model_file=str(path))
+        return lambda text: len(processor.encode(text))
+    import tokenizers
+
+    tokenizer = tokenizers.Tokenizer.from_file(str(path))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return lambda text: len(tokenizer.encode(text, add_special_tokens=False).ids)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-t", "--tokenizer", action="append", type=Path, help="a tokenizer file (default: two shared ones)")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    paths = args.tokenizer or list(DEFAULTS)
+
+    import engine
+    from engine.analysis.audit import audit
+    from engine.formats import convert
+    from workbench.core.audit_texts import shipped_code, shipped_languages
+
+    texts = shipped_languages() + shipped_code()
+    articles = sum(len(text.articles) for text in texts)
+    characters = sum(len(body) for text in texts for body in text.articles.values())
+    print(f"engine {engine.__version__}, compiled={engine.COMPILED}; {len(texts)} texts, {articles:,} articles, {characters:,} characters")
+    tokenizers = [(path.name, convert.load(str(path))) for path in paths]
+
+    costs = audit(tokenizers, texts)
+    counters = {path.name: reference_counter(path) for path in paths}
+    mismatches = 0
+    for cost in costs:
+        count = counters[cost.tokenizer]
+        expected = sum(count(body) for body in cost.text.articles.values())  # type: ignore[operator]
+        if expected != cost.tokens:
+            mismatches += 1
+            if mismatches <= 10:
+                print(f"  mismatch: {cost.tokenizer} on {cost.text.name}: ours {cost.tokens:,}, reference {expected:,}")
+    print(f"token counts against the reference: {len(costs) - mismatches} of {len(costs)} equal")
+
+    best = float("inf")
+    for _ in range(args.repeat):
+        started = time.perf_counter()
+        audit(tokenizers, texts)
+        best = min(best, time.perf_counter() - started)
+    reference = float("inf")
+    bodies = [body for text in texts for body in text.articles.values()]
+    for _ in range(args.repeat):
+        started = time.perf_counter()
+        for count in counters.values():
+            for body in bodies:
+                count(body)  # type: ignore[operator]
+        reference = min(reference, time.perf_counter() - started)
+    verdict = "ok" if best <= BAR_S else "OVER"
+    print(f"our audit of {len(paths)} tokenizers: {best:.2f} s ({verdict}, bar {BAR_S:.0f} s)")
+    print(f"the references encoding the same articles (one thread): {reference:.2f} s; ours/reference {best / reference:.2f}")
+    return 0 if mismatches == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
