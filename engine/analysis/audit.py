@@ -254,15 +254,17 @@ def byte_fallback_ids(tokenizer: Tokenizer) -> frozenset[int]:
     return frozenset(found)
 
 
-def measure(name: str, tokenizer: Tokenizer, text: AuditText) -> TextCost:
+def measure(name: str, tokenizer: Tokenizer, text: AuditText, fallback: frozenset[int] | None = None) -> TextCost:
     """`tokenizer` (called `name` in the results) on every article of `text`: whole (its
-    truncation and padding are switched off meanwhile, then put back)."""
+    truncation and padding are switched off meanwhile, then put back). `fallback`: its
+    `byte_fallback_ids`, when the caller has them (they take a pass over the vocabulary)."""
     cost = TextCost(name, text)
     numbers = sorted(text.articles)
     bodies = [text.articles[number] for number in numbers]
     with Unbounded(tokenizer):
         encodings = tokenizer.encode_batch(bodies, add_special_tokens=False)
-    fallback = byte_fallback_ids(tokenizer)
+    if fallback is None:
+        fallback = byte_fallback_ids(tokenizer)
     frequencies: dict[int, int] = {}
     for number, body, encoding in zip(numbers, bodies, encodings):
         ids = encoding.ids
@@ -396,7 +398,10 @@ def summaries(costs: Sequence[TextCost]) -> list[Summary]:
 def audit(tokenizers: Sequence[tuple[str, Tokenizer]], texts: Sequence[AuditText]) -> list[TextCost]:
     """Every tokenizer on every text, premiums set: one row per tokenizer and text, tokenizer
     by tokenizer, texts in the order given."""
-    costs = [measure(name, tokenizer, text) for name, tokenizer in tokenizers for text in texts]
+    costs: list[TextCost] = []
+    for name, tokenizer in tokenizers:
+        fallback = byte_fallback_ids(tokenizer)
+        costs += [measure(name, tokenizer, text, fallback) for text in texts]
     add_premiums(costs)
     return costs
 
