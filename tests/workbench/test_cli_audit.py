@@ -93,6 +93,24 @@ def test_your_own_files_and_folders_are_measured(byte_level: Path, tmp_path: Pat
     assert rows[1]["words"] == "16"  # 14 letters, each a word in Japanese, and the two 。 (as punctuation is everywhere)
 
 
+def test_html_writes_a_report_beside_the_csv(byte_level: Path, tmp_path: Path) -> None:
+    csv_path, html_path = tmp_path / "audit.csv", tmp_path / "audit.html"
+    result = run_cli("audit", "-t", str(byte_level), "--languages", "eng,ell,jpn", "--csv", str(csv_path), "--html", str(html_path))
+    assert result.returncode == 0, result.stderr
+    page = html_path.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") == 2
+    for row in read_rows(csv_path):
+        assert f"<td>{row['script']}</td>" in page and row["tokens"] in page
+    assert "tarball_sha256" in page  # where the shipped declarations come from
+    assert_one_line_error(
+        run_cli("audit", "-t", str(byte_level), "--languages", "eng", "--html", str(html_path)), "already exists"
+    )
+    assert_one_line_error(
+        run_cli("audit", "-t", str(byte_level), "--languages", "eng", "--csv", str(tmp_path / "x"), "--html", str(tmp_path / "x")),
+        "both --csv and --html",
+    )
+
+
 def test_list_languages_names_every_shipped_declaration() -> None:
     result = run_cli("audit", "--list-languages")
     assert result.returncode == 0, result.stderr

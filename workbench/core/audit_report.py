@@ -1,0 +1,260 @@
+"""The audit as one self-contained HTML file a reviewer can keep and reproduce: what was measured
+(the engine's version; each tokenizer's file and its SHA-256; each text's SHA-256 and, for the
+shipped declarations, the package they come from), the summary per tokenizer, the premium of
+every language as a chart (inline SVG: no file beside it, nothing fetched), the tokens per script,
+and every figure of every tokenizer and text. Qt-free: the command line's `audit --html` writes
+it, and the Audit tab will. Nothing is measured here; the figures are `engine.analysis.audit`'s.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import math
+from collections.abc import Sequence
+from html import escape
+from typing import Final
+
+import engine
+from engine.analysis.audit import COMPRESSION_NOTE, CSV_COLUMNS, AuditText, TextCost, percentile, summaries
+
+# One colour per tokenizer, in order (then again from the start).
+SERIES_COLOURS: Final = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf")
+CHART_WIDTH: Final = 960
+CHART_HEIGHT: Final = 320
+MARGIN: Final = 48
+STYLE: Final = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 13px; }
+th, td { border: 1px solid #ccc; padding: 2px 6px; text-align: left; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f0f0f0; position: sticky; top: 0; }
+.note { background: #fff8e0; border-left: 4px solid #e0b000; padding: 0.5em 1em; }
+code { font-size: 12px; }
+"""
+
+
+class TokenizerFile:
+    """A tokenizer as the report names it: its name in the results, the file it was read from,
+    and that file's SHA-256."""
+
+    name: str
+    path: str
+    sha256: str
+
+    def __init__(self, name: str, path: str, sha256: str) -> None:
+        self.name = name
+        self.path = path
+        self.sha256 = sha256
+
+    @staticmethod
+    def of(name: str, path: str) -> TokenizerFile:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return TokenizerFile(name, path, digest.hexdigest())
+
+
+def text_sha256(text: AuditText) -> str:
+    """The SHA-256 of a text as measured: its articles in order, each as "<number>\\t<text>\\n"
+    in UTF-8 (so that a changed, added or dropped article changes it)."""
+    digest = hashlib.sha256()
+    for number in sorted(text.articles):
+        digest.update(f"{number}\t{text.articles[number]}\n".encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def html_report(costs: Sequence[TextCost], tokenizers: Sequence[TokenizerFile], sources: dict[str, str], made: datetime.datetime | None = None) -> str:
+    """The whole report. `sources`: where the shipped texts come from (`parallel_text.udhr_source()`)."""
+    made = made or datetime.datetime.now(datetime.timezone.utc)
+    texts: list[AuditText] = []
+    for cost in costs:
+        if all(cost.text is not other for other in texts):
+            texts.append(cost.text)
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8"><title>Tokenizer audit</title>',
+        f"<style>{STYLE}</style></head><body>",
+        "<h1>Tokenizer audit</h1>",
+        f"<p>Made {escape(made.strftime('%Y-%m-%d %H:%M UTC'))} by Tokenizer Workbench, engine "
+        f"{escape(engine.__version__)} ({'compiled' if engine.COMPILED else 'pure Python'}).</p>",
+        f'<p class="note">{escape(COMPRESSION_NOTE)}</p>',
+        "<h2>Tokenizers</h2>",
+        _table(["name", "file", "SHA-256"], [[t.name, t.path, t.sha256] for t in tokenizers], "tokenizers"),
+        "<h2>Summary</h2>",
+        "<p>The premium of a language is its tokens over English's, with the same tokenizer, on the "
+        "articles both texts have (Petrov et al. 2023). Gini: 0 when every language costs the same.</p>",
+        _summary_table(costs),
+        "<h2>Premium per language</h2>",
+        "<p>Languages sorted by the first tokenizer's premium; one line per tokenizer; 1 is English.</p>",
+        premium_chart(costs),
+        "<h2>Tokens per script</h2>",
+        "<p>The median premium of the languages written in each script, per tokenizer.</p>",
+        script_chart(costs),
+        "<h2>Every tokenizer and text</h2>",
+        _table(list(CSV_COLUMNS), [cost.csv_row() for cost in costs], "costs"),
+        "<h2>Texts</h2>",
+        "<p>Shipped declarations: " + escape(", ".join(f"{key} {value}" for key, value in sources.items())) + ".</p>",
+        _table(
+            ["text", "kind", "ISO 639-3", "script", "articles", "SHA-256"],
+            [[t.name, t.kind, t.iso639_3, t.script, str(len(t.articles)), text_sha256(t)] for t in texts],
+            "texts",
+        ),
+        "</body></html>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def _summary_table(costs: Sequence[TextCost]) -> str:
+    rows: list[list[str]] = []
+    for summary in summaries(costs):
+        own = [cost for cost in costs if cost.tokenizer == summary.tokenizer]
+        tokens = sum(cost.tokens for cost in own)
+        unknown = sum(cost.unknown for cost in own)
+        back = sum(1 for cost in own if cost.round_trip)
+        rows.append([
+            summary.tokenizer, f"{tokens:,}", str(summary.languages), f"{summary.median:.2f}", f"{summary.p90:.2f}",
+            f"{summary.worst} ({summary.worst_premium:.2f})" if summary.worst else "", f"{summary.gini:.3f}",
+            f"{unknown / tokens:.2%}" if tokens else "", f"{back} of {len(own)}",
+        ])  # fmt: skip
+    headers = [
+        "tokenizer", "tokens", "languages", "median premium", "90th percentile", "worst language", "Gini",
+        "unknown tokens", "texts decoded back",
+    ]  # fmt: skip
+    return _table(headers, rows, "summary")
+
+
+def _table(headers: list[str], rows: list[list[str]], name: str) -> str:
+    lines = [f'<table id="{escape(name)}"><thead><tr>' + "".join(f"<th>{escape(h)}</th>" for h in headers) + "</tr></thead><tbody>"]
+    for row in rows:
+        cells = "".join(
+            f'<td class="n">{escape(cell)}</td>' if _numeric(cell) else f"<td>{escape(cell)}</td>" for cell in row
+        )
+        lines.append(f"<tr>{cells}</tr>")
+    lines.append("</tbody></table>")
+    return "\n".join(lines)
+
+
+def _numeric(cell: str) -> bool:
+    return bool(cell) and cell.replace(",", "").replace(".", "", 1).replace("%", "").isdigit()
+
+
+def premium_chart(costs: Sequence[TextCost]) -> str:
+    """An SVG line chart: every language's premium, sorted by the first tokenizer's."""
+    series: dict[str, dict[str, float]] = {}
+    for cost in costs:
+        if cost.premium is not None:
+            series.setdefault(cost.tokenizer, {})[cost.text.name] = cost.premium
+    if not series:
+        return "<p>No premiums: English is not among the texts measured.</p>"
+    first = next(iter(series.values()))
+    order = sorted(first, key=lambda name: first[name])
+    top = max(max(values.values()) for values in series.values())
+    top = max(top, 1.0) * 1.05
+    width = CHART_WIDTH - 2 * MARGIN
+    height = CHART_HEIGHT - 2 * MARGIN
+    step = width / max(len(order) - 1, 1)
+    parts = [_svg_open("Premium over English per language"), _axes(top, "premium over English")]
+    one = CHART_HEIGHT - MARGIN - height / top
+    parts.append(f'<line x1="{MARGIN}" y1="{one:.1f}" x2="{CHART_WIDTH - MARGIN}" y2="{one:.1f}" stroke="#888" stroke-dasharray="4 3"/>')
+    parts.append(f'<text x="{CHART_WIDTH - MARGIN + 4}" y="{one + 4:.1f}" font-size="10" fill="#555">English</text>')
+    for index, (name, values) in enumerate(series.items()):
+        colour = SERIES_COLOURS[index % len(SERIES_COLOURS)]
+        points = " ".join(
+            f"{MARGIN + position * step:.1f},{CHART_HEIGHT - MARGIN - height * values[language] / top:.1f}"
+            for position, language in enumerate(order)
+            if language in values
+        )
+        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{points}"><title>{escape(name)}</title></polyline>')
+        parts.append(_legend(index, name, colour))
+    worst = order[-1]
+    parts.append(f'<text x="{CHART_WIDTH - MARGIN}" y="{MARGIN - 6}" text-anchor="end" font-size="11">highest: {escape(worst)}</text>')
+    parts.append(f'<text x="{CHART_WIDTH / 2:.0f}" y="{CHART_HEIGHT - 10}" text-anchor="middle" font-size="12">{len(order)} languages, cheapest to dearest</text>')
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def script_chart(costs: Sequence[TextCost]) -> str:
+    """An SVG bar chart: per script, the median premium of its languages, a bar per tokenizer."""
+    by_script: dict[str, dict[str, list[float]]] = {}
+    names: list[str] = []
+    for cost in costs:
+        if cost.tokenizer not in names:
+            names.append(cost.tokenizer)
+        if cost.premium is not None:
+            by_script.setdefault(cost.text.script, {}).setdefault(cost.tokenizer, []).append(cost.premium)
+    if not by_script:
+        return "<p>No premiums: English is not among the texts measured.</p>"
+    scripts = sorted(by_script)
+    medians = {
+        script: {name: percentile(sorted(values), 50.0) for name, values in by_script[script].items()} for script in scripts
+    }
+    top = max(max(values.values()) for values in medians.values()) * 1.05
+    width = CHART_WIDTH - 2 * MARGIN
+    height = CHART_HEIGHT - 2 * MARGIN
+    group = width / len(scripts)
+    bar = group * 0.8 / max(len(names), 1)
+    parts = [_svg_open("Median premium per script"), _axes(top, "median premium")]
+    for position, script in enumerate(scripts):
+        left = MARGIN + position * group + group * 0.1
+        for index, name in enumerate(names):
+            value = medians[script].get(name)
+            if value is None:
+                continue
+            colour = SERIES_COLOURS[index % len(SERIES_COLOURS)]
+            tall = height * value / top
+            parts.append(
+                f'<rect x="{left + index * bar:.1f}" y="{CHART_HEIGHT - MARGIN - tall:.1f}" width="{bar:.1f}" '
+                f'height="{tall:.1f}" fill="{colour}"><title>{escape(name)}, {escape(script)}: {value:.2f}</title></rect>'
+            )
+        parts.append(
+            f'<text x="{left + group * 0.4:.1f}" y="{CHART_HEIGHT - MARGIN + 14}" text-anchor="middle" font-size="10">{escape(script)}</text>'
+        )
+    for index, name in enumerate(names):
+        parts.append(_legend(index, name, SERIES_COLOURS[index % len(SERIES_COLOURS)]))
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+def _svg_open(title: str) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{CHART_WIDTH}" height="{CHART_HEIGHT}" '
+        f'viewBox="0 0 {CHART_WIDTH} {CHART_HEIGHT}" role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>'
+        f'<rect width="{CHART_WIDTH}" height="{CHART_HEIGHT}" fill="white"/>'
+    )
+
+
+def _axes(top: float, label: str) -> str:
+    bottom = CHART_HEIGHT - MARGIN
+    height = CHART_HEIGHT - 2 * MARGIN
+    parts = [
+        f'<line x1="{MARGIN}" y1="{MARGIN}" x2="{MARGIN}" y2="{bottom}" stroke="#333"/>',
+        f'<line x1="{MARGIN}" y1="{bottom}" x2="{CHART_WIDTH - MARGIN}" y2="{bottom}" stroke="#333"/>',
+        f'<text x="12" y="{CHART_HEIGHT / 2:.0f}" transform="rotate(-90 12 {CHART_HEIGHT / 2:.0f})" text-anchor="middle" font-size="12">{escape(label)}</text>',
+    ]
+    step = tick_step(top)
+    value = 0.0
+    while value <= top:
+        y = bottom - height * value / top
+        parts.append(f'<text x="{MARGIN - 4}" y="{y + 4:.1f}" text-anchor="end" font-size="10">{value:g}</text>')
+        parts.append(f'<line x1="{MARGIN - 2}" y1="{y:.1f}" x2="{MARGIN}" y2="{y:.1f}" stroke="#333"/>')
+        value = round(value + step, 6)
+    return "\n".join(parts)
+
+
+def tick_step(top: float) -> float:
+    """A round step for an axis from 0 to `top` with at most 6 ticks past 0: 5.4 -> 1; 0.9 -> 0.2."""
+    scale = 10.0 ** math.floor(math.log10(top)) if top > 0 else 1.0
+    for factor in (0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 2.5, 5.0, 10.0):
+        if top / (factor * scale) <= 6:
+            return factor * scale
+    return 10.0 * scale
+
+
+def _legend(index: int, name: str, colour: str) -> str:
+    y = MARGIN + 14 * index
+    return (
+        f'<rect x="{MARGIN + 8}" y="{y - 9}" width="10" height="10" fill="{colour}"/>'
+        f'<text x="{MARGIN + 22}" y="{y}" font-size="11">{escape(name)}</text>'
+    )
