@@ -45,6 +45,10 @@ COMPRESSION_NOTE: Final = (
 UNSPACED_SCRIPTS: Final = frozenset(("Hani", "Hans", "Hant", "Hira", "Kana", "Jpan", "Thai", "Laoo", "Khmr", "Mymr"))
 # The language every premium is relative to (ISO 639-3).
 BASELINE_LANGUAGE: Final = "eng"
+# Bytes per number of each dtype an embedding may be stored in.
+DTYPE_BYTES: Final = {"fp32": 4, "fp16": 2, "bf16": 2, "fp8": 1, "int8": 1}
+# The vocabulary sizes an embedding's cost is shown for besides a tokenizer's own.
+COMMON_SIZES: Final = (8_000, 16_000, 32_000, 50_257, 65_536, 100_277, 128_256, 256_000)
 # Zouhar et al. (2023) found alpha = 2.5 to track downstream quality best.
 RENYI_ALPHA: Final = 2.5
 BYTE_TOKEN_RE: Final = re.compile(r"<0x[0-9A-F]{2}>")
@@ -183,6 +187,43 @@ class Summary:
         self.p90 = percentile(values, 90.0)
         self.worst, self.worst_premium = max(premiums, key=lambda item: item[1]) if premiums else ("", 0.0)
         self.gini = gini(values)
+
+
+class EmbeddingCost:
+    """What a vocabulary costs a model: `vocabulary` rows of `hidden` numbers of `dtype`, for the
+    input embedding, and as many again for the output projection unless the two are `tied`."""
+
+    vocabulary: int
+    hidden: int
+    dtype: str
+    tied: bool
+
+    def __init__(self, vocabulary: int, hidden: int, dtype: str = "bf16", tied: bool = True) -> None:
+        if dtype not in DTYPE_BYTES:
+            raise ValueError(f"unknown dtype {dtype!r}: one of {', '.join(DTYPE_BYTES)}")
+        if vocabulary < 0 or hidden <= 0:
+            raise ValueError(f"a vocabulary of {vocabulary} and a hidden size of {hidden}: both must be positive")
+        self.vocabulary = vocabulary
+        self.hidden = hidden
+        self.dtype = dtype
+        self.tied = tied
+
+    @property
+    def input_parameters(self) -> int:
+        return self.vocabulary * self.hidden
+
+    @property
+    def output_parameters(self) -> int:
+        """The output projection's own parameters (0 when tied: it is the input embedding)."""
+        return 0 if self.tied else self.vocabulary * self.hidden
+
+    @property
+    def parameters(self) -> int:
+        return self.input_parameters + self.output_parameters
+
+    @property
+    def bytes(self) -> int:
+        return self.parameters * DTYPE_BYTES[self.dtype]
 
 
 def word_unit(script: str) -> str:

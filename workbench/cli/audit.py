@@ -15,11 +15,23 @@ import sys
 from pathlib import Path
 from typing import Final, TextIO
 
-from engine.analysis.audit import COMPRESSION_NOTE, CSV_COLUMNS, AuditText, TextCost, audit, summaries
+from engine.analysis.audit import (
+    COMMON_SIZES,
+    COMPRESSION_NOTE,
+    CSV_COLUMNS,
+    DTYPE_BYTES,
+    AuditText,
+    EmbeddingCost,
+    TextCost,
+    audit,
+    summaries,
+)
+from engine.tokenizer import Tokenizer
 from engine.formats.files import write_text_atomically
 from workbench.cli.common import READABLE, CliError, check_output, check_output_place, load, stdout_for
 from workbench.core.audit_texts import AuditTextError, shipped_code, shipped_languages, user_texts
 from workbench.core.audit_report import TokenizerFile, html_report
+from workbench.core.formatting import human_size
 from workbench.core.parallel_text import load_udhr, udhr_source
 
 # Past this share of unknown tokens a text's premium is said to understate its cost.
@@ -39,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     )
     command.add_argument("-t", "--tokenizer", action="append", metavar="TOKENIZER", help=f"a tokenizer to audit (repeat for several): {READABLE}")
     command.add_argument("--texts", action="append", default=[], metavar="PATH", help="a file or folder of your own to measure too (repeatable)")
-    command.add_argument("--languages", metavar="CODES", help="comma-separated ISO 639-3 codes of the shipped languages to measure (default: all)")
+    command.add_argument("--languages", metavar="CODES", help="comma-separated ISO 639-3 codes (or the keys --list-languages prints) of the shipped languages to measure (default: all)")
     command.add_argument("--no-languages", action="store_true", help="leave out the shipped declarations")
     command.add_argument("--no-code", action="store_true", help="leave out the shipped code samples")
     command.add_argument("--csv", type=Path, metavar="FILE", help="write every figure, one row per tokenizer and text")
@@ -47,6 +59,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--html", type=Path, metavar="FILE",
         help="write a self-contained report: every table, the charts, the engine's version and every file's and text's SHA-256",
     )
+    command.add_argument("--hidden-size", type=int, default=768, metavar="N", help="the model's hidden size, for the embedding's cost (default 768)")
+    command.add_argument("--dtype", choices=tuple(DTYPE_BYTES), default="bf16", help="what the embedding is stored in (default bf16)")
+    command.add_argument("--untied", action="store_true", help="the output projection is a matrix of its own (default: tied to the input embedding)")
     command.add_argument("--force", action="store_true", help="replace the CSV or HTML file if it exists")
     command.add_argument("--list-languages", action="store_true", help="list the shipped languages and exit")
     command.set_defaults(func=cmd_audit)
@@ -60,6 +75,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         return 0
     if not args.tokenizer:
         raise CliError("give at least one tokenizer to audit with -t TOKENIZER")
+    if args.hidden_size <= 0:
+        raise CliError(f"--hidden-size must be 1 or more, got {args.hidden_size}")
     inputs = [Path(p) for p in args.tokenizer + args.texts]
     for output, what, example in ((args.csv, "CSV file", "audit.csv"), (args.html, "HTML report", "audit.html")):
         if output is not None:
@@ -72,13 +89,14 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise CliError("nothing to measure: --no-languages and --no-code leave no text; add --texts PATH")
     tokenizers = [(_name(path, args.tokenizer), load(path)) for path in args.tokenizer]
     costs = audit(tokenizers, texts)
-    _print_summary(out, costs)
+    embeddings = embedding_rows(tokenizers, args.hidden_size, args.dtype, not args.untied)
+    _print_summary(out, costs, dict(embeddings[: len(tokenizers)]))
     if args.csv is not None:
         write_text_atomically(str(args.csv), csv_text(costs))
         print(f"wrote {args.csv} ({len(costs)} rows)", file=sys.stderr)
     if args.html is not None:
         files = [TokenizerFile.of(name, path) for (name, _), path in zip(tokenizers, args.tokenizer)]
-        write_text_atomically(str(args.html), html_report(costs, files, udhr_source()))
+        write_text_atomically(str(args.html), html_report(costs, files, udhr_source(), embeddings=embeddings))
         print(f"wrote {args.html}", file=sys.stderr)
     return 0
 
@@ -103,6 +121,25 @@ def _name(path: str, paths: list[str]) -> str:
     return name if sum(1 for other in paths if Path(other).name == name) == 1 else path
 
 
+def embedding_rows(tokenizers: list[tuple[str, Tokenizer]], hidden: int, dtype: str, tied: bool) -> list[tuple[str, EmbeddingCost]]:
+    """The embedding's cost for each tokenizer's vocabulary (first, in order), then for
+    `COMMON_SIZES`, labelled."""
+    rows = [(name, EmbeddingCost(tokenizer.get_vocab_size(True), hidden, dtype, tied)) for name, tokenizer in tokenizers]
+    return rows + [(f"{size:,} tokens", EmbeddingCost(size, hidden, dtype, tied)) for size in COMMON_SIZES]
+
+
+def embedding_line(cost: EmbeddingCost) -> str:
+    """"embedding 30,522 x 768 = 23.4 M parameters, the output projection tied to it: 44.7 MB in bf16"."""
+    if cost.tied:
+        output = "the output projection tied to it"
+    else:
+        output = f"and {cost.output_parameters / 1e6:.1f} M more for the untied output projection"
+    return (
+        f"embedding {cost.vocabulary:,} x {cost.hidden:,} = {cost.input_parameters / 1e6:.1f} M parameters, "
+        f"{output}: {human_size(cost.bytes)} in {cost.dtype}"
+    )
+
+
 def _texts_count(count: int) -> str:
     return f"{count} text" if count == 1 else f"{count} texts"
 
@@ -117,17 +154,19 @@ def csv_text(costs: list[TextCost]) -> str:
     return buffer.getvalue()
 
 
-def _print_summary(out: TextIO, costs: list[TextCost]) -> None:
+def _print_summary(out: TextIO, costs: list[TextCost], embeddings: dict[str, EmbeddingCost]) -> None:
     write = out.write
     languages = [cost for cost in costs if cost.text.kind == "language"]
     others = [cost for cost in costs if cost.text.kind != "language"]
     for summary in summaries(costs):
         own = [cost for cost in costs if cost.tokenizer == summary.tokenizer]
         tokens = sum(cost.tokens for cost in own)
-        write(f"{summary.tokenizer}: {tokens:,} tokens over {len(own)} texts\n")
+        write(f"{summary.tokenizer}: {tokens:,} tokens over {_texts_count(len(own))}\n")
+        if summary.tokenizer in embeddings:
+            write(f"  {embedding_line(embeddings[summary.tokenizer])}\n")
         if summary.languages:
             write(
-                f"  premium over English, {summary.languages} languages: median {summary.median:.2f}, "
+                f"  premium over English, {summary.languages} {'language' if summary.languages == 1 else 'languages'}: median {summary.median:.2f}, "
                 f"90th percentile {summary.p90:.2f}, worst {summary.worst} {summary.worst_premium:.2f}, "
                 f"Gini {summary.gini:.3f}\n"
             )

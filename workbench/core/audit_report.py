@@ -16,7 +16,16 @@ from html import escape
 from typing import Final
 
 import engine
-from engine.analysis.audit import COMPRESSION_NOTE, CSV_COLUMNS, AuditText, TextCost, percentile, summaries
+from engine.analysis.audit import (
+    COMPRESSION_NOTE,
+    CSV_COLUMNS,
+    AuditText,
+    EmbeddingCost,
+    TextCost,
+    percentile,
+    summaries,
+)
+from workbench.core.formatting import human_size
 
 # One colour per tokenizer, in order (then again from the start).
 SERIES_COLOURS: Final = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf")
@@ -65,8 +74,15 @@ def text_sha256(text: AuditText) -> str:
     return digest.hexdigest()
 
 
-def html_report(costs: Sequence[TextCost], tokenizers: Sequence[TokenizerFile], sources: dict[str, str], made: datetime.datetime | None = None) -> str:
-    """The whole report. `sources`: where the shipped texts come from (`parallel_text.udhr_source()`)."""
+def html_report(
+    costs: Sequence[TextCost],
+    tokenizers: Sequence[TokenizerFile],
+    sources: dict[str, str],
+    made: datetime.datetime | None = None,
+    embeddings: Sequence[tuple[str, EmbeddingCost]] = (),
+) -> str:
+    """The whole report. `sources`: where the shipped texts come from (`parallel_text.udhr_source()`);
+    `embeddings`: the embedding's cost at the vocabulary sizes to show, labelled."""
     made = made or datetime.datetime.now(datetime.timezone.utc)
     texts: list[AuditText] = []
     for cost in costs:
@@ -92,6 +108,7 @@ def html_report(costs: Sequence[TextCost], tokenizers: Sequence[TokenizerFile], 
         "<h2>Tokens per script</h2>",
         "<p>The median premium of the languages written in each script, per tokenizer.</p>",
         script_chart(costs),
+        *_embedding_section(embeddings),
         "<h2>Every tokenizer and text</h2>",
         _table(list(CSV_COLUMNS), [cost.csv_row() for cost in costs], "costs"),
         "<h2>Texts</h2>",
@@ -104,6 +121,22 @@ def html_report(costs: Sequence[TextCost], tokenizers: Sequence[TokenizerFile], 
         "</body></html>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _embedding_section(embeddings: Sequence[tuple[str, EmbeddingCost]]) -> list[str]:
+    if not embeddings:
+        return []
+    first = embeddings[0][1]
+    tied = "tied to the input embedding" if first.tied else "a matrix of its own (untied)"
+    rows = [
+        [label, f"{cost.vocabulary:,}", f"{cost.input_parameters:,}", f"{cost.output_parameters:,}", f"{cost.parameters:,}", human_size(cost.bytes)]
+        for label, cost in embeddings
+    ]
+    return [
+        "<h2>Embedding cost</h2>",
+        f"<p>Hidden size {first.hidden:,}, stored in {escape(first.dtype)}; the output projection is {tied}.</p>",
+        _table(["vocabulary of", "tokens", "input embedding", "output projection", "parameters", "memory"], rows, "embedding"),
+    ]
 
 
 def _summary_table(costs: Sequence[TextCost]) -> str:
