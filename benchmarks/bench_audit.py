@@ -16,11 +16,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 os.environ.setdefault("RAYON_NUM_THREADS", "1")  # (before tokenizers is imported)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_encode import best_of  # noqa: E402  (the timing is shared)
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "corpora"
@@ -33,7 +34,7 @@ SAMPLE_LANGUAGES = (
 )
 
 
-def reference_counter(path: Path) -> object:
+def reference_counter(path: Path) -> Callable[[str], int]:
     """A function article -> token count from the reference library for `path`."""
     if path.suffix == ".model":
         import sentencepiece
@@ -46,15 +47,6 @@ def reference_counter(path: Path) -> object:
     tokenizer.no_truncation()
     tokenizer.no_padding()
     return lambda text: len(tokenizer.encode(text, add_special_tokens=False).ids)
-
-
-def best_time(repeat: int, work: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        started = time.perf_counter()
-        work()
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def main() -> int:
@@ -80,26 +72,16 @@ def main() -> int:
     mismatches = 0
     for cost in costs:
         count = counters[cost.tokenizer]
-        expected = sum(count(body) for body in cost.text.articles.values())  # type: ignore[operator]
+        expected = sum(count(body) for body in cost.text.articles.values())
         if expected != cost.tokens:
             mismatches += 1
             if mismatches <= 10:
                 print(f"  mismatch: {cost.tokenizer} on {cost.text.name}: ours {cost.tokens:,}, reference {expected:,}")
     print(f"token counts against the reference: {len(costs) - mismatches} of {len(costs)} equal")
 
-    best = float("inf")
-    for _ in range(args.repeat):
-        started = time.perf_counter()
-        audit(tokenizers, texts)
-        best = min(best, time.perf_counter() - started)
-    reference = float("inf")
+    best = best_of(args.repeat, lambda: audit(tokenizers, texts))
     bodies = [body for text in texts for body in text.articles.values()]
-    for _ in range(args.repeat):
-        started = time.perf_counter()
-        for count in counters.values():
-            for body in bodies:
-                count(body)  # type: ignore[operator]
-        reference = min(reference, time.perf_counter() - started)
+    reference = best_of(args.repeat, lambda: [count(body) for count in counters.values() for body in bodies])
     # where the time goes: encoding one language's articles, ours against the reference
     print("encoding one language's articles, ours/reference time (best of --repeat):")
     keys = {text.name: text for text in texts}
@@ -107,9 +89,9 @@ def main() -> int:
         text = keys[name]
         bodies_of = list(text.articles.values())
         cells = []
-        for path, (label, tokenizer) in zip(paths, tokenizers):
-            ours = best_time(args.repeat, lambda: [tokenizer.encode(b, add_special_tokens=False) for b in bodies_of])
-            theirs = best_time(args.repeat, lambda: [counters[label](b) for b in bodies_of])  # type: ignore[operator]
+        for label, tokenizer in tokenizers:
+            ours = best_of(args.repeat, lambda: [tokenizer.encode(b, add_special_tokens=False) for b in bodies_of])
+            theirs = best_of(args.repeat, lambda: [counters[label](b) for b in bodies_of])
             cells.append(f"{label} {ours / theirs:5.2f}")
         print(f"  {name:36} " + "   ".join(cells))
     verdict = "ok" if best <= BAR_S else "OVER"

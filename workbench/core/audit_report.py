@@ -58,11 +58,8 @@ class TokenizerFile:
 
     @staticmethod
     def of(name: str, path: str) -> TokenizerFile:
-        digest = hashlib.sha256()
         with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        return TokenizerFile(name, path, digest.hexdigest())
+            return TokenizerFile(name, path, hashlib.file_digest(handle, "sha256").hexdigest())
 
 
 def text_sha256(text: AuditText) -> str:

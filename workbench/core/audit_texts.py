@@ -6,12 +6,11 @@ alike. Nothing is measured here.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from engine.analysis.audit import AuditText, dominant_script
-from engine.corpus.sources import special_file_kind
+from engine.corpus.sources import folder_files
 from engine.errors import TokenizerFileError
 from engine.formats.files import read_text
 from workbench.core.parallel_text import ParallelText, code_samples, load_udhr
@@ -57,13 +56,7 @@ def user_texts(paths: Sequence[str]) -> list[AuditText]:
     for given in paths:
         path = Path(given)
         if path.is_dir():
-            files = sorted(
-                Path(root) / name
-                for root, folders, names in os.walk(path)
-                for name in names
-                if not name.startswith(".") and not any(part.startswith(".") for part in Path(root).relative_to(path).parts)
-            )
-            files = [file for file in files if not special_file_kind(str(file))]
+            files = [path / relative for relative in folder_files(given)]
             if not files:
                 raise AuditTextError(f"{given}: the folder holds no files to measure")
         else:
