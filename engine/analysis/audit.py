@@ -151,18 +151,22 @@ class TextCost:
     def byte_fallback_rate(self) -> float:
         return self.byte_fallback / self.tokens if self.tokens else 0.0
 
-    def csv_row(self) -> list[str]:
-        """The row of `CSV_COLUMNS` (figures rounded to 4 decimals; an empty premium where there
-        is none)."""
+    def values(self) -> list[str | int | float | None]:
+        """The row of `CSV_COLUMNS` as values: numbers as numbers, the round trip as "yes" or
+        "no", None for a premium there is none of (what a table sorts by)."""
         text = self.text
         return [
             self.tokenizer, text.name, text.name if text.kind == "language" else "", text.iso639_3, text.script,
-            text.kind, str(len(text.articles)), str(self.tokens), str(self.words), self.word_unit,
-            str(self.characters), str(self.bytes), _figure(self.tokens_per_word), _figure(self.characters_per_token),
-            _figure(self.bytes_per_token), _figure(self.split_word_share), _figure(self.unknown_rate),
-            _figure(self.byte_fallback_rate), "yes" if self.round_trip else "no",
-            "" if self.premium is None else _figure(self.premium), _figure(self.renyi_efficiency),
+            text.kind, len(text.articles), self.tokens, self.words, self.word_unit, self.characters, self.bytes,
+            self.tokens_per_word, self.characters_per_token, self.bytes_per_token, self.split_word_share,
+            self.unknown_rate, self.byte_fallback_rate, "yes" if self.round_trip else "no", self.premium,
+            self.renyi_efficiency,
         ]  # fmt: skip
+
+    def csv_row(self) -> list[str]:
+        """The row of `CSV_COLUMNS` as text (figures rounded to 4 decimals; an empty premium where
+        there is none)."""
+        return [cell_text(value) for value in self.values()]
 
 
 class Summary:
@@ -486,5 +490,11 @@ def gini(values: Sequence[float]) -> float:
     return weighted / (n * total)
 
 
-def _figure(value: float) -> str:
-    return f"{value:.4f}"
+def cell_text(value: str | int | float | None) -> str:
+    """A value of `TextCost.values` as the CSV writes it: a figure to 4 decimals, a count whole,
+    nothing for None."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    return str(value)
