@@ -9,16 +9,12 @@ figures are `engine.analysis.audit`'s; the texts `workbench.core.audit_texts`'.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import sys
 from pathlib import Path
 from typing import Final, TextIO
 
 from engine.analysis.audit import (
-    COMMON_SIZES,
     COMPRESSION_NOTE,
-    CSV_COLUMNS,
     DTYPE_BYTES,
     AuditText,
     EmbeddingCost,
@@ -26,17 +22,12 @@ from engine.analysis.audit import (
     audit,
     summaries,
 )
-from engine.tokenizer import Tokenizer
 from engine.formats.files import write_text_atomically
 from workbench.cli.common import READABLE, CliError, check_output, check_output_place, load, stdout_for
 from workbench.core.audit_texts import AuditTextError, shipped_code, shipped_languages, user_texts
-from workbench.core.audit_report import TokenizerFile, html_report
+from workbench.core.audit_report import UNCOVERED_RATE, TokenizerFile, csv_text, embedding_rows, html_report
 from workbench.core.formatting import human_size
 from workbench.core.parallel_text import load_udhr, udhr_source
-
-# Past this share of unknown tokens a text's premium is said to understate its cost.
-UNCOVERED_RATE: Final = 0.01
-
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The `audit` command's arguments."""
@@ -121,13 +112,6 @@ def _name(path: str, paths: list[str]) -> str:
     return name if sum(1 for other in paths if Path(other).name == name) == 1 else path
 
 
-def embedding_rows(tokenizers: list[tuple[str, Tokenizer]], hidden: int, dtype: str, tied: bool) -> list[tuple[str, EmbeddingCost]]:
-    """The embedding's cost for each tokenizer's vocabulary (first, in order), then for
-    `COMMON_SIZES`, labelled."""
-    rows = [(name, EmbeddingCost(tokenizer.get_vocab_size(True), hidden, dtype, tied)) for name, tokenizer in tokenizers]
-    return rows + [(f"{size:,} tokens", EmbeddingCost(size, hidden, dtype, tied)) for size in COMMON_SIZES]
-
-
 def embedding_line(cost: EmbeddingCost) -> str:
     """"embedding 30,522 x 768 = 23.4 M parameters, the output projection tied to it: 44.7 MB in bf16"."""
     if cost.tied:
@@ -142,16 +126,6 @@ def embedding_line(cost: EmbeddingCost) -> str:
 
 def _texts_count(count: int) -> str:
     return f"{count} text" if count == 1 else f"{count} texts"
-
-
-def csv_text(costs: list[TextCost]) -> str:
-    """The CSV: a header of `CSV_COLUMNS`, then one row per tokenizer and text."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for cost in costs:
-        writer.writerow(cost.csv_row())
-    return buffer.getvalue()
 
 
 def _print_summary(out: TextIO, costs: list[TextCost], embeddings: dict[str, EmbeddingCost]) -> None:

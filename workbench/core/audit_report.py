@@ -8,8 +8,10 @@ it, and the Audit tab will. Nothing is measured here; the figures are `engine.an
 
 from __future__ import annotations
 
+import csv
 import datetime
 import hashlib
+import io
 import math
 from collections.abc import Sequence
 from html import escape
@@ -17,6 +19,7 @@ from typing import Final
 
 import engine
 from engine.analysis.audit import (
+    COMMON_SIZES,
     COMPRESSION_NOTE,
     CSV_COLUMNS,
     AuditText,
@@ -25,10 +28,14 @@ from engine.analysis.audit import (
     percentile,
     summaries,
 )
+from engine.tokenizer import Tokenizer
 from workbench.core.formatting import human_size
 
 # One colour per tokenizer, in order (then again from the start).
 SERIES_COLOURS: Final = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf")
+# Past this share of unknown tokens a text's premium is said to understate its cost (a run of
+# characters the vocabulary lacks can be one token).
+UNCOVERED_RATE: Final = 0.01
 CHART_WIDTH: Final = 960
 CHART_HEIGHT: Final = 320
 MARGIN: Final = 48
@@ -60,6 +67,23 @@ class TokenizerFile:
     def of(name: str, path: str) -> TokenizerFile:
         with open(path, "rb") as handle:
             return TokenizerFile(name, path, hashlib.file_digest(handle, "sha256").hexdigest())
+
+
+def embedding_rows(tokenizers: list[tuple[str, Tokenizer]], hidden: int, dtype: str, tied: bool) -> list[tuple[str, EmbeddingCost]]:
+    """The embedding's cost for each tokenizer's vocabulary (first, in order), then for
+    `COMMON_SIZES`, labelled."""
+    rows = [(name, EmbeddingCost(tokenizer.get_vocab_size(True), hidden, dtype, tied)) for name, tokenizer in tokenizers]
+    return rows + [(f"{size:,} tokens", EmbeddingCost(size, hidden, dtype, tied)) for size in COMMON_SIZES]
+
+
+def csv_text(costs: list[TextCost]) -> str:
+    """The CSV: a header of `CSV_COLUMNS`, then one row per tokenizer and text."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for cost in costs:
+        writer.writerow(cost.csv_row())
+    return buffer.getvalue()
 
 
 def text_sha256(text: AuditText) -> str:
@@ -98,7 +122,7 @@ def html_report(
         "<h2>Summary</h2>",
         "<p>The premium of a language is its tokens over English's, with the same tokenizer, on the "
         "articles both texts have (Petrov et al. 2023). Gini: 0 when every language costs the same.</p>",
-        _summary_table(costs),
+        _table(list(SUMMARY_HEADERS), summary_table(costs), "summary"),
         "<h2>Premium per language</h2>",
         "<p>Languages sorted by the first tokenizer's premium; one line per tokenizer; 1 is English.</p>",
         premium_chart(costs),
@@ -120,23 +144,39 @@ def html_report(
     return "\n".join(parts) + "\n"
 
 
-def _embedding_section(embeddings: Sequence[tuple[str, EmbeddingCost]]) -> list[str]:
-    if not embeddings:
-        return []
-    first = embeddings[0][1]
-    tied = "tied to the input embedding" if first.tied else "a matrix of its own (untied)"
-    rows = [
+EMBEDDING_HEADERS: Final = ("vocabulary of", "tokens", "input embedding", "output projection", "parameters", "memory")
+SUMMARY_HEADERS: Final = (
+    "tokenizer", "tokens", "languages", "median premium", "90th percentile", "worst language", "Gini",
+    "unknown tokens", "texts decoded back",
+)  # fmt: skip
+
+
+def embedding_table(embeddings: Sequence[tuple[str, EmbeddingCost]]) -> list[list[str]]:
+    """One row of `EMBEDDING_HEADERS` per labelled embedding."""
+    return [
         [label, f"{cost.vocabulary:,}", f"{cost.input_parameters:,}", f"{cost.output_parameters:,}", f"{cost.parameters:,}", human_size(cost.bytes)]
         for label, cost in embeddings
     ]
+
+
+def embedding_note(cost: EmbeddingCost) -> str:
+    """"Hidden size 768, stored in bf16; the output projection is tied to the input embedding."."""
+    tied = "tied to the input embedding" if cost.tied else "a matrix of its own (untied)"
+    return f"Hidden size {cost.hidden:,}, stored in {cost.dtype}; the output projection is {tied}."
+
+
+def _embedding_section(embeddings: Sequence[tuple[str, EmbeddingCost]]) -> list[str]:
+    if not embeddings:
+        return []
     return [
         "<h2>Embedding cost</h2>",
-        f"<p>Hidden size {first.hidden:,}, stored in {escape(first.dtype)}; the output projection is {tied}.</p>",
-        _table(["vocabulary of", "tokens", "input embedding", "output projection", "parameters", "memory"], rows, "embedding"),
+        f"<p>{escape(embedding_note(embeddings[0][1]))}</p>",
+        _table(list(EMBEDDING_HEADERS), embedding_table(embeddings), "embedding"),
     ]
 
 
-def _summary_table(costs: Sequence[TextCost]) -> str:
+def summary_table(costs: Sequence[TextCost]) -> list[list[str]]:
+    """One row of `SUMMARY_HEADERS` per tokenizer."""
     rows: list[list[str]] = []
     for summary in summaries(costs):
         own = [cost for cost in costs if cost.tokenizer == summary.tokenizer]
@@ -148,11 +188,7 @@ def _summary_table(costs: Sequence[TextCost]) -> str:
             f"{summary.worst} ({summary.worst_premium:.2f})" if summary.worst else "", f"{summary.gini:.3f}",
             f"{unknown / tokens:.2%}" if tokens else "", f"{back} of {len(own)}",
         ])  # fmt: skip
-    headers = [
-        "tokenizer", "tokens", "languages", "median premium", "90th percentile", "worst language", "Gini",
-        "unknown tokens", "texts decoded back",
-    ]  # fmt: skip
-    return _table(headers, rows, "summary")
+    return rows
 
 
 def _table(headers: list[str], rows: list[list[str]], name: str) -> str:
@@ -172,14 +208,9 @@ def _numeric(cell: str) -> bool:
 
 def premium_chart(costs: Sequence[TextCost]) -> str:
     """An SVG line chart: every language's premium, sorted by the first tokenizer's."""
-    series: dict[str, dict[str, float]] = {}
-    for cost in costs:
-        if cost.premium is not None:
-            series.setdefault(cost.tokenizer, {})[cost.text.name] = cost.premium
+    order, series = premium_series(costs)
     if not series:
         return "<p>No premiums: English is not among the texts measured.</p>"
-    first = next(iter(series.values()))
-    order = sorted(first, key=lambda name: first[name])
     top = max(max(values.values()) for values in series.values())
     top = max(top, 1.0) * 1.05
     width = CHART_WIDTH - 2 * MARGIN
@@ -205,8 +236,33 @@ def premium_chart(costs: Sequence[TextCost]) -> str:
     return "\n".join(parts)
 
 
-def script_chart(costs: Sequence[TextCost]) -> str:
-    """An SVG bar chart: per script, the median premium of its languages, a bar per tokenizer."""
+def premium_series(costs: Sequence[TextCost]) -> tuple[list[str], dict[str, dict[str, float]]]:
+    """The languages that have a premium, cheapest first by the first tokenizer's premium (then
+    by name), and each tokenizer's premium per language: what the premium charts draw."""
+    series: dict[str, dict[str, float]] = {}
+    for cost in costs:
+        if cost.premium is not None:
+            series.setdefault(cost.tokenizer, {})[cost.text.name] = cost.premium
+    if not series:
+        return [], {}
+    first = next(iter(series.values()))
+    return sorted(first, key=lambda name: (first[name], name)), series
+
+
+def uncovered_languages(costs: Sequence[TextCost]) -> dict[str, set[str]]:
+    """Per tokenizer, the languages whose premium understates their cost: more than
+    `UNCOVERED_RATE` of their tokens are unknown."""
+    found: dict[str, set[str]] = {}
+    for cost in costs:
+        if cost.premium is not None and cost.unknown_rate > UNCOVERED_RATE:
+            found.setdefault(cost.tokenizer, set()).add(cost.text.name)
+    return found
+
+
+def script_medians(costs: Sequence[TextCost]) -> tuple[list[str], list[str], dict[str, dict[str, float]], dict[str, int]]:
+    """Per script (ISO 15924), the median premium of its languages under each tokenizer: the
+    scripts (sorted), the tokenizers (in order), script -> tokenizer -> median, and how many
+    languages each script has (under the first tokenizer)."""
     by_script: dict[str, dict[str, list[float]]] = {}
     names: list[str] = []
     for cost in costs:
@@ -214,12 +270,19 @@ def script_chart(costs: Sequence[TextCost]) -> str:
             names.append(cost.tokenizer)
         if cost.premium is not None:
             by_script.setdefault(cost.text.script, {}).setdefault(cost.tokenizer, []).append(cost.premium)
-    if not by_script:
-        return "<p>No premiums: English is not among the texts measured.</p>"
     scripts = sorted(by_script)
     medians = {
         script: {name: percentile(sorted(values), 50.0) for name, values in by_script[script].items()} for script in scripts
     }
+    languages = {script: len(next(iter(by_script[script].values()))) for script in scripts}
+    return scripts, names, medians, languages
+
+
+def script_chart(costs: Sequence[TextCost]) -> str:
+    """An SVG bar chart: per script, the median premium of its languages, a bar per tokenizer."""
+    scripts, names, medians, _ = script_medians(costs)
+    if not scripts:
+        return "<p>No premiums: English is not among the texts measured.</p>"
     top = max(max(values.values()) for values in medians.values()) * 1.05
     width = CHART_WIDTH - 2 * MARGIN
     height = CHART_HEIGHT - 2 * MARGIN

