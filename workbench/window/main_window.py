@@ -60,6 +60,7 @@ from workbench.window.project_panel import ProjectPanel
 from workbench.window.outside_files import approve_outside_files
 from workbench.window.prompts import Prompts
 from workbench.window.screen import fit_to_screen
+from workbench.window.tabs.audit import AuditTab
 from workbench.window.tabs.compare import CompareTab
 from workbench.window.tabs.encode import EncodeTab
 from workbench.window.tabs.train import TrainTab
@@ -95,12 +96,14 @@ class MainWindow(QMainWindow):
         self.vocab_tab = VocabTab(self.document, self.settings, self.prompts)
         self.encode_tab = EncodeTab(self.document, self.settings, self.encoding_runner)
         self.compare_tab = CompareTab(self.document, self.settings, self.encoding_runner)
+        self.audit_tab = AuditTab(self.document, self.prompts)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.train_tab, "Train")
         self.tabs.addTab(self.vocab_tab, "Vocabulary")
         self.tabs.addTab(self.encode_tab, "Encode")
         self.tabs.addTab(self.compare_tab, "Compare")
+        self.tabs.addTab(self.audit_tab, "Audit")
         self.setCentralWidget(self.tabs)
 
         self._tokenizer_label = QLabel()
@@ -493,6 +496,7 @@ class MainWindow(QMainWindow):
         self.save_settings()
         apply_appearance(self.settings)
         self.train_tab.apply_palette()
+        self.audit_tab.apply_palette()
 
     def about_text(self) -> str:
         build = "compiled with mypyc" if engine.COMPILED else "pure Python (not compiled)"
@@ -573,6 +577,7 @@ class MainWindow(QMainWindow):
         cleanly (the user saved, or chose to discard the changes)."""
         self._autosave.stop()
         self.train_tab.shutdown()
+        self.audit_tab.shutdown()
         self.encoding_runner.shutdown()
         self.worker.wait_all()
         self._forget_project_files()

@@ -1,0 +1,194 @@
+"""The Audit tab: it measures in a child process and shows the engine's own figures (every row of
+its table equals `engine.analysis.audit` run here on the same texts), its charts draw the premiums
+and script medians the HTML report draws, its exports are the files the command line writes, it
+says why it cannot run, names a bad file, and stops when asked."""
+
+from __future__ import annotations
+
+import csv
+import io
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from engine import Tokenizer
+from engine.analysis.audit import CSV_COLUMNS, audit
+from support import corpus_path, train_byte_level
+from window_support import cell_text
+from workbench.core.audit_report import premium_series, script_medians
+from workbench.core.audit_texts import shipped_code, shipped_languages
+from workbench.core.parallel_text import load_udhr
+from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
+from workbench.window.tabs.audit import AuditTab, PREMIUM_PAGE, SCRIPT_PAGE
+
+LANGUAGES = ("eng", "hin", "rus")
+AUDIT_MS = 120_000
+
+
+@pytest.fixture(scope="module")
+def byte_level_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("audit-tab") / "english-bpe.json"
+    english = next(text for text in load_udhr() if text.key == "eng")
+    train_byte_level(english.articles.values(), 400).save(str(path))
+    return path
+
+
+def audit_tab(window: MainWindow, *paths: Path) -> AuditTab:
+    for path in paths:
+        window.document.import_tokenizer(str(path))
+    window.tabs.setCurrentWidget(window.audit_tab)
+    return window.audit_tab
+
+
+def run_and_wait(qtbot: QtBot, tab: AuditTab) -> None:
+    with qtbot.waitSignal(tab.ran, timeout=AUDIT_MS):
+        tab.run_button.click()
+
+
+def test_the_table_holds_the_engine_s_figures_and_the_charts_the_report_s(
+    qtbot: QtBot, window: MainWindow, byte_level_path: Path
+) -> None:
+    bert = corpus_path("bert_uncased_tokenizer.json")
+    tab = audit_tab(window, byte_level_path, bert)
+    assert [tab.tokenizers.item(i).text() for i in range(tab.tokenizers.count())] == [byte_level_path.name, bert.name]
+    tab.languages.setText(", ".join(LANGUAGES))
+    records: list[object] = []
+    tab.job.progressed.connect(records.append)
+    run_and_wait(qtbot, tab)
+
+    texts = shipped_languages(list(LANGUAGES)) + shipped_code()
+    expected = audit([(path.name, Tokenizer.from_file(str(path))) for path in (byte_level_path, bert)], texts)
+    model = tab.table_model
+    assert model.columns == list(CSV_COLUMNS)
+    assert model.rowCount() == len(expected) == 2 * (len(texts))
+    assert [row for row in model.rows] == [cost.values() for cost in expected]
+    tokens = CSV_COLUMNS.index("tokens")
+    counts = [row[tokens] for row in model.rows]
+    assert all(isinstance(count, int) and count > 0 for count in counts)
+    # progress came while it ran, and ended at every text
+    assert records and records[-1] == (len(expected), len(expected), "writing the report")
+    assert tab.progress.text() == "done"
+    assert tab.status.text().startswith(f"Measured {len(texts)} texts with 2 tokenizers")
+
+    # the summary: a row per tokenizer, English's premium is 1
+    assert [cell_text(tab.summary, row, 0) for row in range(tab.summary.rowCount())] == [byte_level_path.name, bert.name]
+    english = [row for row in model.rows if row[CSV_COLUMNS.index("iso639_3")] == "eng"]
+    assert {row[CSV_COLUMNS.index("premium_over_english")] for row in english} == {1.0}
+    vocabulary = Tokenizer.from_file(str(bert)).get_vocab_size(True)
+    assert cell_text(tab.embedding, 1, 1) == f"{vocabulary:,}"
+    assert cell_text(tab.embedding, 1, 2) == f"{vocabulary * 768:,}"
+
+    # the charts draw what the HTML report draws
+    order, series = premium_series(expected)
+    chart = tab.premium_chart
+    assert chart.languages == order
+    assert chart.series == {name: [values.get(language) for language in order] for name, values in series.items()}
+    assert "English" in chart.describe(order.index("English"))
+    scripts, names, medians, _ = script_medians(expected)
+    assert (tab.script_chart.scripts, tab.script_chart.names, tab.script_chart.medians) == (scripts, names, medians)
+    assert {"Latn", "Deva", "Cyrl"} <= set(scripts)
+
+    # sorting by a figure sorts by its value, not its text
+    model.sort(tokens, Qt.SortOrder.DescendingOrder)
+    shown = [int(str(model.rows[model.row_of(model.index(row, 0))][tokens])) for row in range(model.rowCount())]
+    assert shown == sorted(shown, reverse=True)
+    model.set_filter("hindi")
+    assert model.rowCount() == 2 and {model.text_of(row) for row in range(2)} == {"Hindi"}
+
+
+def test_exports_are_the_command_line_s_files(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, byte_level_path: Path, tmp_path: Path
+) -> None:
+    tab = audit_tab(window, byte_level_path)
+    assert not tab.csv_button.isEnabled() and tab.csv_button.toolTip() == "Run an audit first."
+    tab.languages.setText("eng, deu")
+    tab.code_box.setChecked(False)
+    run_and_wait(qtbot, tab)
+    outputs = [tmp_path / "audit.csv", tmp_path / "audit.html", tmp_path / "premiums.png", tmp_path / "scripts.png"]
+    prompts.answers["export_file"] = [str(path) for path in outputs]
+    for click in (tab.csv_button.click, tab.html_button.click):
+        with qtbot.waitSignal(tab.writer.finished, timeout=20_000):
+            click()
+    assert not tab.png_button.isEnabled()  # (the summary shows no chart)
+    for page in (PREMIUM_PAGE, SCRIPT_PAGE):
+        tab.pages.setCurrentIndex(page)
+        with qtbot.waitSignal(tab.writer.finished, timeout=20_000):
+            tab.png_button.click()
+    assert tab.status.text() == f"Wrote {outputs[-1]}."
+
+    rows = list(csv.reader(io.StringIO(outputs[0].read_text(encoding="utf-8"))))
+    assert rows[0] == list(CSV_COLUMNS)
+    assert [row[1] for row in rows[1:]] == [text.name for text in shipped_languages(["eng", "deu"])]
+    assert [row[7] for row in rows[1:]] == [str(row[7]) for row in tab.table_model.rows]
+
+    class Tables(HTMLParser):
+        found: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "table":
+                self.found.append(dict(attrs).get("id") or "")
+
+    parser = Tables()
+    parser.feed(outputs[1].read_text(encoding="utf-8"))
+    assert parser.found == ["tokenizers", "summary", "embedding", "costs", "texts"]
+    for png in outputs[2:]:
+        data = png.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_run_says_why_it_cannot(window: MainWindow, byte_level_path: Path) -> None:
+    tab = audit_tab(window)
+    assert not tab.run_button.isEnabled()
+    assert "no trained tokenizer" in tab.run_button.toolTip()
+    tab = audit_tab(window, byte_level_path)
+    assert tab.run_button.isEnabled()
+    tab.set_chosen([])
+    assert not tab.run_button.isEnabled() and tab.run_button.toolTip() == "Check at least one tokenizer."
+    tab.set_chosen([byte_level_path.name])
+    tab.languages_box.setChecked(False)
+    tab.code_box.setChecked(False)
+    assert not tab.run_button.isEnabled() and tab.run_button.toolTip().startswith("Choose texts")
+    tab.code_box.setChecked(True)
+    assert tab.run_button.isEnabled()
+
+
+def test_a_bad_file_or_language_is_named_and_the_last_figures_stay(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, byte_level_path: Path, tmp_path: Path
+) -> None:
+    tab = audit_tab(window, byte_level_path)
+    tab.languages.setText("eng")
+    run_and_wait(qtbot, tab)
+    shown = list(tab.table_model.rows)
+    binary = tmp_path / "weights.bin"
+    binary.write_bytes(bytes(range(256)) * 40)
+    prompts.answers["corpus_files"] = [str(binary)]
+    tab.add_files_button.click()
+    assert tab.paths() == [str(binary)]
+    with qtbot.waitSignal(tab.job.failed, timeout=AUDIT_MS):
+        tab.run_button.click()
+    assert str(binary) in tab.status.text() and tab.status.text().startswith("The audit stopped:")
+    assert tab.table_model.rows == shown and tab.run_button.isEnabled()
+
+    tab.files.setCurrentRow(0)
+    tab.remove_file_button.click()
+    tab.languages.setText("eng, xyz")
+    with qtbot.waitSignal(tab.job.failed, timeout=AUDIT_MS):
+        tab.run_button.click()
+    assert "no shipped declaration in xyz" in tab.status.text()
+
+
+def test_stop_ends_the_process_and_a_changed_project_is_noticed(qtbot: QtBot, window: MainWindow, byte_level_path: Path) -> None:
+    tab = audit_tab(window, byte_level_path)
+    tab.run_button.click()  # every shipped language: seconds of work
+    assert tab.is_running() and tab.stop_button.isEnabled() and not tab.tokenizers.isEnabled()
+    tab.stop_button.click()
+    assert not tab.is_running() and tab.status.text() == "Stopped." and tab.run_button.isEnabled()
+
+    tab.languages.setText("eng")
+    run_and_wait(qtbot, tab)
+    window.document.rename_tokenizer(0, "renamed")
+    assert "changed since this audit" in tab.status.text()

@@ -1,0 +1,193 @@
+"""The Audit tab's charts (pyqtgraph): every language's premium over English, cheapest first, a
+line per tokenizer; and the median premium per script, a bar per tokenizer. They draw what
+`workbench.core.audit_report` works out (the HTML report draws the same figures); nothing is
+measured here.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Final
+
+import pyqtgraph
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
+
+from workbench.core.audit_report import SERIES_COLOURS, UNCOVERED_RATE
+from workbench.core.parallel_text import script_title
+
+# How tall one script's row of bars is, in data units (a row is 1).
+BAR_SHARE: Final = 0.8
+
+
+def series_colour(index: int) -> QColor:
+    """The colour of the `index`th tokenizer: the HTML report's."""
+    return QColor(SERIES_COLOURS[index % len(SERIES_COLOURS)])
+
+
+def _style(plot: pyqtgraph.PlotWidget, legend: pyqtgraph.LegendItem) -> None:
+    """A plot and its legend in the application palette's colours (light or dark theme), with a
+    grid."""
+    palette = QApplication.palette()
+    foreground = palette.color(QPalette.ColorRole.Text)
+    legend.setLabelTextColor(foreground)
+    legend.setBrush(pyqtgraph.mkBrush(palette.color(QPalette.ColorRole.Base)))
+    legend.setPen(pyqtgraph.mkPen(palette.color(QPalette.ColorRole.Mid)))
+    plot.setBackground(palette.color(QPalette.ColorRole.Base))
+    item = plot.getPlotItem()
+    for name in ("left", "bottom"):
+        axis = item.getAxis(name)
+        axis.setPen(foreground)
+        axis.setTextPen(foreground)
+        axis.enableAutoSIPrefix(False)
+    item.titleLabel.setAttr("color", foreground.name())
+    item.showGrid(x=True, y=True, alpha=0.25)
+
+
+class PremiumChart(QWidget):
+    """Every language's premium over English, in the order of the first tokenizer's premium;
+    one line (with dots) per tokenizer; a dashed line at 1 (English). The language under the
+    mouse is named below, with each tokenizer's premium."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        pyqtgraph.setConfigOptions(antialias=True)
+        self.plot = pyqtgraph.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        self.readout = QLabel("Point at a language to name it.")
+        self.readout.setTextFormat(Qt.TextFormat.RichText)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.readout)
+        self.languages: list[str] = []
+        self.series: dict[str, list[float | None]] = {}
+        self.uncovered: dict[str, list[bool]] = {}
+        self._legend = self.plot.addLegend(offset=(10, 10))
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.apply_palette()
+
+    def apply_palette(self) -> None:
+        _style(self.plot, self._legend)
+        self.show_premiums(self.languages, self.series, self.uncovered)
+
+    def show_premiums(self, languages: list[str], series: dict[str, list[float | None]], uncovered: dict[str, list[bool]]) -> None:
+        """`languages` in order, each tokenizer's premium for each (None: it has none), and
+        whether the tokenizer's unknown tokens make it understate the language's cost (drawn
+        as a cross)."""
+        self.languages = languages
+        self.series = series
+        self.uncovered = uncovered
+        plot = self.plot.getPlotItem()
+        plot.clear()
+        self._legend.clear()
+        plot.setTitle(f"Premium over English per language ({len(languages)} languages, cheapest to dearest)")
+        plot.setLabel("left", "tokens per English token, same articles")
+        first = next(iter(series), "")
+        plot.setLabel("bottom", f"languages, in the order of {first}'s premium" if first else "languages")
+        if not languages:
+            return
+        plot.addItem(pyqtgraph.InfiniteLine(pos=1.0, angle=0, pen=pyqtgraph.mkPen("#888888", style=Qt.PenStyle.DashLine), label="English", labelOpts={"position": 0.02, "color": "#888888"}))
+        top = 1.0
+        for index, (name, values) in enumerate(series.items()):
+            xs = [float(i) for i, value in enumerate(values) if value is not None]
+            ys = [float(value) for value in values if value is not None]
+            top = max([top, *ys])
+            colour = series_colour(index)
+            self.plot.plot(xs, ys, pen=pyqtgraph.mkPen(colour, width=2), symbol="o", symbolSize=5, symbolBrush=colour, symbolPen=None, name=name)
+            # subtle: one scatter of crosses over the dots, not a symbol per point: per-point
+            # symbol lists crashed pyqtgraph's painting here (a segmentation fault).
+            marks = uncovered.get(name, [])
+            crossed = [i for i, value in enumerate(values) if value is not None and i < len(marks) and marks[i]]
+            if crossed:
+                plot.addItem(pyqtgraph.ScatterPlotItem(
+                    [float(i) for i in crossed], [float(values[i] or 0.0) for i in crossed], symbol="x", size=12,
+                    brush=colour, pen=pyqtgraph.mkPen(colour),
+                ))  # fmt: skip
+        if any(any(marks) for marks in uncovered.values()):
+            sample = pyqtgraph.ScatterPlotItem(symbol="x", size=11, brush=QColor("#888888"), pen=pyqtgraph.mkPen("#888888"))
+            self._legend.addItem(sample, f"more than {UNCOVERED_RATE:.0%} unknown tokens: the premium understates the cost")
+        plot.setXRange(0, max(len(languages) - 1, 1), padding=0.01)
+        plot.setYRange(0, top * 1.05, padding=0)
+
+    def language_at(self, x: float) -> int | None:
+        """The index of the language nearest `x` (in the plot's data), or None off the chart."""
+        index = int(round(x))
+        return index if 0 <= index < len(self.languages) else None
+
+    def describe(self, index: int) -> str:
+        """"Amharic: tokenizer-a 3.42 · tokenizer-b 2.10"."""
+        parts = []
+        for position, (name, values) in enumerate(self.series.items()):
+            value = values[index]
+            marks = self.uncovered.get(name, [])
+            shown = "—" if value is None else f"{value:.2f}" + (" (understated: unknown tokens)" if index < len(marks) and marks[index] else "")
+            parts.append(f"<span style='color:{series_colour(position).name()}'>■</span> {name} {shown}")
+        return f"<b>{self.languages[index]}</b> (#{index + 1} of {len(self.languages)}): " + " · ".join(parts)
+
+    def _on_mouse_moved(self, position: QPointF) -> None:
+        box = self.plot.getPlotItem().getViewBox()
+        if not self.languages or not box.sceneBoundingRect().contains(position):
+            return
+        index = self.language_at(box.mapSceneToView(position).x())
+        if index is not None:
+            self.readout.setText(self.describe(index))
+
+
+class ScriptChart(QWidget):
+    """Per script, the median premium of its languages: a row per script (dearest at the top,
+    by the first tokenizer), a bar per tokenizer, a dashed line at 1 (English)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plot = pyqtgraph.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        self.plot.setMouseEnabled(x=False, y=False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        self.scripts: list[str] = []
+        self.names: list[str] = []
+        self.medians: dict[str, dict[str, float]] = {}
+        self.languages: dict[str, int] = {}
+        self._legend = self.plot.addLegend(offset=(-10, -10))
+        self.apply_palette()
+
+    def apply_palette(self) -> None:
+        _style(self.plot, self._legend)
+        self.show_scripts(self.scripts, self.names, self.medians, self.languages)
+
+    def rows(self) -> list[str]:
+        """The scripts from the bottom row up: cheapest first under the first tokenizer."""
+        first = self.names[0] if self.names else ""
+        return sorted(self.scripts, key=lambda script: (self.medians[script].get(first, math.inf), script))
+
+    def show_scripts(self, scripts: list[str], names: list[str], medians: dict[str, dict[str, float]], languages: dict[str, int]) -> None:
+        self.scripts, self.names, self.medians, self.languages = scripts, names, medians, languages
+        plot = self.plot.getPlotItem()
+        plot.clear()
+        self._legend.clear()
+        plot.setTitle("Median premium over English per script")
+        plot.setLabel("bottom", "median premium of the script's languages")
+        plot.setLabel("left", "script (languages)")
+        if not scripts:
+            return
+        rows = self.rows()
+        bar = BAR_SHARE / max(len(names), 1)
+        top = 1.0
+        for index, name in enumerate(names):
+            ys: list[float] = []
+            widths: list[float] = []
+            for row, script in enumerate(rows):
+                value = medians[script].get(name)
+                if value is not None:
+                    ys.append(row - BAR_SHARE / 2 + bar * (len(names) - 1 - index) + bar / 2)
+                    widths.append(value)
+                    top = max(top, value)
+            colour = series_colour(index)
+            plot.addItem(pyqtgraph.BarGraphItem(x0=0.0, y=ys, height=bar * 0.9, width=widths, brush=colour, pen=pyqtgraph.mkPen(None), name=name))
+        plot.addItem(pyqtgraph.InfiniteLine(pos=1.0, angle=90, pen=pyqtgraph.mkPen("#888888", style=Qt.PenStyle.DashLine)))
+        plot.getAxis("left").setTicks([[(float(row), f"{script_title(script)} ({languages.get(script, 0)})") for row, script in enumerate(rows)]])
+        plot.setYRange(-0.6, len(rows) - 0.4, padding=0)
+        plot.setXRange(0, top * 1.05, padding=0)
