@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Final, TextIO
+from typing import TextIO
 
 from engine.analysis.audit import (
     COMPRESSION_NOTE,
