@@ -81,6 +81,8 @@ def test_the_table_holds_the_engine_s_figures_and_the_charts_the_report_s(
     vocabulary = Tokenizer.from_file(str(bert)).get_vocab_size(True)
     assert cell_text(tab.embedding, 1, 1) == f"{vocabulary:,}"
     assert cell_text(tab.embedding, 1, 2) == f"{vocabulary * 768:,}"
+    own = [point for point in tab.embedding_chart.points if point[3]]
+    assert own[1] == (bert.name, vocabulary, vocabulary * 768 * 2, True)  # bf16: 2 bytes a number
 
     # the charts draw what the HTML report draws
     order, series = premium_series(expected)

@@ -155,7 +155,8 @@ def audit_result(
     "summary" (`summary_table`), "premiums" (languages in order, tokenizer -> premium per
     language or None), "uncovered" (tokenizer -> whether each language's premium understates
     its cost), "scripts" (scripts, tokenizers, script -> tokenizer -> median premium,
-    script -> languages), "embedding" (`embedding_table`) and its "embedding_note", the "csv"
+    script -> languages), "embedding" (`embedding_table`), its "embedding_note" and
+    "embedding_points" ((label, vocabulary, bytes, whether a tokenizer's own) to plot), the "csv"
     and "html" files' text, "tokenizers" (names, in order), "texts" (how many) and "seconds"."""
     order, series = premium_series(costs)
     uncovered = uncovered_languages(costs)
@@ -173,6 +174,7 @@ def audit_result(
         "uncovered": {name: [language in uncovered.get(name, ()) for language in order] for name in series},
         "scripts": (scripts, names, medians, languages),
         "embedding": embedding_table(embeddings),
+        "embedding_points": [(label, cost.vocabulary, cost.bytes, position < len(tokenizer_names)) for position, (label, cost) in enumerate(embeddings)],
         "embedding_note": embedding_note(embeddings[0][1]) if embeddings else "",
         "note": COMPRESSION_NOTE,
         "csv": csv,

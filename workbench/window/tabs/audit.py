@@ -52,7 +52,7 @@ from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.saving import Worker
 from workbench.window.document import ProjectDocument
 from workbench.window.prompts import Prompts
-from workbench.window.views.audit_charts import PremiumChart, ScriptChart
+from workbench.window.views.audit_charts import EmbeddingChart, PremiumChart, ScriptChart
 from workbench.window.views.audit_table import CostTableModel
 
 DEFAULT_HIDDEN: Final = 768
@@ -134,6 +134,7 @@ class AuditTab(QWidget):
             table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
             table.verticalHeader().hide()
             table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.embedding_chart = EmbeddingChart()
         self.premium_chart = PremiumChart()
         self.script_chart = ScriptChart()
         self.script_scroll = QScrollArea()
@@ -153,10 +154,13 @@ class AuditTab(QWidget):
         self.pages = QTabWidget()
         summary_page = QWidget()
         summary_layout = QVBoxLayout(summary_page)
-        summary_layout.addWidget(self.summary, 1)
+        summary_layout.addWidget(self.summary)
         summary_layout.addWidget(QLabel("<b>What the embedding costs</b>"))
         summary_layout.addWidget(self.embedding_note)
-        summary_layout.addWidget(self.embedding, 1)
+        embedding_row = QHBoxLayout()
+        embedding_row.addWidget(self.embedding, 3)
+        embedding_row.addWidget(self.embedding_chart, 2)
+        summary_layout.addLayout(embedding_row, 1)
         table_page = QWidget()
         table_layout = QVBoxLayout(table_page)
         table_layout.addWidget(self.filter)
@@ -407,6 +411,11 @@ class AuditTab(QWidget):
         _fill(self.summary, _rows(result["summary"]))
         _fill(self.embedding, _rows(result["embedding"]))
         self.embedding_note.setText(str(result["embedding_note"]))
+        points = result["embedding_points"]
+        assert isinstance(points, list)
+        self.embedding_chart.show_points([(str(label), int(size), int(size_bytes), bool(own)) for label, size, size_bytes, own in points])
+        # (the summary's rows all shown, no more: the embedding gets the rest)
+        self.summary.setFixedHeight(self.summary.horizontalHeader().height() + sum(self.summary.rowHeight(r) for r in range(self.summary.rowCount())) + 2 * self.summary.frameWidth() + 2)
         order, series = _pair(result["premiums"])
         uncovered = result["uncovered"]
         assert isinstance(uncovered, dict)
@@ -496,6 +505,7 @@ class AuditTab(QWidget):
         self.status.setStyleSheet(ERROR_STYLE if error else "")
 
     def apply_palette(self) -> None:
+        self.embedding_chart.apply_palette()
         self.premium_chart.apply_palette()
         self.script_chart.apply_palette()
 

@@ -15,8 +15,11 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
 from workbench.core.audit_report import SERIES_COLOURS, UNCOVERED_RATE
+from workbench.core.formatting import human_size
 from workbench.core.parallel_text import script_title
 
+# The megabyte of `human_size`.
+MB: Final = 1024 * 1024
 # How tall one script's row of bars is, in data units (a row is 1).
 BAR_SHARE: Final = 0.8
 
@@ -191,3 +194,47 @@ class ScriptChart(QWidget):
         plot.getAxis("left").setTicks([[(float(row), f"{script_title(script)} ({languages.get(script, 0)})") for row, script in enumerate(rows)]])
         plot.setYRange(-0.6, len(rows) - 0.4, padding=0)
         plot.setXRange(0, top * 1.05, padding=0)
+
+
+class EmbeddingChart(QWidget):
+    """What the embedding costs against the vocabulary's size: memory (MB of 1024 x 1024 bytes,
+    as the table gives it) over the common sizes as a line, each audited tokenizer a labelled
+    dot on it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plot = pyqtgraph.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        self.points: list[tuple[str, int, int, bool]] = []
+        self._legend = self.plot.addLegend(offset=(10, 10))
+        self.apply_palette()
+
+    def apply_palette(self) -> None:
+        _style(self.plot, self._legend)
+        self.show_points(self.points)
+
+    def show_points(self, points: list[tuple[str, int, int, bool]]) -> None:
+        """(label, vocabulary size, bytes, whether it is an audited tokenizer) for each size."""
+        self.points = points
+        plot = self.plot.getPlotItem()
+        plot.clear()
+        self._legend.clear()
+        plot.setTitle("Embedding memory by vocabulary size")
+        plot.setLabel("left", "memory (MB)")
+        plot.setLabel("bottom", "vocabulary size (tokens)")
+        sizes = sorted((size, size_bytes) for _, size, size_bytes, _ in points if size > 0)
+        if not sizes:
+            return
+        foreground = QApplication.palette().color(QPalette.ColorRole.Text)
+        self.plot.plot([float(size) for size, _ in sizes], [b / MB for _, b in sizes], pen=pyqtgraph.mkPen(foreground, width=1, style=Qt.PenStyle.DotLine))
+        index = 0
+        for label, size, size_bytes, tokenizer in points:
+            if not tokenizer or size <= 0:
+                continue
+            colour = series_colour(index)
+            index += 1
+            name = f"{label}: {size:,} tokens, {human_size(size_bytes)}"
+            self.plot.plot([float(size)], [size_bytes / MB], pen=None, symbol="o", symbolSize=10, symbolBrush=colour, symbolPen=None, name=name)
