@@ -432,6 +432,11 @@ class AuditTab(QWidget):
         for index, name in enumerate(columns):
             # (a declaration's text is its language: the CSV keeps both, the table one)
             self.table.setColumnHidden(index, name == "language")
+        header = self.table.horizontalHeader()
+        if "premium_over_english" in columns and "tokens" in columns:
+            # the premium beside the tokens, where it is seen without scrolling
+            premium = header.visualIndex(columns.index("premium_over_english"))
+            header.moveSection(premium, header.visualIndex(columns.index("tokens")) + 1)
         self.table.resizeColumnsToContents()
         self._update_buttons()
 

@@ -173,6 +173,7 @@ class ScriptChart(QWidget):
         self._legend.clear()
         plot.setTitle("Median premium over English per script")
         plot.setLabel("bottom", "median premium of the script's languages")
+        plot.showAxis("top")  # (a long list scrolls: the scale stays in sight at the top too)
         plot.setLabel("left", "script (languages)")
         if not scripts:
             return

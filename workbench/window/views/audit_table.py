@@ -5,7 +5,6 @@ by a text any of its words contain. A few thousand rows at most: sorted and filt
 
 from __future__ import annotations
 
-import math
 from typing import Final
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -70,7 +69,10 @@ class CostTableModel(QAbstractTableModel):
         order = [i for i in range(len(self.rows)) if self._matches(self.rows[i])]
         if self._sort is not None and 0 <= self._sort[0] < len(self.columns):
             column, direction = self._sort
-            order.sort(key=lambda i: _sort_key(self.rows[i][column]), reverse=direction == Qt.SortOrder.DescendingOrder)
+            # (rows without the figure, such as code's premium, stay last either way)
+            valued = [i for i in order if self.rows[i][column] is not None]
+            valued.sort(key=lambda i: _sort_key(self.rows[i][column]), reverse=direction == Qt.SortOrder.DescendingOrder)
+            order = valued + [i for i in order if self.rows[i][column] is None]
         return order
 
     def _matches(self, row: list[Value]) -> bool:
@@ -134,10 +136,8 @@ def cell(name: str, value: Value) -> str:
     return f"{value:.2f}"
 
 
-def _sort_key(value: Value) -> tuple[int, float, str]:
-    """Numbers by value, text by its folded form; none last when ascending."""
-    if value is None:
-        return (1, math.inf, "")
+def _sort_key(value: Value) -> tuple[float, str]:
+    """Numbers by value, text by its folded form."""
     if isinstance(value, (int, float)):
-        return (0, float(value), "")
-    return (0, 0.0, value.casefold())
+        return (float(value), "")
+    return (0.0, "" if value is None else value.casefold())
