@@ -17,12 +17,9 @@ from engine.models.bpe.model import BPE
 from engine.models.unigram.model import Unigram
 from engine.models.wordpiece.model import WordPiece
 from engine.tokenizer import Tokenizer
-from engine.trainers.records import TrainHistory
 
 # How many sizes WordPiece and Unigram curves are measured at (each costs one pass over the words).
 DEFAULT_POINTS: Final = 60
-# Unigram rounds whose size is one the curve can show (RoundStep.phase).
-PRUNE_PHASE: Final = "prune"
 
 
 class SizeCurve:
@@ -308,14 +305,15 @@ def unigram_curve(
     points: int = DEFAULT_POINTS,
     sizes: Sequence[int] | None = None,
 ) -> SizeCurve:
-    """Tokens with the pieces that score highest, at `sizes` (e.g. `unigram_round_sizes` of the
-    training's history: the sizes its pruning rounds passed through) or at up to `points` sizes
-    evenly spaced; the full vocabulary always among them. Not exact (`SizeCurve.exact` False).
+    """Tokens with the pieces that score highest, at `sizes` or at up to `points` sizes evenly
+    spaced; the full vocabulary always among them. Not exact (`SizeCurve.exact` False).
 
-    An approximation, said plainly: the engine's Unigram training records each round's size but
-    not its pieces, and its pruning drops the pieces whose loss of likelihood is least, not those
-    of least score, with EM re-scoring between rounds. So a point is "this model's top-n pieces
-    by score", not what a training to that size would give; the scores are left as trained.
+    An approximation, said plainly. A Unigram training shrinks a large seed vocabulary down to
+    the trained size, so the sizes its pruning rounds pass through are all larger than the
+    trained one, and the run records each round's size, not its pieces: the rounds cannot give
+    the smaller sizes. Here a point is "this model's top-n pieces by score", scores as trained;
+    a training to that size would prune by loss of likelihood, re-scoring with EM between rounds,
+    and could keep other pieces.
     Every size keeps the unk piece, the special (added) tokens, every single-character piece and,
     with byte fallback, the `<0xNN>` pieces, as SentencePiece keeps its required characters;
     the smallest size is those alone. The vocabulary size is the pieces kept plus the added
@@ -373,15 +371,6 @@ def unigram_curve(
         result_sizes.append(len(kept) + extra)
         tokens.append(total)
     return SizeCurve("Unigram", result_sizes, tokens, characters, False)
-
-
-def unigram_round_sizes(history: TrainHistory) -> list[int]:
-    """The sizes a Unigram training's pruning rounds left (its "prune" rounds' `vocab_size`)."""
-    sizes: list[int] = []
-    for step in history.rounds:
-        if step.phase == PRUNE_PHASE:
-            sizes.append(step.vocab_size)
-    return sizes
 
 
 def spaced_sizes(smallest: int, largest: int, points: int) -> list[int]:
