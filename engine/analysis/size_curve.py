@@ -199,6 +199,8 @@ def bpe_curve(tokenizer: Tokenizer, word_counts: dict[str, int], characters: int
         byte_fallback=model.byte_fallback,
     )
     added = _added_contents(tokenizer)
+    prefix = model.continuing_subword_prefix
+    suffix = model.end_of_word_suffix
     ignore_merges = model.ignore_merges
     # drops[r]: tokens saved from k = r + 1 on
     drops = [0] * (n_merges + 1)
@@ -214,7 +216,9 @@ def bpe_curve(tokenizer: Tokenizer, word_counts: dict[str, int], characters: int
         if whole == 0:
             start_total += count
             continue
-        ids = base.tokenize_run(word).ids
+        ids = _plain_symbols(word, vocab, prefix, suffix)
+        if ids is None:
+            ids = base.tokenize_run(word).ids
         start_total += count * len(ids)
         left = len(ids)
         for highest in _merge_thresholds(ids, ranks, made, stride):
@@ -414,6 +418,28 @@ def _is_byte_piece(piece: str) -> bool:
         if ch not in "0123456789ABCDEF":
             return False
     return True
+
+
+def _plain_symbols(word: str, vocab: dict[str, int], prefix: str | None, suffix: str | None) -> list[int] | None:
+    """The word's initial BPE symbols when every character is in the vocabulary (with the
+    continuing prefix after the first, the end-of-word suffix on the last, as the model forms
+    them); None when one is not: unknown characters and byte fallback are the model's to split.
+
+    "low" with {l, ##o, ##w} and prefix "##" -> [id(l), id(##o), id(##w)]; "lo!" -> None
+    """
+    ids: list[int] = []
+    last = len(word) - 1
+    for i in range(len(word)):
+        symbol = word[i]
+        if i > 0 and prefix is not None:
+            symbol = prefix + symbol
+        if i == last and suffix is not None:
+            symbol = symbol + suffix
+        found = vocab.get(symbol)
+        if found is None:
+            return None
+        ids.append(found)
+    return ids
 
 
 def _merge_thresholds(ids: list[int], ranks: dict[int, int], made: list[int], stride: int) -> list[int]:
