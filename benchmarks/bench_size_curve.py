@@ -95,8 +95,9 @@ def main() -> None:
     print(f"count held-out words      {t_count:8.3f} s")
     print(f"curve on the counts       {t_curve:8.3f} s")
     print(f"count + curve             {t_count + t_curve:8.3f} s")
-    print(f"encode held-out (encode)  {t_encode:8.3f} s   (count + curve) / encode = {(t_count + t_curve) / t_encode:.2f}")
-    print(f"encode_batch_fast         {t_batch:8.3f} s   (count + curve) / encode_batch_fast = {(t_count + t_curve) / t_batch:.2f}")
+    both = t_count + t_curve
+    print(f"encode held-out (encode)  {t_encode:8.3f} s   (count + curve) / encode = {both / t_encode:.2f}")
+    print(f"encode_batch_fast         {t_batch:8.3f} s   (count + curve) / encode_batch_fast = {both / t_batch:.2f}")
 
 
 def best_fresh(repeat: int, saved: str, work: Callable[[Tokenizer], object]) -> float:

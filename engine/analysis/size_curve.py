@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from engine.analysis.audit import EmbeddingCost
+from engine.errors import CorpusError
 from engine.models.bpe.model import BPE
 from engine.models.unigram.model import Unigram
 from engine.models.wordpiece.model import WordPiece
@@ -26,7 +27,8 @@ class SizeCurve:
     """The trade-off curve: at `sizes[i]` vocabulary entries, the held-out text takes `tokens[i]`
     tokens, `tokens_per_character[i]` per character of its `characters`.
 
-    `sizes` rise; `knee_index` is the point `knee` picks. `exact` is False where the smaller
+    `sizes` never fall (a BPE merge that makes a token some earlier merge made adds no entry);
+    `knee_index` is the point `knee` picks. `exact` is False where the smaller
     tokenizers are an approximation (Unigram's top pieces by score), True where each point is
     what encoding with the smaller tokenizer gives. Added tokens (special tokens) found in the
     text are in no count: they are the same tokens at every size.
@@ -117,12 +119,17 @@ def held_out_words(tokenizer: Tokenizer, texts: Sequence[str]) -> tuple[dict[str
     tokenizer's added tokens, normalizer and pre-tokenizer, as training counts them
     (`Tokenizer.count_words_from_iterator`), and the texts' length in characters.
 
-    For files, `tokenizer.count_words(files)` gives the counts; the characters are the caller's.
+    Texts without a word give no counts (every curve is then 0 tokens). For files,
+    `tokenizer.count_words(files)` gives the counts; the characters are the caller's.
     """
     characters = 0
     for text in texts:
         characters += len(text)
-    return tokenizer.count_words_from_iterator(list(texts)), characters
+    try:
+        return tokenizer.count_words_from_iterator(list(texts)), characters
+    except CorpusError:
+        # subtle: counting for a training refuses texts without a word; held out, they are no error.
+        return {}, characters
 
 
 def size_curve(

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import pytest
 
 from engine import Tokenizer, decoders, pre_tokenizers
 from engine.analysis.size_curve import (
@@ -425,6 +424,16 @@ def test_embedding_costs_follow_the_sizes() -> None:
     assert curve.tokens_per_character == [0.5, 0.4]
     assert curve.knee_index == 1
     assert curve.knee_size == 200
+
+
+def test_held_out_text_without_words() -> None:
+    tokenizer = toy_bpe([("a", "b")], "ab")
+    counts, characters = held_out_words(tokenizer, ["", "   "])
+    assert (counts, characters) == ({}, 3)
+    curve = bpe_curve(tokenizer, counts, characters)
+    assert curve.tokens == [0, 0]
+    assert curve.tokens_per_character == [0.0, 0.0]
+    assert curve.knee_index == 1
 
 
 def test_a_model_without_a_curve() -> None:
