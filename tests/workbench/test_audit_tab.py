@@ -17,13 +17,17 @@ from pytestqt.qtbot import QtBot
 from engine import Tokenizer
 from engine.analysis.audit import CSV_COLUMNS, audit
 from support import corpus_path, train_byte_level
-from window_support import cell_text
+from engine.analysis.size_curve import held_out_words, size_curve
+from window_support import cell_text, train_and_wait
+from workbench.core.held_out import held_out_split
+from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES
+from engine.corpus.checks import check_file
 from workbench.core.audit_report import premium_series, script_medians
 from workbench.core.audit_texts import shipped_code, shipped_languages
 from workbench.core.parallel_text import load_udhr
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
-from workbench.window.tabs.audit import AuditTab, PREMIUM_PAGE, SCRIPT_PAGE
+from workbench.window.tabs.audit import PREMIUM_PAGE, SCRIPT_PAGE, SIZE_PAGE, AuditTab
 
 LANGUAGES = ("eng", "hin", "rus")
 AUDIT_MS = 120_000
@@ -194,3 +198,48 @@ def test_stop_ends_the_process_and_a_changed_project_is_noticed(qtbot: QtBot, wi
     run_and_wait(qtbot, tab)
     window.document.rename_tokenizer(0, "renamed")
     assert "changed since this audit" in tab.status.text()
+
+
+def test_size_curves_are_the_engine_s_on_the_held_out_lines_or_the_english_declaration(
+    qtbot: QtBot, window: MainWindow, small_corpus: Path, byte_level_path: Path
+) -> None:
+    window.new_project()
+    window.document.add_checked_files([check_file(str(small_corpus))])
+    window.document.add_preset("bpe", vocab_size=400)
+    window.train_tab.held_out.setValue(5.0)
+    train_and_wait(qtbot, window)
+    tab = audit_tab(window, byte_level_path)
+    trained, imported = (entry for entry in window.document.project.tokenizers)
+    tab.pages.setCurrentIndex(SIZE_PAGE)
+    assert tab.curve_source.currentData() == OWN_HELD_OUT and not tab.png_button.isEnabled()
+    with qtbot.waitSignal(tab.curve_job.finished, timeout=AUDIT_MS):
+        tab.curves_button.click()
+    # the trained one on the lines its training held out; the imported one has none, and says so
+    assert [curve["name"] for curve in tab.curves] == [trained.name]
+    assert f"{imported.name}: no held-out lines" in tab.curve_status.text()
+    assert trained.result is not None and trained.result.trained_on is not None
+    held = held_out_split([item.path for item in trained.result.trained_on.files], trained.result.trained_on.held_out)[1]
+    assert held
+    tokenizer = Tokenizer.from_str(trained.trained_json or "")
+    counts, characters = held_out_words(tokenizer, held.splitlines())
+    expected = size_curve(tokenizer, counts, characters)
+    curve = tab.curves[0]
+    assert (curve["sizes"], curve["per_character"], curve["knee"]) == (expected.sizes, expected.tokens_per_character, expected.knee_index)
+    assert cell_text(tab.curve_table, 0, 5) == f"{expected.knee_size:,}"
+    assert tab.png_button.isEnabled()
+    assert "at 100" in tab.curve_chart.describe(100.5) or expected.sizes[0] > 100
+
+    tab.curve_source.setCurrentIndex(tab.curve_source.findData(ENGLISH))
+    with qtbot.waitSignal(tab.curve_job.finished, timeout=AUDIT_MS):
+        tab.curves_button.click()
+    assert [curve["text"] for curve in tab.curves] == ["the English declaration"] * 2
+    english = list(shipped_languages(["eng"])[0].articles.values())
+    bpe = Tokenizer.from_file(str(byte_level_path))
+    expected = size_curve(bpe, *held_out_words(bpe, english))
+    assert tab.curves[1]["per_character"] == expected.tokens_per_character
+    assert [name for name, _, _, _ in tab.curve_chart.curves] == [trained.name, imported.name]
+
+    tab.curve_source.setCurrentIndex(tab.curve_source.findData(USER_FILES))
+    with qtbot.waitSignal(tab.curve_job.failed, timeout=AUDIT_MS):
+        tab.curves_button.click()
+    assert "add files of your own" in tab.curve_status.text()

@@ -42,7 +42,7 @@ class ScreenshotError(RuntimeError):
 def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
     """Write train.png, train-step-by-step.png, vocabulary.png, encode.png, encode-pipeline.png,
     compare.png, encode-round-trip.png, train-wordpiece.png, train-unigram.png, audit.png,
-    audit-premiums.png, audit-scripts.png, audit-table.png, train-failed.png and the dialogs that keep the user's work (dialog-*.png) into `folder`; return them."""
+    audit-premiums.png, audit-scripts.png, audit-table.png, audit-vocabulary-size.png, train-failed.png and the dialogs that keep the user's work (dialog-*.png) into `folder`; return them."""
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
         previous = os.environ.get(HOME_VARIABLE)
@@ -141,8 +141,10 @@ def _write(folder: Path, theme: str) -> list[Path]:
 def _audit(window: object, folder: Path) -> list[Path]:
     """The Audit tab after measuring the sample's byte-level BPE and WordPiece (trained on
     English) over declarations in 40 languages across 20 scripts and the code samples
-    (audit.png, audit-premiums.png, audit-scripts.png, audit-table.png)."""
+    (audit.png, audit-premiums.png, audit-scripts.png, audit-table.png); then every trained
+    tokenizer's vocabulary-size curve on its held-out lines (audit-vocabulary-size.png)."""
     from workbench.window.main_window import MainWindow
+    from workbench.window.tabs.audit import SIZE_PAGE
 
     assert isinstance(window, MainWindow)
     tab = window.audit_tab
@@ -165,6 +167,15 @@ def _audit(window: object, folder: Path) -> list[Path]:
             tab.table.sortByColumn(column, Qt.SortOrder.DescendingOrder)
         _settle(0.3)
         paths.append(_grab(window, folder / name))
+    # which vocabulary size? every trained tokenizer on its own held-out lines
+    tab.set_chosen(names)
+    tab.pages.setCurrentIndex(SIZE_PAGE)
+    tab.draw_curves()
+    _wait(lambda: not tab.curve_job.is_running(), TRAINING_TIMEOUT_S)
+    if not tab.curves:
+        raise ScreenshotError(f"the size curves were not drawn: {tab.curve_status.text()}")
+    tab.curve_chart.readout.setText(tab.curve_chart.describe(2000))
+    paths.append(_grab(window, folder / "audit-vocabulary-size.png"))
     tab.pages.setCurrentIndex(0)
     return paths
 

@@ -60,6 +60,7 @@ class PremiumChart(QWidget):
         self.plot.setMenuEnabled(False)
         self.readout = QLabel("Point at a language to name it.")
         self.readout.setTextFormat(Qt.TextFormat.RichText)
+        self.readout.setWordWrap(True)  # (a long readout must not widen the window)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
@@ -239,3 +240,88 @@ class EmbeddingChart(QWidget):
             index += 1
             name = f"{label}: {size:,} tokens, {human_size(size_bytes)}"
             self.plot.plot([float(size)], [size_bytes / MB], pen=None, symbol="o", symbolSize=10, symbolBrush=colour, symbolPen=None, name=name)
+
+
+class SizeCurveChart(QWidget):
+    """Which vocabulary size? Tokens per character on held-out text against the vocabulary's
+    size, a line per tokenizer, its knee a ringed dot; the size under the mouse is read out with
+    what each tokenizer spends there and what its embedding would cost."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.plot = pyqtgraph.PlotWidget()
+        self.plot.setMenuEnabled(False)
+        self.readout = QLabel("Point at a size to read each curve there.")
+        self.readout.setTextFormat(Qt.TextFormat.RichText)
+        self.readout.setWordWrap(True)  # (a long readout must not widen the window)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.plot, 1)
+        layout.addWidget(self.readout)
+        # (name, sizes, tokens per character, knee index)
+        self.curves: list[tuple[str, list[int], list[float], int]] = []
+        # bytes of embedding per vocabulary entry (hidden size x dtype x tied or not)
+        self.bytes_per_entry = 0
+        self._legend = self.plot.addLegend(offset=(-10, 10))
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.apply_palette()
+
+    def apply_palette(self) -> None:
+        _style(self.plot, self._legend)
+        self.show_curves(self.curves, self.bytes_per_entry)
+
+    def show_curves(self, curves: list[tuple[str, list[int], list[float], int]], bytes_per_entry: int) -> None:
+        self.curves = curves
+        self.bytes_per_entry = bytes_per_entry
+        plot = self.plot.getPlotItem()
+        plot.clear()
+        self._legend.clear()
+        plot.setTitle("Which vocabulary size? Tokens per character on held-out text")
+        plot.setLabel("left", "tokens per character (lower: text costs less)")
+        plot.setLabel("bottom", "vocabulary size (entries)")
+        for index, (name, sizes, values, knee_index) in enumerate(curves):
+            colour = series_colour(index)
+            line = self.plot.plot([float(s) for s in sizes], values, pen=pyqtgraph.mkPen(colour, width=2), name=name)
+            line.setDownsampling(auto=True, method="peak")
+            line.setClipToView(True)
+            if 0 <= knee_index < len(sizes):
+                x, y = float(sizes[knee_index]), values[knee_index]
+                plot.addItem(pyqtgraph.ScatterPlotItem([x], [y], symbol="o", size=14, brush=pyqtgraph.mkBrush(None), pen=pyqtgraph.mkPen(colour, width=3)))
+                label = pyqtgraph.TextItem(f"knee: {sizes[knee_index]:,}", color=colour, anchor=(0, 1))
+                label.setPos(x, y)
+                plot.addItem(label)
+
+    def describe(self, size: float) -> str:
+        """Each curve at the largest of its sizes not above `size`: tokens per character, how
+        much more than at its full size, and the embedding's memory there."""
+        parts: list[str] = []
+        for index, (name, sizes, values, _) in enumerate(self.curves):
+            position = _at_or_below(sizes, size)
+            if position is None:
+                continue
+            full = values[-1]
+            more = f", {values[position] / full - 1:+.0%} tokens over its full size" if full > 0 else ""
+            memory = f", embedding {human_size(sizes[position] * self.bytes_per_entry)}" if self.bytes_per_entry else ""
+            parts.append(
+                f"<span style='color:{series_colour(index).name()}'>■</span> {name} at {sizes[position]:,}: "
+                f"{values[position]:.3f}{more}{memory}"
+            )
+        return " · ".join(parts) if parts else "Point at a size to read each curve there."
+
+    def _on_mouse_moved(self, position: QPointF) -> None:
+        box = self.plot.getPlotItem().getViewBox()
+        if not self.curves or not box.sceneBoundingRect().contains(position):
+            return
+        self.readout.setText(self.describe(box.mapSceneToView(position).x()))
+
+
+def _at_or_below(sizes: list[int], size: float) -> int | None:
+    """The index of the last of `sizes` (never falling) not above `size`; None below the first."""
+    low, high = 0, len(sizes)
+    while low < high:
+        middle = (low + high) // 2
+        if sizes[middle] <= size:
+            low = middle + 1
+        else:
+            high = middle
+    return low - 1 if low > 0 else None
