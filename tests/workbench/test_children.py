@@ -14,6 +14,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from workbench.jobs.children.process import NICENESS, PIECE_BYTES, Pieces, send_message
+from child_targets import progress_then_large
+from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.encoding import EncodingRunner, tokenizer_key
 from workbench.jobs.runners.training import TrainingRunner
 
@@ -104,3 +106,14 @@ def test_the_encoding_service_stops_while_a_large_message_is_still_being_written
     # the connection was closed only after the sender thread was done with it
     assert failures == []
     assert not service.is_running() and not any(t.name == "encoding-sender" for t in threading.enumerate())
+
+
+def test_a_child_job_reports_progress_and_puts_a_large_answer_together(qtbot: QtBot) -> None:
+    job = ChildJob("test")
+    records: list[object] = []
+    job.progressed.connect(records.append)
+    ok, answer = job.run(progress_then_large, "asked")
+    assert ok and answer == {"payload": "asked", "bulk": "x" * (3 * PIECE_BYTES)}
+    assert records == [(0, 3, "step"), (1, 3, "step"), (2, 3, "step")]
+    assert not job.is_running()
+    qtbot.waitUntil(lambda: not job._exiting, timeout=10_000)

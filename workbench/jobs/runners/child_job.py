@@ -24,6 +24,8 @@ from typing import Final
 
 from PySide6.QtCore import QEventLoop, QObject, QTimer, Signal
 
+from workbench.jobs.children.process import Pieces
+
 POLL_INTERVAL_MS: Final = 20
 # How long a stopped process tree gets to end on SIGTERM before SIGKILL (s).
 TERM_GRACE_S: Final = 1.0
@@ -31,6 +33,8 @@ TERM_GRACE_S: Final = 1.0
 KILL: Final = getattr(signal, "SIGKILL", signal.SIGTERM)
 # How long a child that answered gets to exit on its own before it is stopped (s).
 EXIT_GRACE_S: Final = 10.0
+# How long one timer tick reads the child's messages at most (s): a large answer comes in pieces.
+READ_BUDGET_S: Final = 0.008
 
 
 class ChildJob(QObject):
@@ -50,6 +54,7 @@ class ChildJob(QObject):
         self._context = multiprocessing.get_context("spawn")
         self._process: BaseProcess | None = None
         self._connection: Connection | None = None
+        self._pieces = Pieces()  # (of a large answer, as they arrive)
         # children that ended or were stopped, still to be reaped (never waited for here), and
         # since when
         self._exiting: list[tuple[BaseProcess, float]] = []
@@ -102,6 +107,7 @@ class ChildJob(QObject):
             self._timer.start()
 
     def _forget(self) -> None:
+        self._pieces.clear()
         if self._connection is not None:
             self._connection.close()
         self._process = None
@@ -126,9 +132,17 @@ class ChildJob(QObject):
                 self._timer.stop()
             return
         message: object = None
+        deadline = time.monotonic() + READ_BUDGET_S
         try:
-            while connection.poll():
+            while time.monotonic() < deadline and connection.poll():
                 message = connection.recv()
+                if isinstance(message, tuple) and len(message) == 2 and message[0] == "piece":
+                    self._pieces.add(message[1])  # (of a large answer: `process.send_message`)
+                    message = None
+                    continue
+                if message == ("pieces",):
+                    message = self._pieces.take()
+                    break
                 if not (isinstance(message, tuple) and len(message) == 2 and message[0] == "progress"):
                     break
                 self.progressed.emit(message[1])
@@ -137,9 +151,11 @@ class ChildJob(QObject):
                     return  # (stopped, or another job started, by whoever took the record)
         except (EOFError, OSError):
             message = None
+        except ValueError as error:  # (pieces that make no message)
+            message = ("failed", f"the {self.name} process sent {error}")
         if message is None:
-            if process.is_alive():
-                return
+            if process.is_alive() or _waiting(connection):
+                return  # (still at work, or its last messages are yet to be read)
             code = process.exitcode
             self._forget()
             process.join(0)
@@ -155,6 +171,14 @@ class ChildJob(QObject):
             self.failed.emit(str(message[1]))
         else:
             self.failed.emit(f"the {self.name} process sent a message the window cannot read")
+
+
+def _waiting(connection: Connection) -> bool:
+    """Whether `connection` has a message to read (False once it is closed or broken)."""
+    try:
+        return connection.poll()
+    except (EOFError, OSError):
+        return False
 
 
 def _child(target: Callable[[object, Connection], None], payload: object, connection: Connection) -> None:

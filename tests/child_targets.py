@@ -1,0 +1,15 @@
+"""Functions the tests run in child processes (`ChildJob`): importable by a spawned child as a
+top-level module, as `support` is (the tests folder is on its path)."""
+
+from __future__ import annotations
+
+from multiprocessing.connection import Connection
+
+from workbench.jobs.children.process import PIECE_BYTES, send_message
+
+
+def progress_then_large(payload: object, connection: Connection) -> None:
+    """Three progress records, then an answer of three pieces."""
+    for done in range(3):
+        connection.send(("progress", (done, 3, "step")))
+    send_message(connection, ("done", {"payload": payload, "bulk": "x" * (3 * PIECE_BYTES)}))
