@@ -51,6 +51,7 @@ def audit_tab(window: MainWindow, *paths: Path) -> AuditTab:
 def run_and_wait(qtbot: QtBot, tab: AuditTab) -> None:
     with qtbot.waitSignal(tab.ran, timeout=AUDIT_MS):
         tab.run_button.click()
+    tab.flush()  # (a page is drawn when first shown)
 
 
 def test_the_table_holds_the_engine_s_figures_and_the_charts_the_report_s(

@@ -73,6 +73,8 @@ CURVE_NOTE: Final = (
 # How tall one script's row is in the script chart (px), so its name stays readable.
 SCRIPT_ROW_PX: Final = 20
 NO_RESULT: Final = "Run an audit first."
+# How many rows of the table its columns are fitted to.
+RESIZE_ROWS: Final = 20
 
 
 class AuditTab(QWidget):
@@ -85,6 +87,8 @@ class AuditTab(QWidget):
         self.document = document
         self.prompts = prompts
         self.result: dict[str, object] | None = None
+        # the pages not drawn since the result came (`_draw_page`)
+        self._stale: set[int] = set()
         # the size curves shown (`curve_wire`'s)
         self.curves: list[dict[str, object]] = []
         # the tokenizers (name -> tokenizer.json) the shown result measured
@@ -289,6 +293,7 @@ class AuditTab(QWidget):
         self.csv_button.clicked.connect(partial(self.export_text, "csv"))
         self.html_button.clicked.connect(partial(self.export_text, "html"))
         self.png_button.clicked.connect(self.export_png)
+        self.pages.currentChanged.connect(self._draw_page)
         self.pages.currentChanged.connect(self._update_buttons)
         self.tokenizers.itemChanged.connect(self._update_buttons)
         self.curves_button.clicked.connect(self.draw_curves)
@@ -457,25 +462,47 @@ class AuditTab(QWidget):
         self._update_buttons()
 
     def show_result(self, result: dict[str, object]) -> None:
-        """Draw an audit's figures (`workbench.jobs.children.audit.audit_result`'s)."""
+        """Draw an audit's figures (`workbench.jobs.children.audit.audit_result`'s): the page
+        shown now, each other page when it is first shown (a page drawn and painted takes
+        tens of milliseconds; all at once, the hand-over kept the window from answering for
+        over 100 ms)."""
         self.result = result
         self._progress_at_rest("done")
-        _fill(self.summary, _rows(result["summary"]))
-        _fill(self.embedding, _rows(result["embedding"]))
-        self.embedding_note.setText(str(result["embedding_note"]))
-        points = result["embedding_points"]
-        assert isinstance(points, list)
-        self.embedding_chart.show_points([(str(label), int(size), int(size_bytes), bool(own)) for label, size, size_bytes, own in points])
-        # (the summary's rows all shown, no more: the embedding gets the rest)
-        self.summary.setFixedHeight(self.summary.horizontalHeader().height() + sum(self.summary.rowHeight(r) for r in range(self.summary.rowCount())) + 2 * self.summary.frameWidth() + 2)
-        order, series = _pair(result["premiums"])
-        uncovered = result["uncovered"]
-        assert isinstance(uncovered, dict)
-        self.premium_chart.show_premiums(_strings(order), _series(series), {str(k): [bool(v) for v in marks] for k, marks in uncovered.items()})
-        scripts, names, medians, languages = _quad(result["scripts"])
-        script_list = _strings(scripts)
-        self.script_chart.setMinimumHeight(SCRIPT_ROW_PX * len(script_list) + 120)
-        self.script_chart.show_scripts(script_list, _strings(names), _medians(medians), _counts(languages))
+        self._stale = {SUMMARY_PAGE, PREMIUM_PAGE, SCRIPT_PAGE, TABLE_PAGE}
+        self._draw_page(self.pages.currentIndex())
+        self._update_buttons()
+
+    def _draw_page(self, page: int) -> None:
+        """Draw the result on `page` if it has not been drawn since the result came."""
+        result = self.result
+        if result is None or page not in self._stale:
+            return
+        self._stale.discard(page)
+        if page == SUMMARY_PAGE:
+            _fill(self.summary, _rows(result["summary"]))
+            _fill(self.embedding, _rows(result["embedding"]))
+            self.embedding_note.setText(str(result["embedding_note"]))
+            points = result["embedding_points"]
+            assert isinstance(points, list)
+            self.embedding_chart.show_points([(str(label), int(size), int(size_bytes), bool(own)) for label, size, size_bytes, own in points])
+            # (the summary's rows all shown, no more: the embedding gets the rest)
+            rows_height = sum(self.summary.rowHeight(r) for r in range(self.summary.rowCount()))
+            self.summary.setFixedHeight(self.summary.horizontalHeader().height() + rows_height + 2 * self.summary.frameWidth() + 2)
+        elif page == PREMIUM_PAGE:
+            order, series = _pair(result["premiums"])
+            uncovered = result["uncovered"]
+            assert isinstance(uncovered, dict)
+            marks = {str(name): [bool(mark) for mark in flags] for name, flags in uncovered.items()}
+            self.premium_chart.show_premiums(_strings(order), _series(series), marks)
+        elif page == SCRIPT_PAGE:
+            scripts, names, medians, languages = _quad(result["scripts"])
+            script_list = _strings(scripts)
+            self.script_chart.setMinimumHeight(SCRIPT_ROW_PX * len(script_list) + 120)
+            self.script_chart.show_scripts(script_list, _strings(names), _medians(medians), _counts(languages))
+        elif page == TABLE_PAGE:
+            self._fill_table(result)
+
+    def _fill_table(self, result: dict[str, object]) -> None:
         columns = _strings(result["columns"])
         rows = result["rows"]
         causes = result["causes"]
@@ -489,8 +516,15 @@ class AuditTab(QWidget):
             # the premium beside the tokens, where it is seen without scrolling
             premium = header.visualIndex(columns.index("premium_over_english"))
             header.moveSection(premium, header.visualIndex(columns.index("tokens")) + 1)
+        # subtle: fitted to every one of a thousand rows, the columns took a second of the GUI
+        # thread (every cell formatted and measured); the first rows tell the widths as well.
+        header.setResizeContentsPrecision(RESIZE_ROWS)
         self.table.resizeColumnsToContents()
-        self._update_buttons()
+
+    def flush(self) -> None:
+        """Draw every page of the shown result now (tests, screenshots)."""
+        for page in sorted(self._stale):
+            self._draw_page(page)
 
     # -- which vocabulary size? ----------------------------------------------------------------
 

@@ -17,7 +17,10 @@ from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 from workbench.core.audit_report import SERIES_COLOURS, UNCOVERED_RATE
 from workbench.core.formatting import human_size
 from workbench.core.parallel_text import script_title
+from workbench.window.views.training_plots import style_plot
 
+# A premium line has a dot per language up to this many languages.
+MAX_DOTS: Final = 120
 # The megabyte of `human_size`.
 MB: Final = 1024 * 1024
 # How tall one script's row of bars is, in data units (a row is 1).
@@ -30,22 +33,13 @@ def series_colour(index: int) -> QColor:
 
 
 def _style(plot: pyqtgraph.PlotWidget, legend: pyqtgraph.LegendItem) -> None:
-    """A plot and its legend in the application palette's colours (light or dark theme), with a
-    grid."""
+    """A plot and its legend in the application palette's colours (light or dark theme), with
+    the training plots' grid (`style_plot`)."""
     palette = QApplication.palette()
-    foreground = palette.color(QPalette.ColorRole.Text)
-    legend.setLabelTextColor(foreground)
+    legend.setLabelTextColor(palette.color(QPalette.ColorRole.Text))
     legend.setBrush(pyqtgraph.mkBrush(palette.color(QPalette.ColorRole.Base)))
     legend.setPen(pyqtgraph.mkPen(palette.color(QPalette.ColorRole.Mid)))
-    plot.setBackground(palette.color(QPalette.ColorRole.Base))
-    item = plot.getPlotItem()
-    for name in ("left", "bottom"):
-        axis = item.getAxis(name)
-        axis.setPen(foreground)
-        axis.setTextPen(foreground)
-        axis.enableAutoSIPrefix(False)
-    item.titleLabel.setAttr("color", foreground.name())
-    item.showGrid(x=True, y=True, alpha=0.25)
+    style_plot(plot, ("left", "bottom", "top"))
 
 
 class PremiumChart(QWidget):
@@ -55,7 +49,6 @@ class PremiumChart(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        pyqtgraph.setConfigOptions(antialias=True)
         self.plot = pyqtgraph.PlotWidget()
         self.plot.setMenuEnabled(False)
         self.readout = QLabel("Point at a language to name it.")
@@ -99,7 +92,10 @@ class PremiumChart(QWidget):
             ys = [float(value) for value in values if value is not None]
             top = max([top, *ys])
             colour = series_colour(index)
-            self.plot.plot(xs, ys, pen=pyqtgraph.mkPen(colour, width=2), symbol="o", symbolSize=5, symbolBrush=colour, symbolPen=None, name=name)
+            if len(xs) <= MAX_DOTS:
+                self.plot.plot(xs, ys, pen=pyqtgraph.mkPen(colour, width=2), symbol="o", symbolSize=5, symbolBrush=colour, symbolPen=None, name=name)
+            else:  # (hundreds of dots on a line took tens of milliseconds to draw; the line says it)
+                self.plot.plot(xs, ys, pen=pyqtgraph.mkPen(colour, width=2), name=name)
             # subtle: one scatter of crosses over the dots, not a symbol per point: per-point
             # symbol lists crashed pyqtgraph's painting here (a segmentation fault).
             marks = uncovered.get(name, [])

@@ -119,27 +119,10 @@ class TrainingPlots(QWidget):
     def apply_palette(self) -> None:
         """The plots in the application palette's colours (light or dark theme)."""
         palette = QApplication.palette()
-        background = palette.color(QPalette.ColorRole.Base)
-        foreground = palette.color(QPalette.ColorRole.Text)
         self._pen = pyqtgraph.mkPen(palette.color(QPalette.ColorRole.Highlight), width=2)
         self._dots = pyqtgraph.mkBrush(palette.color(QPalette.ColorRole.Highlight))
         for plot in (self.score, self.growth, self.compression):
-            plot.setBackground(background)
-            item = plot.getPlotItem()
-            for name in ("left", "bottom"):
-                axis = item.getAxis(name)
-                axis.setPen(foreground)
-                axis.setTextPen(foreground)
-            item.titleLabel.setAttr("color", foreground.name())
-            item.showGrid(x=True, y=True)
-            for name in ("left", "bottom"):
-                axis = item.getAxis(name)
-                axis.enableAutoSIPrefix(False)
-                # subtle: opaque grid lines, the text colour a sixth of the way over the
-                # background, at the labelled ticks and the level below: pyqtgraph's
-                # translucent ones cost 3-4 ms an axis at every paint.
-                axis.setTickPen(pyqtgraph.mkPen(_over(foreground, background, 0.16)))
-                axis.setStyle(tickAlpha=255, maxTickLevel=1)
+            style_plot(plot)
         for curve in self._curves:
             curve.setPen(self._pen)
             curve.setSymbolBrush(self._dots)
@@ -436,6 +419,27 @@ class TrainingPlots(QWidget):
             if self._stale[index]:
                 self._redraw_one(index)
                 return
+
+
+def style_plot(plot: pyqtgraph.PlotWidget, axes: tuple[str, ...] = ("left", "bottom")) -> None:
+    """A plot in the application palette's colours (light or dark theme), with a grid."""
+    palette = QApplication.palette()
+    background = palette.color(QPalette.ColorRole.Base)
+    foreground = palette.color(QPalette.ColorRole.Text)
+    plot.setBackground(background)
+    item = plot.getPlotItem()
+    item.titleLabel.setAttr("color", foreground.name())
+    item.showGrid(x=True, y=True)
+    for name in axes:
+        axis = item.getAxis(name)
+        axis.setPen(foreground)
+        axis.setTextPen(foreground)
+        axis.enableAutoSIPrefix(False)
+        # subtle: opaque grid lines, the text colour a sixth of the way over the background,
+        # at the labelled ticks and the level below: pyqtgraph's translucent ones cost 3-4 ms
+        # an axis at every paint.
+        axis.setTickPen(pyqtgraph.mkPen(_over(foreground, background, 0.16)))
+        axis.setStyle(tickAlpha=255, maxTickLevel=1)
 
 
 def _round_up(value: float) -> float:

@@ -1,0 +1,95 @@
+"""Time an audit from the window's Audit tab and measure whether the window stays live: two
+tokenizers over everything the app ships (every declaration, the code samples), measured in
+the tab's child process and drawn by the tab.
+
+Outputs first: the tab's rows (every figure of every tokenizer and text) against the engine's
+`audit()` run here on the same texts; mismatches are printed. Then: the time from Run Audit to
+the figures shown (against the 5 s bar of issue 22), and the window's longest event-loop gap
+while the child measures, while the result is handed over and drawn, and as each other page
+of results is first shown (bar: 50 ms; a 5 ms
+QTimer's ticks, as `bench_trust.py` measures them).
+
+    python benchmarks/bench_audit_window.py                      # the shared BERT tokenizer.json and SentencePiece test model
+    python benchmarks/bench_audit_window.py -t a.json -t b.json --languages eng,hin
+
+Run it with the compiled engine installed (`pip install .`), from any folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_trust import GAP_BAR_MS, GapMonitor, new_window, run_for, run_until  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "corpora"
+DEFAULTS = (SHARED / "bert_uncased_tokenizer.json", SHARED / "sp_test_model.model")
+BAR_S = 5.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-t", "--tokenizer", action="append", type=Path, help="a tokenizer file (default: two shared ones)")
+    parser.add_argument("--languages", help="ISO 639-3 codes (default: every shipped declaration)")
+    parser.add_argument("--why", action="store_true", help="sample the GUI thread's stack in long gaps")
+    args = parser.parse_args()
+    paths = args.tokenizer or list(DEFAULTS)
+    codes = [code.strip() for code in args.languages.split(",")] if args.languages else None
+
+    import engine
+    from engine.analysis.audit import audit
+    from engine.formats import convert
+    from workbench.core.audit_texts import shipped_code, shipped_languages
+    from workbench.window.main_window import MainWindow
+
+    window = new_window()
+    assert isinstance(window, MainWindow)
+    for path in paths:
+        window.document.import_tokenizer(str(path))
+    tab = window.audit_tab
+    window.tabs.setCurrentWidget(tab)
+    tab.languages.setText(", ".join(codes) if codes else "")
+    run_for(1.0)
+    monitor = GapMonitor(why=args.why)
+    monitor.start("measuring")
+    began = time.perf_counter()
+    tab.run()
+    run_until(lambda: not tab.is_running(), 600.0)
+    monitor.start("hand-over")
+    shown = time.perf_counter() - began
+    run_for(0.5)
+    monitor.start("other pages")
+    for page in range(tab.pages.count()):
+        tab.pages.setCurrentIndex(page)  # (each drawn when first shown)
+        run_for(0.3)
+    monitor.stop()
+    if tab.result is None:
+        print(f"the audit failed: {tab.status.text()}")
+        return 1
+
+    texts = shipped_languages(codes) + shipped_code()
+    names = [entry.name for entry in window.document.project.tokenizers]
+    expected = audit([(name, convert.load(str(path))) for name, path in zip(names, paths)], texts)
+    rows = tab.table_model.rows
+    equal = sum(1 for row, cost in zip(rows, expected) if row == cost.values())
+    print(f"engine {engine.__version__}, compiled={engine.COMPILED}; {len(texts)} texts x {len(paths)} tokenizers")
+    print(f"the tab's rows against the engine's audit here: {equal} of {len(expected)} equal" + ("" if len(rows) == len(expected) else f" ({len(rows)} rows shown)"))
+    gaps = monitor.longest()
+    print(f"Run Audit to the figures shown: {shown:.2f} s ({'ok' if shown <= BAR_S else 'OVER'}, bar {BAR_S:.0f} s)")
+    for phase in ("measuring", "hand-over", "other pages"):
+        gap = gaps.get(phase, 0.0)
+        print(f"longest event-loop gap, {phase}: {gap:.1f} ms ({'ok' if gap < GAP_BAR_MS else 'OVER'}, bar {GAP_BAR_MS:.0f} ms)")
+    for line in monitor.causes():
+        print("  " + line)
+    window.shutdown()
+    return 0 if equal == len(expected) == len(rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
