@@ -15,11 +15,12 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer
-from engine.analysis.audit import CSV_COLUMNS, audit
+from engine.analysis.audit import CSV_COLUMNS, add_premiums, audit
 from support import corpus_path, train_byte_level
 from engine.analysis.size_curve import held_out_words, size_curve
 from window_support import cell_text, train_and_wait
 from workbench.core.held_out import held_out_split
+from workbench.jobs.children.audit import SHARED_FROM, measure_all
 from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES
 from engine.corpus.checks import check_file
 from workbench.core.audit_report import premium_series, script_medians
@@ -244,3 +245,19 @@ def test_size_curves_are_the_engine_s_on_the_held_out_lines_or_the_english_decla
     with qtbot.waitSignal(tab.curve_job.failed, timeout=AUDIT_MS):
         tab.curves_button.click()
     assert "add files of your own" in tab.curve_status.text()
+
+
+def test_a_second_process_measures_half_and_every_figure_is_the_same(byte_level_path: Path) -> None:
+    """`measure_all` hands every other (tokenizer, text) pair to a second process and puts the
+    answers back in order: every figure equals the engine's audit in this process."""
+    texts = shipped_languages()[:SHARED_FROM // 2] + shipped_code()
+    bert = corpus_path("bert_uncased_tokenizer.json")
+    named = [(path.name, Tokenizer.from_file(str(path)).to_str()) for path in (byte_level_path, bert)]
+    tokenizers = [(name, Tokenizer.from_str(text)) for name, text in named]
+    assert len(tokenizers) * len(texts) >= SHARED_FROM
+    costs = measure_all(named, tokenizers, texts, None)
+    add_premiums(costs)
+    expected = audit(tokenizers, texts)
+    assert [cost.values() for cost in costs] == [cost.values() for cost in expected]
+    assert [cost.round_trip_causes for cost in costs] == [cost.round_trip_causes for cost in expected]
+    assert [cost.article_tokens for cost in costs] == [cost.article_tokens for cost in expected]

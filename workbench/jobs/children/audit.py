@@ -10,6 +10,8 @@ Python's lock: in a thread of the window's process it would freeze the window th
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
+import os
 import time
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -40,10 +42,13 @@ from workbench.core.audit_report import (
 )
 from workbench.core.audit_texts import AuditTextError, shipped_code, shipped_languages, user_texts
 from workbench.core.parallel_text import udhr_source
-from workbench.jobs.children.process import lower_priority, send_message
+from workbench.jobs.children.process import Pieces, lower_priority, send_message
 
 # How often the child reports, at most (s): a record per text would be 900 messages.
 PROGRESS_INTERVAL_S = 0.1
+# From this many (tokenizer, text) pairs on, a second process measures half of them: it takes
+# about a second to start and read the tokenizers.
+SHARED_FROM = 64
 
 
 def audit_payload(
@@ -132,19 +137,152 @@ def run_audit(payload: dict[str, object], report: _Reporter | None = None) -> di
             raise AuditTextError(f"{name}: the tokenizer cannot be read ({error})") from None
         digest = hashlib.sha256(tokenizer_json.encode("utf-8")).hexdigest()
         hashes.append(TokenizerFile(name, f"{project}: its tokenizer.json", digest))
-    total = len(tokenizers) * len(texts)
-    costs: list[TextCost] = []
-    for name, tokenizer in tokenizers:
-        fallback = byte_fallback_ids(tokenizer)
-        for text in texts:
-            if report is not None:
-                report(len(costs), total, f"{name}: {text.name}")
-            costs.append(measure(name, tokenizer, text, fallback))
+    costs = measure_all(named, tokenizers, texts, report)
     add_premiums(costs)
     if report is not None:
-        report(total, total, "writing the report")
+        report(len(costs), len(costs), "writing the report")
     embeddings = embedding_rows(tokenizers, int(str(payload["hidden"])), str(payload["dtype"]), bool(payload["tied"]))
     return audit_result(costs, embeddings, csv_text(costs), html_report(costs, hashes, udhr_source(), embeddings=embeddings), time.monotonic() - started)
+
+
+def measure_all(
+    named: list[tuple[str, str]], tokenizers: list[tuple[str, Tokenizer]], texts: list[AuditText], report: _Reporter | None
+) -> list[TextCost]:
+    """Every tokenizer on every text (`measure`), tokenizer by tokenizer, in the texts' order.
+
+    With enough of them and a second core, a second process measures every other pair
+    meanwhile (its own copy of the tokenizers and texts): the measuring is compiled code that
+    holds Python's lock, so a thread would not help."""
+    tasks = [(t, i) for t in range(len(tokenizers)) for i in range(len(texts))]
+    helper: _Helper | None = None
+    mine = tasks
+    if len(tasks) >= SHARED_FROM and (os.cpu_count() or 1) > 1:
+        helper = _Helper(named, texts, tasks[1::2])
+        mine = tasks[0::2]
+    fallbacks = [byte_fallback_ids(tokenizer) for _, tokenizer in tokenizers]
+    found: dict[tuple[int, int], TextCost] = {}
+    for t, i in mine:
+        name, tokenizer = tokenizers[t]
+        if report is not None:
+            report(len(found) + (helper.done() if helper is not None else 0), len(tasks), f"{name}: {texts[i].name}")
+        found[(t, i)] = measure(name, tokenizer, texts[i], fallbacks[t])
+    if helper is not None:
+        wires = helper.wait(report, len(found), len(tasks))
+        for (t, i), wire in zip(tasks[1::2], wires):
+            found[(t, i)] = cost_from_wire(wire, tokenizers[t][0], texts[i])
+    return [found[task] for task in tasks]
+
+
+class _Helper:
+    """The second process of `measure_all`: measures `tasks` ((tokenizer, text) indices) and
+    reports how many it has done."""
+
+    def __init__(self, named: list[tuple[str, str]], texts: list[AuditText], tasks: list[tuple[int, int]]) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.connection, theirs = context.Pipe(duplex=False)
+        plain = [(text.name, text.iso639_3, text.script, text.kind, text.articles) for text in texts]
+        self.process = context.Process(target=measure_share, args=(named, plain, tasks, theirs), name="audit-share", daemon=True)
+        self.process.start()
+        theirs.close()
+        self.count = 0
+        self.pieces = Pieces()
+
+    def done(self) -> int:
+        """How many pairs it has measured (what it has reported so far)."""
+        while self.connection.poll():
+            self._take(self.connection.recv())
+        return self.count
+
+    def wait(self, report: _Reporter | None, mine: int, total: int) -> list[dict[str, object]]:
+        """Its measurements, in its tasks' order, reporting progress meanwhile; AuditTextError
+        when it failed or died."""
+        while True:
+            try:
+                message = self.connection.recv()
+            except EOFError:
+                raise AuditTextError(f"the second audit process stopped unexpectedly (exit code {self.process.exitcode})") from None
+            answer = self._take(message)
+            if answer is not None:
+                self.process.join(5.0)
+                return answer
+            if report is not None:
+                report(mine + self.count, total, "the second process's share")
+
+    def _take(self, message: object) -> list[dict[str, object]] | None:
+        if isinstance(message, tuple) and message[:1] == ("progress",):
+            self.count = int(str(message[1]))
+            return None
+        if isinstance(message, tuple) and message[:1] == ("piece",):
+            self.pieces.add(message[1])
+            return None
+        if message == ("pieces",):
+            message = self.pieces.take()
+        if isinstance(message, tuple) and message[:1] == ("failed",):
+            raise AuditTextError(str(message[1]))
+        assert isinstance(message, tuple) and message[0] == "done" and isinstance(message[1], list)
+        return message[1]
+
+
+def measure_share(
+    named: list[tuple[str, str]], plain: list[tuple[str, str, str, str, dict[int, str]]], tasks: list[tuple[int, int]], connection: Connection
+) -> None:
+    """The second process: ("progress", count) now and then, then ("done", [cost_wire, ...])
+    or ("failed", message)."""
+    try:
+        tokenizers = [(name, Tokenizer.from_str(text)) for name, text in named]
+        texts = [AuditText(name, code, script, kind, articles) for name, code, script, kind, articles in plain]
+        fallbacks: dict[int, frozenset[int]] = {}
+        wires: list[dict[str, object]] = []
+        last = time.monotonic()
+        for t, i in tasks:
+            if t not in fallbacks:
+                fallbacks[t] = byte_fallback_ids(tokenizers[t][1])
+            wires.append(cost_wire(measure(tokenizers[t][0], tokenizers[t][1], texts[i], fallbacks[t])))
+            if time.monotonic() - last >= PROGRESS_INTERVAL_S:
+                last = time.monotonic()
+                connection.send(("progress", len(wires)))
+        connection.send(("progress", len(wires)))
+        send_message(connection, ("done", wires))
+    except Exception as error:  # noqa: BLE001 - reported to the first process
+        connection.send(("failed", f"{type(error).__name__}: {error}"))
+    finally:
+        connection.close()
+
+
+def cost_wire(cost: TextCost) -> dict[str, object]:
+    """A `TextCost`'s measurements in plain form (its tokenizer and text are the receiver's)."""
+    return {
+        "tokens": cost.tokens, "characters": cost.characters, "bytes": cost.bytes, "words": cost.words,
+        "split_words": cost.split_words, "unknown": cost.unknown, "byte_fallback": cost.byte_fallback,
+        "round_trip": cost.round_trip, "round_trip_causes": list(cost.round_trip_causes),
+        "article_tokens": dict(cost.article_tokens), "renyi_efficiency": cost.renyi_efficiency,
+    }  # fmt: skip
+
+
+def cost_from_wire(wire: dict[str, object], tokenizer: str, text: AuditText) -> TextCost:
+    """The `TextCost` `cost_wire` gave, for `tokenizer` on `text` (its premium still to set)."""
+    cost = TextCost(tokenizer, text)
+    cost.tokens = _count(wire["tokens"])
+    cost.characters = _count(wire["characters"])
+    cost.bytes = _count(wire["bytes"])
+    cost.words = _count(wire["words"])
+    cost.split_words = _count(wire["split_words"])
+    cost.unknown = _count(wire["unknown"])
+    cost.byte_fallback = _count(wire["byte_fallback"])
+    cost.round_trip = bool(wire["round_trip"])
+    causes = wire["round_trip_causes"]
+    articles = wire["article_tokens"]
+    renyi = wire["renyi_efficiency"]
+    assert isinstance(causes, list) and isinstance(articles, dict) and isinstance(renyi, float)
+    cost.round_trip_causes = [str(cause) for cause in causes]
+    cost.article_tokens = {int(number): _count(count) for number, count in articles.items()}
+    cost.renyi_efficiency = renyi
+    return cost
+
+
+def _count(value: object) -> int:
+    assert isinstance(value, int)
+    return value
 
 
 def audit_result(
