@@ -200,13 +200,16 @@ def vocabulary_health(
     - `rare`: tokens produced 1 to `rare_below` - 1 times, fewest first, then by id.
     - `unreachable`: tokens whose own surface (`token_surface`), encoded, does not give exactly
       that token, by id. A WHOLE token: its surface encoded alone must be that one token. A
-      WordPiece "##x" is "x" after a host: c + x must encode to [c, ##x], where c is a
-      one-character whole token that encodes to itself and no whole token is c + x[:k] (so
-      greedy longest match stops after c). Hosts are tried in groups: x[0]'s Unicode
-      category, its class, then each other class (L, N, P, ...); within each, those that start the fewest whole tokens
-      first; the first (of at most `HOST_TRIES` a group) that the normalizer and pre-tokenizer
-      keep in one word with x is taken, else the first found. No such c at all: greedy always swallows part of x,
-      unreachable. Any other INSIDE token (a word-start mark is added to every word): the model
+      WordPiece "##x" is "x" after a host: c + x must encode to [c, ##x], where c is a whole
+      token that encodes to itself and no whole token is c + x[:k] (so greedy longest match
+      stops after c). Hosts are tried in groups by their last character: x[0]'s Unicode
+      category, its class, then each other class (L, N, P, ...); within each, shortest first
+      (`_Hosts`); the first (of at most `HOST_TRIES` a group) that the normalizer and
+      pre-tokenizer keep in one word with x is taken, else the first found. (Greedy longest
+      match itself never makes a WordPiece token unreachable: after a host it stops at, "x"
+      is the whole rest of the word, and the longest match of a whole word is itself. What
+      does is the pipeline: the normalizer, the pre-tokenizer, added tokens,
+      `max_input_chars_per_word`.) Any other INSIDE token (a word-start mark is added to every word): the model
       alone on the token must give it, and the normalizer and pre-tokenizer must hand x[0] + x
       to the model as one word ending in the token.
     - `unchecked`: tokens no probe covers (UNCHECKED in `token_surface`), by id.
@@ -299,12 +302,13 @@ def _invalid_utf8(token: str, style: TokenStyle) -> bool:
 
 def unreachable_tokens(tokenizer: Tokenizer, surfaces: list[TokenSurface | None], by_id: list[str]) -> list[int]:
     """The ids whose surface does not encode to them (the rule is `vocabulary_health`'s), by id.
-    Every probe text is encoded once, in batches."""
-    model = tokenizer.model
+    Every probe text is encoded once, in batches: the WHOLE tokens first, then (WordPiece) each
+    "##x" behind a WHOLE token found reachable."""
     texts: list[str] = []
     expected: list[list[int]] = []
+    inside: list[tuple[int, str]] = []
     unreachable: list[int] = []
-    hosts = _Hosts(tokenizer, surfaces, by_id) if isinstance(model, WordPiece) else None
+    wordpiece = isinstance(tokenizer.model, WordPiece)
     for id in range(len(surfaces)):
         surface = surfaces[id]
         if surface is None or surface.place == UNCHECKED:
@@ -312,24 +316,41 @@ def unreachable_tokens(tokenizer: Tokenizer, surfaces: list[TokenSurface | None]
         if surface.place == WHOLE:
             texts.append(surface.text)
             expected.append([id])
-        elif hosts is not None:
-            host = hosts.host_for(surface.body)
-            if host < 0:
-                unreachable.append(id)  # greedy longest match always takes part of the body
-            else:
-                texts.append(by_id[host] + surface.body)
-                expected.append([host, id])
+        elif wordpiece:
+            inside.append((id, surface.body))
         elif not _inside_reachable(tokenizer, by_id[id], id, surface.body):
             unreachable.append(id)
+    reachable_whole = _probe(tokenizer, texts, expected, unreachable)
+    if inside:
+        hosts = _Hosts(tokenizer, reachable_whole, by_id)
+        texts = []
+        expected = []
+        for id, body in inside:
+            host = hosts.host_for(body)
+            if host < 0:
+                unreachable.append(id)  # greedy longest match takes part of the body after any host
+            else:
+                texts.append(by_id[host] + body)
+                expected.append([host, id])
+        _probe(tokenizer, texts, expected, unreachable)
+    unreachable.sort()
+    return unreachable
+
+
+def _probe(tokenizer: Tokenizer, texts: list[str], expected: list[list[int]], unreachable: list[int]) -> list[int]:
+    """Encode each text; where its ids are not `expected`, its last expected id goes to
+    `unreachable`. Returns the ids whose probe passed."""
+    passed: list[int] = []
     with Unbounded(tokenizer):
         for start in range(0, len(texts), BATCH):
             encodings = tokenizer.encode_batch(texts[start : start + BATCH], add_special_tokens=False)
             for i in range(len(encodings)):
                 wanted = expected[start + i]
-                if encodings[i].ids != wanted:
+                if encodings[i].ids == wanted:
+                    passed.append(wanted[len(wanted) - 1])
+                else:
                     unreachable.append(wanted[len(wanted) - 1])
-    unreachable.sort()
-    return unreachable
+    return passed
 
 
 def _inside_reachable(tokenizer: Tokenizer, token: str, id: int, body: str) -> bool:
@@ -347,42 +368,35 @@ def _inside_reachable(tokenizer: Tokenizer, token: str, id: int, body: str) -> b
 
 
 class _Hosts:
-    """The one-character whole WordPiece tokens that may stand before a "##x" (each encodes to
-    itself alone), grouped by Unicode category ("Ll") and by class ("L"), each group ordered by
-    how few whole tokens start with them, then by character."""
+    """The WordPiece whole tokens that may stand before a "##x" (each encodes to itself alone),
+    grouped by the Unicode category ("Ll") and class ("L") of their last character, each group
+    ordered by length, then by how few whole tokens start with their first character, then by
+    text."""
 
     tokenizer: Tokenizer
     whole: set[str]
     by_category: dict[str, list[tuple[str, int]]]
     by_class: dict[str, list[tuple[str, int]]]
 
-    def __init__(self, tokenizer: Tokenizer, surfaces: list[TokenSurface | None], by_id: list[str]) -> None:
+    def __init__(self, tokenizer: Tokenizer, reachable_whole: list[int], by_id: list[str]) -> None:
         self.tokenizer = tokenizer
         self.whole = set()
         starts: dict[str, int] = {}
-        singles: list[tuple[str, int]] = []
-        for id in range(len(surfaces)):
-            surface = surfaces[id]
-            if surface is None or surface.place != WHOLE:
-                continue
+        for id in reachable_whole:
             token = by_id[id]
             self.whole.add(token)
             if token:
                 starts[token[0]] = starts.get(token[0], 0) + 1
-            if len(token) == 1:
-                singles.append((token, id))
-        usable: list[tuple[int, str, int]] = []
-        with Unbounded(tokenizer):
-            encodings = tokenizer.encode_batch([token for token, _ in singles], add_special_tokens=False)
-        for i in range(len(singles)):
-            token, id = singles[i]
-            if encodings[i].ids == [id]:
-                usable.append((starts.get(token, 0), token, id))
-        usable.sort()
+        ordered: list[tuple[int, int, str, int]] = []
+        for id in reachable_whole:
+            token = by_id[id]
+            if token:
+                ordered.append((len(token), starts.get(token[0], 0), token, id))
+        ordered.sort()
         self.by_category = {}
         self.by_class = {}
-        for _, token, id in usable:
-            category = unicodedata.category(token)
+        for _, _, token, id in ordered:
+            category = unicodedata.category(token[len(token) - 1])
             _group(self.by_category, category).append((token, id))
             _group(self.by_class, category[0]).append((token, id))
 
