@@ -76,7 +76,8 @@ def token_surface(token: str, style: TokenStyle, word_start: bool, wordpiece: bo
 
     byte-level: its bytes decoded ("Ġhello" -> " hello"; bytes that are not whole UTF-8 characters
     are UNCHECKED, shown with `\\xNN`); `<0xNN>` byte-fallback pieces: UNCHECKED (they stand for a
-    byte, not for text); Metaspace: "▁" as a space ("▁hello" -> " hello"); WordPiece: "##ing" is
+    byte, not for text); Metaspace: "▁" as a space ("▁hello" -> " hello"; "▁" alone is
+    UNCHECKED: whether it comes out depends on what follows it); WordPiece: "##ing" is
     "ing" INSIDE a word, any other token is WHOLE; a BPE end-of-word suffix ("low</w>" -> "low")
     marks a word's end, and a token without it (or with BPE's continuing prefix) is UNCHECKED.
     With `word_start` (the pre-tokenizer marks every word's start), a token without the mark is
@@ -105,6 +106,8 @@ def token_surface(token: str, style: TokenStyle, word_start: bool, wordpiece: bo
         else:
             place = UNCHECKED
     if style.metaspace:
+        if text == style.metaspace:
+            return TokenSurface(" ", " ", "", UNCHECKED)  # the mark alone: what follows decides
         text = text.replace(style.metaspace, " ")
         if text.startswith(" ") and len(text) > 1:
             return TokenSurface(text, " ", text[1:], place)
