@@ -18,9 +18,11 @@ from engine import Tokenizer
 from engine.analysis.audit import CSV_COLUMNS, add_premiums, audit
 from support import corpus_path, train_byte_level
 from engine.analysis.size_curve import held_out_words, size_curve
+from engine.analysis.vocab_health import compare_vocabularies, vocabulary_health
 from window_support import cell_text, train_and_wait
 from workbench.core.held_out import held_out_split
 from workbench.jobs.children.audit import SHARED_FROM, measure_all
+from workbench.jobs.children.vocab_health import CATEGORIES, CORPUS, LISTED
 from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES
 from engine.corpus.checks import check_file
 from workbench.core.audit_report import premium_series, script_medians
@@ -28,7 +30,7 @@ from workbench.core.audit_texts import shipped_code, shipped_languages
 from workbench.core.parallel_text import load_udhr
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
-from workbench.window.tabs.audit import PREMIUM_PAGE, SCRIPT_PAGE, SIZE_PAGE, AuditTab
+from workbench.window.tabs.audit import HEALTH_PAGE, PREMIUM_PAGE, SCRIPT_PAGE, SIZE_PAGE, AuditTab
 
 LANGUAGES = ("eng", "hin", "rus")
 AUDIT_MS = 120_000
@@ -261,3 +263,76 @@ def test_a_second_process_measures_half_and_every_figure_is_the_same(byte_level_
     assert [cost.values() for cost in costs] == [cost.values() for cost in expected]
     assert [cost.round_trip_causes for cost in costs] == [cost.round_trip_causes for cost in expected]
     assert [cost.article_tokens for cost in costs] == [cost.article_tokens for cost in expected]
+
+
+def test_vocabulary_health_lists_the_engine_s_tokens_and_opens_them_in_the_vocabulary_tab(
+    qtbot: QtBot, window: MainWindow, byte_level_path: Path
+) -> None:
+    bert = corpus_path("bert_uncased_tokenizer.json")
+    tab = audit_tab(window, bert, byte_level_path)
+    tab.languages.setText("eng, deu")
+    tab.code_box.setChecked(False)
+    page = tab.health_page
+    tab.pages.setCurrentIndex(HEALTH_PAGE)
+    with qtbot.waitSignal(page.job.finished, timeout=AUDIT_MS):
+        page.check_button.click()
+    texts = shipped_languages(["eng", "deu"])  # (German in 1901 and 1996 spelling)
+    assert page.status.text().startswith(f"Checked 2 vocabularies on {len(texts)} texts chosen above")
+    bodies = [body for text in texts for body in text.articles.values()]
+    expected = vocabulary_health(Tokenizer.from_file(str(bert)), bodies, 10)
+    result = page.results[0]
+    assert result["counts"] == expected.counts() | {"collisions": sum(len(group) for group in expected.collisions)}
+    # the cell chosen lists its tokens: BERT's unreachable ones
+    page.counts.setCurrentCell(0, 2 + [key for key, _ in CATEGORIES].index("unreachable"))
+    assert [page.model.value(row, "id") for row in range(page.model.rowCount())] == expected.unreachable[:LISTED]
+    assert "unreachable" in page.listed.text()
+    # a token double-clicked opens in the Vocabulary tab, its tokenizer active
+    wanted = expected.unreachable[0]
+    page.view.doubleClicked.emit(page.model.index(0, 1))
+    assert window.tabs.currentWidget() is window.vocab_tab
+    assert window.document.active is window.document.project.tokenizers[0]
+    vocabulary = window.vocab_tab
+    qtbot.waitUntil(lambda: vocabulary.table.currentIndex().isValid(), timeout=AUDIT_MS)
+    assert vocabulary.model.table.ids[vocabulary.model.row_of(vocabulary.table.currentIndex())] == wanted
+
+
+def test_two_vocabularies_side_by_side_are_the_engine_s_comparison(qtbot: QtBot, window: MainWindow, byte_level_path: Path) -> None:
+    bert = corpus_path("bert_uncased_tokenizer.json")
+    tab = audit_tab(window, bert, byte_level_path)
+    page = tab.compare_page
+    assert (page.a.currentText(), page.b.currentText()) == (bert.name, byte_level_path.name)
+    tab.set_chosen([bert.name])
+    assert not page.compare_button.isEnabled() and "Check two tokenizers" in page.compare_button.toolTip()
+    tab.set_chosen([bert.name, byte_level_path.name])
+    tab.languages.setText("eng")
+    tab.code_box.setChecked(False)
+    with qtbot.waitSignal(page.job.finished, timeout=AUDIT_MS):
+        page.compare_button.click()
+    bodies = list(shipped_languages(["eng"])[0].articles.values())
+    expected = compare_vocabularies(Tokenizer.from_file(str(bert)), Tokenizer.from_file(str(byte_level_path)), bodies)
+    result = page.result
+    assert result is not None
+    assert result["counts"] == {
+        "both": len(expected.both), "only_a": len(expected.only_a), "only_b": len(expected.only_b),
+        "different_ids": len(expected.different_ids),
+    }  # fmt: skip
+    assert result["agreement"] == expected.boundary_agreement
+    assert f"{expected.boundary_agreement:.1%}" in page.status.text()
+    page.which.setCurrentIndex(page.which.findData("only_b"))
+    assert [page.model.value(row, "id") for row in range(page.model.rowCount())] == [number for number, _ in expected.only_b]
+    with qtbot.waitSignal(tab.open_token) as opened:
+        page.view.doubleClicked.emit(page.model.index(0, 0))
+    assert opened.args == [byte_level_path.name, expected.only_b[0][0]]
+
+
+def test_vocabulary_health_on_the_project_s_corpus(qtbot: QtBot, window: MainWindow, small_corpus: Path, byte_level_path: Path) -> None:
+    window.document.add_checked_files([check_file(str(small_corpus))])
+    tab = audit_tab(window, byte_level_path)
+    page = tab.health_page
+    page.source.setCurrentIndex(page.source.findData(CORPUS))
+    with qtbot.waitSignal(page.job.finished, timeout=AUDIT_MS):
+        page.check_button.click()
+    lines = small_corpus.read_text(encoding="utf-8").splitlines()
+    expected = vocabulary_health(Tokenizer.from_file(str(byte_level_path)), lines, 10)
+    assert page.results[0]["tokens"] == expected.tokens
+    assert f"the project's corpus: {len(lines):,} lines" in page.status.text()

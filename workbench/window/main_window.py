@@ -97,6 +97,7 @@ class MainWindow(QMainWindow):
         self.encode_tab = EncodeTab(self.document, self.settings, self.encoding_runner)
         self.compare_tab = CompareTab(self.document, self.settings, self.encoding_runner)
         self.audit_tab = AuditTab(self.document, self.prompts)
+        self.audit_tab.open_token.connect(self.show_token)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.train_tab, "Train")
@@ -497,6 +498,16 @@ class MainWindow(QMainWindow):
         apply_appearance(self.settings)
         self.train_tab.apply_palette()
         self.audit_tab.apply_palette()
+
+    def show_token(self, name: str, token_id: int) -> None:
+        """Show token `token_id` of the project's tokenizer `name` in the Vocabulary tab (making
+        it the active one)."""
+        for index, entry in enumerate(self.document.project.tokenizers):
+            if entry.name == name:
+                self.document.set_active(index)
+                self.tabs.setCurrentWidget(self.vocab_tab)
+                self.vocab_tab.show_token_of(entry, token_id)
+                return
 
     def about_text(self) -> str:
         build = "compiled with mypyc" if engine.COMPILED else "pure Python (not compiled)"

@@ -107,9 +107,9 @@ class _Reporter:
             self.connection.send(("progress", (done, total, what)))
 
 
-def run_audit(payload: dict[str, object], report: _Reporter | None = None) -> dict[str, object]:
-    """The audit `payload` (`audit_payload`'s) asks for, as `audit_result` gives it."""
-    started = time.monotonic()
+def chosen_texts(payload: dict[str, object]) -> list[AuditText]:
+    """The texts `payload` ("languages", "code", "paths", as `audit_payload` makes them) asks
+    for; AuditTextError when there are none, or one cannot be read."""
     languages = payload["languages"]
     texts: list[AuditText] = []
     if languages is None:
@@ -123,6 +123,13 @@ def run_audit(payload: dict[str, object], report: _Reporter | None = None) -> di
     texts += user_texts([str(path) for path in paths])
     if not texts:
         raise AuditTextError("nothing to measure: choose languages, the code samples or files of your own")
+    return texts
+
+
+def run_audit(payload: dict[str, object], report: _Reporter | None = None) -> dict[str, object]:
+    """The audit `payload` (`audit_payload`'s) asks for, as `audit_result` gives it."""
+    started = time.monotonic()
+    texts = chosen_texts(payload)
     named = payload["tokenizers"]
     assert isinstance(named, list)
     if not named:

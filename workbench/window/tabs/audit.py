@@ -55,11 +55,12 @@ from workbench.window.document import ProjectDocument
 from workbench.window.prompts import Prompts
 from workbench.window.views.audit_charts import EmbeddingChart, PremiumChart, ScriptChart, SizeCurveChart
 from workbench.window.views.audit_table import CostTableModel
+from workbench.window.views.health_pages import ComparePage, HealthPage
 
 N = TypeVar("N", int, float)
 DEFAULT_HIDDEN: Final = 768
 # Pages of the results, in order.
-SUMMARY_PAGE, PREMIUM_PAGE, SCRIPT_PAGE, TABLE_PAGE, SIZE_PAGE = range(5)
+SUMMARY_PAGE, PREMIUM_PAGE, SCRIPT_PAGE, TABLE_PAGE, SIZE_PAGE, HEALTH_PAGE, COMPARE_PAGE = range(7)
 CURVE_HEADERS: Final = (
     "tokenizer", "held-out text", "model", "vocabulary", "tokens per character", "knee", "at the knee",
     "more tokens at the knee", "embedding", "embedding at the knee", "points",
@@ -78,9 +79,11 @@ RESIZE_ROWS: Final = 20
 
 
 class AuditTab(QWidget):
-    """The Audit tab. `ran(seconds)` when an audit's figures are shown."""
+    """The Audit tab. `ran(seconds)` when an audit's figures are shown; `open_token(tokenizer
+    name, id)` when a listed token is to be shown in the Vocabulary tab."""
 
     ran = Signal(float)
+    open_token = Signal(str, int)
 
     def __init__(self, document: ProjectDocument, prompts: Prompts) -> None:
         super().__init__()
@@ -220,6 +223,12 @@ class AuditTab(QWidget):
         size_layout.addWidget(self.curve_chart, 1)
         size_layout.addWidget(self.curve_table)
         self.pages.addTab(size_page, "Vocabulary Size")
+        self.health_page = HealthPage(self.chosen, self.texts_chosen, self._corpus)
+        self.compare_page = ComparePage(self.chosen, self.texts_chosen, self._corpus)
+        self.pages.addTab(self.health_page, "Vocabulary Health")
+        self.pages.addTab(self.compare_page, "Two Vocabularies")
+        self.health_page.open_token.connect(self.open_token)
+        self.compare_page.open_token.connect(self.open_token)
         self.csv_button = QPushButton("Export CSV…")
         self.html_button = QPushButton("Export HTML Report…")
         self.png_button = QPushButton("Save Chart as PNG…")
@@ -296,6 +305,7 @@ class AuditTab(QWidget):
         self.pages.currentChanged.connect(self._draw_page)
         self.pages.currentChanged.connect(self._update_buttons)
         self.tokenizers.itemChanged.connect(self._update_buttons)
+        self.tokenizers.itemChanged.connect(self.compare_page.follow)
         self.curves_button.clicked.connect(self.draw_curves)
         self.curve_job.progressed.connect(self._on_curve_job_progressed)
         self.curve_job.finished.connect(self._on_curve_job_finished)
@@ -326,6 +336,7 @@ class AuditTab(QWidget):
             item.setCheckState(checked.get(entry.name, Qt.CheckState.Checked))
             self.tokenizers.addItem(item)
         self.tokenizers.blockSignals(False)
+        self.compare_page.follow()
         if self.result is not None and not self.job.is_running():
             current = {entry.name: entry.trained_json for entry in self.document.project.tokenizers}
             if any(current.get(name) != text for name, text in self._measured.items()):
@@ -340,6 +351,13 @@ class AuditTab(QWidget):
             for entry in self.document.project.tokenizers
             if entry.trained_json is not None and entry.name in names
         ]
+
+    def texts_chosen(self) -> dict[str, object]:
+        """The texts chosen above, as `audit_payload` has them ("languages", "code", "paths")."""
+        return {"languages": self.language_codes(), "code": self.code_box.isChecked(), "paths": self.paths()}
+
+    def _corpus(self) -> list[str]:
+        return [item.path for item in self.document.project.corpus]
 
     def set_chosen(self, names: list[str]) -> None:
         """Check these tokenizers (by name) and no others."""
@@ -425,8 +443,8 @@ class AuditTab(QWidget):
         self._update_buttons()
 
     def shutdown(self) -> None:
-        self.job.kill()
-        self.curve_job.kill()
+        for job in (self.job, self.curve_job, self.health_page.job, self.compare_page.job):
+            job.kill()
 
     def is_running(self) -> bool:
         return self.job.is_running()

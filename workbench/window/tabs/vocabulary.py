@@ -156,6 +156,8 @@ class VocabTab(QWidget):
         document.view_changed.connect(self._when_shown.request)
         document.changed.connect(self._on_document_changed)
         self.last_filter_seconds = 0.0
+        # a token to select once the vocabulary of its tokenizer (an entry) is shown
+        self._pending: tuple[object, int] | None = None
         self._show_active()
 
     # -- what is shown ---------------------------------------------------------------------------
@@ -181,6 +183,19 @@ class VocabTab(QWidget):
         self._apply_filter()
         self.stack.setCurrentIndex(1)
         self._show_token(-1)
+        pending, self._pending = self._pending, None
+        if pending is not None and pending[0] is entry:
+            self.select_token(pending[1])
+
+    def show_token_of(self, entry: object, token_id: int) -> None:
+        """Select `token_id` of the active tokenizer `entry` now, or as soon as its vocabulary is
+        shown (the Audit's lists open their tokens here)."""
+        view = self.document.view()
+        if entry is self.document.active and view is not None and view.ready and self.model.table is view.table(self.document.glyphs):
+            self.select_token(token_id)
+        else:
+            self._pending = (entry, token_id)
+            self._when_shown.request()
 
     def _on_document_changed(self) -> None:
         self._say_empty()  # (a rename)

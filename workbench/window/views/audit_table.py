@@ -1,6 +1,7 @@
-"""`CostTableModel`: the Audit's every tokenizer and text, one row each, with the CSV's columns
-(`engine.analysis.audit.CSV_COLUMNS`), sortable by any column (numbers as numbers) and filtered
-by a text any of its words contain. A few thousand rows at most: sorted and filtered in Python.
+"""`RowsModel`: rows of figures under named columns, sortable by any column (numbers as numbers)
+and filtered by a text any of their words contain; tens of thousands of rows at most, sorted and
+filtered in Python. The Audit's every tokenizer and text (`CostTableModel`: the CSV's columns,
+`engine.analysis.audit.CSV_COLUMNS`) and its lists of tokens use it.
 """
 
 from __future__ import annotations
@@ -34,12 +35,14 @@ EXPLAINED: Final = {
 Value = str | int | float | None
 
 
-class CostTableModel(QAbstractTableModel):
-    """Rows of `TextCost.values()` under `columns`; `causes[i]`: why row i's text does not decode
-    back (its tooltip)."""
+class RowsModel(QAbstractTableModel):
+    """Rows of values under `columns` (headed by `titles`, explained on hover by `explained`);
+    `causes[i]`: why row i's text does not decode back (the tooltip of its "round_trip")."""
 
-    def __init__(self) -> None:
+    def __init__(self, titles: dict[str, str] | None = None, explained: dict[str, str] | None = None) -> None:
         super().__init__()
+        self.titles = titles if titles is not None else {}
+        self.explained = explained if explained is not None else {}
         self.columns: list[str] = []
         self.rows: list[list[Value]] = []
         self.causes: list[list[str]] = []
@@ -47,9 +50,9 @@ class CostTableModel(QAbstractTableModel):
         self._filter = ""
         self._sort: tuple[int, Qt.SortOrder] | None = None
 
-    def set_rows(self, columns: list[str], rows: list[list[Value]], causes: list[list[str]]) -> None:
+    def set_rows(self, columns: list[str], rows: list[list[Value]], causes: list[list[str]] | None = None) -> None:
         self.beginResetModel()
-        self.columns, self.rows, self.causes = columns, rows, causes
+        self.columns, self.rows, self.causes = columns, rows, causes if causes is not None else []
         self._order = self._compute_order()
         self.endResetModel()
 
@@ -95,9 +98,9 @@ class CostTableModel(QAbstractTableModel):
             return None
         name = self.columns[section]
         if role == Qt.ItemDataRole.DisplayRole:
-            return TITLES.get(name, name)
+            return self.titles.get(name, name)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return EXPLAINED.get(name, f"{TITLES.get(name, name)} (the CSV's {name})")
+            return self.explained.get(name)
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
@@ -110,14 +113,26 @@ class CostTableModel(QAbstractTableModel):
             return cell(name, value)
         if role == Qt.ItemDataRole.TextAlignmentRole and isinstance(value, (int, float)):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole and name == "round_trip" and value == "no":
+        if role == Qt.ItemDataRole.ToolTipRole and name == "round_trip" and value == "no" and row < len(self.causes):
             causes = self.causes[row]
             return "Not given back: " + "; ".join(causes) if causes else "Not given back."
         return None
 
+    def value(self, row: int, column: str) -> Value:
+        """The value in `column` of the table's `row` (as sorted and filtered)."""
+        return self.rows[self._order[row]][self.columns.index(column)]
+
+
+class CostTableModel(RowsModel):
+    """The Audit's every tokenizer and text: rows of `TextCost.values()` under the CSV's columns,
+    each headed and explained."""
+
+    def __init__(self) -> None:
+        super().__init__(TITLES, {name: EXPLAINED.get(name, f"{TITLES[name]} (the CSV's {name})") for name in TITLES})
+
     def text_of(self, row: int) -> str:
         """The text of the table's `row`, as the chart names it."""
-        return str(self.rows[self._order[row]][self.columns.index("text")])
+        return str(self.value(row, "text"))
 
 
 def cell(name: str, value: Value) -> str:
