@@ -6,6 +6,7 @@ says why it cannot run, names a bad file, and stops when asked."""
 from __future__ import annotations
 
 import csv
+import time
 import io
 from html.parser import HTMLParser
 from pathlib import Path
@@ -336,3 +337,20 @@ def test_vocabulary_health_on_the_project_s_corpus(qtbot: QtBot, window: MainWin
     expected = vocabulary_health(Tokenizer.from_file(str(byte_level_path)), lines, 10)
     assert page.results[0]["tokens"] == expected.tokens
     assert f"the project's corpus: {len(lines):,} lines" in page.status.text()
+
+
+def test_a_second_process_that_finishes_first_keeps_its_answer(byte_level_path: Path) -> None:
+    """Progress read while this process still measures may bring the second process's whole
+    answer: it is kept, not read past (an EOFError ended the audit)."""
+    texts = shipped_languages()[: SHARED_FROM // 2]
+    named = [(byte_level_path.name, Tokenizer.from_file(str(byte_level_path)).to_str())] * 2
+    tokenizers = [(name, Tokenizer.from_str(text)) for name, text in named]
+    heard: list[tuple[int, int, str]] = []
+
+    def slowly(done: int, total: int, what: str) -> None:
+        heard.append((done, total, what))
+        time.sleep(0.15)  # (this process's half, slowed: the other one is done first)
+
+    costs = measure_all(named, tokenizers, texts, slowly)
+    assert [cost.tokens for cost in costs] == [cost.tokens for cost in audit(tokenizers, texts)]
+    assert heard[-1][0] == len(costs) - 1 and heard[0][1] == len(costs)

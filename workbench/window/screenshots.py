@@ -42,7 +42,8 @@ class ScreenshotError(RuntimeError):
 def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
     """Write train.png, train-step-by-step.png, vocabulary.png, encode.png, encode-pipeline.png,
     compare.png, encode-round-trip.png, train-wordpiece.png, train-unigram.png, audit.png,
-    audit-premiums.png, audit-scripts.png, audit-table.png, audit-vocabulary-size.png, train-failed.png and the dialogs that keep the user's work (dialog-*.png) into `folder`; return them."""
+    audit-premiums.png, audit-scripts.png, audit-table.png, audit-vocabulary-size.png, audit-health.png, audit-two-vocabularies.png,
+    train-failed.png and the dialogs that keep the user's work (dialog-*.png) into `folder`; return them."""
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
         previous = os.environ.get(HOME_VARIABLE)
@@ -142,9 +143,10 @@ def _audit(window: object, folder: Path) -> list[Path]:
     """The Audit tab after measuring the sample's byte-level BPE and WordPiece (trained on
     English) over declarations in 40 languages across 20 scripts and the code samples
     (audit.png, audit-premiums.png, audit-scripts.png, audit-table.png); then every trained
-    tokenizer's vocabulary-size curve on its held-out lines (audit-vocabulary-size.png)."""
+    tokenizer's vocabulary-size curve on its held-out lines (audit-vocabulary-size.png), their
+    vocabulary health (audit-health.png) and two of them side by side (audit-two-vocabularies.png)."""
     from workbench.window.main_window import MainWindow
-    from workbench.window.tabs.audit import SIZE_PAGE
+    from workbench.window.tabs.audit import COMPARE_PAGE, HEALTH_PAGE, SIZE_PAGE
 
     assert isinstance(window, MainWindow)
     tab = window.audit_tab
@@ -176,6 +178,26 @@ def _audit(window: object, folder: Path) -> list[Path]:
         raise ScreenshotError(f"the size curves were not drawn: {tab.curve_status.text()}")
     tab.curve_chart.readout.setText(tab.curve_chart.describe(2000))
     paths.append(_grab(window, folder / "audit-vocabulary-size.png"))
+    # vocabulary health on the texts chosen, and two vocabularies side by side
+    tab.pages.setCurrentIndex(HEALTH_PAGE)
+    health = tab.health_page
+    health.check()
+    _wait(lambda: not health.job.is_running(), TRAINING_TIMEOUT_S)
+    if not health.results:
+        raise ScreenshotError(f"the vocabulary check did not finish: {health.status.text()}")
+    health.counts.setCurrentCell(min(2, len(health.results) - 1), 2)
+    paths.append(_grab(window, folder / "audit-health.png"))
+    tab.pages.setCurrentIndex(COMPARE_PAGE)
+    compare = tab.compare_page
+    pair = [name for name in names if "GPT-2" in name or "BERT" in name][:2]
+    if len(pair) == 2:
+        compare.a.setCurrentText(pair[0])
+        compare.b.setCurrentText(pair[1])
+    compare.compare()
+    _wait(lambda: not compare.job.is_running(), TRAINING_TIMEOUT_S)
+    if compare.result is None:
+        raise ScreenshotError(f"the vocabularies were not compared: {compare.status.text()}")
+    paths.append(_grab(window, folder / "audit-two-vocabularies.png"))
     tab.pages.setCurrentIndex(0)
     return paths
 

@@ -13,7 +13,7 @@ import hashlib
 import multiprocessing
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing.connection import Connection
 
 from engine import Tokenizer
@@ -49,6 +49,8 @@ PROGRESS_INTERVAL_S = 0.1
 # From this many (tokenizer, text) pairs on, a second process measures half of them: it takes
 # about a second to start and read the tokenizers.
 SHARED_FROM = 64
+# What hears of the progress: (done, total, what is being measured).
+Report = Callable[[int, int, str], None]
 
 
 def audit_payload(
@@ -126,7 +128,7 @@ def chosen_texts(payload: dict[str, object]) -> list[AuditText]:
     return texts
 
 
-def run_audit(payload: dict[str, object], report: _Reporter | None = None) -> dict[str, object]:
+def run_audit(payload: dict[str, object], report: Report | None = None) -> dict[str, object]:
     """The audit `payload` (`audit_payload`'s) asks for, as `audit_result` gives it."""
     started = time.monotonic()
     texts = chosen_texts(payload)
@@ -153,7 +155,7 @@ def run_audit(payload: dict[str, object], report: _Reporter | None = None) -> di
 
 
 def measure_all(
-    named: list[tuple[str, str]], tokenizers: list[tuple[str, Tokenizer]], texts: list[AuditText], report: _Reporter | None
+    named: list[tuple[str, str]], tokenizers: list[tuple[str, Tokenizer]], texts: list[AuditText], report: Report | None
 ) -> list[TextCost]:
     """Every tokenizer on every text (`measure`), tokenizer by tokenizer, in the texts' order.
 
@@ -193,27 +195,31 @@ class _Helper:
         theirs.close()
         self.count = 0
         self.pieces = Pieces()
+        # its measurements, once they have come (it may finish first)
+        self.answer: list[dict[str, object]] | None = None
 
     def done(self) -> int:
         """How many pairs it has measured (what it has reported so far)."""
-        while self.connection.poll():
-            self._take(self.connection.recv())
+        while self.answer is None and self.connection.poll():
+            self.answer = self._take(self._receive())
         return self.count
 
-    def wait(self, report: _Reporter | None, mine: int, total: int) -> list[dict[str, object]]:
+    def wait(self, report: Report | None, mine: int, total: int) -> list[dict[str, object]]:
         """Its measurements, in its tasks' order, reporting progress meanwhile; AuditTextError
         when it failed or died."""
-        while True:
-            try:
-                message = self.connection.recv()
-            except EOFError:
-                raise AuditTextError(f"the second audit process stopped unexpectedly (exit code {self.process.exitcode})") from None
-            answer = self._take(message)
-            if answer is not None:
-                self.process.join(5.0)
-                return answer
-            if report is not None:
+        while self.answer is None:
+            self.answer = self._take(self._receive())
+            if report is not None and self.answer is None:
                 report(mine + self.count, total, "the second process's share")
+        self.process.join(5.0)
+        return self.answer
+
+    def _receive(self) -> object:
+        try:
+            return self.connection.recv()
+        except EOFError:
+            self.process.join(1.0)
+            raise AuditTextError(f"the second audit process stopped unexpectedly (exit code {self.process.exitcode})") from None
 
     def _take(self, message: object) -> list[dict[str, object]] | None:
         if isinstance(message, tuple) and message[:1] == ("progress",):
