@@ -22,7 +22,18 @@ from typing import Final, Literal
 
 import regex
 
-from engine.analysis.unicode_scripts import script_of
+from engine.analysis.unicode_characters import (
+    BIDI_CONTROL_CHARS,
+    CATEGORY_NAMES,
+    LATIN_LOOK_ALIKES,
+    LOOK_ALIKE_SCRIPT,
+    LOOK_ALIKE_SCRIPTS,
+    ORDINARY_CONTROLS,
+    ZERO_WIDTH_CHARS,
+    character_name,
+    code_label,
+    script_of,
+)
 from engine.corpus.units import checked_size
 from engine.errors import CorpusError
 from engine.tokenizer import Tokenizer
@@ -43,47 +54,7 @@ SURROGATE: Final = "surrogate"
 MIXED_SCRIPT_WORD: Final = "mixed-script-word"
 CONFUSABLE_PREFIX: Final = "confusable:"
 
-# Characters that take no width where they stand: the zero width space, non-joiner and joiner,
-# the word joiner and the invisible math operators, the zero width no-break space (the BOM),
-# the Mongolian vowel separator, the soft hyphen (seen only where a line breaks at it), the
-# combining grapheme joiner, and the tag characters (invisible; also used to smuggle text).
-ZERO_WIDTH_CHARS: Final = frozenset(
-    ["\u200b", "\u200c", "\u200d", "\u2060", "\u2061", "\u2062", "\u2063", "\u2064", "\ufeff", "\u180e", "\u00ad", "\u034f", "\U000e0001"]
-    + [chr(code) for code in range(0xE0020, 0xE0080)]
-)
-# Unicode's Bidi_Control property, all twelve: ALM, LRM, RLM, LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI.
-BIDI_CONTROL_CHARS: Final = frozenset(
-    ["\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"]
-)
-# Controls that plain text is made of and that are not flagged.
-ORDINARY_CONTROLS: Final = frozenset(["\t", "\n", "\r"])
-
-# Letters of Cyrillic and Greek that look like a Latin letter in common fonts -> that Latin letter.
-# Written after the idea of Unicode's confusables.txt (UTS #39, "Unicode Security Mechanisms"),
-# from the glyphs, not copied from it, and kept to the look-alikes that spoofed names use; a
-# letter that only resembles one in some fonts (Cyrillic к, п, т; Greek ε, η, ω) is left out.
-LATIN_LOOK_ALIKES: Final = {
-    # Cyrillic small
-    "\u0430": "a", "\u0435": "e", "\u043e": "o", "\u0440": "p", "\u0441": "c", "\u0443": "y",
-    "\u0445": "x", "\u0455": "s", "\u0456": "i", "\u0458": "j", "\u04bb": "h", "\u0501": "d",
-    "\u051b": "q", "\u051d": "w", "\u04cf": "l",
-    # Cyrillic capital
-    "\u0410": "A", "\u0412": "B", "\u0415": "E", "\u041a": "K", "\u041c": "M", "\u041d": "H",
-    "\u041e": "O", "\u0420": "P", "\u0421": "C", "\u0422": "T", "\u0425": "X", "\u0405": "S",
-    "\u0406": "I", "\u0408": "J", "\u04ae": "Y", "\u04c0": "I", "\u051a": "Q", "\u051c": "W",
-    # Greek small
-    "\u03bf": "o", "\u03b1": "a", "\u03bd": "v", "\u03c1": "p", "\u03c4": "t", "\u03b9": "i",
-    "\u03ba": "k", "\u03c5": "u", "\u03b3": "y", "\u03f2": "c", "\u03f3": "j",
-    # Greek capital
-    "\u0391": "A", "\u0392": "B", "\u0395": "E", "\u0396": "Z", "\u0397": "H", "\u0399": "I",
-    "\u039a": "K", "\u039c": "M", "\u039d": "N", "\u039f": "O", "\u03a1": "P", "\u03a4": "T",
-    "\u03a5": "Y", "\u03a7": "X", "\u03f9": "C", "\u037f": "J",
-}  # fmt: skip
-# The script every look-alike above imitates.
-LOOK_ALIKE_SCRIPT: Final = "Latin"
 CONFUSABLE: Final = CONFUSABLE_PREFIX + LOOK_ALIKE_SCRIPT
-# The scripts a mixed-script word mixes (two or more of them in one word).
-LOOK_ALIKE_SCRIPTS: Final = frozenset(["Latin", "Cyrillic", "Greek"])
 # Every flag a text can get, in the order reports list them.
 FLAGS: Final = (
     ZERO_WIDTH, BIDI_CONTROL, UNUSUAL_SPACE, CONTROL, PRIVATE_USE, UNASSIGNED, SURROGATE, CONFUSABLE, MIXED_SCRIPT_WORD,
@@ -95,43 +66,6 @@ WORD_RE: Final = regex.compile(r"[\p{L}\p{M}\p{N}]+")
 LOOK_ALIKE_RE: Final = regex.compile(r"[\p{Script=Cyrillic}\p{Script=Greek}]")
 # The ASCII controls that are flagged (all but tab, line feed and carriage return).
 ASCII_CONTROL_RE: Final = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-# What each general category means (Unicode's PropertyValueAliases, in lower case).
-CATEGORY_NAMES: Final = {
-    "Lu": "letter, uppercase", "Ll": "letter, lowercase", "Lt": "letter, titlecase", "Lm": "letter, modifier",
-    "Lo": "letter, other", "Mn": "mark, nonspacing", "Mc": "mark, spacing combining", "Me": "mark, enclosing",
-    "Nd": "number, decimal digit", "Nl": "number, letter", "No": "number, other", "Pc": "punctuation, connector",
-    "Pd": "punctuation, dash", "Ps": "punctuation, open", "Pe": "punctuation, close",
-    "Pi": "punctuation, initial quote", "Pf": "punctuation, final quote", "Po": "punctuation, other",
-    "Sm": "symbol, math", "Sc": "symbol, currency", "Sk": "symbol, modifier", "So": "symbol, other",
-    "Zs": "separator, space", "Zl": "separator, line", "Zp": "separator, paragraph", "Cc": "other, control",
-    "Cf": "other, format", "Cs": "other, surrogate", "Co": "other, private use", "Cn": "other, not assigned",
-}  # fmt: skip
-
-# Control characters have no Unicode name; these are their aliases from NameAliases.txt (their
-# Unicode 1.0 names, but U+0007's, BELL, which is U+1F514's name now: ALERT), with the usual
-# abbreviation where it is the better known name. Others get a label: "<control-0080>".
-CONTROL_NAMES: Final = {
-    0x00: "NULL", 0x01: "START OF HEADING", 0x02: "START OF TEXT", 0x03: "END OF TEXT",
-    0x04: "END OF TRANSMISSION", 0x05: "ENQUIRY", 0x06: "ACKNOWLEDGE", 0x07: "ALERT (BEL)", 0x08: "BACKSPACE",
-    0x09: "CHARACTER TABULATION", 0x0A: "LINE FEED (LF)", 0x0B: "LINE TABULATION", 0x0C: "FORM FEED (FF)",
-    0x0D: "CARRIAGE RETURN (CR)", 0x0E: "SHIFT OUT", 0x0F: "SHIFT IN", 0x10: "DATA LINK ESCAPE",
-    0x11: "DEVICE CONTROL ONE", 0x12: "DEVICE CONTROL TWO", 0x13: "DEVICE CONTROL THREE",
-    0x14: "DEVICE CONTROL FOUR", 0x15: "NEGATIVE ACKNOWLEDGE", 0x16: "SYNCHRONOUS IDLE",
-    0x17: "END OF TRANSMISSION BLOCK", 0x18: "CANCEL", 0x19: "END OF MEDIUM", 0x1A: "SUBSTITUTE",
-    0x1B: "ESCAPE", 0x1C: "INFORMATION SEPARATOR FOUR", 0x1D: "INFORMATION SEPARATOR THREE",
-    0x1E: "INFORMATION SEPARATOR TWO", 0x1F: "INFORMATION SEPARATOR ONE", 0x7F: "DELETE",
-    0x82: "BREAK PERMITTED HERE", 0x83: "NO BREAK HERE", 0x85: "NEXT LINE (NEL)",
-    0x86: "START OF SELECTED AREA", 0x87: "END OF SELECTED AREA", 0x88: "CHARACTER TABULATION SET",
-    0x89: "CHARACTER TABULATION WITH JUSTIFICATION", 0x8A: "LINE TABULATION SET",
-    0x8B: "PARTIAL LINE FORWARD", 0x8C: "PARTIAL LINE BACKWARD", 0x8D: "REVERSE LINE FEED",
-    0x8E: "SINGLE SHIFT TWO", 0x8F: "SINGLE SHIFT THREE", 0x90: "DEVICE CONTROL STRING",
-    0x91: "PRIVATE USE ONE", 0x92: "PRIVATE USE TWO", 0x93: "SET TRANSMIT STATE", 0x94: "CANCEL CHARACTER",
-    0x95: "MESSAGE WAITING", 0x96: "START OF GUARDED AREA", 0x97: "END OF GUARDED AREA",
-    0x98: "START OF STRING", 0x9A: "SINGLE CHARACTER INTRODUCER", 0x9B: "CONTROL SEQUENCE INTRODUCER",
-    0x9C: "STRING TERMINATOR", 0x9D: "OPERATING SYSTEM COMMAND", 0x9E: "PRIVACY MESSAGE",
-    0x9F: "APPLICATION PROGRAM COMMAND",
-}  # fmt: skip
 
 # Examples kept per normal form and per flag in a corpus report, and how much of a line each shows.
 EXAMPLES: Final = 5
@@ -323,40 +257,6 @@ class CorpusForms:
 
     def __repr__(self) -> str:
         return f"CorpusForms({self.source!r}, {self.lines} lines, changed={self.changed})"
-
-
-def code_label(character: str) -> str:
-    """"é" -> "U+00E9"; "😀" -> "U+1F600"."""
-    return f"U+{ord(character):04X}"
-
-
-def character_name(character: str) -> str:
-    """The Unicode name, or for a code point without one its Unicode 1.0 name (controls:
-    "\\n" -> "LINE FEED (LF)") or its code point label: "<control-0080>", "<private-use-E000>",
-    "<surrogate-D800>", "<noncharacter-FFFF>", "<reserved-0378>" (unassigned)."""
-    name = unicodedata.name(character, "")
-    if name:
-        return name
-    code = ord(character)
-    category = unicodedata.category(character)
-    label = "reserved"
-    if category == "Cc":
-        known = CONTROL_NAMES.get(code)
-        if known is not None:
-            return known
-        label = "control"
-    elif category == "Co":
-        label = "private-use"
-    elif category == "Cs":
-        label = "surrogate"
-    elif is_noncharacter(code):
-        label = "noncharacter"
-    return f"<{label}-{code:04X}>"
-
-
-def is_noncharacter(code: int) -> bool:
-    """The 66 noncharacters: U+FDD0..U+FDEF and the last two code points of every plane."""
-    return 0xFDD0 <= code <= 0xFDEF or (code & 0xFFFE) == 0xFFFE
 
 
 def char_flags(character: str) -> list[str]:

@@ -15,14 +15,20 @@ import pytest
 import regex
 
 from engine import Tokenizer, normalizers, pre_tokenizers
+from engine.analysis.unicode_characters import (
+    CONTROL_NAMES,
+    LATIN_LOOK_ALIKES,
+    SCRIPT_NAMES,
+    SCRIPT_RE,
+    character_name,
+    script_of,
+)
 from engine.analysis.unicode_report import (
     BIDI_CONTROL,
     CONFUSABLE,
     CONTROL,
-    CONTROL_NAMES,
     FLAGS,
     FORMS,
-    LATIN_LOOK_ALIKES,
     LOOK_ALIKE_RE,
     MIXED_SCRIPT_WORD,
     PRIVATE_USE,
@@ -31,14 +37,12 @@ from engine.analysis.unicode_report import (
     UNUSUAL_SPACE,
     ZERO_WIDTH,
     changed_under,
-    character_name,
     code_points,
     corpus_forms,
     flagged_offsets,
     flags_summary,
     normal_forms,
 )
-from engine.analysis.unicode_scripts import SCRIPT_NAMES, SCRIPT_RE, script_of
 from engine.errors import CorpusError
 from engine.models.wordlevel.model import WordLevel
 
