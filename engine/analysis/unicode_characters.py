@@ -79,7 +79,7 @@ ZERO_WIDTH_CHARS: Final = frozenset(
     [
         "\u200b", "\u200c", "\u200d", "\u2060", "\u2061", "\u2062", "\u2063", "\u2064", "\ufeff", "\u180e",
         "\u00ad", "\u034f", "\U000e0001",
-    ]  # fmt: skip
+    ]
     + [chr(code) for code in range(0xE0020, 0xE0080)]
 )
 # Unicode's Bidi_Control property, all twelve: ALM, LRM, RLM, LRE, RLE, PDF, LRO, RLO, LRI, RLI,
@@ -88,7 +88,7 @@ BIDI_CONTROL_CHARS: Final = frozenset(
     [
         "\u061c", "\u200e", "\u200f", "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067",
         "\u2068", "\u2069",
-    ]  # fmt: skip
+    ]
 )
 # Controls that plain text is made of and that are not flagged.
 ORDINARY_CONTROLS: Final = frozenset(["\t", "\n", "\r"])

@@ -290,9 +290,10 @@ def char_flags(character: str) -> list[str]:
 def word_flags(text: str) -> dict[int, list[str]]:
     """The flags code points get from the word they are in (a word: a run of letters, marks and
     digits), by offset:
-    confusable:Latin: a letter of `LATIN_LOOK_ALIKES` in a word that could pass for Latin, every
-    letter of it Latin or a look-alike ("pаypal" with a Cyrillic а, or "сор" all Cyrillic; not
-    the о of "слово", whose л and в give it away);
+    confusable:Latin: a letter of `LATIN_LOOK_ALIKES` in a word that could pass for Latin: every
+    letter of it Latin or a look-alike, and a Latin letter or at least two letters in it
+    ("pаypal" with a Cyrillic а, "сор" all Cyrillic; not the о of "слово", whose л and в give it
+    away, nor a word of one letter such as the Russian "а" or the Greek "α" of "α1");
     mixed-script-word: every code point of a word with letters of two or more of Latin, Cyrillic
     and Greek ("pаypal")."""
     flags: dict[int, list[str]] = {}
@@ -303,10 +304,12 @@ def word_flags(text: str) -> dict[int, list[str]]:
         scripts: set[str] = set()
         passes_for_latin = True
         look_alikes = 0
+        letters = 0
         for index in range(start, end):
             character = text[index]
             if not unicodedata.category(character).startswith("L"):
                 continue
+            letters += 1
             script = script_of(character)
             if script in LOOK_ALIKE_SCRIPTS:
                 scripts.add(script)
@@ -315,11 +318,12 @@ def word_flags(text: str) -> dict[int, list[str]]:
             elif script != LOOK_ALIKE_SCRIPT:
                 passes_for_latin = False
         mixed = len(scripts) >= 2
-        if not mixed and not (passes_for_latin and look_alikes > 0):
+        confusable = passes_for_latin and look_alikes > 0 and (LOOK_ALIKE_SCRIPT in scripts or letters >= 2)
+        if not mixed and not confusable:
             continue
         for index in range(start, end):
             found: list[str] = []
-            if passes_for_latin and text[index] in LATIN_LOOK_ALIKES:
+            if confusable and text[index] in LATIN_LOOK_ALIKES:
                 found.append(CONFUSABLE)
             if mixed:
                 found.append(MIXED_SCRIPT_WORD)
@@ -331,9 +335,8 @@ def word_flags(text: str) -> dict[int, list[str]]:
 def flagged_offsets(text: str) -> dict[int, list[str]]:
     """Every flagged code point of `text`, by offset: its `char_flags` then its `word_flags`."""
     flags: dict[int, list[str]] = {}
-    if text.isascii():
-        if ASCII_CONTROL_RE.search(text) is None:
-            return flags
+    if text.isascii() and ASCII_CONTROL_RE.search(text) is None:
+        return flags
     for index in range(len(text)):
         found = char_flags(text[index])
         if found:
@@ -349,46 +352,114 @@ def flagged_offsets(text: str) -> dict[int, list[str]]:
 def changed_under(text: str, form: Form) -> list[bool]:
     """For each code point, whether normalizing `text` to `form` changes it where it stands:
     "cafe\u0301", NFC -> [False, False, False, True, True] (the e and the accent become one é).
-
-    The text is cut into runs that normalize independently (a starter with the marks after it,
-    joined with the next while normalizing them together differs from apart, as Hangul jamo
-    or an Indic two-part vowel do), and each run is changed or not as a whole."""
+    Each of `normalization_runs` is changed or not as a whole."""
     changed = [False] * len(text)
     if unicodedata.is_normalized(form, text):
         return changed
-    n = len(text)
-    run_start = 0
-    run = ""
-    run_normalized = ""
-    index = 0
-    while index < n:
-        # a cluster: a starter (or a mark with none before it) and the marks after it
-        end = index + 1
-        while end < n and unicodedata.combining(text[end]) != 0:
-            end += 1
-        cluster = text[index:end]
-        cluster_normalized = unicodedata.normalize(form, cluster)
-        if run:
-            together = unicodedata.normalize(form, run + cluster)
-            if together != run_normalized + cluster_normalized:
-                run = run + cluster
-                run_normalized = together
-                index = end
-                continue
-            _mark_run(changed, run_start, run, run_normalized)
-        run_start = index
-        run = cluster
-        run_normalized = cluster_normalized
-        index = end
-    if run:
-        _mark_run(changed, run_start, run, run_normalized)
+    for start, end in normalization_runs(text, form):
+        run = text[start:end]
+        if not unicodedata.is_normalized(form, run):
+            for index in range(start, end):
+                changed[index] = True
     return changed
 
 
-def _mark_run(changed: list[bool], start: int, run: str, normalized: str) -> None:
-    if run != normalized:
-        for index in range(start, start + len(run)):
-            changed[index] = True
+def normalization_runs(text: str, form: Form) -> list[tuple[int, int]]:
+    """The (start, end) spans of `text` that `form` normalizes independently, so that the text's
+    normal form is theirs joined: a starter with the marks after it, joined with the next one
+    where that one may combine with what comes before it (`_composing_starters`: Hangul jamo,
+    an Indic two-part vowel, a half-width voicing mark): "e\u0301x" -> [(0, 2), (2, 3)];
+    "\u1100\u1161" (NFC) -> [(0, 2)]."""
+    backward = _composing_starters(form)
+    runs: list[tuple[int, int]] = []
+    n = len(text)
+    run_start = 0
+    index = 0
+    while index < n:
+        end = index + 1
+        while end < n and unicodedata.combining(text[end]) != 0:
+            end += 1
+        if index > run_start and text[index] not in backward:
+            runs.append((run_start, index))
+            run_start = index
+        index = end
+    if n > run_start:
+        runs.append((run_start, n))
+    return runs
+
+
+# The starters each composing form joins with what comes before them (computed when first needed).
+_COMPOSING_STARTERS: Final[dict[str, frozenset[str]]] = {}
+# Characters past this have no decomposition (the last is U+2FA1D, a CJK compatibility ideograph).
+LAST_DECOMPOSABLE: Final = 0x2FA20
+# How many code points `_find_composing_starters` checks at once.
+DECOMPOSITION_BLOCK: Final = 256
+
+
+def _composing_starters(form: Form) -> frozenset[str]:
+    """The characters of combining class 0 that `form` may join with the character before them:
+    those whose decomposition (canonical for NFC and NFD, compatibility for NFKC and NFKD)
+    starts with a mark, which may reorder with the marks before it (under NFKC and NFKD: U+FF9E
+    HALFWIDTH KATAKANA VOICED SOUND MARK becomes the combining U+3099), and for NFC and NFKC
+    also the second halves of canonical pairs (Hangul vowels and trailing consonants included)
+    and the characters whose decomposition starts with one."""
+    if not _COMPOSING_STARTERS:
+        _find_composing_starters()
+    return _COMPOSING_STARTERS[form]
+
+
+def _find_composing_starters() -> None:
+    """Fill `_COMPOSING_STARTERS` for the four forms from this Python's `unicodedata` (one pass
+    over the code points that can decompose: about a tenth of a second, once per process)."""
+    seconds: set[str] = set()
+    for code in range(0x1161, 0x1176):  # Hangul vowels (L V -> LV)
+        seconds.add(chr(code))
+    for code in range(0x11A8, 0x11C3):  # Hangul trailing consonants (LV T -> LVT)
+        seconds.add(chr(code))
+    decomposable: list[str] = []
+    for block_start in range(0, LAST_DECOMPOSABLE, DECOMPOSITION_BLOCK):
+        block_end = min(block_start + DECOMPOSITION_BLOCK, LAST_DECOMPOSABLE)
+        block = "".join([chr(code) for code in range(block_start, block_end)])
+        # subtle: most blocks decompose nothing; one call on the block skips it (a block that only
+        # holds marks out of canonical order is looked at character by character, to no effect)
+        if unicodedata.is_normalized("NFKD", block):
+            continue
+        for character in block:
+            decomposition = unicodedata.decomposition(character)
+            if not decomposition:
+                continue
+            if unicodedata.combining(character) == 0:
+                decomposable.append(character)
+            parts = decomposition.split()
+            if len(parts) == 2 and not decomposition.startswith("<"):
+                seconds.add(chr(int(parts[1], 16)))
+    pair_starters: set[str] = set()
+    for character in seconds:
+        if unicodedata.combining(character) == 0:
+            pair_starters.add(character)
+    nfd: set[str] = set()
+    nfkd: set[str] = set()
+    nfc = set(pair_starters)
+    nfkc = set(pair_starters)
+    for character in decomposable:
+        first = unicodedata.normalize("NFD", character)[:1]
+        if unicodedata.combining(first) != 0:
+            nfd.add(character)
+            nfc.add(character)
+        elif first in seconds:
+            nfc.add(character)
+        first = unicodedata.normalize("NFKD", character)[:1]
+        if not first:
+            continue
+        if unicodedata.combining(first) != 0:
+            nfkd.add(character)
+            nfkc.add(character)
+        elif first in seconds:
+            nfkc.add(character)
+    _COMPOSING_STARTERS["NFD"] = frozenset(nfd)
+    _COMPOSING_STARTERS["NFKD"] = frozenset(nfkd)
+    _COMPOSING_STARTERS["NFC"] = frozenset(nfc)
+    _COMPOSING_STARTERS["NFKC"] = frozenset(nfkc)
 
 
 def code_points(text: str) -> list[CodePoint]:
@@ -463,9 +534,7 @@ def corpus_forms(
 
 def _without_ending(line: str) -> str:
     if line.endswith("\n"):
-        line = line[:-1]
-        if line.endswith("\r"):
-            line = line[:-1]
+        line = line[:-1].removesuffix("\r")
     return line
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import Tokenizer, normalizers, pre_tokenizers
 from engine.analysis.unicode_characters import (
@@ -42,6 +44,7 @@ from engine.analysis.unicode_report import (
     flagged_offsets,
     flags_summary,
     normal_forms,
+    normalization_runs,
 )
 from engine.errors import CorpusError
 from engine.models.wordlevel.model import WordLevel
@@ -111,6 +114,37 @@ def test_hangul_jamo_compose_across_starters() -> None:
     assert unicodedata.normalize("NFC", "\u1100\u1161\u11a8") == "\uac01"
     assert changed_under("\uac01x", "NFD") == [True, False]
     assert changed_under("plain", "NFKC") == [False] * 5
+
+
+# Characters whose normal forms depend on their neighbours: marks in and out of order, Hangul
+# jamo and syllables, Indic two-part vowels, half-width kana and voicing marks, ligatures.
+TRICKY = (
+    "ae\u00e9\u0301\u0300\u0323\u0345\u1100\u1161\u11a8\uac00\uac01\u0b47\u0b3e\u0b57\u0dd9\u0dcf"
+    "\uff76\uff9e\uff9f\u30ab\u3099\u309b\ufb01\u00a0\u0f71\u0f72\u0f73\u212b\u0041\u030a x"
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=TRICKY, max_size=12))
+def test_runs_normalize_independently(text: str) -> None:
+    for form in FORMS:
+        runs = normalization_runs(text, form)
+        assert "".join(text[start:end] for start, end in runs) == text
+        joined = "".join(unicodedata.normalize(form, text[start:end]) for start, end in runs)
+        assert joined == unicodedata.normalize(form, text), (form, runs)
+        # a code point is changed exactly where its run is
+        changed = changed_under(text, form)
+        for start, end in runs:
+            run = text[start:end]
+            assert changed[start:end] == [unicodedata.normalize(form, run) != run] * (end - start)
+
+
+def test_half_width_voicing_joins_its_kana_under_nfkc_only() -> None:
+    text = "\uff76\uff9ex"  # half-width KA and VOICED SOUND MARK: NFKC makes one GA
+    assert unicodedata.normalize("NFKC", text) == "\u30acx"
+    assert normalization_runs(text, "NFKC") == [(0, 2), (2, 3)]
+    assert normalization_runs(text, "NFC") == [(0, 1), (1, 2), (2, 3)]
+    assert changed_under(text, "NFKC") == [True, True, False]
 
 
 def test_empty_text() -> None:
@@ -225,6 +259,8 @@ def test_look_alikes_only_where_the_word_could_pass_for_latin() -> None:
         CONFUSABLE: {"count": 1, "offsets": [1]},
         MIXED_SCRIPT_WORD: {"count": 6, "offsets": [0, 1, 2, 3, 4, 5]},
     }
+    # a word of one letter is not flagged: the Russian "а" (and), the Greek α of a formula
+    assert flags_of("\u0430 \u03b11 \u0441") == {}
     # Cyrillic with Greek, no Latin, is mixed too; plain English and Russian are not
     assert MIXED_SCRIPT_WORD in flags_of("\u043b\u03bb")
     assert flags_of("hello \u043f\u0440\u0438\u0432\u0435\u0442") == {}
@@ -395,7 +431,7 @@ def test_corpus_from_a_file(tmp_path: Path) -> None:
 
 def test_a_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     latin1 = tmp_path / "latin1.txt"
-    latin1.write_bytes("first line\n".encode() + "caf\u00e9\n".encode("latin-1"))
+    latin1.write_bytes(b"first line\n" + "caf\u00e9\n".encode("latin-1"))
     with pytest.raises(CorpusError) as caught:
         corpus_forms(latin1)
     message = str(caught.value)
