@@ -32,6 +32,7 @@ from engine.analysis.unicode_characters import (
     ZERO_WIDTH_CHARS,
     character_name,
     code_label,
+    composing_starters,
     script_of,
 )
 from engine.corpus.units import checked_size
@@ -367,10 +368,10 @@ def changed_under(text: str, form: Form) -> list[bool]:
 def normalization_runs(text: str, form: Form) -> list[tuple[int, int]]:
     """The (start, end) spans of `text` that `form` normalizes independently, so that the text's
     normal form is theirs joined: a starter with the marks after it, joined with the next one
-    where that one may combine with what comes before it (`_composing_starters`: Hangul jamo,
-    an Indic two-part vowel, a half-width voicing mark): "e\u0301x" -> [(0, 2), (2, 3)];
+    where that one may combine with what comes before it (`composing_starters`: Hangul jamo, an
+    Indic two-part vowel, a half-width voicing mark): "e\u0301x" -> [(0, 2), (2, 3)];
     "\u1100\u1161" (NFC) -> [(0, 2)]."""
-    backward = _composing_starters(form)
+    backward = composing_starters(form)
     runs: list[tuple[int, int]] = []
     n = len(text)
     run_start = 0
@@ -386,80 +387,6 @@ def normalization_runs(text: str, form: Form) -> list[tuple[int, int]]:
     if n > run_start:
         runs.append((run_start, n))
     return runs
-
-
-# The starters each composing form joins with what comes before them (computed when first needed).
-_COMPOSING_STARTERS: Final[dict[str, frozenset[str]]] = {}
-# Characters past this have no decomposition (the last is U+2FA1D, a CJK compatibility ideograph).
-LAST_DECOMPOSABLE: Final = 0x2FA20
-# How many code points `_find_composing_starters` checks at once.
-DECOMPOSITION_BLOCK: Final = 256
-
-
-def _composing_starters(form: Form) -> frozenset[str]:
-    """The characters of combining class 0 that `form` may join with the character before them:
-    those whose decomposition (canonical for NFC and NFD, compatibility for NFKC and NFKD)
-    starts with a mark, which may reorder with the marks before it (under NFKC and NFKD: U+FF9E
-    HALFWIDTH KATAKANA VOICED SOUND MARK becomes the combining U+3099), and for NFC and NFKC
-    also the second halves of canonical pairs (Hangul vowels and trailing consonants included)
-    and the characters whose decomposition starts with one."""
-    if not _COMPOSING_STARTERS:
-        _find_composing_starters()
-    return _COMPOSING_STARTERS[form]
-
-
-def _find_composing_starters() -> None:
-    """Fill `_COMPOSING_STARTERS` for the four forms from this Python's `unicodedata` (one pass
-    over the code points that can decompose: about a tenth of a second, once per process)."""
-    seconds: set[str] = set()
-    for code in range(0x1161, 0x1176):  # Hangul vowels (L V -> LV)
-        seconds.add(chr(code))
-    for code in range(0x11A8, 0x11C3):  # Hangul trailing consonants (LV T -> LVT)
-        seconds.add(chr(code))
-    decomposable: list[str] = []
-    for block_start in range(0, LAST_DECOMPOSABLE, DECOMPOSITION_BLOCK):
-        block_end = min(block_start + DECOMPOSITION_BLOCK, LAST_DECOMPOSABLE)
-        block = "".join([chr(code) for code in range(block_start, block_end)])
-        # subtle: most blocks decompose nothing; one call on the block skips it (a block that only
-        # holds marks out of canonical order is looked at character by character, to no effect)
-        if unicodedata.is_normalized("NFKD", block):
-            continue
-        for character in block:
-            decomposition = unicodedata.decomposition(character)
-            if not decomposition:
-                continue
-            if unicodedata.combining(character) == 0:
-                decomposable.append(character)
-            parts = decomposition.split()
-            if len(parts) == 2 and not decomposition.startswith("<"):
-                seconds.add(chr(int(parts[1], 16)))
-    pair_starters: set[str] = set()
-    for character in seconds:
-        if unicodedata.combining(character) == 0:
-            pair_starters.add(character)
-    nfd: set[str] = set()
-    nfkd: set[str] = set()
-    nfc = set(pair_starters)
-    nfkc = set(pair_starters)
-    for character in decomposable:
-        first = unicodedata.normalize("NFD", character)[:1]
-        if unicodedata.combining(first) != 0:
-            nfd.add(character)
-            nfc.add(character)
-        elif first in seconds:
-            nfc.add(character)
-        first = unicodedata.normalize("NFKD", character)[:1]
-        if not first:
-            continue
-        if unicodedata.combining(first) != 0:
-            nfkd.add(character)
-            nfkc.add(character)
-        elif first in seconds:
-            nfkc.add(character)
-    _COMPOSING_STARTERS["NFD"] = frozenset(nfd)
-    _COMPOSING_STARTERS["NFKD"] = frozenset(nfkd)
-    _COMPOSING_STARTERS["NFC"] = frozenset(nfc)
-    _COMPOSING_STARTERS["NFKC"] = frozenset(nfkc)
 
 
 def code_points(text: str) -> list[CodePoint]:
