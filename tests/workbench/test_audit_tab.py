@@ -19,6 +19,7 @@ from engine import Tokenizer
 from engine.analysis.audit import CSV_COLUMNS, add_premiums, audit
 from support import corpus_path, train_byte_level
 from engine.analysis.size_curve import held_out_words, size_curve
+from engine.analysis.unicode_report import corpus_forms, normal_forms
 from engine.analysis.vocab_health import compare_vocabularies, vocabulary_health
 from window_support import cell_text, train_and_wait
 from workbench.core.held_out import held_out_split
@@ -31,7 +32,8 @@ from workbench.core.audit_texts import shipped_code, shipped_languages
 from workbench.core.parallel_text import load_udhr
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
-from workbench.window.tabs.audit import HEALTH_PAGE, PREMIUM_PAGE, SCRIPT_PAGE, SIZE_PAGE, AuditTab
+from workbench.window.tabs.audit import HEALTH_PAGE, PREMIUM_PAGE, SCRIPT_PAGE, SIZE_PAGE, UNICODE_PAGE, AuditTab
+from workbench.window.views.unicode_page import NO_TOKENIZER
 
 LANGUAGES = ("eng", "hin", "rus")
 AUDIT_MS = 120_000
@@ -354,3 +356,35 @@ def test_a_second_process_that_finishes_first_keeps_its_answer(byte_level_path: 
     costs = measure_all(named, tokenizers, texts, slowly)
     assert [cost.tokens for cost in costs] == [cost.tokens for cost in audit(tokenizers, texts)]
     assert heard[-1][0] == len(costs) - 1 and heard[0][1] == len(costs)
+
+
+def test_the_unicode_page_shows_each_form_s_ids_and_the_corpus_s_counts(
+    qtbot: QtBot, window: MainWindow, small_corpus: Path, byte_level_path: Path
+) -> None:
+    window.document.add_checked_files([check_file(str(small_corpus))])
+    tab = audit_tab(window, byte_level_path)
+    page = tab.unicode_page
+    tab.pages.setCurrentIndex(UNICODE_PAGE)
+    text = "café cafe\u0301 ﬁle pаypal zero\u200bwidth"
+    page.tokenizer.setCurrentText(byte_level_path.name)
+    page.text.setPlainText(text)
+    qtbot.waitUntil(page.is_current, timeout=AUDIT_MS)
+    tokenizer = Tokenizer.from_file(str(byte_level_path))
+    expected = normal_forms(text, tokenizer)
+    assert [cell_text(page.forms, row, 0) for row in range(page.forms.rowCount())] == [row.form for row in expected]
+    for row, form in enumerate(expected):
+        assert cell_text(page.forms, row, 1) == ("yes" if form.equals_original else "no")
+        assert cell_text(page.forms, row, 2) == ("yes" if form.same_ids else "no")
+        assert cell_text(page.forms, row, 5) == ", ".join(str(i) for i in form.ids or [])
+    # a byte-level BPE without a normalizer: the decomposed é and the ligature get other ids
+    assert cell_text(page.forms, [row.form for row in expected].index("NFD"), 2) == "no"
+    assert page.points_model.rowCount() == len(text)
+    assert "1 zero-width" in page.flags.text() and "confusable" in page.flags.text()
+    page.tokenizer.setCurrentText(NO_TOKENIZER)
+    qtbot.waitUntil(lambda: page.is_current() and cell_text(page.forms, 0, 2) == "—", timeout=AUDIT_MS)
+
+    with qtbot.waitSignal(page.job.finished, timeout=AUDIT_MS):
+        page.corpus_button.click()
+    counted = corpus_forms(str(small_corpus))
+    assert page.corpus_results[0]["lines"] == counted.lines
+    assert [cell_text(page.corpus_table, 0, 2 + i) for i in range(4)] == [f"{counted.changed[form]:,}" for form in ("NFC", "NFD", "NFKC", "NFKD")]

@@ -96,7 +96,7 @@ class MainWindow(QMainWindow):
         self.vocab_tab = VocabTab(self.document, self.settings, self.prompts)
         self.encode_tab = EncodeTab(self.document, self.settings, self.encoding_runner)
         self.compare_tab = CompareTab(self.document, self.settings, self.encoding_runner)
-        self.audit_tab = AuditTab(self.document, self.prompts)
+        self.audit_tab = AuditTab(self.document, self.prompts, self.encoding_runner)
         self.audit_tab.open_token.connect(self.show_token)
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)

@@ -43,7 +43,7 @@ def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
     """Write train.png, train-step-by-step.png, vocabulary.png, encode.png, encode-pipeline.png,
     compare.png, encode-round-trip.png, train-wordpiece.png, train-unigram.png, audit.png,
     audit-premiums.png, audit-scripts.png, audit-table.png, audit-vocabulary-size.png, audit-health.png, audit-two-vocabularies.png,
-    train-failed.png and the dialogs that keep the user's work (dialog-*.png) into `folder`; return them."""
+    audit-unicode.png, train-failed.png and the dialogs that keep the user's work (dialog-*.png) into `folder`; return them."""
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
         previous = os.environ.get(HOME_VARIABLE)
@@ -144,9 +144,10 @@ def _audit(window: object, folder: Path) -> list[Path]:
     English) over declarations in 40 languages across 20 scripts and the code samples
     (audit.png, audit-premiums.png, audit-scripts.png, audit-table.png); then every trained
     tokenizer's vocabulary-size curve on its held-out lines (audit-vocabulary-size.png), their
-    vocabulary health (audit-health.png) and two of them side by side (audit-two-vocabularies.png)."""
+    vocabulary health (audit-health.png), two of them side by side (audit-two-vocabularies.png),
+    and the Unicode page (audit-unicode.png)."""
     from workbench.window.main_window import MainWindow
-    from workbench.window.tabs.audit import COMPARE_PAGE, HEALTH_PAGE, SIZE_PAGE
+    from workbench.window.tabs.audit import COMPARE_PAGE, HEALTH_PAGE, SIZE_PAGE, UNICODE_PAGE
 
     assert isinstance(window, MainWindow)
     tab = window.audit_tab
@@ -198,6 +199,16 @@ def _audit(window: object, folder: Path) -> list[Path]:
     if compare.result is None:
         raise ScreenshotError(f"the vocabularies were not compared: {compare.status.text()}")
     paths.append(_grab(window, folder / "audit-two-vocabularies.png"))
+    # the sample Unicode text under each normal form, with the byte-level BPE's ids
+    tab.pages.setCurrentIndex(UNICODE_PAGE)
+    unicode_page = tab.unicode_page
+    unicode_page.tokenizer.setCurrentText(next((name for name in names if "GPT-2" in name), names[0]))
+    unicode_page.request()
+    _wait(unicode_page.is_current)
+    unicode_page.count_corpus()
+    _wait(lambda: not unicode_page.job.is_running(), TRAINING_TIMEOUT_S)
+    unicode_page.corpus_table.setCurrentCell(0, 6)
+    paths.append(_grab(window, folder / "audit-unicode.png"))
     tab.pages.setCurrentIndex(0)
     return paths
 

@@ -11,6 +11,7 @@ Requests, window -> process (tuples):
     ("view", id, key, vocabulary_data, glyphs, table) -> ("viewed", id, view_wire(...))
     ("history", id, history_data)                        -> ("history", id, stored_history_wire(...))
     ("export", id, key)                                  -> ("checked", id, {format: why not, or ""})
+    ("unicode", id, key or None, text)                   -> ("unicoded", id, unicode_wire(...))
     ("stop",)
 Any request can get ("error", id, message) instead. Of several waiting requests of one kind,
 only the newest is done: the others are out of date already.
@@ -32,6 +33,7 @@ from engine.errors import EngineError
 from engine.formats import convert
 from engine.project.result import history_columns, part_frequencies
 from engine.analysis.inspection import Counts, content_tokens, counts, padding_tokens, shared_spans, trace, unknown_positions, unknown_token, unshared_boundaries
+from engine.analysis.unicode_report import code_points, flags_summary, normal_forms
 from engine.analysis.vocabulary import TokenStyle, VocabularyTable, merges_made, readable, token_bytes
 from workbench.jobs.children.process import lower_priority, send_message
 from workbench.core.packed import PackedStrings, VocabularyColumns, pack_made
@@ -42,7 +44,7 @@ UNKNOWN = 1
 SPECIAL = 2
 
 # Requests of these kinds replace older ones still waiting.
-SUPERSEDING = ("encode", "trace", "compare", "decode", "view", "history", "export")
+SUPERSEDING = ("encode", "trace", "compare", "decode", "view", "history", "export", "unicode")
 # The formats File > Export offers besides tokenizer.json (`convert.FORMATS`).
 EXPORT_KINDS = (convert.BERT_VOCAB, convert.GPT2, convert.SENTENCEPIECE, convert.TIKTOKEN)
 
@@ -177,6 +179,10 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
             return ("history", request_id, stored_history_wire(data if isinstance(data, bytes) else b""))
         if kind == "export":
             return ("checked", request_id, export_reasons(tokenizers[str(request[2])].tokenizer))
+        if kind == "unicode":
+            key = request[2]
+            loaded_or_none = tokenizers[str(key)] if key is not None else None
+            return ("unicoded", request_id, unicode_wire(str(request[3]), loaded_or_none))
         if kind == "decode":
             ids = [int(str(i)) for i in _items(request[3])]
             tokenizer = tokenizers[str(request[2])].tokenizer
@@ -188,6 +194,24 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
     except (EngineError, ValueError, TypeError, IndexError) as error:
         return ("error", request_id, str(error))
     return ("error", request_id, f"unknown request {kind!r}")
+
+
+def unicode_wire(text: str, loaded: Loaded | None) -> dict[str, object]:
+    """What the Audit's Unicode page shows of a text (`engine.analysis.unicode_report`): each
+    code point ("points"), the text under each normal form with the ids `loaded` gives it, its
+    tokens made readable ("forms"), and the flags' counts and offsets ("flags")."""
+    tokenizer = loaded.tokenizer if loaded is not None else None
+    forms: list[dict[str, object]] = []
+    for row in normal_forms(text, tokenizer):
+        wire = row.to_wire()
+        if loaded is not None and row.tokens is not None:
+            wire["shown"] = [readable(token, loaded.style) for token in row.tokens]
+        forms.append(wire)
+    return {
+        "points": [point.to_wire() for point in code_points(text)],
+        "forms": forms,
+        "flags": flags_summary(text).to_wire(),
+    }
 
 
 def view_wire(tokenizer: Tokenizer, vocabulary_data: bytes, glyphs: bool, with_table: bool = True) -> dict[str, object]:

@@ -34,7 +34,8 @@ def tokenizer_key(tokenizer_json: str) -> str:
 class EncodingRunner(QObject):
     """Signals: `encoded(id, encoding)`, `traced(id, trace)`, `compared(id, columns)`,
     `decoded(id, {"text", "unknown"})`, `viewed(id, view)`, `history_read(id, history)`,
-    `checked(id, reasons)`, `failed(id, message)` (plain dicts and lists: see the worker)."""
+    `checked(id, reasons)`, `unicoded(id, report)`, `failed(id, message)` (plain dicts and lists:
+    see the worker)."""
 
     encoded = Signal(int, object)
     traced = Signal(int, object)
@@ -43,6 +44,7 @@ class EncodingRunner(QObject):
     viewed = Signal(int, object)
     history_read = Signal(int, object)
     checked = Signal(int, object)
+    unicoded = Signal(int, object)
     failed = Signal(int, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -100,6 +102,11 @@ class EncodingRunner(QObject):
     def check_exports(self, key: str) -> int:
         """Why each export format cannot hold a tokenizer (`checked`)."""
         return self._request(("export", key), [key])
+
+    def unicode(self, key: str | None, text: str) -> int:
+        """Each code point of `text`, its normal forms (encoded with the tokenizer `key`, when
+        given) and its flags (`unicoded`)."""
+        return self._request(("unicode", key, text), [key] if key is not None else [])
 
     def _request(self, body: tuple[object, ...], keys: list[str]) -> int:
         self._ensure_running()
@@ -224,6 +231,8 @@ class EncodingRunner(QObject):
             self.history_read.emit(request_id, body)
         elif kind == "checked":
             self.checked.emit(request_id, body)
+        elif kind == "unicoded":
+            self.unicoded.emit(request_id, body)
         elif kind == "error":
             self.failed.emit(request_id, str(body))
 

@@ -50,17 +50,19 @@ from workbench.core.parallel_text import load_udhr
 from workbench.jobs.children.audit import audit_main, audit_payload
 from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES, curves_main, curves_payload
 from workbench.jobs.runners.child_job import ChildJob
+from workbench.jobs.runners.encoding import EncodingRunner
 from workbench.jobs.runners.saving import Worker
 from workbench.window.document import ProjectDocument
 from workbench.window.prompts import Prompts
 from workbench.window.views.audit_charts import EmbeddingChart, PremiumChart, ScriptChart, SizeCurveChart
 from workbench.window.views.audit_table import CostTableModel
 from workbench.window.views.health_pages import ComparePage, HealthPage
+from workbench.window.views.unicode_page import UnicodePage
 
 N = TypeVar("N", int, float)
 DEFAULT_HIDDEN: Final = 768
 # Pages of the results, in order.
-SUMMARY_PAGE, PREMIUM_PAGE, SCRIPT_PAGE, TABLE_PAGE, SIZE_PAGE, HEALTH_PAGE, COMPARE_PAGE = range(7)
+SUMMARY_PAGE, PREMIUM_PAGE, SCRIPT_PAGE, TABLE_PAGE, SIZE_PAGE, HEALTH_PAGE, COMPARE_PAGE, UNICODE_PAGE = range(8)
 CURVE_HEADERS: Final = (
     "tokenizer", "held-out text", "model", "vocabulary", "tokens per character", "knee", "at the knee",
     "more tokens at the knee", "embedding", "embedding at the knee", "points",
@@ -85,7 +87,7 @@ class AuditTab(QWidget):
     ran = Signal(float)
     open_token = Signal(str, int)
 
-    def __init__(self, document: ProjectDocument, prompts: Prompts) -> None:
+    def __init__(self, document: ProjectDocument, prompts: Prompts, service: EncodingRunner) -> None:
         super().__init__()
         self.document = document
         self.prompts = prompts
@@ -227,6 +229,8 @@ class AuditTab(QWidget):
         self.compare_page = ComparePage(self.chosen, self.texts_chosen, self._corpus)
         self.pages.addTab(self.health_page, "Vocabulary Health")
         self.pages.addTab(self.compare_page, "Two Vocabularies")
+        self.unicode_page = UnicodePage(service, self.chosen, self._corpus)
+        self.pages.addTab(self.unicode_page, "Unicode")
         self.health_page.open_token.connect(self.open_token)
         self.compare_page.open_token.connect(self.open_token)
         self.csv_button = QPushButton("Export CSV…")
@@ -306,6 +310,7 @@ class AuditTab(QWidget):
         self.pages.currentChanged.connect(self._update_buttons)
         self.tokenizers.itemChanged.connect(self._update_buttons)
         self.tokenizers.itemChanged.connect(self.compare_page.follow)
+        self.tokenizers.itemChanged.connect(self.unicode_page.follow)
         self.curves_button.clicked.connect(self.draw_curves)
         self.curve_job.progressed.connect(self._on_curve_job_progressed)
         self.curve_job.finished.connect(self._on_curve_job_finished)
@@ -337,6 +342,7 @@ class AuditTab(QWidget):
             self.tokenizers.addItem(item)
         self.tokenizers.blockSignals(False)
         self.compare_page.follow()
+        self.unicode_page.follow()
         if self.result is not None and not self.job.is_running():
             current = {entry.name: entry.trained_json for entry in self.document.project.tokenizers}
             if any(current.get(name) != text for name, text in self._measured.items()):
@@ -443,7 +449,7 @@ class AuditTab(QWidget):
         self._update_buttons()
 
     def shutdown(self) -> None:
-        for job in (self.job, self.curve_job, self.health_page.job, self.compare_page.job):
+        for job in (self.job, self.curve_job, self.health_page.job, self.compare_page.job, self.unicode_page.job):
             job.kill()
 
     def is_running(self) -> bool:
