@@ -218,38 +218,38 @@ def test_size_curves_are_the_engine_s_on_the_held_out_lines_or_the_english_decla
     tab = audit_tab(window, byte_level_path)
     trained, imported = (entry for entry in window.document.project.tokenizers)
     tab.pages.setCurrentIndex(SIZE_PAGE)
-    assert tab.curve_source.currentData() == OWN_HELD_OUT and not tab.png_button.isEnabled()
-    with qtbot.waitSignal(tab.curve_job.finished, timeout=AUDIT_MS):
-        tab.curves_button.click()
+    assert tab.size_page.source.currentData() == OWN_HELD_OUT and not tab.png_button.isEnabled()
+    with qtbot.waitSignal(tab.size_page.job.finished, timeout=AUDIT_MS):
+        tab.size_page.button.click()
     # the trained one on the lines its training held out; the imported one has none, and says so
-    assert [curve["name"] for curve in tab.curves] == [trained.name]
-    assert f"{imported.name}: no held-out lines" in tab.curve_status.text()
+    assert [curve["name"] for curve in tab.size_page.curves] == [trained.name]
+    assert f"{imported.name}: no held-out lines" in tab.size_page.status.text()
     assert trained.result is not None and trained.result.trained_on is not None
     held = held_out_split([item.path for item in trained.result.trained_on.files], trained.result.trained_on.held_out)[1]
     assert held
     tokenizer = Tokenizer.from_str(trained.trained_json or "")
     counts, characters = held_out_words(tokenizer, held.splitlines())
     expected = size_curve(tokenizer, counts, characters)
-    curve = tab.curves[0]
+    curve = tab.size_page.curves[0]
     assert (curve["sizes"], curve["per_character"], curve["knee"]) == (expected.sizes, expected.tokens_per_character, expected.knee_index)
-    assert cell_text(tab.curve_table, 0, 5) == f"{expected.knee_size:,}"
+    assert cell_text(tab.size_page.table, 0, 5) == f"{expected.knee_size:,}"
     assert tab.png_button.isEnabled()
-    assert "at 100" in tab.curve_chart.describe(100.5) or expected.sizes[0] > 100
+    assert "at 100" in tab.size_page.chart.describe(100.5) or expected.sizes[0] > 100
 
-    tab.curve_source.setCurrentIndex(tab.curve_source.findData(ENGLISH))
-    with qtbot.waitSignal(tab.curve_job.finished, timeout=AUDIT_MS):
-        tab.curves_button.click()
-    assert [curve["text"] for curve in tab.curves] == ["the English declaration"] * 2
+    tab.size_page.source.setCurrentIndex(tab.size_page.source.findData(ENGLISH))
+    with qtbot.waitSignal(tab.size_page.job.finished, timeout=AUDIT_MS):
+        tab.size_page.button.click()
+    assert [curve["text"] for curve in tab.size_page.curves] == ["the English declaration"] * 2
     english = list(shipped_languages(["eng"])[0].articles.values())
     bpe = Tokenizer.from_file(str(byte_level_path))
     expected = size_curve(bpe, *held_out_words(bpe, english))
-    assert tab.curves[1]["per_character"] == expected.tokens_per_character
-    assert [name for name, _, _, _ in tab.curve_chart.curves] == [trained.name, imported.name]
+    assert tab.size_page.curves[1]["per_character"] == expected.tokens_per_character
+    assert [name for name, _, _, _ in tab.size_page.chart.curves] == [trained.name, imported.name]
 
-    tab.curve_source.setCurrentIndex(tab.curve_source.findData(USER_FILES))
-    with qtbot.waitSignal(tab.curve_job.failed, timeout=AUDIT_MS):
-        tab.curves_button.click()
-    assert "add files of your own" in tab.curve_status.text()
+    tab.size_page.source.setCurrentIndex(tab.size_page.source.findData(USER_FILES))
+    with qtbot.waitSignal(tab.size_page.job.failed, timeout=AUDIT_MS):
+        tab.size_page.button.click()
+    assert "add files of your own" in tab.size_page.status.text()
 
 
 def test_a_second_process_measures_half_and_every_figure_is_the_same(byte_level_path: Path) -> None:

@@ -173,11 +173,11 @@ def _audit(window: object, folder: Path) -> list[Path]:
     # which vocabulary size? every trained tokenizer on its own held-out lines
     tab.set_chosen(names)
     tab.pages.setCurrentIndex(SIZE_PAGE)
-    tab.draw_curves()
-    _wait(lambda: not tab.curve_job.is_running(), TRAINING_TIMEOUT_S)
-    if not tab.curves:
-        raise ScreenshotError(f"the size curves were not drawn: {tab.curve_status.text()}")
-    tab.curve_chart.readout.setText(tab.curve_chart.describe(2000))
+    tab.size_page.draw()
+    _wait(lambda: not tab.size_page.job.is_running(), TRAINING_TIMEOUT_S)
+    if not tab.size_page.curves:
+        raise ScreenshotError(f"the size curves were not drawn: {tab.size_page.status.text()}")
+    tab.size_page.chart.readout.setText(tab.size_page.chart.describe(2000))
     paths.append(_grab(window, folder / "audit-vocabulary-size.png"))
     # vocabulary health on the texts chosen, and two vocabularies side by side
     tab.pages.setCurrentIndex(HEALTH_PAGE)

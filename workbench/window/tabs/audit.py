@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 from functools import partial
-from typing import Final, TypeVar
+from typing import Final
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QImage, QImageWriter
@@ -36,7 +36,6 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableView,
     QTableWidget,
-    QTableWidgetItem,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -45,34 +44,23 @@ from PySide6.QtWidgets import (
 from engine.analysis.audit import COMPRESSION_NOTE, DTYPE_BYTES, EmbeddingCost
 from engine.formats.files import write_text_atomically
 from workbench.core.audit_report import EMBEDDING_HEADERS, SUMMARY_HEADERS
-from workbench.core.formatting import ERROR_STYLE, human_size
+from workbench.core.formatting import ERROR_STYLE
 from workbench.core.parallel_text import load_udhr
 from workbench.jobs.children.audit import audit_main, audit_payload
-from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES, curves_main, curves_payload
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.encoding import EncodingRunner
 from workbench.jobs.runners.saving import Worker
 from workbench.window.document import ProjectDocument
 from workbench.window.prompts import Prompts
-from workbench.window.views.audit_charts import EmbeddingChart, PremiumChart, ScriptChart, SizeCurveChart
-from workbench.window.views.audit_table import CostTableModel
+from workbench.window.views.audit_charts import EmbeddingChart, PremiumChart, ScriptChart
+from workbench.window.views.audit_table import CostTableModel, fill_table
 from workbench.window.views.health_pages import ComparePage, HealthPage
+from workbench.window.views.size_page import SizePage
 from workbench.window.views.unicode_page import UnicodePage
 
-N = TypeVar("N", int, float)
 DEFAULT_HIDDEN: Final = 768
 # Pages of the results, in order.
 SUMMARY_PAGE, PREMIUM_PAGE, SCRIPT_PAGE, TABLE_PAGE, SIZE_PAGE, HEALTH_PAGE, COMPARE_PAGE, UNICODE_PAGE = range(8)
-CURVE_HEADERS: Final = (
-    "tokenizer", "held-out text", "model", "vocabulary", "tokens per character", "knee", "at the knee",
-    "more tokens at the knee", "embedding", "embedding at the knee", "points",
-)  # fmt: skip
-CURVE_NOTE: Final = (
-    "BPE: every merge count, exact (a prefix of the merges is the smaller tokenizer). WordPiece: the "
-    "vocabulary's first entries in creation order, exact at each point. Unigram: the pieces that score "
-    "highest, an approximation (its pruning rounds only pass through sizes above the trained one). The knee "
-    "(Kneedle) is where a larger vocabulary starts to buy little."
-)
 # How tall one script's row is in the script chart (px), so its name stays readable.
 SCRIPT_ROW_PX: Final = 20
 NO_RESULT: Final = "Run an audit first."
@@ -94,8 +82,6 @@ class AuditTab(QWidget):
         self.result: dict[str, object] | None = None
         # the pages not drawn since the result came (`_draw_page`)
         self._stale: set[int] = set()
-        # the size curves shown (`curve_wire`'s)
-        self.curves: list[dict[str, object]] = []
         # the tokenizers (name -> tokenizer.json) the shown result measured
         self._measured: dict[str, str] = {}
         self._started = 0.0
@@ -192,39 +178,8 @@ class AuditTab(QWidget):
         self.pages.addTab(self.premium_chart, "Premium per Language")
         self.pages.addTab(self.script_scroll, "Per Script")
         self.pages.addTab(table_page, "Every Text")
-        # -- which vocabulary size?
-        self.curve_source = QComboBox()
-        self.curve_source.addItem("each tokenizer's held-out lines of the corpus", OWN_HELD_OUT)
-        self.curve_source.addItem("your files (above)", USER_FILES)
-        self.curve_source.addItem("the English declaration", ENGLISH)
-        self.curve_source.setToolTip(
-            "The text the curves are measured on. A tokenizer trained in this project held out the last lines of its "
-            "corpus (the Train tab's held-out share): those lines, never trained on, are the fairest test."
-        )
-        self.curves_button = QPushButton("Draw Curves")
-        self.curve_status = QLabel(CURVE_NOTE)
-        self.curve_status.setWordWrap(True)
-        self.curve_chart = SizeCurveChart()
-        self.curve_table = QTableWidget(0, len(CURVE_HEADERS))
-        self.curve_table.setHorizontalHeaderLabels(list(CURVE_HEADERS))
-        self.curve_table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.curve_table.verticalHeader().hide()
-        self.curve_table.setMinimumHeight(124)  # (four tokenizers without scrolling)
-        self.curve_table.setMaximumHeight(160)
-        self.curve_job = ChildJob("size curve", self)
-        self._curves_started = 0.0
-        size_page = QWidget()
-        size_layout = QVBoxLayout(size_page)
-        size_row = QHBoxLayout()
-        size_row.addWidget(QLabel("Held-out text"))
-        size_row.addWidget(self.curve_source)
-        size_row.addWidget(self.curves_button)
-        size_row.addStretch(1)
-        size_layout.addLayout(size_row)
-        size_layout.addWidget(self.curve_status)
-        size_layout.addWidget(self.curve_chart, 1)
-        size_layout.addWidget(self.curve_table)
-        self.pages.addTab(size_page, "Vocabulary Size")
+        self.size_page = SizePage(self.document, self.chosen, self.paths, self.embedding_bytes)
+        self.pages.addTab(self.size_page, "Vocabulary Size")
         self.health_page = HealthPage(self.chosen, self.texts_chosen, self._corpus)
         self.compare_page = ComparePage(self.chosen, self.texts_chosen, self._corpus)
         self.pages.addTab(self.health_page, "Vocabulary Health")
@@ -311,10 +266,7 @@ class AuditTab(QWidget):
         self.tokenizers.itemChanged.connect(self._update_buttons)
         self.tokenizers.itemChanged.connect(self.compare_page.follow)
         self.tokenizers.itemChanged.connect(self.unicode_page.follow)
-        self.curves_button.clicked.connect(self.draw_curves)
-        self.curve_job.progressed.connect(self._on_curve_job_progressed)
-        self.curve_job.finished.connect(self._on_curve_job_finished)
-        self.curve_job.failed.connect(self._on_curve_job_failed)
+        self.size_page.drawn.connect(self._update_buttons)
         self.job.progressed.connect(self._on_job_progressed)
         self.job.finished.connect(self._on_job_finished)
         self.job.failed.connect(self._on_job_failed)
@@ -449,7 +401,7 @@ class AuditTab(QWidget):
         self._update_buttons()
 
     def shutdown(self) -> None:
-        for job in (self.job, self.curve_job, self.health_page.job, self.compare_page.job, self.unicode_page.job):
+        for job in (self.job, self.size_page.job, self.health_page.job, self.compare_page.job, self.unicode_page.job):
             job.kill()
 
     def is_running(self) -> bool:
@@ -503,8 +455,8 @@ class AuditTab(QWidget):
             return
         self._stale.discard(page)
         if page == SUMMARY_PAGE:
-            _fill(self.summary, _rows(result["summary"]))
-            _fill(self.embedding, _rows(result["embedding"]))
+            fill_table(self.summary, _rows(result["summary"]))
+            fill_table(self.embedding, _rows(result["embedding"]))
             self.embedding_note.setText(str(result["embedding_note"]))
             points = result["embedding_points"]
             assert isinstance(points, list)
@@ -550,69 +502,9 @@ class AuditTab(QWidget):
         for page in sorted(self._stale):
             self._draw_page(page)
 
-    # -- which vocabulary size? ----------------------------------------------------------------
-
-    def draw_curves(self) -> None:
-        """Measure every checked tokenizer's size curve on the chosen held-out text."""
-        chosen = dict(self.chosen())
-        if not chosen:
-            self._say_curves(self.why_not_run() or "Check at least one tokenizer.", error=True)
-            return
-        tokenizers: list[tuple[str, str, list[str], float]] = []
-        for entry in self.document.project.tokenizers:
-            if entry.name in chosen and entry.result is not None:
-                trained_on = entry.result.trained_on
-                files = [item.path for item in trained_on.files] if trained_on is not None else []
-                share = trained_on.held_out if trained_on is not None else 0.0
-                tokenizers.append((entry.name, chosen[entry.name], files, share))
-        payload = curves_payload(tokenizers, str(self.curve_source.currentData()), self.paths())
-        self._curves_started = time.monotonic()
-        self._say_curves("Measuring…")
-        self.curve_job.start(curves_main, payload)
-        self._update_buttons()
-
-    def _on_curve_job_progressed(self, record: object) -> None:
-        if isinstance(record, tuple) and len(record) == 3:
-            self._say_curves(f"Measuring {record[2]} ({int(record[0]) + 1} of {int(record[1])})…")
-
-    def _on_curve_job_finished(self, answer: object) -> None:
-        assert isinstance(answer, list)
-        self.show_curves(answer)
-        problems = [f"{item['name']}: {item['problem']}" for item in answer if isinstance(item, dict) and "problem" in item]
-        seconds = time.monotonic() - self._curves_started
-        drawn = len(answer) - len(problems)
-        text = f"{drawn} curve{'s' if drawn != 1 else ''} in {seconds:.1f} s. {CURVE_NOTE}"
-        self._say_curves(text + ("" if not problems else " Not drawn: " + "; ".join(problems) + "."), error=bool(problems))
-        self._update_buttons()
-
-    def _on_curve_job_failed(self, message: str) -> None:
-        self._say_curves(f"The curves stopped: {message}", error=True)
-        self._update_buttons()
-
-    def show_curves(self, answer: list[object]) -> None:
-        """Draw size curves (`workbench.jobs.children.size_curves.curve_wire`'s) and their table."""
-        self.curves = [item for item in answer if isinstance(item, dict) and "problem" not in item]
-        per_entry = EmbeddingCost(1, self.hidden.value(), self.dtype.currentText(), not self.untied.isChecked()).bytes
-        drawn: list[tuple[str, list[int], list[float], int]] = []
-        rows: list[list[str]] = []
-        for curve in self.curves:
-            sizes = _numbers(curve["sizes"], int)
-            values = _numbers(curve["per_character"], float)
-            knee = _numbers([curve["knee"]], int)[0]
-            drawn.append((str(curve["name"]), sizes, values, knee))
-            full, at_knee = values[-1], values[knee]
-            rows.append([
-                str(curve["name"]), str(curve["text"]), str(curve["algorithm"]), f"{sizes[-1]:,}", f"{full:.3f}",
-                f"{sizes[knee]:,}", f"{at_knee:.3f}", f"{at_knee / full - 1:+.1%}" if full > 0 else "—",
-                human_size(sizes[-1] * per_entry), human_size(sizes[knee] * per_entry),
-                f"{len(sizes):,}" + ("" if curve["exact"] else " (approximate)"),
-            ])  # fmt: skip
-        self.curve_chart.show_curves(drawn, per_entry)
-        _fill(self.curve_table, rows)
-
-    def _say_curves(self, text: str, error: bool = False) -> None:
-        self.curve_status.setText(text)
-        self.curve_status.setStyleSheet(ERROR_STYLE if error else "")
+    def embedding_bytes(self) -> int:
+        """What one vocabulary entry's embedding costs, as the tab's embedding fields say."""
+        return EmbeddingCost(1, self.hidden.value(), self.dtype.currentText(), not self.untied.isChecked()).bytes
 
     # -- saving --------------------------------------------------------------------------------
 
@@ -632,11 +524,11 @@ class AuditTab(QWidget):
 
     def export_png(self) -> None:
         """Save the chart shown (premium per language, per script, or the size curves) as a PNG."""
-        if self.result is None and not (self.pages.currentIndex() == SIZE_PAGE and self.curves):
+        if self.result is None and not (self.pages.currentIndex() == SIZE_PAGE and self.size_page.curves):
             self._say(NO_RESULT, error=True)
             return
         page = self.pages.currentIndex()
-        chart: QWidget = {SCRIPT_PAGE: self.script_chart, SIZE_PAGE: self.curve_chart}.get(page, self.premium_chart)
+        chart: QWidget = {SCRIPT_PAGE: self.script_chart, SIZE_PAGE: self.size_page.chart}.get(page, self.premium_chart)
         name = {SCRIPT_PAGE: "audit-scripts.png", SIZE_PAGE: "vocabulary-size.png"}.get(page, "audit-premiums.png")
         path = self.prompts.export_file(os.path.join(self._folder(), name), "PNG image (*.png);;All files (*)")
         if not path:
@@ -666,8 +558,8 @@ class AuditTab(QWidget):
             button.setToolTip("" if shown else NO_RESULT)
         page = self.pages.currentIndex()
         if page == SIZE_PAGE:
-            self.png_button.setEnabled(bool(self.curves))
-            self.png_button.setToolTip("" if self.curves else "Draw the curves first.")
+            self.png_button.setEnabled(bool(self.size_page.curves))
+            self.png_button.setToolTip("" if self.size_page.curves else "Draw the curves first.")
         else:
             chart = page in (PREMIUM_PAGE, SCRIPT_PAGE)
             self.png_button.setEnabled(shown and chart)
@@ -675,9 +567,7 @@ class AuditTab(QWidget):
                 NO_RESULT if not shown else "" if chart else "Show a chart (Premium per Language, Per Script, Vocabulary Size) to save it."
             )
         self.remove_file_button.setEnabled(bool(self.files.selectedItems()))
-        drawing = self.curve_job.is_running()
-        self.curves_button.setEnabled(not drawing and bool(self.chosen()))
-        self.curves_button.setToolTip("Measuring…" if drawing else "" if self.chosen() else "Check at least one tokenizer above.")
+        self.size_page.follow()
         for widget in (self.tokenizers, self.languages_box, self.code_box, self.files, self.add_files_button, self.add_folder_button, self.hidden, self.dtype, self.untied):
             widget.setEnabled(not running)
         self.languages.setEnabled(not running and self.languages_box.isChecked())
@@ -693,7 +583,7 @@ class AuditTab(QWidget):
         self.status.setStyleSheet(ERROR_STYLE if error else "")
 
     def apply_palette(self) -> None:
-        self.curve_chart.apply_palette()
+        self.size_page.chart.apply_palette()
         self.embedding_chart.apply_palette()
         self.premium_chart.apply_palette()
         self.script_chart.apply_palette()
@@ -707,33 +597,12 @@ def _save_image(image: QImage, path: str) -> None:
         raise OSError(f"{path}: the image could not be written there ({writer.errorString()})")
 
 
-def _fill(table: QTableWidget, rows: list[list[str]]) -> None:
-    table.setRowCount(len(rows))
-    for r, row in enumerate(rows):
-        for c, value in enumerate(row):
-            item = QTableWidgetItem(value)
-            if c and value[:1].isdigit():
-                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            table.setItem(r, c, item)
-    table.resizeColumnsToContents()
-
-
 # -- reading the result's plain lists ---------------------------------------------------------
 
 
 def _strings(value: object) -> list[str]:
     assert isinstance(value, (list, tuple))
     return [str(item) for item in value]
-
-
-def _numbers(value: object, kind: type[N]) -> list[N]:
-    """A plain list of numbers of `kind` (int, or float: an int is taken as a float)."""
-    assert isinstance(value, list)
-    found: list[N] = []
-    for item in value:
-        assert isinstance(item, (int, float)) and not isinstance(item, bool)
-        found.append(kind(item))
-    return found
 
 
 def _rows(value: object) -> list[list[str]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Final
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 
 Index = QModelIndex | QPersistentModelIndex
 # How each column is headed in the table (the CSV keeps the machine names).
@@ -133,6 +134,22 @@ class CostTableModel(RowsModel):
     def text_of(self, row: int) -> str:
         """The text of the table's `row`, as the chart names it."""
         return str(self.value(row, "text"))
+
+
+def fill_table(table: QTableWidget, rows: list[list[str]], tips: dict[int, str] | None = None) -> None:
+    """Put `rows` of text in a small `table` (a few dozen rows: a model is not worth it), figures
+    (cells after the first that start with a digit or a sign) aligned right, columns fitted;
+    `tips[c]` is the tooltip of column c's cells."""
+    table.setRowCount(len(rows))
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            item = QTableWidgetItem(value)
+            if c and value[:1] in "0123456789+-":
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            if tips and c in tips:
+                item.setToolTip(tips[c])
+            table.setItem(r, c, item)
+    table.resizeColumnsToContents()
 
 
 def cell(name: str, value: Value) -> str:

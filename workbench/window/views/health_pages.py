@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QTableView,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -33,7 +32,7 @@ from PySide6.QtWidgets import (
 from workbench.core.formatting import ERROR_STYLE
 from workbench.jobs.children.vocab_health import CATEGORIES, CHOSEN_TEXTS, CORPUS, LISTED, compare_main, health_main, health_payload
 from workbench.jobs.runners.child_job import ChildJob
-from workbench.window.views.audit_table import RowsModel
+from workbench.window.views.audit_table import RowsModel, fill_table
 
 # What each category means (the counts table's headings say so on hover).
 MEANINGS: Final = {
@@ -177,17 +176,12 @@ class HealthPage(QWidget):
 
     def show_results(self, results: list[dict[str, object]]) -> None:
         self.results = results
-        self.counts.setRowCount(len(results))
-        for row, result in enumerate(results):
+        rows: list[list[str]] = []
+        for result in results:
             counts = result["counts"]
             assert isinstance(counts, dict)
-            cells = [str(result["name"]), f"{int(str(result['tokens'])):,}"] + [f"{int(counts[key]):,}" for key, _ in CATEGORIES]
-            for column, value in enumerate(cells):
-                item = QTableWidgetItem(value)
-                if column:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                self.counts.setItem(row, column, item)
-        self.counts.resizeColumnsToContents()
+            rows.append([str(result["name"]), f"{int(str(result['tokens'])):,}"] + [f"{int(counts[key]):,}" for key, _ in CATEGORIES])
+        fill_table(self.counts, rows)
         if results:
             self.counts.setCurrentCell(0, 2)
 

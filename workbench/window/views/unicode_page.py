@@ -8,6 +8,7 @@ the encoding process (the text, as it is typed) and in a child process (the corp
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Final
@@ -35,7 +36,7 @@ from workbench.core.formatting import ERROR_COLOR, ERROR_STYLE
 from workbench.jobs.children.unicode_corpus import corpus_forms_main
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.encoding import EncodingRunner
-from workbench.window.views.audit_table import RowsModel
+from workbench.window.views.audit_table import RowsModel, fill_table
 
 # What the page starts with: each thing it is for, once.
 SAMPLE: Final = (
@@ -273,21 +274,19 @@ class UnicodePage(QWidget):
 
     def show_corpus(self, results: list[dict[str, object]]) -> None:
         self.corpus_results = results
-        self.corpus_table.setRowCount(len(results))
-        for r, result in enumerate(results):
+        rows: list[list[str]] = []
+        for result in results:
             changed = result["changed"]
             flagged = result["flagged"]
             assert isinstance(changed, dict) and isinstance(flagged, dict)
-            cells = [str(result["source"]).rsplit("/", 1)[-1], f"{int(str(result['lines'])):,}"]
+            cells = [os.path.basename(str(result["source"])), f"{int(str(result['lines'])):,}"]
             cells += [f"{int(changed.get(form, 0)):,}" for form in FORMS] + [f"{int(flagged.get(flag, 0)):,}" for flag in FLAGS]
-            for c, value in enumerate(cells):
-                item = QTableWidgetItem(value)
-                if c:
-                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-                if c == 0:
-                    item.setToolTip(str(result["source"]))
-                self.corpus_table.setItem(r, c, item)
-        self.corpus_table.resizeColumnsToContents()
+            rows.append(cells)
+        fill_table(self.corpus_table, rows)
+        for r, result in enumerate(results):
+            item = self.corpus_table.item(r, 0)
+            if item is not None:
+                item.setToolTip(str(result["source"]))  # (the whole path)
 
     def _on_corpus_cell_changed(self, row: int, column: int, previous_row: int, previous_column: int) -> None:
         if not 0 <= row < len(self.corpus_results) or column < 2:
