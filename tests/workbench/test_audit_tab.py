@@ -24,7 +24,8 @@ from engine.analysis.vocab_health import compare_vocabularies, vocabulary_health
 from window_support import cell_text, train_and_wait
 from workbench.core.held_out import held_out_split
 from workbench.jobs.children.audit import SHARED_FROM, measure_all
-from workbench.jobs.children.vocab_health import CATEGORIES, CORPUS, LISTED
+from workbench.core.vocab_reports import CATEGORIES, LISTED
+from workbench.jobs.children.vocab_health import CORPUS
 from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES
 from engine.corpus.checks import check_file
 from workbench.core.audit_report import premium_series, script_medians
@@ -121,6 +122,10 @@ def test_exports_are_the_command_line_s_files(
     tab.languages.setText("eng, deu")
     tab.code_box.setChecked(False)
     run_and_wait(qtbot, tab)
+    # the size curves drawn since join the HTML report
+    tab.size_page.source.setCurrentIndex(tab.size_page.source.findData(ENGLISH))
+    with qtbot.waitSignal(tab.size_page.job.finished, timeout=AUDIT_MS):
+        tab.size_page.button.click()
     outputs = [tmp_path / "audit.csv", tmp_path / "audit.html", tmp_path / "premiums.png", tmp_path / "scripts.png"]
     prompts.answers["export_file"] = [str(path) for path in outputs]
     for click in (tab.csv_button.click, tab.html_button.click):
@@ -147,7 +152,7 @@ def test_exports_are_the_command_line_s_files(
 
     parser = Tables()
     parser.feed(outputs[1].read_text(encoding="utf-8"))
-    assert parser.found == ["tokenizers", "summary", "embedding", "costs", "texts"]
+    assert parser.found == ["tokenizers", "summary", "embedding", "size-curves", "costs", "texts"]
     for png in outputs[2:]:
         data = png.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000

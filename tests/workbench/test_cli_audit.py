@@ -9,10 +9,14 @@ from pathlib import Path
 import pytest
 import tokenizers
 
+from engine import Tokenizer
 from engine.analysis.audit import CSV_COLUMNS
+from engine.analysis.size_curve import held_out_words, size_curve
+from engine.analysis.vocab_health import compare_vocabularies, vocabulary_health
 from engine.formats import convert
 from cli_support import assert_one_line_error, run_cli
 from support import corpus_path, train_byte_level
+from workbench.core.audit_texts import shipped_languages
 from workbench.core.parallel_text import load_udhr
 
 LANGUAGES = ("eng", "hin", "rus", "kor", "arb")
@@ -147,3 +151,29 @@ def test_bad_audits_get_one_clear_line(byte_level: Path, tmp_path: Path) -> None
     assert_one_line_error(run_cli("audit", "-t", str(byte_level), "--languages", "eng", "--csv", str(taken)), "already exists", "--force")
     assert taken.read_text(encoding="utf-8") == "keep me\n"  # nothing the user had is overwritten
     assert_one_line_error(run_cli("audit", "-t", str(tmp_path / "nope.json"), "--languages", "eng"), "nope.json")
+
+
+def test_health_compare_and_size_curve_print_the_engine_s_figures_and_join_the_report(byte_level: Path, tmp_path: Path) -> None:
+    bert = corpus_path("bert_uncased_tokenizer.json")
+    report = tmp_path / "audit.html"
+    result = run_cli(
+        "audit", "-t", str(byte_level), "-t", str(bert), "--languages", "eng", "--no-code",
+        "--health", "5", "--compare", "--size-curve", "--html", str(report),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    english = list(shipped_languages(["eng"])[0].articles.values())
+    ours, theirs = Tokenizer.from_file(str(byte_level)), Tokenizer.from_file(str(bert))
+    curve = size_curve(ours, *held_out_words(ours, english))
+    assert f"{byte_level.name}: which vocabulary size? the knee is at {curve.knee_size:,} of {curve.sizes[-1]:,} entries" in result.stdout
+    assert f"{bert.name}: which vocabulary size? no smaller sizes to measure" in result.stdout
+    health = vocabulary_health(theirs, english, 5)
+    assert f"{bert.name}: vocabulary health on the 1 text measured ({health.tokens:,} tokens): {len(health.dead):,} dead, {len(health.rare):,} rare, {len(health.unreachable):,} unreachable" in result.stdout
+    comparison = compare_vocabularies(ours, theirs, english)
+    assert f"they agree on {comparison.boundary_agreement:.1%} of the token boundaries" in result.stdout
+    html = report.read_text(encoding="utf-8")
+    for heading in ("<h2>Which vocabulary size?</h2>", "<h2>Vocabulary health</h2>", "<h2>Two vocabularies</h2>"):
+        assert heading in html
+    assert html.index("<h2>Vocabulary health</h2>") < html.index("<h2>Every tokenizer and text</h2>")
+    assert 'id="health"' in html and 'id="size-curves"' in html
+    assert_one_line_error(run_cli("audit", "-t", str(byte_level), "--languages", "eng", "--compare"), "--compare compares two tokenizers")
+    assert_one_line_error(run_cli("audit", "-t", str(byte_level), "--languages", "eng", "--health", "1"), "--health N")

@@ -13,6 +13,9 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from engine.analysis.size_curve import held_out_words, size_curve
+from engine.analysis.vocab_health import compare_vocabularies, vocabulary_health
+from engine.tokenizer import Tokenizer
 from engine.analysis.audit import (
     COMPRESSION_NOTE,
     DTYPE_BYTES,
@@ -27,6 +30,20 @@ from workbench.cli.common import READABLE, CliError, check_output, check_output_
 from workbench.core.audit_texts import AuditTextError, shipped_code, shipped_languages, user_texts
 from workbench.core.audit_report import UNCOVERED_RATE, TokenizerFile, csv_text, embedding_rows, html_report
 from workbench.core.formatting import human_size
+from workbench.core.vocab_reports import (
+    CURVE_NOTE,
+    HEALTH_HEADERS,
+    comparison_lines,
+    comparison_section,
+    comparison_wire,
+    curve_table,
+    curve_wire,
+    curves_section,
+    health_section,
+    health_table,
+    health_tokens,
+    health_wire,
+)
 from workbench.core.parallel_text import load_udhr, udhr_source
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -53,6 +70,21 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     command.add_argument("--hidden-size", type=int, default=768, metavar="N", help="the model's hidden size, for the embedding's cost (default 768)")
     command.add_argument("--dtype", choices=tuple(DTYPE_BYTES), default="bf16", help="what the embedding is stored in (default bf16)")
     command.add_argument("--untied", action="store_true", help="the output projection is a matrix of its own (default: tied to the input embedding)")
+    command.add_argument(
+        "--health", nargs="?", const=10, type=int, metavar="N",
+        help="also check each vocabulary on the texts measured: tokens dead, rare (produced fewer than N times, default 10), "
+        "unreachable, not UTF-8 alone, intermediate only, never formed, colliding under the normalizer, the longest",
+    )  # fmt: skip
+    command.add_argument(
+        "--compare", action="store_true",
+        help="with two tokenizers: tokens in both vocabularies, in one only, the same string under different ids, and the "
+        "share of token boundaries they agree on over the texts measured",
+    )  # fmt: skip
+    command.add_argument(
+        "--size-curve", action="store_true",
+        help="tokens per character on the texts measured at every vocabulary size each tokenizer's run passed through, "
+        "and the knee (for a held-out text of your own: --no-languages --no-code --texts FILE)",
+    )  # fmt: skip
     command.add_argument("--force", action="store_true", help="replace the CSV or HTML file if it exists")
     command.add_argument("--list-languages", action="store_true", help="list the shipped languages and exit")
     command.set_defaults(func=cmd_audit)
@@ -68,6 +100,10 @@ def cmd_audit(args: argparse.Namespace) -> int:
         raise CliError("give at least one tokenizer to audit with -t TOKENIZER")
     if args.hidden_size <= 0:
         raise CliError(f"--hidden-size must be 1 or more, got {args.hidden_size}")
+    if args.compare and len(args.tokenizer) != 2:
+        raise CliError(f"--compare compares two tokenizers: give two with -t, not {len(args.tokenizer)}")
+    if args.health is not None and args.health < 2:
+        raise CliError(f"--health N: a token produced fewer than N times is rare; N must be 2 or more, got {args.health}")
     inputs = [Path(p) for p in args.tokenizer + args.texts]
     for output, what, example in ((args.csv, "CSV file", "audit.csv"), (args.html, "HTML report", "audit.html")):
         if output is not None:
@@ -82,14 +118,60 @@ def cmd_audit(args: argparse.Namespace) -> int:
     costs = audit(tokenizers, texts)
     embeddings = embedding_rows(tokenizers, args.hidden_size, args.dtype, not args.untied)
     _print_summary(out, costs, dict(embeddings[: len(tokenizers)]))
+    sections = _vocabulary_audits(out, args, tokenizers, texts)
     if args.csv is not None:
         write_text_atomically(str(args.csv), csv_text(costs))
         print(f"wrote {args.csv} ({len(costs)} rows)", file=sys.stderr)
     if args.html is not None:
         files = [TokenizerFile.of(name, path) for (name, _), path in zip(tokenizers, args.tokenizer)]
-        write_text_atomically(str(args.html), html_report(costs, files, udhr_source(), embeddings=embeddings))
+        write_text_atomically(str(args.html), html_report(costs, files, udhr_source(), embeddings=embeddings, sections=sections))
         print(f"wrote {args.html}", file=sys.stderr)
     return 0
+
+
+def _vocabulary_audits(out: TextIO, args: argparse.Namespace, tokenizers: list[tuple[str, Tokenizer]], texts: list[AuditText]) -> list[str]:
+    """--size-curve, --health and --compare on the texts measured: printed, and as the HTML
+    report's sections."""
+    bodies = [body for text in texts for body in text.articles.values()]
+    label = f"{len(texts)} text{'s' if len(texts) != 1 else ''} measured"
+    sections: list[str] = []
+    if args.size_curve:
+        entry_bytes = EmbeddingCost(1, args.hidden_size, args.dtype, not args.untied).bytes
+        curves: list[dict[str, object]] = []
+        for name, tokenizer in tokenizers:
+            counts, characters = held_out_words(tokenizer, bodies)
+            try:
+                curve = size_curve(tokenizer, counts, characters)
+            except ValueError as error:
+                out.write(f"{name}: no size curve ({error})\n")
+                continue
+            curves.append(curve_wire(name, label, tokenizer.get_vocab_size(True), curve.algorithm, curve.sizes, curve.tokens_per_character, curve.knee_index, curve.exact, characters))
+        for row in curve_table(curves, entry_bytes):
+            if row[10] == "1":
+                out.write(f"{row[0]}: which vocabulary size? no smaller sizes to measure: its vocabulary is not in the order it was made in\n")
+                continue
+            out.write(
+                f"{row[0]}: which vocabulary size? the knee is at {row[5]} of {row[3]} entries ({row[2]}, {row[10]} sizes): "
+                f"{row[6]} tokens per character there against {row[4]} ({row[7]}); embedding {row[9]} against {row[8]}\n"
+            )
+        sections.append(curves_section(curves, entry_bytes, CURVE_NOTE))
+    if args.health is not None:
+        healths = [health_wire(name, tokenizer, vocabulary_health(tokenizer, bodies, args.health), label) for name, tokenizer in tokenizers]
+        for health, row in zip(healths, health_table(healths)):
+            shown = [f"{value} {title}" for value, title in zip(row[2:], HEALTH_HEADERS[2:]) if value != "0"]
+            out.write(f"{row[0]}: vocabulary health on the {label} ({row[1]} tokens): {', '.join(shown)}\n")
+            for key, title in (("unreachable", "unreachable"), ("dead", "dead")):
+                tokens = health_tokens(health, key, 8)
+                if tokens:
+                    out.write(f"  {title}: {', '.join(tokens)}{' ...' if len(tokens) == 8 else ''}\n")
+        sections.append(health_section(healths))
+    if args.compare:
+        (name_a, a), (name_b, b) = tokenizers
+        comparison = comparison_wire(name_a, name_b, compare_vocabularies(a, b, bodies), f"the {label}")
+        for line in comparison_lines(comparison):
+            out.write(line + "\n")
+        sections.append(comparison_section(comparison))
+    return sections
 
 
 def _texts(args: argparse.Namespace) -> list[AuditText]:

@@ -31,6 +31,8 @@ from engine.analysis.audit import (
 from engine.tokenizer import Tokenizer
 from workbench.core.formatting import human_size
 
+# Where the table of every figure starts: sections added later go before it (`with_sections`).
+COSTS_HEADING: Final = "<h2>Every tokenizer and text</h2>"
 # One colour per tokenizer, in order (then again from the start).
 SERIES_COLOURS: Final = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf")
 # Past this share of unknown tokens a text's premium is said to understate its cost (a run of
@@ -101,9 +103,11 @@ def html_report(
     sources: dict[str, str],
     made: datetime.datetime | None = None,
     embeddings: Sequence[tuple[str, EmbeddingCost]] = (),
+    sections: Sequence[str] = (),
 ) -> str:
     """The whole report. `sources`: where the shipped texts come from (`parallel_text.udhr_source()`);
-    `embeddings`: the embedding's cost at the vocabulary sizes to show, labelled."""
+    `embeddings`: the embedding's cost at the vocabulary sizes to show, labelled; `sections`:
+    more of the report, as HTML (`workbench.core.vocab_reports`'), before every figure's table."""
     made = made or datetime.datetime.now(datetime.timezone.utc)
     texts: list[AuditText] = []
     for cost in costs:
@@ -118,11 +122,11 @@ def html_report(
         f"{escape(engine.__version__)} ({'compiled' if engine.COMPILED else 'pure Python'}).</p>",
         f'<p class="note">{escape(COMPRESSION_NOTE)}</p>',
         "<h2>Tokenizers</h2>",
-        _table(["name", "file", "SHA-256"], [[t.name, t.path, t.sha256] for t in tokenizers], "tokenizers"),
+        html_table(["name", "file", "SHA-256"], [[t.name, t.path, t.sha256] for t in tokenizers], "tokenizers"),
         "<h2>Summary</h2>",
         "<p>The premium of a language is its tokens over English's, with the same tokenizer, on the "
         "articles both texts have (Petrov et al. 2023). Gini: 0 when every language costs the same.</p>",
-        _table(list(SUMMARY_HEADERS), summary_table(costs), "summary"),
+        html_table(list(SUMMARY_HEADERS), summary_table(costs), "summary"),
         "<h2>Premium per language</h2>",
         "<p>Languages sorted by the first tokenizer's premium; one line per tokenizer; 1 is English.</p>",
         premium_chart(costs),
@@ -130,11 +134,12 @@ def html_report(
         "<p>The median premium of the languages written in each script, per tokenizer.</p>",
         script_chart(costs),
         *_embedding_section(embeddings),
-        "<h2>Every tokenizer and text</h2>",
-        _table(list(CSV_COLUMNS), [cost.csv_row() for cost in costs], "costs"),
+        *sections,
+        COSTS_HEADING,
+        html_table(list(CSV_COLUMNS), [cost.csv_row() for cost in costs], "costs"),
         "<h2>Texts</h2>",
         "<p>Shipped declarations: " + escape(", ".join(f"{key} {value}" for key, value in sources.items())) + ".</p>",
-        _table(
+        html_table(
             ["text", "kind", "ISO 639-3", "script", "articles", "SHA-256"],
             [[t.name, t.kind, t.iso639_3, t.script, str(len(t.articles)), text_sha256(t)] for t in texts],
             "texts",
@@ -149,6 +154,12 @@ SUMMARY_HEADERS: Final = (
     "tokenizer", "tokens", "languages", "median premium", "90th percentile", "worst language", "Gini",
     "unknown tokens", "texts decoded back",
 )  # fmt: skip
+
+
+def with_sections(report: str, sections: Sequence[str]) -> str:
+    """`report` (`html_report`'s) with `sections` added where `html_report` puts them."""
+    added = "\n".join(section for section in sections if section)
+    return report.replace(COSTS_HEADING, added + "\n" + COSTS_HEADING, 1) if added else report
 
 
 def embedding_table(embeddings: Sequence[tuple[str, EmbeddingCost]]) -> list[list[str]]:
@@ -171,7 +182,7 @@ def _embedding_section(embeddings: Sequence[tuple[str, EmbeddingCost]]) -> list[
     return [
         "<h2>Embedding cost</h2>",
         f"<p>{escape(embedding_note(embeddings[0][1]))}</p>",
-        _table(list(EMBEDDING_HEADERS), embedding_table(embeddings), "embedding"),
+        html_table(list(EMBEDDING_HEADERS), embedding_table(embeddings), "embedding"),
     ]
 
 
@@ -191,7 +202,7 @@ def summary_table(costs: Sequence[TextCost]) -> list[list[str]]:
     return rows
 
 
-def _table(headers: list[str], rows: list[list[str]], name: str) -> str:
+def html_table(headers: list[str], rows: list[list[str]], name: str) -> str:
     lines = [f'<table id="{escape(name)}"><thead><tr>' + "".join(f"<th>{escape(h)}</th>" for h in headers) + "</tr></thead><tbody>"]
     for row in rows:
         cells = "".join(
@@ -216,7 +227,7 @@ def premium_chart(costs: Sequence[TextCost]) -> str:
     width = CHART_WIDTH - 2 * MARGIN
     height = CHART_HEIGHT - 2 * MARGIN
     step = width / max(len(order) - 1, 1)
-    parts = [_svg_open("Premium over English per language"), _axes(top, "premium over English")]
+    parts = [svg_open("Premium over English per language"), svg_axes(top, "premium over English")]
     one = CHART_HEIGHT - MARGIN - height / top
     parts.append(f'<line x1="{MARGIN}" y1="{one:.1f}" x2="{CHART_WIDTH - MARGIN}" y2="{one:.1f}" stroke="#888" stroke-dasharray="4 3"/>')
     parts.append(f'<text x="{CHART_WIDTH - MARGIN + 4}" y="{one + 4:.1f}" font-size="10" fill="#555">English</text>')
@@ -228,7 +239,7 @@ def premium_chart(costs: Sequence[TextCost]) -> str:
             if language in values
         )
         parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{points}"><title>{escape(name)}</title></polyline>')
-        parts.append(_legend(index, name, colour))
+        parts.append(svg_legend(index, name, colour))
     worst = order[-1]
     parts.append(f'<text x="{CHART_WIDTH - MARGIN}" y="{MARGIN - 6}" text-anchor="end" font-size="11">highest: {escape(worst)}</text>')
     parts.append(f'<text x="{CHART_WIDTH / 2:.0f}" y="{CHART_HEIGHT - 10}" text-anchor="middle" font-size="12">{len(order)} languages, cheapest to dearest</text>')
@@ -288,7 +299,7 @@ def script_chart(costs: Sequence[TextCost]) -> str:
     height = CHART_HEIGHT - 2 * MARGIN
     group = width / len(scripts)
     bar = group * 0.8 / max(len(names), 1)
-    parts = [_svg_open("Median premium per script"), _axes(top, "median premium")]
+    parts = [svg_open("Median premium per script"), svg_axes(top, "median premium")]
     for position, script in enumerate(scripts):
         left = MARGIN + position * group + group * 0.1
         for index, name in enumerate(names):
@@ -305,12 +316,12 @@ def script_chart(costs: Sequence[TextCost]) -> str:
             f'<text x="{left + group * 0.4:.1f}" y="{CHART_HEIGHT - MARGIN + 14}" text-anchor="middle" font-size="10">{escape(script)}</text>'
         )
     for index, name in enumerate(names):
-        parts.append(_legend(index, name, SERIES_COLOURS[index % len(SERIES_COLOURS)]))
+        parts.append(svg_legend(index, name, SERIES_COLOURS[index % len(SERIES_COLOURS)]))
     parts.append("</svg>")
     return "\n".join(parts)
 
 
-def _svg_open(title: str) -> str:
+def svg_open(title: str) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{CHART_WIDTH}" height="{CHART_HEIGHT}" '
         f'viewBox="0 0 {CHART_WIDTH} {CHART_HEIGHT}" role="img" aria-label="{escape(title)}"><title>{escape(title)}</title>'
@@ -318,7 +329,7 @@ def _svg_open(title: str) -> str:
     )
 
 
-def _axes(top: float, label: str) -> str:
+def svg_axes(top: float, label: str) -> str:
     bottom = CHART_HEIGHT - MARGIN
     height = CHART_HEIGHT - 2 * MARGIN
     parts = [
@@ -345,7 +356,7 @@ def tick_step(top: float) -> float:
     return 10.0 * scale
 
 
-def _legend(index: int, name: str, colour: str) -> str:
+def svg_legend(index: int, name: str, colour: str) -> str:
     y = MARGIN + 14 * index
     return (
         f'<rect x="{MARGIN + 8}" y="{y - 9}" width="10" height="10" fill="{colour}"/>'

@@ -18,6 +18,7 @@ from engine.analysis.size_curve import held_out_words, size_curve
 from engine.errors import EngineError
 from workbench.core.audit_texts import AuditTextError, shipped_languages, user_texts
 from workbench.core.held_out import held_out_split
+from workbench.core.vocab_reports import curve_wire
 from workbench.jobs.children.process import lower_priority, send_message
 
 # Where the held-out text comes from.
@@ -90,15 +91,3 @@ def size_curves(payload: dict[str, object], connection: Connection | None = None
             continue
         curves.append(curve_wire(name, label, tokenizer.get_vocab_size(True), curve.algorithm, curve.sizes, curve.tokens_per_character, curve.knee_index, curve.exact, characters))
     return curves
-
-
-def curve_wire(
-    name: str, text: str, size: int, algorithm: str, sizes: list[int], per_character: list[float], knee: int, exact: bool, characters: int
-) -> dict[str, object]:
-    """A curve in plain form: the tokenizer's name, what it was measured on, its vocabulary's
-    size, the model ("BPE"...), the sizes and tokens per character at each, the knee's index,
-    whether each point is exact (False: Unigram's top pieces), the held-out characters."""
-    return {
-        "name": name, "text": text, "size": size, "algorithm": algorithm, "sizes": list(sizes),
-        "per_character": list(per_character), "knee": knee, "exact": exact, "characters": characters,
-    }  # fmt: skip

@@ -11,12 +11,12 @@ from multiprocessing.connection import Connection
 from typing import Final
 
 from engine import Tokenizer
-from engine.analysis.vocab_health import VocabularyComparison, VocabularyHealth, compare_vocabularies, vocabulary_health
-from engine.analysis.vocabulary import TokenStyle, readable
+from engine.analysis.vocab_health import compare_vocabularies, vocabulary_health
 from engine.corpus.units import FileSlice, training_inputs
 from engine.errors import EngineError
 from workbench.core.audit_texts import AuditTextError
 from workbench.core.formatting import human_size
+from workbench.core.vocab_reports import comparison_wire, health_wire
 from workbench.jobs.children.audit import chosen_texts
 from workbench.jobs.children.process import lower_priority, send_message
 
@@ -25,16 +25,6 @@ CHOSEN_TEXTS: Final = "chosen"
 CORPUS: Final = "corpus"
 # How much of the project's corpus is read, at most (its first bytes).
 CORPUS_BYTES: Final = 20 * 1024 * 1024
-# The categories of `VocabularyHealth`, in the order the tab shows them, with their headings.
-CATEGORIES: Final = (
-    ("dead", "dead"), ("rare", "rare"), ("unreachable", "unreachable"), ("invalid_utf8", "not UTF-8 alone"),
-    ("intermediate_only", "intermediate only"), ("unformable", "never formed"), ("collisions", "collide"),
-    ("longest", "longest"), ("unchecked", "unchecked"), ("special", "special"),
-)  # fmt: skip
-# A category lists at most this many tokens (the count says how many there are).
-LISTED: Final = 20_000
-
-
 def health_payload(
     tokenizers: Sequence[tuple[str, str]], source: str, texts: dict[str, object], corpus: Sequence[str], rare_below: int
 ) -> dict[str, object]:
@@ -122,33 +112,6 @@ def _healths(payload: dict[str, object], texts: list[str], label: str, connectio
     return found
 
 
-def health_wire(name: str, tokenizer: Tokenizer, health: VocabularyHealth, label: str) -> dict[str, object]:
-    """A tokenizer's health in plain form: its "name", the "text" checked on, the "tokens" it
-    produced there, "rare_below", per category (`CATEGORIES`) the "counts" and the "rows"
-    (id, readable token, frequency, group: a collision's group number, else 0), at most
-    `LISTED` a category."""
-    style = TokenStyle.of(tokenizer)
-    by_id = {number: token for token, number in tokenizer.get_vocab(True).items()}
-    counts: dict[str, int] = {}
-    rows: dict[str, list[tuple[int, str, int, int]]] = {}
-    for key, _ in CATEGORIES:
-        if key == "collisions":
-            listed = [(number, group + 1) for group, members in enumerate(health.collisions) for number in members]
-            counts[key] = len(listed)
-        else:
-            ids: list[int] = getattr(health, key)
-            listed = [(number, 0) for number in ids]
-            counts[key] = len(ids)
-        rows[key] = [
-            (number, readable(by_id.get(number, ""), style), health.frequencies[number] if number < len(health.frequencies) else 0, group)
-            for number, group in listed[:LISTED]
-        ]
-    return {
-        "name": name, "text": label, "tokens": health.tokens, "size": health.size, "rare_below": health.rare_below,
-        "counts": counts, "rows": rows,
-    }  # fmt: skip
-
-
 def _comparison(payload: dict[str, object], texts: list[str], label: str) -> dict[str, object]:
     named = payload["tokenizers"]
     assert isinstance(named, list) and len(named) == 2
@@ -156,25 +119,3 @@ def _comparison(payload: dict[str, object], texts: list[str], label: str) -> dic
     a, b = Tokenizer.from_str(json_a), Tokenizer.from_str(json_b)
     comparison = compare_vocabularies(a, b, texts)
     return comparison_wire(name_a, name_b, comparison, label)
-
-
-def comparison_wire(name_a: str, name_b: str, comparison: VocabularyComparison, label: str) -> dict[str, object]:
-    """Two vocabularies side by side in plain form: "names", the "text" cut, the boundary
-    "agreement" and "f1", "boundaries" (agreed, only a's, only b's), and the lists (at most
-    `LISTED` each) "both" and "different_ids" as (form, id in a, id in b), "only_a" and
-    "only_b" as (id, form), with their "counts"."""
-    return {
-        "names": (name_a, name_b),
-        "text": label,
-        "agreement": comparison.boundary_agreement,
-        "f1": comparison.boundary_f1,
-        "boundaries": (comparison.agreed, comparison.only_a_boundaries, comparison.only_b_boundaries),
-        "counts": {
-            "both": len(comparison.both), "only_a": len(comparison.only_a), "only_b": len(comparison.only_b),
-            "different_ids": len(comparison.different_ids),
-        },  # fmt: skip
-        "both": comparison.both[:LISTED],
-        "different_ids": comparison.different_ids[:LISTED],
-        "only_a": comparison.only_a[:LISTED],
-        "only_b": comparison.only_b[:LISTED],
-    }

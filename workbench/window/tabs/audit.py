@@ -43,7 +43,8 @@ from PySide6.QtWidgets import (
 
 from engine.analysis.audit import COMPRESSION_NOTE, DTYPE_BYTES, EmbeddingCost
 from engine.formats.files import write_text_atomically
-from workbench.core.audit_report import EMBEDDING_HEADERS, SUMMARY_HEADERS
+from workbench.core.audit_report import EMBEDDING_HEADERS, SUMMARY_HEADERS, with_sections
+from workbench.core.vocab_reports import CURVE_NOTE, comparison_section, curves_section, health_section
 from workbench.core.formatting import ERROR_STYLE
 from workbench.core.parallel_text import load_udhr
 from workbench.jobs.children.audit import audit_main, audit_payload
@@ -502,6 +503,14 @@ class AuditTab(QWidget):
         for page in sorted(self._stale):
             self._draw_page(page)
 
+    def report_sections(self) -> list[str]:
+        """The HTML report's sections for the vocabulary pages that have results."""
+        return [
+            curves_section(self.size_page.curves, self.embedding_bytes(), CURVE_NOTE),
+            health_section(self.health_page.results),
+            comparison_section(self.compare_page.result),
+        ]
+
     def embedding_bytes(self) -> int:
         """What one vocabulary entry's embedding costs, as the tab's embedding fields say."""
         return EmbeddingCost(1, self.hidden.value(), self.dtype.currentText(), not self.untied.isChecked()).bytes
@@ -518,6 +527,9 @@ class AuditTab(QWidget):
         if not path:
             return
         text = str(self.result[kind])
+        if kind == "html":
+            # (with what the other pages have measured since)
+            text = with_sections(text, self.report_sections())
         self._say(f"Writing {path}…")
         self._writing = path
         self.writer.start(partial(write_text_atomically, path, text))

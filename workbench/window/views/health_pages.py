@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from workbench.core.formatting import ERROR_STYLE
-from workbench.jobs.children.vocab_health import CATEGORIES, CHOSEN_TEXTS, CORPUS, LISTED, compare_main, health_main, health_payload
+from workbench.core.vocab_reports import CATEGORIES, LISTED
+from workbench.jobs.children.vocab_health import CHOSEN_TEXTS, CORPUS, compare_main, health_main, health_payload
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.window.views.audit_table import RowsModel, fill_table
 

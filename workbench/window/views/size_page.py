@@ -8,29 +8,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Final, TypeVar
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QTableWidget, QVBoxLayout, QWidget
 
-from workbench.core.formatting import ERROR_STYLE, human_size
+from workbench.core.formatting import ERROR_STYLE
+from workbench.core.vocab_reports import CURVE_HEADERS, CURVE_NOTE, curve_points, curve_table
 from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES, curves_main, curves_payload
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.window.document import ProjectDocument
 from workbench.window.views.audit_charts import SizeCurveChart
 from workbench.window.views.audit_table import fill_table
 
-N = TypeVar("N", int, float)
-CURVE_HEADERS: Final = (
-    "tokenizer", "held-out text", "model", "vocabulary", "tokens per character", "knee", "at the knee",
-    "more tokens at the knee", "embedding", "embedding at the knee", "points",
-)  # fmt: skip
-CURVE_NOTE: Final = (
-    "BPE: every merge count, exact (a prefix of the merges is the smaller tokenizer). WordPiece: the "
-    "vocabulary's first entries in creation order, exact at each point. Unigram: the pieces that score "
-    "highest, an approximation (its pruning rounds only pass through sizes above the trained one). The knee "
-    "(Kneedle) is where a larger vocabulary starts to buy little."
-)
 
 
 class SizePage(QWidget):
@@ -133,33 +122,10 @@ class SizePage(QWidget):
         """Draw size curves (`workbench.jobs.children.size_curves.curve_wire`'s) and their table."""
         self.curves = [item for item in answer if isinstance(item, dict) and "problem" not in item]
         per_entry = self._entry_bytes()
-        drawn: list[tuple[str, list[int], list[float], int]] = []
-        rows: list[list[str]] = []
-        for curve in self.curves:
-            sizes = _numbers(curve["sizes"], int)
-            values = _numbers(curve["per_character"], float)
-            knee = _numbers([curve["knee"]], int)[0]
-            drawn.append((str(curve["name"]), sizes, values, knee))
-            full, at_knee = values[-1], values[knee]
-            rows.append([
-                str(curve["name"]), str(curve["text"]), str(curve["algorithm"]), f"{sizes[-1]:,}", f"{full:.3f}",
-                f"{sizes[knee]:,}", f"{at_knee:.3f}", f"{at_knee / full - 1:+.1%}" if full > 0 else "—",
-                human_size(sizes[-1] * per_entry), human_size(sizes[knee] * per_entry),
-                f"{len(sizes):,}" + ("" if curve["exact"] else " (approximate)"),
-            ])  # fmt: skip
+        drawn = [(str(curve["name"]), *curve_points(curve)) for curve in self.curves]
         self.chart.show_curves(drawn, per_entry)
-        fill_table(self.table, rows)
+        fill_table(self.table, curve_table(self.curves, per_entry))
 
     def _say(self, text: str, error: bool = False) -> None:
         self.status.setText(text)
         self.status.setStyleSheet(ERROR_STYLE if error else "")
-
-
-def _numbers(value: object, kind: type[N]) -> list[N]:
-    """A plain list of numbers of `kind` (int, or float: an int is taken as a float)."""
-    assert isinstance(value, list)
-    found: list[N] = []
-    for item in value:
-        assert isinstance(item, (int, float)) and not isinstance(item, bool)
-        found.append(kind(item))
-    return found
