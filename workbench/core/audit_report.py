@@ -39,6 +39,8 @@ SERIES_COLOURS: Final = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", 
 # characters the vocabulary lacks can be one token).
 UNCOVERED_RATE: Final = 0.01
 CHART_WIDTH: Final = 960
+# From this many languages on, the premium chart draws the second and later tokenizers as dots.
+DOTS_FROM: Final = 120
 CHART_HEIGHT: Final = 320
 MARGIN: Final = 48
 STYLE: Final = """
@@ -233,12 +235,20 @@ def premium_chart(costs: Sequence[TextCost]) -> str:
     parts.append(f'<text x="{CHART_WIDTH - MARGIN + 4}" y="{one + 4:.1f}" font-size="10" fill="#555">English</text>')
     for index, (name, values) in enumerate(series.items()):
         colour = SERIES_COLOURS[index % len(SERIES_COLOURS)]
-        points = " ".join(
-            f"{MARGIN + position * step:.1f},{CHART_HEIGHT - MARGIN - height * values[language] / top:.1f}"
+        placed = [
+            (MARGIN + position * step, CHART_HEIGHT - MARGIN - height * values[language] / top, language)
             for position, language in enumerate(order)
             if language in values
-        )
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{points}"><title>{escape(name)}</title></polyline>')
+        ]
+        if index == 0 or len(order) <= DOTS_FROM:
+            points = " ".join(f"{x:.1f},{y:.1f}" for x, y, _ in placed)
+            parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{points}"><title>{escape(name)}</title></polyline>')
+        else:
+            # (in the first's order the others zigzag: a line through hundreds is a solid band)
+            parts += [
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="1.8" fill="{colour}"><title>{escape(name)}, {escape(language)}: {values[language]:.2f}</title></circle>'
+                for x, y, language in placed
+            ]
         parts.append(svg_legend(index, name, colour))
     worst = order[-1]
     parts.append(f'<text x="{CHART_WIDTH - MARGIN}" y="{MARGIN - 6}" text-anchor="end" font-size="11">highest: {escape(worst)}</text>')

@@ -14,13 +14,13 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
-from workbench.core.audit_report import SERIES_COLOURS, UNCOVERED_RATE
+from workbench.core.audit_report import DOTS_FROM, SERIES_COLOURS, UNCOVERED_RATE
 from workbench.core.formatting import human_size
 from workbench.core.parallel_text import script_title
 from workbench.window.views.training_plots import style_plot
 
-# A premium line has a dot per language up to this many languages.
-MAX_DOTS: Final = 120
+# A premium line has a dot per language up to this many languages (the HTML report's rule too).
+MAX_DOTS: Final = DOTS_FROM
 # The megabyte of `human_size`.
 MB: Final = 1024 * 1024
 # How tall one script's row of bars is, in data units (a row is 1).
@@ -94,8 +94,12 @@ class PremiumChart(QWidget):
             colour = series_colour(index)
             if len(xs) <= MAX_DOTS:
                 self.plot.plot(xs, ys, pen=pyqtgraph.mkPen(colour, width=2), symbol="o", symbolSize=5, symbolBrush=colour, symbolPen=None, name=name)
-            else:  # (hundreds of dots on a line took tens of milliseconds to draw; the line says it)
+            elif index == 0:  # (hundreds of dots on a line took tens of milliseconds to draw; the line says it)
                 self.plot.plot(xs, ys, pen=pyqtgraph.mkPen(colour, width=2), name=name)
+            else:
+                # the others, in the first's order, zigzag: a line through hundreds of them is a
+                # solid band; dots show each language's premium
+                self.plot.plot(xs, ys, pen=None, symbol="o", symbolSize=4, symbolBrush=colour, symbolPen=None, name=name)
             # subtle: one scatter of crosses over the dots, not a symbol per point: per-point
             # symbol lists crashed pyqtgraph's painting here (a segmentation fault).
             marks = uncovered.get(name, [])
