@@ -220,16 +220,24 @@ def unknown_positions(tokenizer: Tokenizer, encoding: Encoding, text: str, pair:
         return []
     added = tokenizer.get_added_tokens_decoder().get(unk)
     content = added.content if added is not None else ""
-    texts = (text, pair if pair is not None else "")
-    sequences = encoding.sequence_ids
+    second = pair if pair is not None else ""
+    ids = encoding.ids
+    tokens = encoding.tokens
+    spans = encoding.spans()
+    # (made when first needed: most encodings have no unknown token that is the added token)
+    sequences: list[int | None] | None = None
     found: list[int] = []
-    for index in range(len(encoding.ids)):
-        if encoding.ids[index] != unk:
+    for index in range(len(ids)):
+        if ids[index] != unk:
             continue
-        if added is not None and encoding.tokens[index] == content:
-            start, end = encoding.offsets[index]
+        if added is not None and tokens[index] == content:
+            # subtle: read one token's offsets, not `encoding.offsets` (a new list at each read)
+            start = int(spans[2 * index])
+            end = int(spans[2 * index + 1])
+            if sequences is None:
+                sequences = encoding.sequence_ids
             # subtle: a template's tokens have no sequence (and no characters)
-            source = texts[1] if index < len(sequences) and sequences[index] == 1 else texts[0]
+            source = second if index < len(sequences) and sequences[index] == 1 else text
             if source[start:end] == content or start == end:
                 continue  # the added token itself, matched in the text (or put there by a template)
         found.append(index)
