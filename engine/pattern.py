@@ -330,8 +330,20 @@ class Replacement:
         return self.matcher.find_matches(text, "Replace")
 
     def apply(self, text: str) -> str:
+        pattern = self.pattern
+        if isinstance(pattern, str) and pattern:
+            # subtle: a non-empty literal: str.replace finds the same leftmost, non-overlapping
+            # matches as the escaped regex, without a regex search and a cover per text (a
+            # Replace decoder runs once per token)
+            return text.replace(pattern, self.content)
+        return self.apply_matches(text, self.matches(text))
+
+    def apply_matches(self, text: str, matches: list[tuple[int, int, bool]]) -> str:
+        """`text` with its `matches` (this pattern's cover of it) replaced by `content`."""
+        if len(matches) == 1 and not matches[0][2]:
+            return text  # nothing matched
         parts: list[str] = []
-        for start, end, is_match in self.matches(text):
+        for start, end, is_match in matches:
             parts.append(self.content if is_match else text[start:end])
         return "".join(parts)
 

@@ -9,7 +9,6 @@ with the original and says why the pieces differ. `counts`, `shared_spans` and
 
 from __future__ import annotations
 
-import difflib
 import unicodedata
 from typing import Final
 
@@ -122,9 +121,8 @@ def round_trip(tokenizer: Tokenizer, text: str, encoding: Encoding) -> RoundTrip
     # (decoding leaves special tokens out: an unknown token that is one vanishes)
     unknown_cause = CAUSE_UNKNOWN_SKIPPED if skipped else CAUSE_UNKNOWN
     spaces_cause = CAUSE_JOINED if tokenizer.decoder is None else CAUSE_SPACES
-    matcher = difflib.SequenceMatcher(None, text, decoded, autojunk=False)
     differences: list[Difference] = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in opcodes(text, decoded):
         if tag == "equal":
             continue
         cause = _cause(text[i1:i2], decoded[j1:j2], i1, i2, unknown_spans, specials)
@@ -134,6 +132,111 @@ def round_trip(tokenizer: Tokenizer, text: str, encoding: Encoding) -> RoundTrip
             cause = spaces_cause
         differences.append(Difference(i1, i2, j1, j2, cause))
     return RoundTrip(decoded, _merge_neighbours(differences))
+
+
+def opcodes(a: str, b: str) -> list[tuple[str, int, int, int, int]]:
+    """`difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()`, the same steps
+    typed (compiled, several times faster than the interpreted difflib):
+    ("qabxcd", "abycdf") -> delete 0:1, equal 1:3 0:2, replace 3:4 2:3, equal 4:6 3:5, insert 6:6 5:6."""
+    b2j: dict[str, list[int]] = {}
+    for index in range(len(b)):
+        found = b2j.get(b[index])
+        if found is None:
+            b2j[b[index]] = [index]
+        else:
+            found.append(index)
+    # difflib's get_matching_blocks: the longest match, then the same on each side of it
+    queue: list[int] = [0, len(a), 0, len(b)]
+    block_j: dict[int, int] = {}
+    block_k: dict[int, int] = {}
+    while queue:
+        bhi = queue.pop()
+        blo = queue.pop()
+        ahi = queue.pop()
+        alo = queue.pop()
+        i, j, k = _longest_match(a, b, b2j, alo, ahi, blo, bhi)
+        if k:
+            # (the blocks never share an `a` position: sorted by it as difflib sorts them)
+            block_j[i] = j
+            block_k[i] = k
+            if alo < i and blo < j:
+                queue += [alo, i, blo, j]
+            if i + k < ahi and j + k < bhi:
+                queue += [i + k, ahi, j + k, bhi]
+    blocks: list[int] = []
+    i1 = 0
+    j1 = 0
+    k1 = 0
+    for i2 in sorted(block_j):
+        j2 = block_j[i2]
+        k2 = block_k[i2]
+        if i1 + k1 == i2 and j1 + k1 == j2:
+            k1 += k2
+        else:
+            if k1:
+                blocks += [i1, j1, k1]
+            i1 = i2
+            j1 = j2
+            k1 = k2
+    if k1:
+        blocks += [i1, j1, k1]
+    blocks += [len(a), len(b), 0]
+    answer: list[tuple[str, int, int, int, int]] = []
+    i = 0
+    j = 0
+    for index in range(0, len(blocks), 3):
+        ai = blocks[index]
+        bj = blocks[index + 1]
+        size = blocks[index + 2]
+        tag = ""
+        if i < ai and j < bj:
+            tag = "replace"
+        elif i < ai:
+            tag = "delete"
+        elif j < bj:
+            tag = "insert"
+        if tag:
+            answer.append((tag, i, ai, j, bj))
+        i = ai + size
+        j = bj + size
+        if size:
+            answer.append(("equal", ai, i, bj, j))
+    return answer
+
+
+NO_POSITIONS: Final[list[int]] = []
+
+
+def _longest_match(a: str, b: str, b2j: dict[str, list[int]], alo: int, ahi: int, blo: int, bhi: int) -> tuple[int, int, int]:
+    """difflib's find_longest_match without junk: (i, j, size) of the longest a[i:i+size] ==
+    b[j:j+size] in the ranges, the earliest in `a`, then in `b`, of the longest."""
+    besti = alo
+    bestj = blo
+    bestsize = 0
+    j2len: dict[int, int] = {}
+    for i in range(alo, ahi):
+        newj2len: dict[int, int] = {}
+        found = b2j.get(a[i])
+        for j in found if found is not None else NO_POSITIONS:
+            if j < blo:
+                continue
+            if j >= bhi:
+                break
+            k = j2len.get(j - 1, 0) + 1
+            newj2len[j] = k
+            if k > bestsize:
+                besti = i - k + 1
+                bestj = j - k + 1
+                bestsize = k
+        j2len = newj2len
+    # (difflib's extensions over equal non-junk chars; with no junk, its junk passes do nothing)
+    while besti > alo and bestj > blo and a[besti - 1] == b[bestj - 1]:
+        besti -= 1
+        bestj -= 1
+        bestsize += 1
+    while besti + bestsize < ahi and bestj + bestsize < bhi and a[besti + bestsize] == b[bestj + bestsize]:
+        bestsize += 1
+    return (besti, bestj, bestsize)
 
 
 def _cause(
@@ -220,16 +323,24 @@ def unknown_positions(tokenizer: Tokenizer, encoding: Encoding, text: str, pair:
         return []
     added = tokenizer.get_added_tokens_decoder().get(unk)
     content = added.content if added is not None else ""
-    texts = (text, pair if pair is not None else "")
-    sequences = encoding.sequence_ids
+    second = pair if pair is not None else ""
+    ids = encoding.ids
+    tokens = encoding.tokens
+    spans = encoding.spans()
+    # (made when first needed: most encodings have no unknown token that is the added token)
+    sequences: list[int | None] | None = None
     found: list[int] = []
-    for index in range(len(encoding.ids)):
-        if encoding.ids[index] != unk:
+    for index in range(len(ids)):
+        if ids[index] != unk:
             continue
-        if added is not None and encoding.tokens[index] == content:
-            start, end = encoding.offsets[index]
+        if added is not None and tokens[index] == content:
+            # subtle: read one token's offsets, not `encoding.offsets` (a new list at each read)
+            start = int(spans[2 * index])
+            end = int(spans[2 * index + 1])
+            if sequences is None:
+                sequences = encoding.sequence_ids
             # subtle: a template's tokens have no sequence (and no characters)
-            source = texts[1] if index < len(sequences) and sequences[index] == 1 else texts[0]
+            source = second if index < len(sequences) and sequences[index] == 1 else text
             if source[start:end] == content or start == end:
                 continue  # the added token itself, matched in the text (or put there by a template)
         found.append(index)

@@ -55,6 +55,10 @@ class BertNormalizer(Normalizer):
     handle_chinese_chars: bool
     strip_accents: bool | None
     lowercase: bool
+    # code point -> its normalized char where this normalizer maps it to exactly one char in
+    # place, else "" (`_aligned_char`); for the options in `_aligned_options`, filled as met
+    _aligned: dict[int, str]
+    _aligned_options: int
 
     def __init__(
         self,
@@ -67,6 +71,8 @@ class BertNormalizer(Normalizer):
         self.handle_chinese_chars = handle_chinese_chars
         self.strip_accents = strip_accents
         self.lowercase = lowercase
+        self._aligned = {}
+        self._aligned_options = -1
 
     def _strips_accents(self) -> bool:
         return self.strip_accents if self.strip_accents is not None else self.lowercase
@@ -96,7 +102,7 @@ class BertNormalizer(Normalizer):
 
     def normalize_aligned(self, sequence: str) -> str | None:
         if not sequence.isascii():
-            return None
+            return self._normalize_aligned_chars(sequence)
         text = sequence
         if self.clean_text:
             # subtle: ASCII controls other than \t\n\r are removed, which moves alignments.
@@ -104,6 +110,57 @@ class BertNormalizer(Normalizer):
             if len(text) != len(sequence):
                 return None
         return text.lower() if self.lowercase else text
+
+    def _normalize_aligned_chars(self, sequence: str) -> str | None:
+        """`normalize_aligned` of any text: char by char through a table of what each char
+        becomes (one char, or "" when it becomes none or several), None when a char does not
+        map to exactly one (then the text's length changes and `normalize` aligns it)."""
+        options = (
+            (1 if self.clean_text else 0) | (2 if self.handle_chinese_chars else 0)
+            | (4 if self._strips_accents() else 0) | (8 if self.lowercase else 0)
+        )  # fmt: skip
+        table = self._aligned
+        if options != self._aligned_options:
+            table.clear()
+            self._aligned_options = options
+        for c in set(sequence):
+            if ord(c) not in table:
+                table[ord(c)] = self._aligned_char(c)
+        # (an unaligned char maps to "": translate drops it, and the length tells)
+        out = sequence.translate(table)
+        return out if len(out) == len(sequence) else None
+
+    def _aligned_char(self, c: str) -> str:
+        """What `normalize` makes of `c` when it makes exactly one char in its place whatever
+        surrounds it (its alignment then stays (i, i + 1)), else "".
+
+        Each step works char by char but NFD's canonical reordering, which moves only chars of
+        nonzero combining class: a char qualifies when its decomposition is one starter (class
+        0) that stays, then nonspacing marks that go (so nothing that stays ever moves), and
+        its lowercase is one char outside Rust's extra mappings (`uc.lower_str` applies those
+        to a whole text at once)."""
+        text = c
+        if self.clean_text:
+            if BERT_REMOVED_RE.spans(text):
+                return ""
+            text = BERT_SPACE_RE.sub(" ", text)
+        if self.handle_chinese_chars and CJK_RE.match(text) is not None:
+            return ""
+        if self._strips_accents():
+            parts = uc.decompose_char(text, False)
+            if not parts or uc.ccc(parts[0]) != 0 or NONSPACING_MARK_RE.spans(parts[0]):
+                return ""
+            for k in range(1, len(parts)):
+                if not NONSPACING_MARK_RE.spans(parts[k]):
+                    return ""
+            text = parts[0]
+        if self.lowercase:
+            if ord(text) in tables.LOWER_EXTRA:
+                return ""
+            text = uc.lower_str(text)
+            if len(text) != 1 or ord(text) in tables.LOWER_EXTRA:
+                return ""
+        return text
 
     def normalize_str(self, sequence: str) -> str:
         text = sequence

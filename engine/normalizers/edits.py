@@ -62,10 +62,11 @@ class Replace(Normalizer):
 
     def normalize_aligned(self, sequence: str) -> str | None:
         one_char = len(self.replacement.content) == 1
-        for start, end, is_match in self.replacement.matches(sequence):
+        matches = self.replacement.matches(sequence)
+        for start, end, is_match in matches:
             if is_match and not (one_char and end - start == 1):
                 return None  # a span of another length than its replacement moves alignments
-        return self.replacement.apply(sequence)
+        return self.replacement.apply_matches(sequence, matches)
 
     def to_dict(self) -> dict[str, JsonValue]:
         return self.replacement.to_dict()

@@ -18,6 +18,25 @@ PRECOMPILED_WHOLE_GRAPHEME_BYTES: Final = 6
 # A cached lookup of a chunk with no rule (a replacement never holds NUL).
 NO_RULE: Final = "\x00"
 GRAPHEME_RE: Final = regex.compile(r"\X")
+# What a char may do to a text, for `Precompiled._unchanged` (`Precompiled._char_flags`):
+# a rule matches the char alone (or a prefix of its bytes);
+RULED: Final = 1
+# a longer rule starts with it;
+EXTENDABLE: Final = 2
+# it may follow the first char of a grapheme, or start one that more chars follow (`JOINING_RE`);
+JOINING: Final = 4
+# it is a grapheme's first char that the next char always joins (Prepend).
+PREPEND: Final = 8
+# The chars that may be a grapheme's second char in the `regex` module's `\X`, which also
+# starts a grapheme with one of them before a consonant (a virama): every grapheme of two or
+# more chars has one of them first or second, or a Prepend char first (checked on random texts
+# weighted to these chars in the tests).
+JOINING_RE: Final = regex.compile(
+    r"[\p{Grapheme_Cluster_Break=Extend}\p{Grapheme_Cluster_Break=ZWJ}\p{Grapheme_Cluster_Break=SpacingMark}"
+    r"\p{Grapheme_Cluster_Break=L}\p{Grapheme_Cluster_Break=V}\p{Grapheme_Cluster_Break=T}"
+    r"\p{Grapheme_Cluster_Break=LV}\p{Grapheme_Cluster_Break=LVT}\p{Grapheme_Cluster_Break=Regional_Indicator}\n]"
+)
+PREPEND_RE: Final = regex.compile(r"\p{Grapheme_Cluster_Break=Prepend}")
 
 
 class Precompiled(Normalizer):
@@ -33,6 +52,8 @@ class Precompiled(Normalizer):
     _replacements: bytes
     _cache: dict[str, str]
     _ascii_rules: regex.Pattern[str] | None
+    # char -> its RULED | EXTENDABLE | JOINING | PREPEND flags, filled as met
+    _char_flags: dict[str, int]
 
     def __init__(self, precompiled_charsmap: bytes) -> None:
         blob = bytes(precompiled_charsmap)
@@ -55,6 +76,7 @@ class Precompiled(Normalizer):
         self._units = units
         self._replacements = replacements
         self._cache = {}
+        self._char_flags = {}
         ruled = ""
         for cp in range(0x80):
             if self._search(chr(cp)) != NO_RULE:
@@ -108,8 +130,72 @@ class Precompiled(Normalizer):
     def _untouched(self, text: str) -> bool:
         # ASCII text with no ruled char is left as is (the common case, no grapheme split needed)
         if not text.isascii():
-            return False
+            return self._unchanged(text)
         return self._ascii_rules is None or self._ascii_rules.search(text) is None
+
+    def _unchanged(self, text: str) -> bool:
+        """True when no rule can apply to `text` (False: maybe one does), without cutting it
+        into graphemes. A lookup finds a rule only where the rule is a prefix of the chunk:
+        so never when no char has a rule of its own and every grapheme of two or more chars
+        starts with a char that no longer rule starts with. Such a grapheme has a JOINING char
+        first or second, or a PREPEND char first (`JOINING_RE`)."""
+        flags = self._char_flags
+        joining = False
+        for c in set(text):
+            found = flags.get(c)
+            if found is None:
+                found = self._flags_of(c)
+                if len(flags) < 65536:
+                    flags[c] = found
+            if found & RULED or (found & EXTENDABLE and found & (JOINING | PREPEND)):
+                return False
+            if found & JOINING:
+                joining = True
+        if not joining:
+            return True  # every grapheme is one char
+        after_extendable = False
+        for c in text:
+            found = flags.get(c)
+            if found is None:
+                found = self._flags_of(c)
+            if after_extendable and found & JOINING:
+                return False
+            after_extendable = (found & EXTENDABLE) != 0
+        return True
+
+    def _flags_of(self, c: str) -> int:
+        """`c`'s RULED, EXTENDABLE, JOINING and PREPEND flags (see `_unchanged`)."""
+        if 0xD800 <= ord(c) <= 0xDFFF:
+            return RULED  # (no UTF-8: the lookups raise as they would have)
+        found = 0
+        if JOINING_RE.match(c) is not None:
+            found |= JOINING
+        if PREPEND_RE.match(c) is not None:
+            found |= PREPEND
+        if c == "\x00":
+            return found  # a lookup stops at NUL: nothing starting with it has a rule
+        if self._search(c) != NO_RULE:
+            return found | RULED
+        # walk c's bytes as `_search` does; a child past them (label 1-255) is a longer rule
+        units = self._units
+        size = len(units)
+        if size == 0:
+            return found
+        unit = units[0]
+        pos = (unit >> 10) << ((unit & 0x200) >> 6)
+        for byte in c.encode("utf-8"):
+            pos ^= byte
+            if pos >= size:
+                return found
+            unit = units[pos]
+            if (unit & 0x800000FF) != byte:
+                return found
+            pos ^= (unit >> 10) << ((unit & 0x200) >> 6)
+        for label in range(1, 256):
+            child = pos ^ label
+            if child < size and (units[child] & 0x800000FF) == label:
+                return found | EXTENDABLE
+        return found
 
     def normalize_aligned(self, sequence: str) -> str | None:
         if self._untouched(sequence):

@@ -163,8 +163,13 @@ def test_added_tokens_and_controls_take_the_full_pipeline() -> None:
     parts = (tokenizer._added, tokenizer.normalizer, tokenizer.pre_tokenizer)
     assert fast_path.cut("hello [CLS] world", *parts) is None
     assert fast_path.cut("bell\x07 here", *parts) is None  # BertNormalizer removes it: alignments move
-    assert fast_path.cut("café", *parts) is None  # accents stripped: not char for char
+    assert fast_path.cut("cafe\u0301", *parts) is None  # a combining accent removed: alignments move
+    assert fast_path.cut("猫 here", *parts) is None  # spaces put around a CJK ideograph
     assert fast_path.cut("hello [world]", *parts) is not None
+    # a precomposed accent stripped, or a capital lowercased, is char for char: the fast path
+    assert fast_path.cut("Café ΟΔΟΣ", *parts) is not None
+    for text in ("Café ΟΔΟΣ", "cafe\u0301", "İstanbul ǅ", "猫 here"):
+        assert_same(tokenizer, text)
 
 
 def test_the_word_cache_follows_option_changes() -> None:

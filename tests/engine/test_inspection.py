@@ -3,6 +3,8 @@ verdict and causes, counts, shared spans and the boundaries columns do not share
 
 from __future__ import annotations
 
+import difflib
+import random
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ from engine.analysis.inspection import (
     CAUSE_UNKNOWN_SKIPPED,
     content_tokens,
     counts,
+    opcodes,
     round_trip,
     shared_spans,
     trace,
@@ -193,3 +196,18 @@ def test_unknowns_of_the_other_models_and_an_unknown_token_typed_as_text(corpora
     pair = bert.encode("hello", "😀 world")
     assert [pair.tokens[i] for i in unknown_positions(bert, pair, "hello", "😀 world")] == ["[UNK]"]
     assert unknown_positions(bert, pair, "hello", "😀 world") == [pair.tokens.index("[UNK]")]
+
+
+def test_opcodes_are_difflibs() -> None:
+    # `round_trip` lines texts up with its own typed copy of difflib's SequenceMatcher
+    rng = random.Random(5)
+    pairs = [("", ""), ("", "ab"), ("ab", ""), ("qabxcd", "abycdf"), ("Hello World", "hello world"), ("aaaa", "aa")]
+    for _ in range(3000):
+        alphabet = "ab c" if rng.random() < 0.5 else "abcdefgh ⁇éE"
+        a = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        b = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+        if rng.random() < 0.3:
+            b = a.lower().replace("e", " ⁇ ")
+        pairs.append((a, b))
+    for a, b in pairs:
+        assert opcodes(a, b) == difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes(), (a, b)

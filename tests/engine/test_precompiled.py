@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 from pathlib import Path
 
 import pytest
+import regex
 import tokenizers
 
 from engine import normalizers as N
 from engine.formats import sentencepiece_proto
 from engine.errors import SchemaError
 from engine.normalizers.normalized import NormalizedString
+from engine.normalizers.precompiled import EXTENDABLE, JOINING_RE, PREPEND_RE
 from support import corpus_path
 
 CORPORA = ["shakespeare.txt", "botchan.txt", "wagahaiwa_nekodearu.txt"]
@@ -126,6 +129,44 @@ def test_bad_charsmaps() -> None:
         N.from_dict({"type": "Precompiled", "precompiled_charsmap": ""})
     with pytest.raises(ValueError, match="Cannot parse"):
         N.Precompiled(b"\xff\xff\x00\x00abc")
+
+
+def grapheme_by_grapheme(ours: N.Precompiled, text: str) -> str:
+    """`normalize_str` without its shortcuts: every grapheme looked up (HF's way)."""
+    parts: list[str] = []
+    for grapheme in regex.findall(r"\X", text):
+        if len(grapheme) == 1 or len(grapheme.encode("utf-8")) < 6:
+            found = ours.transform(grapheme)
+            if found is not None:
+                parts.append(found)
+                continue
+            if len(grapheme) == 1:
+                parts.append(grapheme)
+                continue
+        for c in grapheme:
+            found = ours.transform(c)
+            parts.append(c if found is None else found)
+    return "".join(parts)
+
+
+def test_texts_no_rule_can_touch_are_told_without_graphemes(ours: N.Precompiled) -> None:
+    # `_unchanged` says a text stays as it is without cutting it into graphemes: texts of chars
+    # that start longer rules ("e" of "e\u0301") beside chars that join graphemes (marks,
+    # viramas, ZWJ, Hangul jamo, regional indicators, Prepend), and any chars
+    rng = random.Random(7)
+    every = [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+    joining = [c for c in every if JOINING_RE.match(c) or PREPEND_RE.match(c)]
+    starts = [c for c in every[:0x3100] if ours._flags_of(c) & EXTENDABLE]
+    plain = list("abcdeαβγабвअकखिंক্ষกัาه ") + ["\u094d", "\u09cd", "\u200d", "\u0600"]
+    assert starts and joining
+    for _ in range(20_000):
+        text = "".join(
+            rng.choice(starts) if r < 0.35 else rng.choice(joining) if r < 0.6 else rng.choice(plain) if r < 0.9 else rng.choice(every)
+            for r in [rng.random() for _ in range(rng.randint(1, 8))]
+        )  # fmt: skip
+        assert ours.normalize_str(text) == grapheme_by_grapheme(ours, text), [hex(ord(c)) for c in text]
+    for c in every:
+        assert ours.normalize_str(c) == grapheme_by_grapheme(ours, c), hex(ord(c))
 
 
 def test_empty_trie_changes_nothing() -> None:
