@@ -3,6 +3,8 @@ hand, and equal to the engine's own encodings on a trained tokenizer."""
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from engine import Tokenizer, decoders, models, pre_tokenizers
@@ -94,6 +96,10 @@ def test_each_tokenizer_is_measured_on_every_text_with_its_own_english() -> None
         assert cost.article_tokens == expected and cost.tokens == sum(expected.values())
     assert costs[3].premium == pytest.approx(costs[3].article_tokens[1] / costs[2].article_tokens[1])
     assert costs[2].round_trip and costs[3].round_trip  # byte-level: every text comes back
+    # progress is heard text by text, and the garbage collector is on again after
+    heard: list[int] = []
+    assert [c.tokens for c in audit([("words", words_tokenizer())], texts, heard.append)] == [c.tokens for c in costs[:2]]
+    assert heard == [1, 2] and gc.isenabled()
 
 
 def test_truncation_and_padding_do_not_hide_tokens_and_are_put_back() -> None:

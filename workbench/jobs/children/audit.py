@@ -24,8 +24,7 @@ from engine.analysis.audit import (
     EmbeddingCost,
     TextCost,
     add_premiums,
-    byte_fallback_ids,
-    measure,
+    audit,
 )
 from engine.errors import EngineError
 from workbench.core.audit_report import (
@@ -149,7 +148,7 @@ def run_audit(payload: dict[str, object], report: Report | None = None) -> dict[
     costs = measure_all(named, tokenizers, texts, report)
     add_premiums(costs)
     if report is not None:
-        report(len(costs), len(costs), "writing the report")
+        report(len(texts), len(texts), "writing the report")
     embeddings = embedding_rows(tokenizers, int(str(payload["hidden"])), str(payload["dtype"]), bool(payload["tied"]))
     return audit_result(costs, embeddings, csv_text(costs), html_report(costs, hashes, udhr_source(), embeddings=embeddings), time.monotonic() - started)
 
@@ -157,40 +156,50 @@ def run_audit(payload: dict[str, object], report: Report | None = None) -> dict[
 def measure_all(
     named: list[tuple[str, str]], tokenizers: list[tuple[str, Tokenizer]], texts: list[AuditText], report: Report | None
 ) -> list[TextCost]:
-    """Every tokenizer on every text (`measure`), tokenizer by tokenizer, in the texts' order.
+    """Every tokenizer on every text (`engine.analysis.audit.audit`), tokenizer by tokenizer,
+    in the texts' order; `report(done, total, text)` hears how many texts are done.
 
-    With enough of them and a second core, a second process measures every other pair
+    With enough of them and a second core, a second process measures every other text
     meanwhile (its own copy of the tokenizers and texts): the measuring is compiled code that
-    holds Python's lock, so a thread would not help."""
-    tasks = [(t, i) for t in range(len(tokenizers)) for i in range(len(texts))]
+    holds Python's lock, so a thread would not help. Premiums are the caller's to set over all
+    the texts (`add_premiums`)."""
+    everything = list(range(len(texts)))
     helper: _Helper | None = None
-    mine = tasks
-    if len(tasks) >= SHARED_FROM and (os.cpu_count() or 1) > 1:
-        helper = _Helper(named, texts, tasks[1::2])
-        mine = tasks[0::2]
-    fallbacks = [byte_fallback_ids(tokenizer) for _, tokenizer in tokenizers]
-    found: dict[tuple[int, int], TextCost] = {}
-    for t, i in mine:
-        name, tokenizer = tokenizers[t]
+    mine, theirs = everything, []
+    if len(texts) * len(tokenizers) >= SHARED_FROM and (os.cpu_count() or 1) > 1:
+        mine, theirs = everything[0::2], everything[1::2]
+        helper = _Helper(named, [texts[i] for i in theirs])
+
+    def heard(done: int) -> None:
         if report is not None:
-            report(len(found) + (helper.done() if helper is not None else 0), len(tasks), f"{name}: {texts[i].name}")
-        found[(t, i)] = measure(name, tokenizer, texts[i], fallbacks[t])
-    if helper is not None:
-        wires = helper.wait(report, len(found), len(tasks))
-        for (t, i), wire in zip(tasks[1::2], wires):
-            found[(t, i)] = cost_from_wire(wire, tokenizers[t][0], texts[i])
-    return [found[task] for task in tasks]
+            others = helper.done() if helper is not None else 0
+            upcoming = texts[mine[done]].name if done < len(mine) else "the second process's share"
+            report(done + others, len(texts), upcoming)
+
+    heard(0)
+    ours = audit(tokenizers, [texts[i] for i in mine], heard)
+    wires = helper.wait(report, len(mine), len(texts)) if helper is not None else []
+    place = {i: ("ours", k) for k, i in enumerate(mine)} | {i: ("theirs", k) for k, i in enumerate(theirs)}
+    costs: list[TextCost] = []
+    for t, (name, _) in enumerate(tokenizers):
+        for i in everything:
+            side, k = place[i]
+            if side == "ours":
+                costs.append(ours[t * len(mine) + k])
+            else:
+                costs.append(cost_from_wire(wires[t * len(theirs) + k], name, texts[i]))
+    return costs
 
 
 class _Helper:
-    """The second process of `measure_all`: measures `tasks` ((tokenizer, text) indices) and
-    reports how many it has done."""
+    """The second process of `measure_all`: measures `texts` with every tokenizer and reports
+    how many texts it has done."""
 
-    def __init__(self, named: list[tuple[str, str]], texts: list[AuditText], tasks: list[tuple[int, int]]) -> None:
+    def __init__(self, named: list[tuple[str, str]], texts: list[AuditText]) -> None:
         context = multiprocessing.get_context("spawn")
         self.connection, theirs = context.Pipe(duplex=False)
         plain = [(text.name, text.iso639_3, text.script, text.kind, text.articles) for text in texts]
-        self.process = context.Process(target=measure_share, args=(named, plain, tasks, theirs), name="audit-share", daemon=True)
+        self.process = context.Process(target=measure_share, args=(named, plain, theirs), name="audit-share", daemon=True)
         self.process.start()
         theirs.close()
         self.count = 0
@@ -199,14 +208,14 @@ class _Helper:
         self.answer: list[dict[str, object]] | None = None
 
     def done(self) -> int:
-        """How many pairs it has measured (what it has reported so far)."""
+        """How many texts it has measured (what it has reported so far)."""
         while self.answer is None and self.connection.poll():
             self.answer = self._take(self._receive())
         return self.count
 
     def wait(self, report: Report | None, mine: int, total: int) -> list[dict[str, object]]:
-        """Its measurements, in its tasks' order, reporting progress meanwhile; AuditTextError
-        when it failed or died."""
+        """Its measurements (`cost_wire`s, tokenizer by tokenizer, its texts in order),
+        reporting progress meanwhile; AuditTextError when it failed or died."""
         while self.answer is None:
             self.answer = self._take(self._receive())
             if report is not None and self.answer is None:
@@ -236,26 +245,22 @@ class _Helper:
         return message[1]
 
 
-def measure_share(
-    named: list[tuple[str, str]], plain: list[tuple[str, str, str, str, dict[int, str]]], tasks: list[tuple[int, int]], connection: Connection
-) -> None:
-    """The second process: ("progress", count) now and then, then ("done", [cost_wire, ...])
-    or ("failed", message)."""
+def measure_share(named: list[tuple[str, str]], plain: list[tuple[str, str, str, str, dict[int, str]]], connection: Connection) -> None:
+    """The second process: ("progress", texts done) now and then, then ("done", [cost_wire,
+    ...]) in `audit`'s order, or ("failed", message)."""
     try:
         tokenizers = [(name, Tokenizer.from_str(text)) for name, text in named]
         texts = [AuditText(name, code, script, kind, articles) for name, code, script, kind, articles in plain]
-        fallbacks: dict[int, frozenset[int]] = {}
-        wires: list[dict[str, object]] = []
-        last = time.monotonic()
-        for t, i in tasks:
-            if t not in fallbacks:
-                fallbacks[t] = byte_fallback_ids(tokenizers[t][1])
-            wires.append(cost_wire(measure(tokenizers[t][0], tokenizers[t][1], texts[i], fallbacks[t])))
-            if time.monotonic() - last >= PROGRESS_INTERVAL_S:
-                last = time.monotonic()
-                connection.send(("progress", len(wires)))
-        connection.send(("progress", len(wires)))
-        send_message(connection, ("done", wires))
+        last = [time.monotonic()]
+
+        def heard(done: int) -> None:
+            if time.monotonic() - last[0] >= PROGRESS_INTERVAL_S:
+                last[0] = time.monotonic()
+                connection.send(("progress", done))
+
+        costs = audit(tokenizers, texts, heard)
+        connection.send(("progress", len(texts)))
+        send_message(connection, ("done", [cost_wire(cost) for cost in costs]))
     except Exception as error:  # noqa: BLE001 - reported to the first process
         connection.send(("failed", f"{type(error).__name__}: {error}"))
     finally:
