@@ -52,8 +52,6 @@ INTERPRETED: dict[str, str] = {
     "engine/corpus/sources.py": "what kind of input a path is and which files a folder holds: once per input",
     "engine/analysis/estimate.py": "the estimate before a training: it times a sample count run by the compiled corpus code",
     "engine/analysis/estimate_sample.py": "the estimate's sample: a few slices and file starts per estimate, split by the compiled corpus code",
-    "engine/analysis/inspection.py": "the Encode tab's trace and round trip: a few calls per keystroke on the user's text",
-    "engine/analysis/baselines.py": "reference encodings of a few sentences for the window",
     "engine/formats/convert.py": "dispatch between the formats: one call per file",
     "engine/formats/export_notes.py": "what an export leaves out: a few checks per export",
     "engine/formats/gpt2.py": "vocab.json + merges.txt: json, then the compiled BPE model builds the tokenizer",
