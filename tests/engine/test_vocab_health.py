@@ -7,14 +7,8 @@ import pytest
 
 from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 from engine.analysis.audit import Unbounded
-from engine.analysis.vocab_health import (
-    VocabularyHealth,
-    compare_vocabularies,
-    comparable_form,
-    token_ends,
-    token_frequencies,
-    vocabulary_health,
-)
+from engine.analysis.vocab_compare import comparable_form, compare_vocabularies, token_ends
+from engine.analysis.vocab_health import VocabularyHealth, token_frequencies, vocabulary_health
 from engine.analysis.vocabulary import TokenStyle, token_bytes
 from support import corpus_path, train_byte_level
 

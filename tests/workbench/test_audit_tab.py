@@ -20,7 +20,8 @@ from engine.analysis.audit import CSV_COLUMNS, add_premiums, audit
 from support import corpus_path, train_byte_level
 from engine.analysis.size_curve import held_out_words, size_curve
 from engine.analysis.unicode_report import corpus_forms, normal_forms
-from engine.analysis.vocab_health import compare_vocabularies, vocabulary_health
+from engine.analysis.vocab_compare import compare_vocabularies
+from engine.analysis.vocab_health import vocabulary_health
 from window_support import cell_text, train_and_wait
 from workbench.core.held_out import held_out_split
 from workbench.jobs.children.audit import SHARED_FROM, measure_all

@@ -12,7 +12,8 @@ import tokenizers
 from engine import Tokenizer
 from engine.analysis.audit import CSV_COLUMNS
 from engine.analysis.size_curve import held_out_words, size_curve
-from engine.analysis.vocab_health import compare_vocabularies, vocabulary_health
+from engine.analysis.vocab_compare import compare_vocabularies
+from engine.analysis.vocab_health import vocabulary_health
 from engine.formats import convert
 from cli_support import assert_one_line_error, run_cli
 from support import corpus_path, train_byte_level

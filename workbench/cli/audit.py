@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TextIO
 
 from engine.analysis.size_curve import held_out_words, size_curve
-from engine.analysis.vocab_health import compare_vocabularies, vocabulary_health
+from engine.analysis.vocab_compare import compare_vocabularies
+from engine.analysis.vocab_health import vocabulary_health
 from engine.tokenizer import Tokenizer
 from engine.analysis.audit import (
     COMPRESSION_NOTE,

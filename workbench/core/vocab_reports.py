@@ -11,7 +11,8 @@ from html import escape
 from typing import Final
 
 from engine import Tokenizer
-from engine.analysis.vocab_health import VocabularyComparison, VocabularyHealth
+from engine.analysis.vocab_compare import VocabularyComparison
+from engine.analysis.vocab_health import VocabularyHealth
 from engine.analysis.vocabulary import TokenStyle, readable
 from workbench.core.audit_report import CHART_HEIGHT, CHART_WIDTH, MARGIN, SERIES_COLOURS, html_table, svg_axes, svg_legend, svg_open
 from workbench.core.formatting import human_size

@@ -11,7 +11,8 @@ from multiprocessing.connection import Connection
 from typing import Final
 
 from engine import Tokenizer
-from engine.analysis.vocab_health import compare_vocabularies, vocabulary_health
+from engine.analysis.vocab_compare import compare_vocabularies
+from engine.analysis.vocab_health import vocabulary_health
 from engine.corpus.units import FileSlice, training_inputs
 from engine.errors import EngineError
 from workbench.core.audit_texts import AuditTextError
