@@ -102,12 +102,12 @@ class Prompts:
             path += ".tokproj"
         return path or None
 
-    def corpus_files(self, folder: str = "") -> list[str]:
-        paths, _ = QFileDialog.getOpenFileNames(self.parent, "Add corpus files", folder, CORPUS_FILTER)
+    def corpus_files(self, folder: str = "", title: str = "Add corpus files") -> list[str]:
+        paths, _ = QFileDialog.getOpenFileNames(self.parent, title, folder, CORPUS_FILTER)
         return list(paths)
 
-    def corpus_folder(self, folder: str = "") -> str | None:
-        path = QFileDialog.getExistingDirectory(self.parent, "Add a folder of corpus files", folder)
+    def corpus_folder(self, folder: str = "", title: str = "Add a folder of corpus files") -> str | None:
+        path = QFileDialog.getExistingDirectory(self.parent, title, folder)
         return path or None
 
     def folder_files(self, folder: str) -> list[str] | None:
@@ -179,11 +179,11 @@ class ScriptedPrompts(Prompts):
     def save_project(self, suggested: str) -> str | None:
         return _path(self._answer("save_project", suggested, None))
 
-    def corpus_files(self, folder: str = "") -> list[str]:
+    def corpus_files(self, folder: str = "", title: str = "Add corpus files") -> list[str]:
         found = self._answer("corpus_files", folder, [])
         return [str(item) for item in found] if isinstance(found, list) else []
 
-    def corpus_folder(self, folder: str = "") -> str | None:
+    def corpus_folder(self, folder: str = "", title: str = "Add a folder of corpus files") -> str | None:
         return _path(self._answer("corpus_folder", folder, None))
 
     def folder_files(self, folder: str) -> list[str] | None:

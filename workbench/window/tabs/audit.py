@@ -336,10 +336,10 @@ class AuditTab(QWidget):
         self._update_buttons()
 
     def add_files(self) -> None:
-        self.add_paths(self.prompts.corpus_files(self._folder()))
+        self.add_paths(self.prompts.corpus_files(self._folder(), "Add files to measure"))
 
     def add_folder(self) -> None:
-        folder = self.prompts.corpus_folder(self._folder())
+        folder = self.prompts.corpus_folder(self._folder(), "Add a folder of files to measure")
         if folder:
             self.add_paths([folder])
 
