@@ -166,7 +166,7 @@ def measure_all(
     everything = list(range(len(texts)))
     helper: _Helper | None = None
     mine, theirs = everything, []
-    if len(texts) * len(tokenizers) >= SHARED_FROM and (os.cpu_count() or 1) > 1:
+    if len(texts) > 1 and len(texts) * len(tokenizers) >= SHARED_FROM and (os.cpu_count() or 1) > 1:
         mine, theirs = everything[0::2], everything[1::2]
         helper = _Helper(named, [texts[i] for i in theirs])
 
