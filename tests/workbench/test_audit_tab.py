@@ -394,3 +394,7 @@ def test_the_unicode_page_shows_each_form_s_ids_and_the_corpus_s_counts(
     counted = corpus_forms(str(small_corpus))
     assert page.corpus_results[0]["lines"] == counted.lines
     assert [cell_text(page.corpus_table, 0, 2 + i) for i in range(4)] == [f"{counted.changed[form]:,}" for form in ("NFC", "NFD", "NFKC", "NFKD")]
+    # and both join the HTML report's sections
+    section = tab.report_sections()[-1]
+    assert section.startswith("<h2>Unicode</h2>") and 'id="unicode-forms"' in section and 'id="unicode-corpus"' in section
+    assert f"{counted.lines:,}" in section

@@ -372,3 +372,52 @@ def svg_legend(index: int, name: str, colour: str) -> str:
         f'<rect x="{MARGIN + 8}" y="{y - 9}" width="10" height="10" fill="{colour}"/>'
         f'<text x="{MARGIN + 22}" y="{y}" font-size="11">{escape(name)}</text>'
     )
+
+
+UNICODE_FORM_HEADERS: Final = ("form", "same text", "code points", "same ids", "tokens", "text")
+
+
+def unicode_section(report: dict[str, object] | None, corpus: Sequence[dict[str, object]], tokenizer: str) -> str:
+    """The report's Unicode section: a text under each normal form with the tokens `tokenizer`
+    gives it and its flags (`unicode_report`'s, as the encoding process sends them), and per
+    corpus file the lines each form changes and each flag marks (`CorpusForms.to_wire()`)."""
+    if report is None and not corpus:
+        return ""
+    parts = ["<h2>Unicode</h2>"]
+    if report is not None:
+        forms = report["forms"]
+        flags = report["flags"]
+        assert isinstance(forms, list) and isinstance(flags, dict)
+        rows: list[list[str]] = []
+        for form in forms:
+            assert isinstance(form, dict)
+            ids = form["ids"]
+            same = form["same_ids"]
+            rows.append([
+                str(form["form"]), "yes" if form["equals_original"] else "no", str(form["code_points"]),
+                "" if same is None else ("yes" if same else "no"), str(len(ids)) if isinstance(ids, list) else "",
+                str(form["text"]),
+            ])  # fmt: skip
+        counts = flags["counts"]
+        assert isinstance(counts, dict)
+        flagged = ", ".join(f"{count} {flag}" for flag, count in counts.items() if count)
+        parts += [
+            f"<p>A text under each normal form, encoded with {escape(tokenizer) if tokenizer else 'no tokenizer'}. "
+            f"Flagged: {escape(flagged) if flagged else 'nothing'}.</p>",
+            html_table(list(UNICODE_FORM_HEADERS), rows, "unicode-forms"),
+        ]
+    if corpus:
+        names: list[str] = []
+        for result in corpus:
+            for key in ("changed", "flagged"):
+                values = result[key]
+                assert isinstance(values, dict)
+                names += [str(name) for name in values if str(name) not in names]
+        rows = []
+        for result in corpus:
+            changed, flagged_lines = result["changed"], result["flagged"]
+            assert isinstance(changed, dict) and isinstance(flagged_lines, dict)
+            merged = {**changed, **flagged_lines}
+            rows.append([str(result["source"]), f"{int(str(result['lines'])):,}"] + [f"{int(str(merged.get(name, 0))):,}" for name in names])
+        parts += ["<p>Lines of each corpus file that each normal form changes and each flag marks.</p>", html_table(["file", "lines", *names], rows, "unicode-corpus")]
+    return "\n".join(parts)

@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 
 from engine.analysis.audit import COMPRESSION_NOTE, DTYPE_BYTES, EmbeddingCost
 from engine.formats.files import write_text_atomically
-from workbench.core.audit_report import EMBEDDING_HEADERS, SUMMARY_HEADERS, with_sections
+from workbench.core.audit_report import EMBEDDING_HEADERS, SUMMARY_HEADERS, unicode_section, with_sections
 from workbench.core.vocab_reports import CURVE_NOTE, comparison_section, curves_section, health_section
 from workbench.core.formatting import ERROR_STYLE
 from workbench.core.parallel_text import load_udhr
@@ -509,6 +509,7 @@ class AuditTab(QWidget):
             curves_section(self.size_page.curves, self.embedding_bytes(), CURVE_NOTE),
             health_section(self.health_page.results),
             comparison_section(self.compare_page.result),
+            unicode_section(self.unicode_page.report, self.unicode_page.corpus_results, self.unicode_page.tokenizer_name()),
         ]
 
     def embedding_bytes(self) -> int:

@@ -175,6 +175,11 @@ class UnicodePage(QWidget):
         if self.report is None:
             self._debounce.start()
 
+    def tokenizer_name(self) -> str:
+        """The tokenizer the shown forms were encoded with ("" for none)."""
+        name = self.tokenizer.currentText()
+        return "" if name == NO_TOKENIZER else name
+
     def request(self) -> None:
         """Ask the encoding process about the text as it is now."""
         chosen = dict(self._chosen())
