@@ -45,8 +45,8 @@ from workbench.jobs.children.process import Pieces, lower_priority, send_message
 
 # How often the child reports, at most (s): a record per text would be 900 messages.
 PROGRESS_INTERVAL_S = 0.1
-# From this many (tokenizer, text) pairs on, a second process measures half of them: it takes
-# about a second to start and read the tokenizers.
+# From this many (tokenizer, text) pairs on (and two texts), a second process measures half of
+# the texts: it takes about half a second to start and read the tokenizers.
 SHARED_FROM = 64
 # What hears of the progress: (done, total, what is being measured).
 Report = Callable[[int, int, str], None]
