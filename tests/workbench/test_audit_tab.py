@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from engine import Tokenizer
+from engine import Tokenizer, models, normalizers, pre_tokenizers
 from engine.analysis.audit import CSV_COLUMNS, add_premiums, audit
 from support import corpus_path, train_byte_level
 from engine.analysis.size_curve import held_out_words, size_curve
@@ -398,3 +398,21 @@ def test_the_unicode_page_shows_each_form_s_ids_and_the_corpus_s_counts(
     section = tab.report_sections()[-1]
     assert section.startswith("<h2>Unicode</h2>") and 'id="unicode-forms"' in section and 'id="unicode-corpus"' in section
     assert f"{counted.lines:,}" in section
+
+
+def test_a_vocabulary_not_in_creation_order_says_it_has_no_smaller_sizes(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    """As BERT's: whole words first, its single characters and ## characters last, so no prefix
+    of it can spell every word."""
+    words = ["[UNK]", "the", "of", "and", "to", "all", "human", "rights"]
+    characters = sorted({c for text in shipped_languages(["eng"])[0].articles.values() for c in text.lower() if not c.isspace()})
+    vocab = {token: i for i, token in enumerate(words + characters + [f"##{c}" for c in characters])}
+    made = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    made.normalizer = normalizers.Lowercase()
+    made.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    bert = tmp_path / "bert-like.json"
+    made.save(str(bert))
+    tab = audit_tab(window, bert)
+    tab.size_page.source.setCurrentIndex(tab.size_page.source.findData(ENGLISH))
+    with qtbot.waitSignal(tab.size_page.job.finished, timeout=AUDIT_MS):
+        tab.size_page.button.click()
+    assert f"{bert.name} has no smaller sizes to measure" in tab.size_page.status.text()

@@ -106,10 +106,16 @@ class SizePage(QWidget):
         assert isinstance(answer, list)
         self.show_curves(answer)
         problems = [f"{item['name']}: {item['problem']}" for item in answer if isinstance(item, dict) and "problem" in item]
+        single = [
+            f"{curve['name']} has no smaller sizes to measure (its vocabulary is not in the order it was made in)"
+            for curve in self.curves
+            if isinstance(curve["sizes"], list) and len(curve["sizes"]) == 1
+        ]
         seconds = time.monotonic() - self._started
-        drawn = len(answer) - len(problems)
+        drawn = len(self.curves)
         text = f"{drawn} curve{'s' if drawn != 1 else ''} in {seconds:.1f} s. {CURVE_NOTE}"
-        self._say(text + ("" if not problems else " Not drawn: " + "; ".join(problems) + "."), error=bool(problems))
+        text += "".join(f" {line}." for line in single)
+        self._say(text + ("" if not problems else " Not drawn: " + "; ".join(problems) + "."), error=bool(problems or single))
         self.follow()
         self.drawn.emit()
 
