@@ -8,12 +8,12 @@ approximation, see `unigram_curve`). No training and no Qt here; the curve is dr
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
 from typing import Final
 
 from engine.analysis.audit import EmbeddingCost
 from engine.errors import CorpusError
+from engine.models.bpe.encoder import merge_all
 from engine.models.bpe.model import BPE
 from engine.models.unigram.model import Unigram
 from engine.models.wordpiece.model import WordPiece
@@ -451,63 +451,12 @@ def _plain_symbols(word: str, vocab: dict[str, int], prefix: str | None, suffix:
 
 def _merge_thresholds(ids: list[int], ranks: dict[int, int], made: list[int], stride: int) -> list[int]:
     """For each merge BPE applies to `ids`, in order, the least k - 1 with which the first k
-    merges still apply it: the running maximum of the ranks seen so far. The loop is the model's
-    (`engine.models.bpe.encoder.merge_all`, without dropout), with the ranks recorded.
+    merges still apply it: the model's own merge loop (`merge_all`, without dropout), recording.
 
     [a, b, c] with ranks {(b, c): 0, (a, bc): 1} -> [0, 1]; [a, a, a] with {(a, a): 0} -> [0]
     """
     thresholds: list[int] = []
-    n = len(ids)
-    if n < 2:
+    if len(ids) < 2:
         return thresholds
-    symbols = list(ids)
-    alive = [True] * n
-    prev: list[int] = list(range(-1, n - 1))
-    nxt: list[int] = list(range(1, n + 1))
-    nxt[n - 1] = -1
-    heap: list[int] = []
-    for i in range(n - 1):
-        rank = ranks.get(symbols[i] * stride + symbols[i + 1])
-        if rank is not None:
-            heap.append(rank * n + i)
-    heapq.heapify(heap)
-    highest = -1
-    while heap:
-        top = heapq.heappop(heap)
-        rank = top // n
-        pos = top - rank * n
-        # subtle: with the first k merges the loop pops the same entries while their ranks are
-        # below k; an entry popped at rank >= k means that loop had stopped, applied or not.
-        if rank > highest:
-            highest = rank
-        if not alive[pos]:
-            continue
-        right = nxt[pos]
-        if right == -1:
-            continue
-        new_id = made[rank]
-        # the entry is stale unless the pair there still makes the same token (as merge_all)
-        current = ranks.get(symbols[pos] * stride + symbols[right])
-        if current is None or made[current] != new_id:
-            continue
-        # subtle: a stale entry may apply a pair of another rank that makes the same token;
-        # the first k merges apply it only if they hold that pair too.
-        if current > highest:
-            highest = current
-        thresholds.append(highest)
-        symbols[pos] = new_id
-        alive[right] = False
-        after = nxt[right]
-        nxt[pos] = after
-        if after != -1:
-            prev[after] = pos
-        before = prev[pos]
-        if before >= 0:
-            found = ranks.get(symbols[before] * stride + new_id)
-            if found is not None:
-                heapq.heappush(heap, found * n + before)
-        if after != -1:
-            found = ranks.get(new_id * stride + symbols[after])
-            if found is not None:
-                heapq.heappush(heap, found * n + pos)
+    merge_all(list(ids), [1] * len(ids), ranks, made, stride, 0.0, thresholds)
     return thresholds

@@ -13,7 +13,13 @@ from engine import unicode_chars as uc
 
 
 def merge_all(
-    ids: list[int], lens: list[int], ranks: dict[int, int], new_ids: list[int], stride: int, dropout: float
+    ids: list[int],
+    lens: list[int],
+    ranks: dict[int, int],
+    new_ids: list[int],
+    stride: int,
+    dropout: float,
+    thresholds: list[int] | None = None,
 ) -> None:
     """Apply merges lowest rank first, leftmost first, in place; merged-away symbols get length 0.
 
@@ -21,6 +27,11 @@ def merge_all(
     token. [a, b, c] with ranks {(b, c): 0, (a, bc): 1} -> [abc], lengths [3, 0, 0].
     Faithful to HF's Word.merge_all: a heap of (rank, position) entries, stale entries
     checked against the merge's new id, and dropout skipping a merge with probability p.
+
+    `thresholds`, when given, gets for each merge applied, in order, the highest rank popped so
+    far (stale entries included): with only the first k merges the loop pops the same entries
+    while their ranks are below k, so that merge happens iff k > its threshold
+    (`engine.analysis.size_curve`'s one-pass curve). [a, b, c] above -> [0, 1].
     """
     n = len(ids)
     prev: list[int] = list(range(-1, n - 1))
@@ -35,6 +46,7 @@ def merge_all(
         return
     heapq.heapify(heap)
     skipped: list[int] = []
+    highest = -1
     while heap:
         top = heapq.heappop(heap)
         if dropout > 0.0 and random.random() < dropout:
@@ -45,6 +57,8 @@ def merge_all(
         skipped.clear()
         rank = top // n
         pos = top - rank * n
+        if thresholds is not None and rank > highest:
+            highest = rank
         if lens[pos] == 0:
             continue
         right = nxt[pos]
@@ -55,6 +69,12 @@ def merge_all(
         current = ranks.get(ids[pos] * stride + ids[right])
         if current is None or new_ids[current] != new_id:
             continue
+        if thresholds is not None:
+            if current > highest:
+                # subtle: a stale entry may apply a pair of another rank that makes the same
+                # token; the first k merges apply it only if they hold that pair too.
+                highest = current
+            thresholds.append(highest)
         ids[pos] = new_id
         lens[pos] += lens[right]
         lens[right] = 0
