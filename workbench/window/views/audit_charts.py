@@ -42,31 +42,58 @@ def _style(plot: pyqtgraph.PlotWidget, legend: pyqtgraph.LegendItem) -> None:
     style_plot(plot, ("left", "bottom", "top"))
 
 
-class PremiumChart(QWidget):
-    """Every language's premium over English, in the order of the first tokenizer's premium;
-    one line (with dots) per tokenizer; a dashed line at 1 (English). The language under the
-    mouse is named below, with each tokenizer's premium."""
+class _Chart(QWidget):
+    """A plot in the palette's colours with its legend at `legend_offset`; with a `hint`, a line
+    below it reads the chart out where the mouse points (`read_at`, given the x of the plot's
+    data). Subclasses draw their data in `redraw`, again when the palette changes."""
 
-    def __init__(self) -> None:
+    def __init__(self, legend_offset: tuple[int, int], hint: str = "") -> None:
         super().__init__()
         self.plot = pyqtgraph.PlotWidget()
         self.plot.setMenuEnabled(False)
-        self.readout = QLabel("Point at a language to name it.")
+        self.readout = QLabel(hint)
         self.readout.setTextFormat(Qt.TextFormat.RichText)
         self.readout.setWordWrap(True)  # (a long readout must not widen the window)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.plot, 1)
-        layout.addWidget(self.readout)
-        self.languages: list[str] = []
-        self.series: dict[str, list[float | None]] = {}
-        self.uncovered: dict[str, list[bool]] = {}
-        self._legend = self.plot.addLegend(offset=(10, 10))
-        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
-        self.apply_palette()
+        if hint:
+            layout.addWidget(self.readout)
+            self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._legend = self.plot.addLegend(offset=legend_offset)
 
     def apply_palette(self) -> None:
         _style(self.plot, self._legend)
+        self.redraw()
+
+    def redraw(self) -> None:
+        raise NotImplementedError
+
+    def read_at(self, x: float) -> str:
+        """What the readout says with the mouse at `x` ("": leave it as it is)."""
+        return ""
+
+    def _on_mouse_moved(self, position: QPointF) -> None:
+        box = self.plot.getPlotItem().getViewBox()
+        if box.sceneBoundingRect().contains(position):
+            text = self.read_at(box.mapSceneToView(position).x())
+            if text:
+                self.readout.setText(text)
+
+
+class PremiumChart(_Chart):
+    """Every language's premium over English, in the order of the first tokenizer's premium;
+    one line (with dots) per tokenizer; a dashed line at 1 (English). The language under the
+    mouse is named below, with each tokenizer's premium."""
+
+    def __init__(self) -> None:
+        super().__init__((10, 10), "Point at a language to name it.")
+        self.languages: list[str] = []
+        self.series: dict[str, list[float | None]] = {}
+        self.uncovered: dict[str, list[bool]] = {}
+        self.apply_palette()
+
+    def redraw(self) -> None:
         self.show_premiums(self.languages, self.series, self.uncovered)
 
     def show_premiums(self, languages: list[str], series: dict[str, list[float | None]], uncovered: dict[str, list[bool]]) -> None:
@@ -130,36 +157,25 @@ class PremiumChart(QWidget):
             parts.append(f"<span style='color:{series_colour(position).name()}'>■</span> {name} {shown}")
         return f"<b>{self.languages[index]}</b> (#{index + 1} of {len(self.languages)}): " + " · ".join(parts)
 
-    def _on_mouse_moved(self, position: QPointF) -> None:
-        box = self.plot.getPlotItem().getViewBox()
-        if not self.languages or not box.sceneBoundingRect().contains(position):
-            return
-        index = self.language_at(box.mapSceneToView(position).x())
-        if index is not None:
-            self.readout.setText(self.describe(index))
+    def read_at(self, x: float) -> str:
+        index = self.language_at(x)
+        return "" if index is None else self.describe(index)
 
 
-class ScriptChart(QWidget):
+class ScriptChart(_Chart):
     """Per script, the median premium of its languages: a row per script (dearest at the top,
     by the first tokenizer), a bar per tokenizer, a dashed line at 1 (English)."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.plot = pyqtgraph.PlotWidget()
-        self.plot.setMenuEnabled(False)
+        super().__init__((-10, -10))
         self.plot.setMouseEnabled(x=False, y=False)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 1)
         self.scripts: list[str] = []
         self.names: list[str] = []
         self.medians: dict[str, dict[str, float]] = {}
         self.languages: dict[str, int] = {}
-        self._legend = self.plot.addLegend(offset=(-10, -10))
         self.apply_palette()
 
-    def apply_palette(self) -> None:
-        _style(self.plot, self._legend)
+    def redraw(self) -> None:
         self.show_scripts(self.scripts, self.names, self.medians, self.languages)
 
     def rows(self) -> list[str]:
@@ -198,24 +214,17 @@ class ScriptChart(QWidget):
         plot.setXRange(0, top * 1.05, padding=0)
 
 
-class EmbeddingChart(QWidget):
+class EmbeddingChart(_Chart):
     """What the embedding costs against the vocabulary's size: memory (MB of 1024 x 1024 bytes,
     as the table gives it) over the common sizes as a line, each audited tokenizer a labelled
     dot on it."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.plot = pyqtgraph.PlotWidget()
-        self.plot.setMenuEnabled(False)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 1)
+        super().__init__((10, 10))
         self.points: list[tuple[str, int, int, bool]] = []
-        self._legend = self.plot.addLegend(offset=(10, 10))
         self.apply_palette()
 
-    def apply_palette(self) -> None:
-        _style(self.plot, self._legend)
+    def redraw(self) -> None:
         self.show_points(self.points)
 
     def show_points(self, points: list[tuple[str, int, int, bool]]) -> None:
@@ -242,32 +251,20 @@ class EmbeddingChart(QWidget):
             self.plot.plot([float(size)], [size_bytes / MB], pen=None, symbol="o", symbolSize=10, symbolBrush=colour, symbolPen=None, name=name)
 
 
-class SizeCurveChart(QWidget):
+class SizeCurveChart(_Chart):
     """Which vocabulary size? Tokens per character on held-out text against the vocabulary's
     size, a line per tokenizer, its knee a ringed dot; the size under the mouse is read out with
     what each tokenizer spends there and what its embedding would cost."""
 
     def __init__(self) -> None:
-        super().__init__()
-        self.plot = pyqtgraph.PlotWidget()
-        self.plot.setMenuEnabled(False)
-        self.readout = QLabel("Point at a size to read each curve there.")
-        self.readout.setTextFormat(Qt.TextFormat.RichText)
-        self.readout.setWordWrap(True)  # (a long readout must not widen the window)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.plot, 1)
-        layout.addWidget(self.readout)
+        super().__init__((-10, 10), "Point at a size to read each curve there.")
         # (name, sizes, tokens per character, knee index)
         self.curves: list[tuple[str, list[int], list[float], int]] = []
         # bytes of embedding per vocabulary entry (hidden size x dtype x tied or not)
         self.bytes_per_entry = 0
-        self._legend = self.plot.addLegend(offset=(-10, 10))
-        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.apply_palette()
 
-    def apply_palette(self) -> None:
-        _style(self.plot, self._legend)
+    def redraw(self) -> None:
         self.show_curves(self.curves, self.bytes_per_entry)
 
     def show_curves(self, curves: list[tuple[str, list[int], list[float], int]], bytes_per_entry: int) -> None:
@@ -308,11 +305,8 @@ class SizeCurveChart(QWidget):
             )
         return " · ".join(parts) if parts else "Point at a size to read each curve there."
 
-    def _on_mouse_moved(self, position: QPointF) -> None:
-        box = self.plot.getPlotItem().getViewBox()
-        if not self.curves or not box.sceneBoundingRect().contains(position):
-            return
-        self.readout.setText(self.describe(box.mapSceneToView(position).x()))
+    def read_at(self, x: float) -> str:
+        return self.describe(x) if self.curves else ""
 
 
 def _at_or_below(sizes: list[int], size: float) -> int | None:
