@@ -235,6 +235,11 @@ class Precompiled(Normalizer):
     def normalize_str(self, sequence: str) -> str:
         if self._untouched(sequence):
             return sequence
+        return self.normalize_graphemes(sequence)
+
+    def normalize_graphemes(self, sequence: str) -> str:
+        """`normalize_str` without its shortcut: every grapheme looked up (HF's way), the whole
+        grapheme first when it is short, else char by char."""
         parts: list[str] = []
         for grapheme in GRAPHEME_RE.findall(sequence):
             if len(grapheme) == 1 or len(grapheme.encode("utf-8")) < PRECOMPILED_WHOLE_GRAPHEME_BYTES:

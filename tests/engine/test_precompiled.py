@@ -12,7 +12,6 @@ import random
 from pathlib import Path
 
 import pytest
-import regex
 import tokenizers
 
 from engine import normalizers as N
@@ -131,24 +130,6 @@ def test_bad_charsmaps() -> None:
         N.Precompiled(b"\xff\xff\x00\x00abc")
 
 
-def grapheme_by_grapheme(ours: N.Precompiled, text: str) -> str:
-    """`normalize_str` without its shortcuts: every grapheme looked up (HF's way)."""
-    parts: list[str] = []
-    for grapheme in regex.findall(r"\X", text):
-        if len(grapheme) == 1 or len(grapheme.encode("utf-8")) < 6:
-            found = ours.transform(grapheme)
-            if found is not None:
-                parts.append(found)
-                continue
-            if len(grapheme) == 1:
-                parts.append(grapheme)
-                continue
-        for c in grapheme:
-            found = ours.transform(c)
-            parts.append(c if found is None else found)
-    return "".join(parts)
-
-
 def test_texts_no_rule_can_touch_are_told_without_graphemes(ours: N.Precompiled) -> None:
     # `_unchanged` says a text stays as it is without cutting it into graphemes: texts of chars
     # that start longer rules ("e" of "e\u0301") beside chars that join graphemes (marks,
@@ -164,9 +145,9 @@ def test_texts_no_rule_can_touch_are_told_without_graphemes(ours: N.Precompiled)
             rng.choice(starts) if r < 0.35 else rng.choice(joining) if r < 0.6 else rng.choice(plain) if r < 0.9 else rng.choice(every)
             for r in [rng.random() for _ in range(rng.randint(1, 8))]
         )  # fmt: skip
-        assert ours.normalize_str(text) == grapheme_by_grapheme(ours, text), [hex(ord(c)) for c in text]
+        assert ours.normalize_str(text) == ours.normalize_graphemes(text), [hex(ord(c)) for c in text]
     for c in every:
-        assert ours.normalize_str(c) == grapheme_by_grapheme(ours, c), hex(ord(c))
+        assert ours.normalize_str(c) == ours.normalize_graphemes(c), hex(ord(c))
 
 
 def test_empty_trie_changes_nothing() -> None:
