@@ -45,7 +45,6 @@ from engine.analysis.audit import COMPRESSION_NOTE, DTYPE_BYTES, EmbeddingCost
 from engine.formats.files import write_text_atomically
 from workbench.core.audit_report import EMBEDDING_HEADERS, SUMMARY_HEADERS, unicode_section, with_sections
 from workbench.core.vocab_reports import CURVE_NOTE, comparison_section, curves_section, health_section
-from workbench.core.formatting import ERROR_STYLE
 from workbench.core.parallel_text import load_udhr
 from workbench.jobs.children.audit import audit_main, audit_payload
 from workbench.jobs.runners.child_job import ChildJob
@@ -54,6 +53,7 @@ from workbench.jobs.runners.saving import Worker
 from workbench.window.document import ProjectDocument
 from workbench.window.prompts import Prompts
 from workbench.window.views.audit_charts import EmbeddingChart, PremiumChart, ScriptChart
+from workbench.window.views.heading import say
 from workbench.window.views.audit_table import CostTableModel, fill_table
 from workbench.window.views.health_pages import ComparePage, HealthPage
 from workbench.window.views.size_page import SizePage
@@ -592,8 +592,7 @@ class AuditTab(QWidget):
         self.progress.setFormat(text)
 
     def _say(self, text: str, error: bool = False) -> None:
-        self.status.setText(text)
-        self.status.setStyleSheet(ERROR_STYLE if error else "")
+        say(self.status, text, error)
 
     def apply_palette(self) -> None:
         self.size_page.chart.apply_palette()

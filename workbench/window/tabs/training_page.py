@@ -14,10 +14,9 @@ from typing import Final
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget
 
-from workbench.core.formatting import ERROR_STYLE
 from workbench.jobs.runners.training import CAN_PAUSE
 from workbench.window.views.estimate_label import EstimateLabel, EstimateRequest
-from workbench.window.views.heading import Heading
+from workbench.window.views.heading import Heading, say
 from workbench.window.views.merges_table import MergesTable
 from workbench.window.views.stage_progress import StageProgress
 from workbench.window.views.training_plots import TrainingPlots
@@ -161,8 +160,7 @@ class TrainingPage(QWidget):
 
     def say(self, text: str, error: bool = False) -> None:
         """The message under the buttons (red for an `error`)."""
-        self.message.setText(text)
-        self.message.setStyleSheet(ERROR_STYLE if error else "")
+        say(self.message, text, error)
 
     def name_steps(self, rounds: bool) -> None:
         """Head the steps table for Unigram's `rounds`, else for merges."""

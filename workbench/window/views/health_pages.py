@@ -29,11 +29,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from workbench.core.formatting import ERROR_STYLE
 from workbench.core.vocab_reports import CATEGORIES, LISTED
 from workbench.jobs.children.vocab_health import CHOSEN_TEXTS, CORPUS, compare_main, health_main, health_payload
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.window.views.audit_table import RowsModel, fill_table
+from workbench.window.views.heading import say
 
 # What each category means (the counts table's headings say so on hover).
 MEANINGS: Final = {
@@ -79,11 +79,6 @@ def _list_view(model: RowsModel) -> QTableView:
     view.horizontalHeader().setStretchLastSection(True)
     view.setToolTip("Double-click a token to open it in the Vocabulary tab.")
     return view
-
-
-def _say(label: QLabel, text: str, error: bool = False) -> None:
-    label.setText(text)
-    label.setStyleSheet(ERROR_STYLE if error else "")
 
 
 class HealthPage(QWidget):
@@ -150,17 +145,17 @@ class HealthPage(QWidget):
     def check(self) -> None:
         chosen = self._chosen()
         if not chosen:
-            _say(self.status, "Check at least one tokenizer above.", error=True)
+            say(self.status, "Check at least one tokenizer above.", error=True)
             return
         payload = health_payload(chosen, str(self.source.currentData()), self._texts(), self._corpus(), self.rare_below.value())
         self._started = time.monotonic()
-        _say(self.status, "Counting…")
+        say(self.status, "Counting…")
         self.check_button.setEnabled(False)
         self.job.start(health_main, payload)
 
     def _on_progressed(self, record: object) -> None:
         if isinstance(record, tuple) and len(record) == 3:
-            _say(self.status, f"Checking {record[2]} ({int(record[0]) + 1} of {int(record[1])})…")
+            say(self.status, f"Checking {record[2]} ({int(record[0]) + 1} of {int(record[1])})…")
 
     def _on_finished(self, answer: object) -> None:
         self.check_button.setEnabled(True)
@@ -168,12 +163,12 @@ class HealthPage(QWidget):
         self.show_results([item for item in answer if isinstance(item, dict)])
         seconds = time.monotonic() - self._started
         text = str(self.results[0]["text"]) if self.results else ""
-        _say(self.status, f"Checked {len(self.results)} vocabular{'ies' if len(self.results) != 1 else 'y'} on {text} in {seconds:.1f} s. "
+        say(self.status, f"Checked {len(self.results)} vocabular{'ies' if len(self.results) != 1 else 'y'} on {text} in {seconds:.1f} s. "
              "Choose a cell to list its tokens; point at a heading for what it means.")  # fmt: skip
 
     def _on_failed(self, message: str) -> None:
         self.check_button.setEnabled(True)
-        _say(self.status, f"The check stopped: {message}", error=True)
+        say(self.status, f"The check stopped: {message}", error=True)
 
     def show_results(self, results: list[dict[str, object]]) -> None:
         self.results = results
@@ -290,11 +285,11 @@ class ComparePage(QWidget):
         chosen = dict(self._chosen())
         a, b = self.a.currentText(), self.b.currentText()
         if a not in chosen or b not in chosen or a == b:
-            _say(self.status, "Choose two different tokenizers as A and B.", error=True)
+            say(self.status, "Choose two different tokenizers as A and B.", error=True)
             return
         payload = health_payload([(a, chosen[a]), (b, chosen[b])], str(self.source.currentData()), self._texts(), self._corpus(), 2)
         self._started = time.monotonic()
-        _say(self.status, "Comparing…")
+        say(self.status, "Comparing…")
         self.compare_button.setEnabled(False)
         self.job.start(compare_main, payload)
 
@@ -304,7 +299,7 @@ class ComparePage(QWidget):
         self.follow()
 
     def _on_failed(self, message: str) -> None:
-        _say(self.status, f"The comparison stopped: {message}", error=True)
+        say(self.status, f"The comparison stopped: {message}", error=True)
         self.follow()
 
     def show_result(self, result: dict[str, object]) -> None:
@@ -316,7 +311,7 @@ class ComparePage(QWidget):
         a, b = names
         agreed, only_a, only_b = boundaries
         seconds = time.monotonic() - self._started
-        _say(
+        say(
             self.status,
             f"<b>A</b> {a} · <b>B</b> {b}: {int(counts['both']):,} tokens in both, {int(counts['only_a']):,} only in A, "
             f"{int(counts['only_b']):,} only in B, {int(counts['different_ids']):,} with the same string under different ids. "

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QTableWidget, QVBoxLayout, QWidget
 
-from workbench.core.formatting import ERROR_STYLE
 from workbench.core.vocab_reports import CURVE_HEADERS, CURVE_NOTE, curve_points, curve_table
 from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES, curves_main, curves_payload
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.window.document import ProjectDocument
 from workbench.window.views.audit_charts import SizeCurveChart
+from workbench.window.views.heading import say
 from workbench.window.views.audit_table import fill_table
 
 
@@ -133,5 +133,4 @@ class SizePage(QWidget):
         fill_table(self.table, curve_table(self.curves, per_entry))
 
     def _say(self, text: str, error: bool = False) -> None:
-        self.status.setText(text)
-        self.status.setStyleSheet(ERROR_STYLE if error else "")
+        say(self.status, text, error)

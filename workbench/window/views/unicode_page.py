@@ -32,11 +32,12 @@ from PySide6.QtWidgets import (
 )
 
 from engine.analysis.unicode_report import FLAGS, FORMS
-from workbench.core.formatting import ERROR_COLOR, ERROR_STYLE
+from workbench.core.formatting import ERROR_COLOR
 from workbench.jobs.children.unicode_corpus import corpus_forms_main
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.encoding import EncodingRunner
 from workbench.window.views.audit_table import RowsModel, fill_table
+from workbench.window.views.heading import say
 
 # What the page starts with: each thing it is for, once.
 SAMPLE: Final = (
@@ -198,8 +199,7 @@ class UnicodePage(QWidget):
 
     def _on_service_failed(self, request_id: int, message: str) -> None:
         if request_id == self._latest:
-            self.flags.setText(message)
-            self.flags.setStyleSheet(ERROR_STYLE)
+            say(self.flags, message, error=True)
 
     def show_report(self, report: dict[str, object]) -> None:
         self.report = report
@@ -256,8 +256,7 @@ class UnicodePage(QWidget):
 
     def count_corpus(self) -> None:
         self._started = time.monotonic()
-        self.corpus_status.setText("Counting…")
-        self.corpus_status.setStyleSheet("")
+        say(self.corpus_status, "Counting…")
         self.corpus_button.setEnabled(False)
         self.job.start(corpus_forms_main, {"files": self._corpus()})
 
@@ -274,8 +273,7 @@ class UnicodePage(QWidget):
 
     def _on_job_failed(self, message: str) -> None:
         self.corpus_button.setEnabled(True)
-        self.corpus_status.setText(f"The count stopped: {message}")
-        self.corpus_status.setStyleSheet(ERROR_STYLE)
+        say(self.corpus_status, f"The count stopped: {message}", error=True)
 
     def show_corpus(self, results: list[dict[str, object]]) -> None:
         self.corpus_results = results
