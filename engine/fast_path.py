@@ -2,11 +2,13 @@
 
 HF's pipeline builds a NormalizedString per piece, a Split per piece and a Token per token. For
 most texts none of that is needed: when no added token occurs in the text, the normalizer maps it
-char for char (`Normalizer.normalize_aligned`) and the pre-tokenizer only cuts it (`PreTokenizer.cut`,
-maybe followed by byte-level chars), a token's offsets are its piece's start plus its offsets in
-the piece, and each piece's tokens come from the model's word cache (`Model.tokenize_run`).
-Anything else gives None, and the full pipeline runs; both give the same encodings (the tests
-compare them on random texts). `ids_only` is the bulk path that skips tokens and offsets.
+char for char (`Normalizer.normalize_aligned`) or gives where each char it made comes from
+(`Normalizer.normalize_mapped`), and the pre-tokenizer only cuts it (`PreTokenizer.cut`, maybe
+followed by byte-level chars), a token's offsets are its piece's start plus its offsets in the
+piece (through those alignments, if any), and each piece's tokens come from the model's word cache
+(`Model.tokenize_run`). Anything else gives None, and the full pipeline runs; both give the same
+encodings (the tests compare them on random texts). `ids_only` is the bulk path that skips tokens
+and offsets.
 """
 
 from __future__ import annotations
@@ -44,21 +46,31 @@ def cut(
     if added.may_match(text, False):
         return None
     normalized = text
+    align_start: list[int] | None = None
+    align_end: list[int] | None = None
     if normalizer is not None:
         aligned = normalizer.normalize_aligned(text)
         if aligned is None:
-            return None
-        normalized = aligned
+            mapped = normalizer.normalize_mapped(text)
+            normalized = mapped.normalized
+            align_start = mapped.align_start
+            align_end = mapped.align_end
+        else:
+            normalized = aligned
     if added.may_match(normalized, True):
         return None
     found = Cut.covering([normalized] if normalized else []) if pre_tokenizer is None else pre_tokenizer.cut(normalized)
     if found is not None:
         found.text = normalized
+        found.align_start = align_start
+        found.align_end = align_end
     return found
 
 
-def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists:
-    """The tokens of every piece; `word` >= 0 is every token's word index, else the piece's."""
+def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists | None:
+    """The tokens of every piece; `word` >= 0 is every token's word index, else the piece's.
+    None when the text was normalized with alignments and a token has no chars to align (the
+    full pipeline then places it)."""
     out = TokenLists()
     ids = out.ids
     tokens = out.tokens
@@ -90,6 +102,25 @@ def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists:
             spans = append(spans, start + ends[k])
             words.append(word_index)
         out.spans = spans
+    if pieces.align_start is not None and pieces.align_end is not None:
+        return _realigned(out, pieces.align_start, pieces.align_end)
+    return out
+
+
+def _realigned(out: TokenLists, align_start: list[int], align_end: list[int]) -> TokenLists | None:
+    """`out` with its offsets, counted in the normalized text, turned into the input's through
+    the normalizer's alignments: a token over normalized chars s..e spans from where char s
+    comes from to where char e - 1 ends (HF's convert_offsets), None for an empty token."""
+    spans = out.spans
+    mapped = vec[i64]()
+    for k in range(0, len(spans), 2):
+        start = spans[k]
+        end = spans[k + 1]
+        if end <= start:
+            return None
+        mapped = append(mapped, align_start[start])
+        mapped = append(mapped, align_end[end - 1])
+    out.spans = mapped
     return out
 
 

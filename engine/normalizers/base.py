@@ -37,6 +37,14 @@ class Normalizer(ABC):
         asks this first; None sends the text through `normalize`."""
         return None
 
+    def normalize_mapped(self, sequence: str) -> NormalizedString:
+        """`sequence` normalized, with the original span each normalized char comes from: what
+        `normalize` makes of a fresh NormalizedString. The encode fast path asks this when
+        `normalize_aligned` gives None, and maps its tokens' offsets through the alignments."""
+        normalized = NormalizedString(sequence)
+        self.normalize(normalized)
+        return normalized
+
     @abstractmethod
     def to_dict(self) -> dict[str, JsonValue]:
         """The tokenizer.json object of this normalizer, keys in HF's order."""

@@ -55,8 +55,10 @@ class BertNormalizer(Normalizer):
     handle_chinese_chars: bool
     strip_accents: bool | None
     lowercase: bool
-    # code point -> its normalized char where this normalizer maps it to exactly one char in
-    # place, else "" (`_aligned_char`); for the options in `_aligned_options`, filled as met
+    # code point -> what this normalizer makes of it wherever it stands, None when that depends
+    # on its neighbours (`_local_char`); `_aligned`: the same where that is one char, else "";
+    # both for the options in `_aligned_options`, filled as chars are met
+    _local: dict[int, str | None]
     _aligned: dict[int, str]
     _aligned_options: int
 
@@ -71,6 +73,7 @@ class BertNormalizer(Normalizer):
         self.handle_chinese_chars = handle_chinese_chars
         self.strip_accents = strip_accents
         self.lowercase = lowercase
+        self._local = {}
         self._aligned = {}
         self._aligned_options = -1
 
@@ -113,53 +116,88 @@ class BertNormalizer(Normalizer):
 
     def _normalize_aligned_chars(self, sequence: str) -> str | None:
         """`normalize_aligned` of any text: char by char through a table of what each char
-        becomes (one char, or "" when it becomes none or several), None when a char does not
-        map to exactly one (then the text's length changes and `normalize` aligns it)."""
+        becomes when that is one char in its place ("" when it becomes none or several, or
+        depends on its neighbours), None when a char does not map to exactly one (then the
+        text's length changes and `normalize_mapped` aligns it)."""
+        self._fill_tables(sequence)
+        # (an unaligned char maps to "": translate drops it, and the length tells)
+        out = sequence.translate(self._aligned)
+        return out if len(out) == len(sequence) else None
+
+    def normalize_mapped(self, sequence: str) -> NormalizedString:
+        """`Normalizer.normalize_mapped`, char by char through a table of what each char
+        becomes (`_local_char`): every char made from an input char comes from that char's span,
+        as `normalize`'s alignments have it. A char whose result depends on its neighbours sends
+        the text through `normalize`."""
+        self._fill_tables(sequence)
+        local = self._local
+        pieces: list[str] = []
+        align_start: list[int] = []
+        align_end: list[int] = []
+        index = 0
+        for c in sequence:
+            out = local[ord(c)]
+            if out is None:
+                return super().normalize_mapped(sequence)
+            if out:
+                pieces.append(out)
+                for _ in range(len(out)):
+                    align_start.append(index)
+                    align_end.append(index + 1)
+            index += 1
+        mapped = NormalizedString(sequence)
+        mapped.normalized = "".join(pieces)
+        mapped.align_start = align_start
+        mapped.align_end = align_end
+        return mapped
+
+    def _fill_tables(self, sequence: str) -> None:
+        """`_local` and `_aligned` know every char of `sequence` (both filled as chars are met,
+        and emptied when an option changed)."""
         options = (
             (1 if self.clean_text else 0) | (2 if self.handle_chinese_chars else 0)
             | (4 if self._strips_accents() else 0) | (8 if self.lowercase else 0)
         )  # fmt: skip
-        table = self._aligned
+        local = self._local
+        aligned = self._aligned
         if options != self._aligned_options:
-            table.clear()
+            local.clear()
+            aligned.clear()
             self._aligned_options = options
         for c in set(sequence):
-            if ord(c) not in table:
-                table[ord(c)] = self._aligned_char(c)
-        # (an unaligned char maps to "": translate drops it, and the length tells)
-        out = sequence.translate(table)
-        return out if len(out) == len(sequence) else None
+            cp = ord(c)
+            if cp not in local:
+                out = self._local_char(c)
+                local[cp] = out
+                aligned[cp] = out if out is not None and len(out) == 1 else ""
 
-    def _aligned_char(self, c: str) -> str:
-        """What `normalize` makes of `c` when it makes exactly one char in its place whatever
-        surrounds it (its alignment then stays (i, i + 1)), else "".
+    def _local_char(self, c: str) -> str | None:
+        """What `normalize` makes of `c` wherever it stands (every char of it aligned to `c`),
+        or None when that can depend on its neighbours.
 
         Each step works char by char but NFD's canonical reordering, which moves only chars of
-        nonzero combining class: a char qualifies when its decomposition is one starter (class
-        0) that stays, then nonspacing marks that go (so nothing that stays ever moves), and
-        its lowercase is one char outside Rust's extra mappings (`uc.lower_str` applies those
-        to a whole text at once)."""
+        nonzero combining class: a char qualifies unless what stays of its decomposition (the
+        nonspacing marks go) has such a char. "É" -> "e"; "猫" -> " 猫 "; "İ" -> "i\u0307";
+        "\x07" -> ""."""
         text = c
         if self.clean_text:
             if BERT_REMOVED_RE.spans(text):
                 return ""
             text = BERT_SPACE_RE.sub(" ", text)
         if self.handle_chinese_chars and CJK_RE.match(text) is not None:
-            return ""
+            text = " " + text + " "
         if self._strips_accents():
-            parts = uc.decompose_char(text, False)
-            if not parts or uc.ccc(parts[0]) != 0 or NONSPACING_MARK_RE.spans(parts[0]):
-                return ""
-            for k in range(1, len(parts)):
-                if not NONSPACING_MARK_RE.spans(parts[k]):
-                    return ""
-            text = parts[0]
+            kept: list[str] = []
+            for part in text:
+                for piece in uc.decompose_char(part, False):
+                    if NONSPACING_MARK_RE.spans(piece):
+                        continue
+                    if uc.ccc(piece) != 0:
+                        return None
+                    kept.append(piece)
+            text = "".join(kept)
         if self.lowercase:
-            if ord(text) in tables.LOWER_EXTRA:
-                return ""
             text = uc.lower_str(text)
-            if len(text) != 1 or ord(text) in tables.LOWER_EXTRA:
-                return ""
         return text
 
     def normalize_str(self, sequence: str) -> str:

@@ -56,6 +56,10 @@ class Cut:
     ends: vec[i64]
     prefixed: bool
     text: str
+    # where `text` is a normalized text that does not map the input char for char: for each of
+    # its chars, the input span it comes from (set by the encode fast path, like `text`)
+    align_start: list[int] | None
+    align_end: list[int] | None
 
     def __init__(self) -> None:
         """No pieces yet: `add` them."""
@@ -64,6 +68,8 @@ class Cut:
         self.ends = vec[i64]()
         self.prefixed = False
         self.text = ""
+        self.align_start = None
+        self.align_end = None
 
     def add(self, word: str, start: int, end: int) -> None:
         """One more piece: `word`, from `text[start:end]`."""

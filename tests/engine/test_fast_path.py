@@ -1,8 +1,9 @@
 """The encode fast path (`engine.fast_path`) gives exactly what the full pipeline gives.
 
-Every pipeline below is encoded both ways on random texts mixing ASCII, accents, characters whose
-case mapping changes length or UTF-8 width, CJK, emoji, controls, spaces and added tokens; ids,
-tokens, offsets and word ids must be equal, and `encode_ids` must equal `encode(...).ids`.
+Every pipeline below is encoded both ways on random texts mixing ASCII, accents (precomposed and
+combining), Hangul, compatibility characters (ﬁ, ①), characters whose case mapping changes length
+or UTF-8 width, CJK, emoji, controls, spaces and added tokens; ids, tokens, offsets and word ids
+must be equal, and `encode_ids` must equal `encode(...).ids`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ LINES = [
     "日本語のテキストも少し。中文也有。 emoji 😀🎉 tabs\tand  double  spaces",
     "GPT-2's regex: 's 't 're 've 'm 'll 'd   trailing   ",
 ]
-ALPHABET = "abcXYZ 019 ,.'!-\t\néßẞİΣ中日😀\x01\u00a0\u3000"
+ALPHABET = "abcXYZ 019 ,.'!-\t\néßẞİΣ中日😀\x01\u00a0\u3000\u0301\u0323한ﬁ①Σ"
 TEXTS = st.lists(
     st.one_of(st.text(alphabet=ALPHABET, max_size=12), st.sampled_from(["[UNK]", "<s>", " hello", "Don't", "ẞig"])),
     max_size=8,
@@ -158,17 +159,24 @@ def test_fast_and_full_agree_on_random_texts(name: str, text: str) -> None:
     assert_same(tokenizer_for(name), text)
 
 
-def test_added_tokens_and_controls_take_the_full_pipeline() -> None:
+def test_added_tokens_take_the_full_pipeline_and_moved_chars_their_alignments() -> None:
     tokenizer = tokenizer_for("bert-wordpiece")
     parts = (tokenizer._added, tokenizer.normalizer, tokenizer.pre_tokenizer)
     assert fast_path.cut("hello [CLS] world", *parts) is None
-    assert fast_path.cut("bell\x07 here", *parts) is None  # BertNormalizer removes it: alignments move
-    assert fast_path.cut("cafe\u0301", *parts) is None  # a combining accent removed: alignments move
-    assert fast_path.cut("猫 here", *parts) is None  # spaces put around a CJK ideograph
-    assert fast_path.cut("hello [world]", *parts) is not None
-    # a precomposed accent stripped, or a capital lowercased, is char for char: the fast path
-    assert fast_path.cut("Café ΟΔΟΣ", *parts) is not None
-    for text in ("Café ΟΔΟΣ", "cafe\u0301", "İstanbul ǅ", "猫 here"):
+    # BertNormalizer removes a control, a combining accent, and puts spaces around a CJK
+    # ideograph: the chars move, and the cut carries where each normalized char comes from
+    for text, normalized, starts in (
+        ("bell\x07 here", "bell here", [0, 1, 2, 3, 5, 6, 7, 8, 9]),
+        ("cafe\u0301", "cafe", [0, 1, 2, 3]),
+        ("猫 here", " 猫  here", [0, 0, 0, 1, 2, 3, 4, 5]),
+    ):
+        found = fast_path.cut(text, *parts)
+        assert found is not None and found.text == normalized and found.align_start == starts
+    # a precomposed accent stripped, or a capital lowercased, is char for char: no alignments
+    for text in ("hello [world]", "Café ΟΔΟΣ"):
+        found = fast_path.cut(text, *parts)
+        assert found is not None and found.align_start is None
+    for text in ("Café ΟΔΟΣ", "cafe\u0301", "İstanbul ǅ", "猫 here", "bell\x07 here"):
         assert_same(tokenizer, text)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import normalizers as N
 from engine.errors import SchemaError
@@ -117,6 +119,26 @@ def test_bert_normalizer_alignments() -> None:
     N.BertNormalizer().normalize(ns)
     assert ns.get() == "ea 野 "
     assert ns.alignments() == [(0, 1), (1, 2), (2, 3), (2, 3), (2, 3)]
+
+
+BERT_OPTIONS = [
+    N.BertNormalizer(),
+    N.BertNormalizer(lowercase=False),
+    N.BertNormalizer(strip_accents=False),
+    N.BertNormalizer(clean_text=False, handle_chinese_chars=False, strip_accents=True, lowercase=False),
+]
+
+
+@pytest.mark.parametrize("normalizer", BERT_OPTIONS, ids=repr)
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=12) | st.sampled_from(STRINGS + ["a\u0301\u0323\u031b", "\U0001d165\U0001d16e", "ΣΑΣ ǅ"]))
+def test_bert_mapped_normalization_has_the_alignments_normalize_gives(normalizer: N.BertNormalizer, text: str) -> None:
+    # char by char through BertNormalizer's table, or through `normalize` where a char's result
+    # depends on its neighbours (a kept mark NFD may reorder): the same either way
+    expected = NormalizedString(text)
+    normalizer.normalize(expected)
+    found = normalizer.normalize_mapped(text)
+    assert (found.get(), found.alignments()) == (expected.get(), expected.alignments())
 
 
 @pytest.mark.parametrize("normalizer", all_normalizers(), ids=repr)
