@@ -11,9 +11,20 @@ import os
 from engine.models.bpe.model import BPE
 from engine.errors import EngineError
 from engine.schema import JsonValue, expect_tagged, get_count, get_str, get_vocab
-from engine.models.base import RunCache, Token, TokenRun, VocabModel
+from engine.models.base import RunCache, TokenRun, VocabModel
 from engine.formats.files import write_text_atomically
 from engine.formats.vocab_files import dump_vocab_txt, ordered_vocab, read_vocab_txt
+
+
+def _index_piece(index: dict[str, int], piece: str, id: int) -> None:
+    """Put `piece` (-> `id`) and its shorter prefixes (-> -1, unless a piece) in `index`."""
+    if not piece:
+        return
+    for end in range(1, len(piece)):
+        head = piece[:end]
+        if head not in index:
+            index[head] = -1
+    index[piece] = id
 
 
 class WordPiece(VocabModel):
@@ -26,7 +37,11 @@ class WordPiece(VocabModel):
     unk_token: str
     continuing_subword_prefix: str
     max_input_chars_per_word: int
-    _longest: int
+    # `_prefix_index`'s, for the prefix it was built with (when `_indexed`)
+    _heads: dict[str, int]
+    _tails: dict[str, int]
+    _indexed_prefix: str
+    _indexed: bool
     # whether `_vocab_r` was built: it is, at the first id lookup (converting a 10-million-token
     # vocab.txt needs none, and it is 0.35 GB)
     _reversed: bool
@@ -53,13 +68,12 @@ class WordPiece(VocabModel):
     def set_vocab(self, vocab: dict[str, int]) -> None:
         """Replace the vocabulary (what WordPieceTrainer gives the model it trained)."""
         self._vocab = vocab
-        longest = 0
-        for token in vocab:
-            if len(token) > longest:
-                longest = len(token)
         self._vocab_r = {}
         self._reversed = False
-        self._longest = longest
+        self._heads = {}
+        self._tails = {}
+        self._indexed_prefix = ""
+        self._indexed = False
         self._cache.clear()
 
     def _reverse(self) -> dict[int, str]:
@@ -117,39 +131,60 @@ class WordPiece(VocabModel):
 
     # -- Model ------------------------------------------------------------------------------
 
-    def _longest_first(self, sequence: str) -> list[Token]:
+    def _longest_first(self, sequence: str) -> TokenRun:
         """Longest vocabulary piece first, then the rest with the prefix.
 
         "unaffable" with {un, ##aff, ##able} -> un (0, 2), ##aff (2, 5), ##able (5, 9)
         """
         n = len(sequence)
         if n > self.max_input_chars_per_word:
-            return [self._unk(n)]
-        vocab = self._vocab
+            return self._unk(n)
+        heads, tails = self._prefix_index()
         prefix = self.continuing_subword_prefix
-        longest = self._longest
-        tokens: list[Token] = []
+        run = TokenRun([], [], [], [])
         start = 0
         while start < n:
-            # subtle: no piece is longer than the longest vocabulary entry, so start there.
-            room = longest - (len(prefix) if start > 0 else 0)
-            end = min(n, start + room)
+            # subtle: walked forward while the text is a prefix of some piece, the last piece
+            # met is the longest that fits (HF tries every length from the longest down)
+            index = heads if start == 0 else tails
             found = -1
-            piece = ""
-            while start < end:
-                piece = sequence[start:end]
-                if start > 0:
-                    piece = prefix + piece
-                id = vocab.get(piece)
-                if id is not None:
-                    found = id
+            found_end = start
+            end = start + 1
+            while end <= n:
+                id = index.get(sequence[start:end])
+                if id is None:
                     break
-                end -= 1
+                if id >= 0:
+                    found = id
+                    found_end = end
+                end += 1
             if found < 0:
-                return [self._unk(n)]
-            tokens.append(Token(found, piece, start, end))
-            start = end
-        return tokens
+                return self._unk(n)
+            run.ids.append(found)
+            run.values.append(sequence[start:found_end] if start == 0 else prefix + sequence[start:found_end])
+            run.starts.append(start)
+            run.ends.append(found_end)
+            start = found_end
+        return run
+
+    def _prefix_index(self) -> tuple[dict[str, int], dict[str, int]]:
+        """Every prefix of every piece -> the id of the piece equal to it, or -1 when it is only
+        a prefix: of the pieces that start a word, and of the pieces that go on one (their
+        `continuing_subword_prefix` cut off). Built at the first word, and again when the
+        prefix changed (a vocabulary of 10 million tokens converted is never tokenized)."""
+        prefix = self.continuing_subword_prefix
+        if self._indexed_prefix != prefix or not self._indexed:
+            heads: dict[str, int] = {}
+            tails: dict[str, int] = {}
+            for token, id in self._vocab.items():
+                _index_piece(heads, token, id)
+                if token.startswith(prefix):
+                    _index_piece(tails, token[len(prefix) :], id)
+            self._heads = heads
+            self._tails = tails
+            self._indexed_prefix = prefix
+            self._indexed = True
+        return self._heads, self._tails
 
     def tokenize_run(self, sequence: str) -> TokenRun:
         options = (self.unk_token, self.continuing_subword_prefix, self.max_input_chars_per_word)
@@ -158,15 +193,15 @@ class WordPiece(VocabModel):
             self._cached_options = options
         run = self._cache.get(sequence)
         if run is None:
-            run = TokenRun.of(self._longest_first(sequence))
+            run = self._longest_first(sequence)
             self._cache.put(sequence, run)
         return run
 
-    def _unk(self, length: int) -> Token:
+    def _unk(self, length: int) -> TokenRun:
         id = self._vocab.get(self.unk_token)
         if id is None:
             raise EngineError("WordPiece error: Missing [UNK] token from the vocabulary")
-        return Token(id, self.unk_token, 0, length)
+        return TokenRun([id], [self.unk_token], [0], [length])
 
     # -- serialization ----------------------------------------------------------------------
 
