@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine.analysis import baselines
 
@@ -31,6 +33,13 @@ def test_characters_and_bytes() -> None:
 )
 def test_words_are_runs_of_letters_and_digits_or_one_other_character(text: str, expected: list[str]) -> None:
     assert pieces(text, baselines.words(text)) == expected
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(max_size=40) | st.text(alphabet="ab1 .\t\u0301\u00a0\u200b\x1c日😀\ud800", max_size=40))
+def test_words_read_char_by_char_are_the_patterns_matches(text: str) -> None:
+    # `words` asks the pattern each char's kind once; the spans are the pattern's own matches
+    assert baselines.words(text) == [match.span() for match in baselines.WORD_RE.finditer(text)]
 
 
 @pytest.mark.parametrize(
