@@ -13,3 +13,15 @@ def progress_then_large(payload: object, connection: Connection) -> None:
     for done in range(3):
         connection.send(("progress", (done, 3, "step")))
     send_message(connection, ("done", {"payload": payload, "bulk": "x" * (3 * PIECE_BYTES)}))
+
+
+def echo_pid(payload: object, connection: Connection) -> None:
+    """Answers with the payload and the process's id."""
+    import os
+
+    connection.send(("done", (payload, os.getpid())))
+
+
+def failing_warm_up() -> None:
+    """A warm-up that fails: the job must run all the same."""
+    raise OSError("the texts are not there")

@@ -24,7 +24,8 @@ from engine.analysis.vocab_compare import compare_vocabularies
 from engine.analysis.vocab_health import vocabulary_health
 from window_support import cell_text, train_and_wait
 from workbench.core.held_out import held_out_split
-from workbench.jobs.children.audit import SHARED_FROM, measure_all
+from workbench.jobs.children import audit as audit_child
+from workbench.jobs.children.audit import SHARED_FROM, measure_all, warm_up
 from workbench.core.vocab_reports import CATEGORIES, LISTED
 from workbench.jobs.children.vocab_health import CORPUS
 from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES
@@ -345,6 +346,25 @@ def test_vocabulary_health_on_the_project_s_corpus(qtbot: QtBot, window: MainWin
     expected = vocabulary_health(Tokenizer.from_file(str(byte_level_path)), lines, 10)
     assert page.results[0]["tokens"] == expected.tokens
     assert f"the project's corpus: {len(lines):,} lines" in page.status.text()
+
+
+def test_a_second_process_started_ahead_measures_its_half_and_one_not_needed_is_let_go(byte_level_path: Path) -> None:
+    """`warm_up` (what the tab's process started ahead does while the user chooses) starts the
+    second process; `measure_all` gives it its share, or lets it go for a small audit."""
+    texts = shipped_languages()[: SHARED_FROM // 2]
+    named = [(byte_level_path.name, Tokenizer.from_file(str(byte_level_path)).to_str())] * 2
+    tokenizers = [(name, Tokenizer.from_str(text)) for name, text in named]
+    warm_up()
+    waiting = audit_child._WAITING[0]
+    costs = measure_all(named, tokenizers, texts, None)
+    assert not audit_child._WAITING and not waiting.process.is_alive()
+    assert [cost.values() for cost in costs] == [cost.values() for cost in audit(tokenizers, texts)]
+    warm_up()
+    waiting = audit_child._WAITING[0]
+    few = measure_all(named[:1], tokenizers[:1], texts[:2], None)
+    assert [cost.tokens for cost in few] == [cost.tokens for cost in audit(tokenizers[:1], texts[:2])]
+    waiting.process.join(10.0)
+    assert not audit_child._WAITING and waiting.process.exitcode == 0
 
 
 def test_a_second_process_that_finishes_first_keeps_its_answer(byte_level_path: Path) -> None:

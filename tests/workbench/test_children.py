@@ -14,7 +14,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from workbench.jobs.children.process import NICENESS, PIECE_BYTES, Pieces, send_message
-from child_targets import progress_then_large
+from child_targets import echo_pid, failing_warm_up, progress_then_large
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.encoding import EncodingRunner, tokenizer_key
 from workbench.jobs.runners.training import TrainingRunner
@@ -116,4 +116,31 @@ def test_a_child_job_reports_progress_and_puts_a_large_answer_together(qtbot: Qt
     assert ok and answer == {"payload": "asked", "bulk": "x" * (3 * PIECE_BYTES)}
     assert records == [(0, 3, "step"), (1, 3, "step"), (2, 3, "step")]
     assert not job.is_running()
+    qtbot.waitUntil(lambda: not job._exiting, timeout=10_000)
+
+
+def test_a_child_started_ahead_takes_the_job_and_a_new_one_starts_when_it_cannot(qtbot: QtBot) -> None:
+    job = ChildJob("test")
+    job.prestart(echo_pid, failing_warm_up)  # (a warm-up that fails leaves the job to its job)
+    assert job.is_ready() and not job.is_running()
+    ready = job._ready
+    assert ready is not None
+    job.prestart(echo_pid)  # (one waits already: nothing new)
+    assert job._ready is ready
+    ok, answer = job.run(echo_pid, "first")
+    assert ok and answer == ("first", ready.process.pid) and not job.is_ready()
+    # started ahead for another target: stopped, and the job gets a process of its own
+    job.prestart(progress_then_large)
+    other = job._ready
+    assert other is not None
+    ok, answer = job.run(echo_pid, "second")
+    assert ok and isinstance(answer, tuple) and answer[0] == "second" and answer[1] != other.process.pid
+    qtbot.waitUntil(lambda: not other.process.is_alive(), timeout=10_000)
+    # the window closing stops the one waiting
+    job.prestart(echo_pid)
+    waiting = job._ready
+    assert waiting is not None
+    job.shutdown()
+    assert not job.is_ready()
+    qtbot.waitUntil(lambda: not waiting.process.is_alive(), timeout=10_000)
     qtbot.waitUntil(lambda: not job._exiting, timeout=10_000)

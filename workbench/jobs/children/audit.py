@@ -50,6 +50,8 @@ PROGRESS_INTERVAL_S = 0.1
 SHARED_FROM = 64
 # What hears of the progress: (done, total, what is being measured).
 Report = Callable[[int, int, str], None]
+# The second process `warm_up` started ahead, until `measure_all` takes it (this process's).
+_WAITING: list[_Helper] = []
 
 
 def audit_payload(
@@ -76,6 +78,16 @@ def audit_payload(
         "tied": bool(tied),
         "project": str(project),
     }
+
+
+def warm_up() -> None:
+    """What an audit child started ahead does while the user chooses (`ChildJob.prestart`):
+    read the shipped texts and start the second process of `measure_all`, which waits for its
+    share. Both took most of a second after Run Audit."""
+    shipped_languages()
+    shipped_code()
+    if (os.cpu_count() or 1) > 1 and not _WAITING:
+        _WAITING.append(_Helper())
 
 
 def audit_main(payload: object, connection: Connection) -> None:
@@ -164,11 +176,16 @@ def measure_all(
     holds Python's lock, so a thread would not help. Premiums are the caller's to set over all
     the texts (`add_premiums`)."""
     everything = list(range(len(texts)))
-    helper: _Helper | None = None
+    helper: _Helper | None = _WAITING.pop() if _WAITING else None
     mine, theirs = everything, []
     if len(texts) > 1 and len(texts) * len(tokenizers) >= SHARED_FROM and (os.cpu_count() or 1) > 1:
         mine, theirs = everything[0::2], everything[1::2]
-        helper = _Helper(named, [texts[i] for i in theirs])
+        if helper is None:
+            helper = _Helper()
+        helper.begin(named, [texts[i] for i in theirs])
+    elif helper is not None:
+        helper.close()  # (started ahead, not needed for so few texts)
+        helper = None
 
     def heard(done: int) -> None:
         if report is not None:
@@ -192,20 +209,35 @@ def measure_all(
 
 
 class _Helper:
-    """The second process of `measure_all`: measures `texts` with every tokenizer and reports
-    how many texts it has done."""
+    """The second process of `measure_all`: started, it waits for its share (`begin`), then
+    measures those texts with every tokenizer and reports how many texts it has done."""
 
-    def __init__(self, named: list[tuple[str, str]], texts: list[AuditText]) -> None:
+    def __init__(self) -> None:
         context = multiprocessing.get_context("spawn")
         self.connection, theirs = context.Pipe(duplex=False)
-        plain = [(text.name, text.iso639_3, text.script, text.kind, text.articles) for text in texts]
-        self.process = context.Process(target=measure_share, args=(named, plain, theirs), name="audit-share", daemon=True)
+        jobs, self.jobs = context.Pipe(duplex=False)
+        self.process = context.Process(target=measure_share, args=(jobs, theirs), name="audit-share", daemon=True)
         self.process.start()
         theirs.close()
+        jobs.close()
         self.count = 0
         self.pieces = Pieces()
         # its measurements, once they have come (it may finish first)
         self.answer: list[dict[str, object]] | None = None
+
+    def begin(self, named: list[tuple[str, str]], texts: list[AuditText]) -> None:
+        """Give it its share: the tokenizers as (name, tokenizer.json), and its texts."""
+        plain = [(text.name, text.iso639_3, text.script, text.kind, text.articles) for text in texts]
+        try:
+            self.jobs.send((named, plain))
+        except OSError:
+            pass  # (it died: `wait` says so)
+        self.jobs.close()
+
+    def close(self) -> None:
+        """Let it go without a share (it ends when its pipe closes)."""
+        self.jobs.close()
+        self.connection.close()
 
     def done(self) -> int:
         """How many texts it has measured (what it has reported so far)."""
@@ -245,9 +277,16 @@ class _Helper:
         return message[1]
 
 
-def measure_share(named: list[tuple[str, str]], plain: list[tuple[str, str, str, str, dict[int, str]]], connection: Connection) -> None:
-    """The second process: ("progress", texts done) now and then, then ("done", [cost_wire,
-    ...]) in `audit`'s order, or ("failed", message)."""
+def measure_share(jobs: Connection, connection: Connection) -> None:
+    """The second process: waits for its share, (tokenizers as (name, tokenizer.json), texts
+    in plain form), then sends ("progress", texts done) now and then, then ("done", [cost_wire,
+    ...]) in `audit`'s order, or ("failed", message). Nothing when its pipe closes first."""
+    try:
+        share = jobs.recv()
+    except (EOFError, OSError):
+        return
+    named: list[tuple[str, str]] = share[0]
+    plain: list[tuple[str, str, str, str, dict[int, str]]] = share[1]
     try:
         tokenizers = [(name, Tokenizer.from_str(text)) for name, text in named]
         texts = [AuditText(name, code, script, kind, articles) for name, code, script, kind, articles in plain]

@@ -37,11 +37,25 @@ EXIT_GRACE_S: Final = 10.0
 READ_BUDGET_S: Final = 0.008
 
 
+class _Ready:
+    """A child started ahead (`ChildJob.prestart`), waiting for its payload on `jobs`."""
+
+    def __init__(self, process: BaseProcess, answers: Connection, jobs: Connection, target: Callable[[object, Connection], None]) -> None:
+        self.process = process
+        self.answers = answers
+        self.jobs = jobs
+        self.target = target
+
+
 class ChildJob(QObject):
     """Runs one child at a time: `start(target, payload)` stops the one still running first.
 
     Signals: `progressed(record)` as the child reports, then `finished(answer)` or
     `failed(message)`, once per job that was not stopped.
+
+    `prestart(target, warm)` starts the next child ahead of its job: it imports what `target`
+    needs, runs `warm()`, then waits; `start` with the same target hands it the payload instead
+    of starting a new process (a second or so sooner). `shutdown()` stops both.
     """
 
     progressed = Signal(object)
@@ -58,6 +72,7 @@ class ChildJob(QObject):
         # children that ended or were stopped, still to be reaped (never waited for here), and
         # since when
         self._exiting: list[tuple[BaseProcess, float]] = []
+        self._ready: _Ready | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_INTERVAL_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
@@ -65,8 +80,44 @@ class ChildJob(QObject):
     def is_running(self) -> bool:
         return self._process is not None
 
+    def is_ready(self) -> bool:
+        """Whether a child started ahead is waiting for its job."""
+        return self._ready is not None and self._ready.process.is_alive()
+
+    def prestart(self, target: Callable[[object, Connection], None], warm: Callable[[], None] | None = None) -> None:
+        """Start the child of the next `start(target, ...)` now: it imports, runs `warm()` (what
+        any job of `target` reads first: a failure there is left for the job to meet), then waits
+        for its payload. Nothing happens when one is waiting already."""
+        ready = self._ready
+        if ready is not None:
+            if ready.target is target and ready.process.is_alive():
+                return
+            self._discard_ready()
+        answers, sender = self._context.Pipe(duplex=False)
+        jobs, job_sender = self._context.Pipe(duplex=False)
+        process = self._context.Process(target=_waiting_child, args=(target, warm, jobs, sender), name=self.name, daemon=False)
+        process.start()
+        sender.close()
+        jobs.close()
+        self._ready = _Ready(process, answers, job_sender, target)
+
     def start(self, target: Callable[[object, Connection], None], payload: object) -> None:
         self.kill()
+        ready = self._ready
+        self._ready = None
+        if ready is not None and ready.target is target and ready.process.is_alive():
+            try:
+                ready.jobs.send(payload)
+                ready.jobs.close()
+            except (OSError, ValueError):
+                self._stop(ready)  # (it died meanwhile: a new child below)
+            else:
+                self._process = ready.process
+                self._connection = ready.answers
+                self._timer.start()
+                return
+        elif ready is not None:
+            self._stop(ready)
         receiver, sender = self._context.Pipe(duplex=False)
         process = self._context.Process(target=_child, args=(target, payload, sender), name=self.name, daemon=False)
         process.start()
@@ -105,6 +156,24 @@ class ChildJob(QObject):
             stop_process_tree(process, grace=0.0)
             self._exiting.append((process, time.monotonic()))
             self._timer.start()
+
+    def shutdown(self) -> None:
+        """Stop the running child and the one started ahead, if any (the window is closing)."""
+        self.kill()
+        self._discard_ready()
+
+    def _discard_ready(self) -> None:
+        ready = self._ready
+        self._ready = None
+        if ready is not None:
+            self._stop(ready)
+
+    def _stop(self, ready: _Ready) -> None:
+        ready.jobs.close()
+        ready.answers.close()
+        stop_process_tree(ready.process, grace=0.0)
+        self._exiting.append((ready.process, time.monotonic()))
+        self._timer.start()
 
     def _forget(self) -> None:
         self._pieces.clear()
@@ -184,11 +253,38 @@ def _waiting(connection: Connection) -> bool:
 def _child(target: Callable[[object, Connection], None], payload: object, connection: Connection) -> None:
     """The child's first steps: a process group of its own (so that it and its counting
     processes stop together), then the job; a failure is sent, never raised."""
+    _own_group()
+    _run(target, payload, connection)
+
+
+def _waiting_child(
+    target: Callable[[object, Connection], None], warm: Callable[[], None] | None, jobs: Connection, connection: Connection
+) -> None:
+    """A child started ahead: its own process group, `warm()`, then the job when its payload
+    comes (nothing when the window closed the pipe instead)."""
+    _own_group()
+    if warm is not None:
+        try:
+            warm()
+        except Exception:  # noqa: BLE001 - the job meets the problem again and reports it
+            pass
+    try:
+        payload = jobs.recv()
+    except (EOFError, OSError):
+        connection.close()
+        return
+    _run(target, payload, connection)
+
+
+def _own_group() -> None:
     if hasattr(os, "setpgid"):
         try:
             os.setpgid(0, 0)
         except OSError:
             pass
+
+
+def _run(target: Callable[[object, Connection], None], payload: object, connection: Connection) -> None:
     try:
         target(payload, connection)
     except MemoryError:

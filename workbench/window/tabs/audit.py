@@ -16,7 +16,7 @@ from functools import partial
 from typing import Final
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QImage, QImageWriter
+from PySide6.QtGui import QImage, QImageWriter, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -46,7 +46,7 @@ from engine.formats.files import write_text_atomically
 from workbench.core.audit_report import EMBEDDING_HEADERS, SUMMARY_HEADERS, unicode_section, with_sections
 from workbench.core.vocab_reports import CURVE_NOTE, comparison_section, curves_section, health_section
 from workbench.core.parallel_text import load_udhr
-from workbench.jobs.children.audit import audit_main, audit_payload
+from workbench.jobs.children.audit import audit_main, audit_payload, warm_up
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.encoding import EncodingRunner
 from workbench.jobs.runners.saving import Worker
@@ -399,11 +399,24 @@ class AuditTab(QWidget):
             self.job.kill()
             self._progress_at_rest("stopped")
             self._say("Stopped; the figures shown are the last audit's." if self.result is not None else "Stopped.")
+            self._prestart()
         self._update_buttons()
 
     def shutdown(self) -> None:
-        for job in (self.job, self.size_page.job, self.health_page.job, self.compare_page.job, self.unicode_page.job):
+        self.job.shutdown()
+        for job in (self.size_page.job, self.health_page.job, self.compare_page.job, self.unicode_page.job):
             job.kill()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._prestart()
+
+    def _prestart(self) -> None:
+        """While the user chooses, the next audit's process starts, reads the shipped texts and
+        starts its second process (`warm_up`): Run Audit then measures at once, not a second
+        later. Only while the tab is shown and no audit runs."""
+        if self.isVisible() and not self.job.is_running():
+            self.job.prestart(audit_main, warm_up)
 
     def is_running(self) -> bool:
         return self.job.is_running()
@@ -432,11 +445,13 @@ class AuditTab(QWidget):
             "Point at a column's heading for what it means."
         )
         self.ran.emit(seconds)
+        self._prestart()
 
     def _on_job_failed(self, message: str) -> None:
         self._progress_at_rest("")
         self._say(f"The audit stopped: {message}", error=True)
         self._update_buttons()
+        self._prestart()
 
     def show_result(self, result: dict[str, object]) -> None:
         """Draw an audit's figures (`workbench.jobs.children.audit.audit_result`'s): the page
