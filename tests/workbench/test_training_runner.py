@@ -16,6 +16,7 @@ from engine.analysis.size_curve import held_out_words, round_point, rounds_curve
 from engine.analysis.token_counts import EXAMPLES_PER_TOKEN
 from engine.analysis.vocabulary import token_examples, token_frequencies
 from engine.corpus.units import FileSlice
+from engine.models.unigram.training_run import UnigramTrainingRun
 from engine.progress import TrainProgress
 from engine.project.result import _expanded_history, bounded_examples, vocabulary_from_dict
 from engine.trainers.records import MergeStep, TrainHistory
@@ -107,6 +108,7 @@ def test_a_unigram_run_s_rounds_are_measured_uncut_on_the_held_out_lines(qtbot: 
     slices, held_out = held_out_split([str(small_corpus)], 0.05)
     tokenizer, trainer = presets.build("sentencepiece-unigram", 400)
     run = trainer.start(tokenizer.count_words(slices))
+    assert isinstance(run, UnigramTrainingRun)
     measured = {index: (size, tokens, characters) for index, size, tokens, characters in points}
     words: dict[str, int] = {}
     while (step := run.step()) is not None:
