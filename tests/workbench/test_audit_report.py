@@ -137,10 +137,10 @@ def test_the_size_section_says_which_points_are_exact() -> None:
     assert parsed.tables["size-curves"][1] == rows and parsed.svgs == 1
     # dashed: the rounds' approximate part below, and the file's whole curve; the rounds as dots
     assert section.count("<polyline") == 4 and section.count('stroke-dasharray="6,4"') == 2
-    assert section.count('r="2.5"') == 3
+    assert section.count('r="2.5"') == 2  # (the third is past 2 x 12, the chart's edge)
     assert "<li>rounds: exact at the 3 sizes its training rounds passed through</li>" in section
     assert "<li>file: approximate: its top pieces by score</li>" in section and "<li>bpe" not in section
-    assert "vocabulary size, 0 to 31; dashed: approximate" in section  # (every point shown: 31 is not past 4 x 12)
+    assert "vocabulary size, 0 to 24; beyond it, up to 31, in the table; dashed: approximate" in section  # (2 x 12)
 
 
 def test_the_charts_show_a_unigram_seed_s_many_pieces_only_when_zoomed_out() -> None:
@@ -149,10 +149,11 @@ def test_the_charts_show_a_unigram_seed_s_many_pieces_only_when_zoomed_out() -> 
 
     bpe = drawn([100, 1_127, 8_000], 1, 2)
     rounds = drawn([2_000, 12_000, 400_000, 1_000_000], 1, 0)
-    assert shown_up_to([bpe, rounds]) == 32_000  # 4 x 8,000
+    assert shown_up_to([bpe, rounds]) == 16_000  # 2 x 8,000
     assert shown_up_to([bpe, drawn([2_000, 30_000, 1_000_000], 1, 0)]) == 33_000  # the knee, and a tenth past it
     assert shown_up_to([bpe, drawn([2_000, 3_000, 9_000], 1, 0)]) == 9_000  # everything
+    assert shown_up_to([bpe]) == 8_000
     seeded = SizeCurve("Unigram", [12, 21, 31, 900], [120, 94, 90, 80], 100, True, 0, [3, 2, 1, 0])
     section = curves_section([curve_wire("rounds", "its held-out lines", 12, seeded)], 2, CURVE_NOTE)
-    assert "vocabulary size, 0 to 48; beyond it, up to 900, in the table" in section
+    assert "vocabulary size, 0 to 34; beyond it, up to 900, in the table" in section  # (a tenth past the knee, 31)
     assert section.count('r="2.5"') == 3  # (the seed's point is past the chart's edge)

@@ -139,7 +139,7 @@ CURVE_NOTE: Final = (
 # How many tokens of each category a report lists.
 REPORTED: Final = 25
 # The charts show sizes up to this many times the largest trained size at first (`shown_up_to`).
-SHOWN_PAST_TRAINED: Final = 4
+SHOWN_PAST_TRAINED: Final = 2
 
 
 def health_table(healths: list[dict[str, object]]) -> list[list[str]]:
@@ -260,7 +260,7 @@ def shown_up_to(curves: list[DrawnCurve]) -> int:
     the trained size (up to its seed_size, 1,000,000 by default), which would leave every other
     curve a sliver at the left; the sizes past it are in the table and a zoom away.
 
-    trained sizes 8,000 and 2,000, knees at 1,127 and 12,000, a seed at 1,000,000 -> 32,000
+    trained sizes 8,000 and 2,000, knees at 1,127 and 12,000, a seed at 1,000,000 -> 16,000
     """
     largest = max(curve.sizes[-1] for curve in curves)
     limit = SHOWN_PAST_TRAINED * max(curve.sizes[curve.trained] for curve in curves)
