@@ -57,9 +57,8 @@ STAGE_FINISH: Final = "Finish"
 FINISH_STEPS: Final = 4
 # Evaluate the held-out text at most this often, in steps done (a fraction of the expected total).
 EVALUATIONS: Final = 24
-# ...and spend at most this share of the time on it; as much again on measuring a Unigram run's
-# rounds (`_Streamer.measure_round`: shared, the evaluations after every round left no time for
-# the sizes just above the trained one, the ones a choice of size turns on).
+# ...and spend at most this share of the time on it. (A Unigram run's rounds are measured
+# whatever the time: `_Streamer.measure_round`.)
 EVALUATION_BUDGET: Final = 0.08
 
 
@@ -260,14 +259,13 @@ class _Streamer(ProgressSink):
         self.next_evaluation = 0
         self.evaluations: list[tuple[int, float]] = []
         # a Unigram run's rounds: the held-out lines as the Audit tab reads them (`splitlines`),
-        # their words (counted at the first round measured) and characters, the points, whether
-        # a round streamed since the last point changed the vocabulary's size, the time spent
+        # their words (counted at the first round measured) and characters, the points, and
+        # whether a round streamed since the last point changed the vocabulary's size
         self.round_lines: list[str] = []
         self.round_words: dict[str, int] | None = None
         self.round_characters = 0
         self.round_points: list[RoundPoint] = []
         self.resized = False
-        self.measuring = 0.0
 
     def follow(self, run: TrainingRun, trainer: Trainer, evaluator: Tokenizer, held_out: str) -> None:
         """Follow `run`; `evaluator`, a copy of the untrained tokenizer, is filled with what the
@@ -318,10 +316,16 @@ class _Streamer(ProgressSink):
 
     def measure_round(self) -> None:
         """A Unigram run's latest round (the last streamed) measured on the held-out lines under
-        the tokenizer it holds, uncut (`engine.analysis.size_curve.round_point`): the seed, and
-        each round after one that changed the vocabulary's size (a prune, an EM round that
-        dropped pieces; a round left out for time is made up by the next), within a share of the
-        time as large as the evaluations'; the last round (the trained size) always."""
+        the tokenizer it holds, uncut (`engine.analysis.size_curve.round_point`): the seed, each
+        round that changed the vocabulary's size (a prune, an EM round that dropped pieces) and
+        the last (the trained size).
+
+        subtle: every such round, whatever the time, unlike the evaluations (EVALUATION_BUDGET):
+        with a share of the time, which rounds were measured hung on the machine's load, and the
+        curve's knee with them (5,833 or 8,754 for the same training of the sample). Rounds are
+        tens, and each costs one pass over the held-out words (at most HELD_OUT_MAX_BYTES of
+        text) with the round's pieces: a tenth of a 262 KB sample's training, less as the corpus,
+        and each round's pass over it, grows."""
         run, trainer, evaluator = self.run, self.trainer, self.evaluator
         if not isinstance(run, UnigramTrainingRun) or trainer is None or evaluator is None or not self.round_lines or self.sent == 0:
             return
@@ -330,17 +334,12 @@ class _Streamer(ProgressSink):
         index = self.sent - 1
         if self.round_points and self.round_points[-1][0] >= index:
             return  # measured there already
-        elapsed = time.monotonic() - self.started
-        if not run.done and self.measuring > EVALUATION_BUDGET * elapsed:
-            return
-        began = time.monotonic()
         if self.round_words is None:
             evaluator.apply_training(trainer, run)  # (its special tokens added: they cut the text into words)
             self.round_words, self.round_characters = held_out_words(evaluator, self.round_lines)
         size, tokens = round_point(evaluator, run, self.round_words)
         self.round_points.append((index, size, tokens, self.round_characters))
         self.resized = False
-        self.measuring += time.monotonic() - began
 
     def evaluate(self, done: int) -> None:
         """Characters per token of the held-out text under the vocabulary made so far."""
