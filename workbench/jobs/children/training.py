@@ -243,8 +243,8 @@ class MessageSink(Protocol):
 
 class _Streamer(ProgressSink):
     """The child's progress sink: forwards progress, streams new steps, evaluates the held-out
-    text now and then (a Unigram run: after every round, its tokenizer uncut too, for the size
-    curve), and asks the run to stop once the window asked to cancel."""
+    text now and then (a Unigram run's tokenizer, uncut, after each round that changes its
+    size too: the size curve's points), and asks the run to stop once the window asked to cancel."""
 
     def __init__(self, connection: MessageSink, cancel: Event) -> None:
         self.connection = connection
