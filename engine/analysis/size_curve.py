@@ -2,8 +2,10 @@
 passed through, from the one run, beside what each size costs in embeddings, with the knee marked.
 
 BPE: every prefix of the merges, exactly, in one pass over the held-out words. WordPiece: prefixes
-of the vocabulary in id order, at up to `points` sizes. Unigram: the top pieces by score (an
-approximation, see `unigram_curve`). No training and no Qt here; the curve is drawn elsewhere.
+of the vocabulary in id order, at up to `points` sizes. Unigram: from a tokenizer alone, the top
+pieces by score (an approximation, see `unigram_curve`); from a training measured after each round
+(`round_point`), the sizes its rounds passed through, exactly (`rounds_curve`). No training and no
+Qt here; the curve is drawn elsewhere.
 """
 
 from __future__ import annotations
@@ -16,11 +18,18 @@ from engine.errors import CorpusError
 from engine.models.bpe.encoder import merge_all
 from engine.models.bpe.model import BPE
 from engine.models.unigram.model import Unigram
+from engine.models.unigram.training_run import UnigramTrainingRun
 from engine.models.wordpiece.model import WordPiece
 from engine.tokenizer import Tokenizer
+from engine.trainers.records import RoundStep
 
 # How many sizes WordPiece and Unigram curves are measured at (each costs one pass over the words).
 DEFAULT_POINTS: Final = 60
+
+# A Unigram training's round measured on held-out text (`round_point`): (the round's index, the
+# vocabulary size of the tokenizer it held, the tokens that cut the held-out words into, the
+# held-out characters).
+RoundPoint = tuple[int, int, int, int]
 
 
 class SizeCurve:
@@ -28,10 +37,13 @@ class SizeCurve:
     tokens, `tokens_per_character[i]` per character of its `characters`.
 
     `sizes` never fall (a BPE merge that makes a token some earlier merge made adds no entry);
-    `knee_index` is the point `knee` picks. `exact` is False where the smaller
-    tokenizers are an approximation (Unigram's top pieces by score), True where each point is
-    what encoding with the smaller tokenizer gives. Added tokens (special tokens) found in the
-    text are in no count: they are the same tokens at every size.
+    `knee_index` is the point `knee` picks, `trained_index` the trained tokenizer's own point
+    (the last, but for a Unigram run's rounds, which pass through larger sizes: the first).
+    `exact` is False where the other tokenizers are an approximation (Unigram's top pieces by
+    score), True where each point is what encoding with that tokenizer gives. `rounds`: for a
+    Unigram run's rounds (`rounds_curve`), the round each point was measured after; else empty.
+    Added tokens (special tokens) found in the text are in no count: they are the same tokens at
+    every size.
     """
 
     algorithm: str
@@ -40,11 +52,24 @@ class SizeCurve:
     characters: int
     tokens_per_character: list[float]
     knee_index: int
+    trained_index: int
     exact: bool
+    rounds: list[int]
 
-    def __init__(self, algorithm: str, sizes: list[int], tokens: list[int], characters: int, exact: bool) -> None:
+    def __init__(
+        self,
+        algorithm: str,
+        sizes: list[int],
+        tokens: list[int],
+        characters: int,
+        exact: bool,
+        trained_index: int = -1,
+        rounds: list[int] | None = None,
+    ) -> None:
         if len(sizes) != len(tokens) or not sizes:
             raise ValueError(f"a curve needs as many sizes as token counts, at least one: {len(sizes)}, {len(tokens)}")
+        if not -len(sizes) <= trained_index < len(sizes) or (rounds is not None and rounds and len(rounds) != len(sizes)):
+            raise ValueError(f"a curve's trained point and rounds must be among its {len(sizes)} sizes")
         self.algorithm = algorithm
         self.sizes = sizes
         self.tokens = tokens
@@ -54,11 +79,17 @@ class SizeCurve:
             per_character.append(count / characters if characters > 0 else 0.0)
         self.tokens_per_character = per_character
         self.knee_index = knee(sizes, per_character)
+        self.trained_index = trained_index % len(sizes)
         self.exact = exact
+        self.rounds = list(rounds) if rounds is not None else []
 
     @property
     def knee_size(self) -> int:
         return self.sizes[self.knee_index]
+
+    @property
+    def trained_size(self) -> int:
+        return self.sizes[self.trained_index]
 
     def embedding_costs(self, hidden: int, dtype: str = "bf16", tied: bool = True) -> list[EmbeddingCost]:
         """What each size's embedding costs a model of `hidden` width (`audit.EmbeddingCost`)."""
@@ -382,6 +413,74 @@ def unigram_curve(
         result_sizes.append(len(kept) + extra)
         tokens.append(total)
     return SizeCurve("Unigram", result_sizes, tokens, characters, False)
+
+
+def round_point(tokenizer: Tokenizer, run: UnigramTrainingRun, word_counts: dict[str, int]) -> tuple[int, int]:
+    """(vocabulary size, tokens) of held-out words under the tokenizer `run` holds after its
+    latest round: `tokenizer`'s Unigram model filled with `run.round_pieces()` (every piece the
+    run holds, not cut to the trained size), its size counted as the other curves count theirs
+    (`get_vocab_size(True)`: the pieces and the added tokens outside them), the words encoded as
+    `unigram_curve` encodes them (the added tokens cut out of the text left out).
+
+    `tokenizer` is the one the run trains with the trainer's special tokens added (one
+    `apply_training` adds them; they cut the text into words: `held_out_words`). Its model is
+    left holding the round's pieces. After the last round this is the trained tokenizer's size
+    and its tokens: the trained point of `rounds_curve`.
+    """
+    model = tokenizer.model
+    if not isinstance(model, Unigram):
+        raise ValueError(f"round_point needs a Unigram model, not {type(model).__name__}")
+    model.set_pieces(run.round_pieces(), run.unk_id())
+    tokens = 0
+    for word, count in _model_words(tokenizer, word_counts):
+        tokens += count * len(model.tokenize_run(word).ids)
+    return tokenizer.get_vocab_size(True), tokens
+
+
+def rounds_curve(rounds: Sequence[RoundStep], points: Sequence[RoundPoint]) -> SizeCurve | None:
+    """A Unigram run's exact curve: held-out tokens at the vocabulary sizes its rounds passed
+    through (`round_point` after each round: the seed's many pieces, pruned round by round, down
+    to the trained size, the last round's). A point per distinct size, sorted by size, from the
+    latest round measured at that size (an EM round re-scores the pieces without changing their
+    number, or drops a few: the latest has the scores the run went on with); `trained_index` is
+    the last round's point. Exact: each point is what encoding with the tokenizer of that round
+    gives.
+
+    None when the points cannot make that curve: none at the run's last round (the trained size
+    unmeasured: a training measured before rounds were, or stepped by hand), a point of a round
+    the run did not make, or points measured on different texts.
+
+    rounds seed 0, EM 1, prune 2, finalize 3; points (0, 31, 90, 100), (1, 21, 95, 100),
+    (2, 21, 94, 100), (3, 12, 120, 100) -> sizes [12, 21, 31], tokens [120, 94, 90], rounds [3, 2, 0]
+    """
+    if not rounds or not points:
+        return None
+    made: set[int] = set()
+    for step in rounds:
+        made.add(step.index)
+    last = rounds[len(rounds) - 1].index
+    characters = points[0][3]
+    # size -> (round, tokens) of the latest round measured at that size
+    latest: dict[int, tuple[int, int]] = {}
+    for index, size, tokens, measured in points:
+        if index not in made or measured != characters:
+            return None
+        found = latest.get(size)
+        if found is None or found[0] < index:
+            latest[size] = (index, tokens)
+    sizes = sorted(latest)
+    trained = -1
+    tokens_at: list[int] = []
+    measured_after: list[int] = []
+    for i in range(len(sizes)):
+        index, tokens = latest[sizes[i]]
+        if index == last:
+            trained = i
+        tokens_at.append(tokens)
+        measured_after.append(index)
+    if trained < 0:
+        return None
+    return SizeCurve("Unigram", sizes, tokens_at, characters, True, trained, measured_after)
 
 
 def spaced_sizes(smallest: int, largest: int, points: int) -> list[int]:

@@ -13,6 +13,7 @@ from engine.project.fields import (
     TOKENIZER_MEMBER,
     VOCABULARY_MEMBER,
     read_evaluations,
+    read_round_points,
     get_number,
     json_object,
     member_part,
@@ -145,6 +146,7 @@ class TokenizerEntry:
         data["frequencies"] = list[JsonValue](frequencies)
         data["examples"] = examples_to_dict(self.examples)
         data["evaluations"] = [[done, value] for done, value in self.evaluations]
+        data["round_points"] = _round_points(result)
         data["counts_file"] = self.counts_file
         data["counts_key"] = self.counts_key
         data["counts_held_out"] = self.counts_held_out
@@ -169,6 +171,7 @@ class TokenizerEntry:
             "parts": parts,
             "report": result.summary(),
             "evaluations": [[done, value] for done, value in result.evaluations],
+            "round_points": _round_points(result),
             "counts_file": result.counts_file,
             "counts_key": result.counts_key,
             "counts_held_out": result.counts_held_out,
@@ -230,6 +233,7 @@ class TokenizerEntry:
             get_str(obj, "counts_key", where, ""),
             held_out,
             TrainedOn.from_dict(trained_on_data, folder) if trained_on_data is not None else None,
+            read_round_points(obj, where),
         )
         return entry
 
@@ -261,6 +265,14 @@ class TokenizerEntry:
             ),
             TrainedOn.from_dict(trained_on_data, folder) if trained_on_data is not None else None,
             where,
+            read_round_points(robj, where),
         )
         entry.result.vocab_size = get_count(robj, "vocab_size", where, 0)
         return entry
+
+
+def _round_points(result: TrainedResult | None) -> list[JsonValue]:
+    """A result's round points as the project file keeps them: [[round, size, tokens, characters], ...]."""
+    if result is None:
+        return []
+    return [[index, size, tokens, characters] for index, size, tokens, characters in result.round_points]

@@ -50,6 +50,18 @@ def read_evaluations(obj: dict[str, object], where: str) -> list[tuple[int, floa
     return found
 
 
+def read_round_points(obj: dict[str, object], where: str) -> list[tuple[int, int, int, int]]:
+    """A result's "round_points": [[round, vocabulary size, tokens, characters], ...] (none in
+    projects saved before rounds were measured)."""
+    found: list[tuple[int, int, int, int]] = []
+    for item in get_list(obj, "round_points", where) if "round_points" in obj else []:
+        if not isinstance(item, list) or len(item) != 4:
+            raise SchemaError(f"{where}: a round's point must be [round, vocabulary size, tokens, characters]")
+        what = f"{where}: a round's point"
+        found.append((as_count(item[0], what), as_count(item[1], what), as_count(item[2], what), as_count(item[3], what)))
+    return found
+
+
 def get_number(obj: dict[str, object], key: str, where: str, default: float) -> float:
     value = obj.get(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:

@@ -26,7 +26,9 @@ class TrainedResult:
     `tokenizer_json` is the tokenizer; `report` (with the training's history), `frequencies[id]`
     and `examples[id]` (the most frequent training words holding the token, cut to
     MAX_EXAMPLE_CHARS) feed the views; `evaluations` are (steps done, characters per token on
-    the held-out text). `counts_file` is the word-counts table a BPE training kept (for
+    the held-out text); `round_points`, a Unigram training's rounds measured on the held-out
+    lines (`engine.analysis.size_curve.RoundPoint`: round, vocabulary size, tokens, characters;
+    empty for other trainings and in older projects). `counts_file` is the word-counts table a BPE training kept (for
     continuing it without recounting; "" when none), valid while `counts_key` (a digest of the
     corpus and the pipeline it was counted with) still matches; `counts_held_out` is the share
     it was counted without. `trained_on` is what it was trained on (None: imported, or an older
@@ -39,6 +41,7 @@ class TrainedResult:
 
     tokenizer_json: str
     evaluations: list[tuple[int, float]]
+    round_points: list[tuple[int, int, int, int]]
     counts_file: str
     counts_key: str
     counts_held_out: float
@@ -67,9 +70,11 @@ class TrainedResult:
         counts_key: str = "",
         counts_held_out: float = 0.0,
         trained_on: TrainedOn | None = None,
+        round_points: list[tuple[int, int, int, int]] | None = None,
     ) -> None:
         self.tokenizer_json = tokenizer_json
         self.evaluations = evaluations if evaluations is not None else []
+        self.round_points = round_points if round_points is not None else []
         self.counts_file = counts_file
         self.counts_key = counts_key
         self.counts_held_out = counts_held_out
@@ -95,6 +100,7 @@ class TrainedResult:
         counts: tuple[str, str, float],
         trained_on: TrainedOn | None,
         where: str,
+        round_points: list[tuple[int, int, int, int]] | None = None,
     ) -> TrainedResult:
         """A result read from a project file, its history and vocabulary parsed when first needed
         (`where` names it in the messages of a damaged part); its parts are written back as read."""
@@ -102,7 +108,9 @@ class TrainedResult:
             tokenizer_json = tokenizer.content.decode("utf-8")
         except UnicodeDecodeError:
             raise SchemaError(f"{where}: its tokenizer.json is not UTF-8") from None
-        result = TrainedResult(tokenizer_json, None, None, None, evaluations, counts[0], counts[1], counts[2], trained_on)
+        result = TrainedResult(
+            tokenizer_json, None, None, None, evaluations, counts[0], counts[1], counts[2], trained_on, round_points
+        )
         result._tokenizer = tokenizer
         result._summary = summary
         result._history = history
@@ -121,10 +129,13 @@ class TrainedResult:
         evaluations: list[tuple[int, float]],
         counts: tuple[str, str, float],
         trained_on: TrainedOn | None,
+        round_points: list[tuple[int, int, int, int]] | None = None,
     ) -> TrainedResult:
         """A training's result whose parts a training process made already (packed, even):
         they are kept as they are, and the vocabulary part is parsed only if a view asks."""
-        result = TrainedResult.stored(tokenizer, None, history, vocabulary, evaluations, counts, trained_on, "result")
+        result = TrainedResult.stored(
+            tokenizer, None, history, vocabulary, evaluations, counts, trained_on, "result", round_points
+        )
         result._report = report
         return result
 
@@ -132,7 +143,7 @@ class TrainedResult:
         """This result with other kept word counts (the same parts, shared)."""
         copy = TrainedResult.stored(
             self.tokenizer_part(), self._summary, self._history, self._vocabulary, self.evaluations,
-            (counts_file, counts_key, counts_held_out), self.trained_on, self._where,
+            (counts_file, counts_key, counts_held_out), self.trained_on, self._where, self.round_points,
         )  # fmt: skip
         copy._report = self._report
         copy._frequencies = self._frequencies

@@ -41,6 +41,7 @@ def trained_project(folder: Path) -> Project:
         token_examples(tokenizer, counts),
         [(0, 1.0), (10, 2.5)],
         trained_on=TrainedOn(project.corpus, 0, 0.01),
+        round_points=[(0, 90, 40, 120), (3, 30, 52, 120)],  # (a Unigram's; a test needs no Unigram to keep them)
     )
     project.tokenizers.append(entry)
     project.tokenizers.append(TokenizerEntry("Untrained", "wordlevel", pipeline, None))
@@ -79,6 +80,42 @@ def test_a_project_round_trips(tmp_path: Path) -> None:
         assert json.loads(archive.read(INDEX_MEMBER))["format_version"] == FORMAT_VERSION == 2
     assert again.tokenizers[0].trained_on is not None
     assert again.tokenizers[0].trained_on.differences(again.corpus) == []
+
+
+def test_a_project_saved_before_rounds_were_measured_opens_without_them(tmp_path: Path) -> None:
+    project = trained_project(tmp_path)
+    path = tmp_path / "demo.tokproj"
+    project.save(str(path))
+    again = Project.load(str(path))
+    assert again.tokenizers[0].result is not None and again.tokenizers[0].result.round_points == [(0, 90, 40, 120), (3, 30, 52, 120)]
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    index = json.loads(members[INDEX_MEMBER])
+    del index["tokenizers"][0]["result"]["round_points"]
+    members[INDEX_MEMBER] = json.dumps(index).encode("utf-8")
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    old = Project.load(str(path)).tokenizers[0].result
+    assert old is not None and old.round_points == [] and old.evaluations == [(0, 1.0), (10, 2.5)]
+    one_file = json.loads(project.to_json(str(tmp_path)))
+    del one_file["tokenizers"][0]["round_points"]
+    path.write_text(json.dumps(one_file), encoding="utf-8")
+    old = Project.load(str(path)).tokenizers[0].result
+    assert old is not None and old.round_points == []
+
+
+@pytest.mark.parametrize(
+    ("points", "fragment"),
+    [([[0, 90, 40]], "a round's point must be"), ([[0, 90, -1, 120]], "a round's point"), ("no", "round_points")],
+)
+def test_bad_round_points_are_named(tmp_path: Path, points: object, fragment: str) -> None:
+    one_file = json.loads(trained_project(tmp_path).to_json(str(tmp_path)))
+    one_file["tokenizers"][0]["round_points"] = points
+    path = tmp_path / "bad.tokproj"
+    path.write_text(json.dumps(one_file), encoding="utf-8")
+    with pytest.raises(ProjectFileError, match=fragment):
+        Project.load(str(path))
 
 
 def test_a_format_1_project_still_opens(tmp_path: Path) -> None:

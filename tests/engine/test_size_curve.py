@@ -1,6 +1,7 @@
 """engine.analysis.size_curve: the curve at each size equals what encoding with the smaller
-tokenizer gives (BPE with merges[:k], WordPiece with a vocabulary prefix), on hand-checked cases,
-on tokenizers the engine's trainers make here, and on random merge lists; and the knee."""
+tokenizer gives (BPE with merges[:k], WordPiece with a vocabulary prefix, a Unigram run's pieces
+after each round), on hand-checked cases, on tokenizers the engine's trainers make here, and on
+random merge lists; and the knee."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ from hypothesis import strategies as st
 
 from engine import Tokenizer, decoders, pre_tokenizers
 from engine.analysis.size_curve import (
+    RoundPoint,
     SizeCurve,
     bpe_curve,
     held_out_words,
     knee,
+    round_point,
+    rounds_curve,
     size_curve,
     spaced_sizes,
     unigram_curve,
@@ -27,6 +31,7 @@ from engine.models.unigram.model import Unigram
 from engine.models.unigram.trainer import UnigramTrainer
 from engine.models.wordpiece.model import WordPiece
 from engine.models.wordpiece.trainer import WordPieceTrainer
+from engine.trainers.records import RoundStep
 
 TRAINING = [
     "the lower lowest low newer newest wider widest",
@@ -372,6 +377,90 @@ def test_unigram_top_pieces() -> None:
     assert chosen.tokens[1] == encoded_tokens(smaller, HELD_OUT)
 
 
+def round_steps(*phases: str) -> list[RoundStep]:
+    """A run's rounds, numbered from 0 (only their numbers and phases matter to `rounds_curve`)."""
+    return [RoundStep(index, phase, 0, 0, None) for index, phase in enumerate(phases)]
+
+
+def test_unigram_rounds_by_hand() -> None:
+    rounds = round_steps("seed", "EM", "prune", "finalize")
+    # the EM round dropped no piece and the prune ten; round 2 is the latest at size 21
+    points = [(0, 31, 90, 100), (1, 21, 95, 100), (2, 21, 94, 100), (3, 12, 120, 100)]
+    curve = rounds_curve(rounds, points)
+    assert curve is not None and curve.exact and curve.algorithm == "Unigram"
+    assert (curve.sizes, curve.tokens, curve.rounds) == ([12, 21, 31], [120, 94, 90], [3, 2, 0])
+    assert curve.tokens_per_character == [1.2, 0.94, 0.9]
+    assert (curve.trained_index, curve.trained_size, curve.characters) == (0, 12, 100)
+    # scaled: (0, 1), (9/19, 2/15), (1, 0); the middle point is .39 below the chord
+    assert curve.knee_index == 1
+    # a round left out for time is no gap in the curve, only a point fewer
+    assert rounds_curve(rounds, [points[0], points[3]]) is not None
+
+
+@pytest.mark.parametrize(
+    "points",
+    [
+        [],
+        [(0, 31, 90, 100), (2, 21, 94, 100)],  # the last round, the trained size, not measured
+        [(0, 31, 90, 100), (4, 12, 120, 100)],  # a round the run did not make
+        [(0, 31, 90, 100), (3, 12, 120, 99)],  # measured on another text
+    ],
+)
+def test_unigram_rounds_that_make_no_curve(points: list[RoundPoint]) -> None:
+    assert rounds_curve(round_steps("seed", "EM", "prune", "finalize"), points) is None
+
+
+def test_unigram_rounds_measured_as_a_run_trains() -> None:
+    """Each round's point is the held-out text encoded with the pieces the run holds then,
+    uncut: its present pieces, the characters back in, the unk token; the last is the trained
+    tokenizer's, and the curve runs from the trained size up through every size measured."""
+    tokenizer = Tokenizer(Unigram())
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+    tokenizer.decoder = decoders.Metaspace()
+    trainer = UnigramTrainer(vocab_size=60, show_progress=False, special_tokens=["<unk>"], unk_token="<unk>")
+    counts = tokenizer.count_words_from_iterator(syllable_lines())
+    characters_trained = {c for word in counts for c in word}
+    run = trainer.start(counts)
+    points: list[RoundPoint] = []
+    held_counts: dict[str, int] = {}
+    held_characters = 0
+    while (step := run.step()) is not None:
+        if not points:
+            tokenizer.apply_training(trainer, run)  # (the special tokens added, as the training child does)
+            held_counts, held_characters = held_out_words(tokenizer, HELD_OUT)
+        size, tokens = round_point(tokenizer, run, held_counts)
+        points.append((step.index, size, tokens, held_characters))
+        # the tokenizer of that round, made by hand: every piece the run holds, the unk token, every character
+        present = dict(run.pieces)
+        pieces = run.round_pieces()
+        assert {piece for piece, _ in pieces} == set(present) | characters_trained | {"<unk>"}
+        assert all(score == present[piece] for piece, score in pieces if piece in present and piece != "<unk>")
+        that_round = Tokenizer.from_str(tokenizer.to_str())
+        that_round.model = Unigram(pieces, pieces.index(("<unk>", 0.0)))
+        assert tokens == encoded_tokens(that_round, HELD_OUT)
+        assert size == that_round.get_vocab_size(True) == len(pieces)
+        if step.phase != "finalize":
+            missing = characters_trained - set(present)
+            assert size == step.vocab_size + 1 + len(missing)  # (the unk token and the characters the rounds dropped)
+    trained = Tokenizer.from_str(tokenizer.to_str())
+    history = trained.apply_training(trainer, run)
+    assert points[-1][1] == history.rounds[-1].vocab_size == trained.get_vocab_size(True) == 60
+    assert points[-1][2] == encoded_tokens(trained, HELD_OUT)
+    assert held_characters == sum(len(text) for text in HELD_OUT)
+
+    curve = rounds_curve(history.rounds, points)
+    assert curve is not None and curve.exact
+    assert curve.sizes == sorted({size for _, size, _, _ in points}) and curve.sizes[0] == 60
+    assert curve.trained_index == 0 and curve.rounds[0] == history.rounds[-1].index
+    assert curve.sizes[-1] == points[0][1] > 3 * 60  # the seed's pieces
+    # at each size, the latest round there
+    assert all(max(i for i, size, _, _ in points if size == curve.sizes[k]) == curve.rounds[k] for k in range(len(curve.sizes)))
+    # the trained point is the approximate curve's full size: the same tokenizer
+    approximate = unigram_curve(trained, *held_out_words(trained, HELD_OUT))
+    assert (approximate.sizes[-1], approximate.tokens[-1]) == (curve.trained_size, curve.tokens[0])
+    assert curve.tokens[-1] < curve.tokens[0]  # the seed's many pieces cut the text into fewer tokens
+
+
 # -- the knee and the sizes -------------------------------------------------------------------
 
 
@@ -414,6 +503,15 @@ def test_spaced_sizes() -> None:
     assert spaced_sizes(7, 9, 60) == [7, 8, 9]
     assert spaced_sizes(100, 30_000, 60)[-1] == 30_000
     assert len(spaced_sizes(100, 30_000, 60)) == 60
+
+
+def test_a_curve_s_trained_point() -> None:
+    assert SizeCurve("BPE", [100, 200], [50, 40], 100, True).trained_index == 1
+    assert SizeCurve("Unigram", [100, 200], [50, 40], 100, True, 0, [5, 0]).trained_size == 100
+    with pytest.raises(ValueError):
+        SizeCurve("Unigram", [100, 200], [50, 40], 100, True, 2)
+    with pytest.raises(ValueError):
+        SizeCurve("Unigram", [100, 200], [50, 40], 100, True, 0, [5])
 
 
 def test_embedding_costs_follow_the_sizes() -> None:

@@ -10,7 +10,18 @@ from pathlib import Path
 import engine
 from engine.analysis.audit import CSV_COLUMNS, AuditText, EmbeddingCost, audit
 from support import train_byte_level
+from engine.analysis.size_curve import SizeCurve
 from workbench.core.audit_report import TokenizerFile, html_report, text_sha256, tick_step
+from workbench.core.vocab_reports import (
+    CURVE_NOTE,
+    DrawnCurve,
+    curve_table,
+    curve_wire,
+    curves_section,
+    drawn_curve,
+    points_text,
+    shown_up_to,
+)
 
 
 class Tables(HTMLParser):
@@ -98,3 +109,51 @@ def test_without_english_the_charts_say_why_they_are_empty() -> None:
 
 def test_axis_steps_are_round() -> None:
     assert [tick_step(top) for top in (5.4, 0.9, 1.05, 13.0)] == [1.0, 0.2, 0.2, 2.5]
+
+
+def test_the_size_section_says_which_points_are_exact() -> None:
+    """A Unigram run's rounds (exact, dots on a solid line) with its top pieces below the
+    trained size (dashed), beside a BPE's exact curve and a Unigram file's approximate one."""
+    rounds = SizeCurve("Unigram", [12, 21, 31], [120, 94, 90], 100, True, 0, [3, 2, 0])
+    below = SizeCurve("Unigram", [5, 8, 12], [200, 150, 120], 100, False)
+    bpe = SizeCurve("BPE", [4, 5, 6], [9, 8, 8], 10, True)
+    curves = [
+        curve_wire("rounds", "its held-out lines", 12, rounds, below, "exact at the 3 sizes its training rounds passed through"),
+        curve_wire("bpe", "its held-out lines", 6, bpe),
+        curve_wire("file", "the English declaration", 12, below, note="approximate: its top pieces by score"),
+    ]
+    assert (curves[0]["below_sizes"], curves[0]["below_per_character"]) == ([5, 8, 12], [2.0, 1.5, 1.2])
+    assert curves[1]["below_sizes"] == [] and curves[1]["trained"] == 2
+    drawn = drawn_curve(curves[0])
+    assert (drawn.trained, drawn.trained_value, drawn.rounds, drawn.exact) == (0, 1.2, True, True)
+    assert [points_text(drawn_curve(curve)) for curve in curves] == ["3 exact (its rounds) + 2 approximate below", "3", "3 (approximate)"]
+    rows = curve_table(curves, 2)
+    # the trained size and its tokens per character, and the knee against them: 21 entries, 0.94 (-21.7%)
+    assert rows[0][3:8] == ["12", "1.200", "21", "0.940", "-21.7%"]
+    assert rows[1][3:5] == ["6", "0.800"] and rows[2][3:5] == ["12", "1.200"]
+    section = curves_section(curves, 2, CURVE_NOTE)
+    parsed = Tables()
+    parsed.feed(section)
+    assert parsed.tables["size-curves"][1] == rows and parsed.svgs == 1
+    # dashed: the rounds' approximate part below, and the file's whole curve; the rounds as dots
+    assert section.count("<polyline") == 4 and section.count('stroke-dasharray="6,4"') == 2
+    assert section.count('r="2.5"') == 2  # (the third is past 2 x 12, the chart's edge)
+    assert "<li>rounds: exact at the 3 sizes its training rounds passed through</li>" in section
+    assert "<li>file: approximate: its top pieces by score</li>" in section and "<li>bpe" not in section
+    assert "vocabulary size, 0 to 24; beyond it, up to 31, in the table; dashed: approximate" in section  # (2 x 12)
+
+
+def test_the_charts_show_a_unigram_seed_s_many_pieces_only_when_zoomed_out() -> None:
+    def drawn(sizes: list[int], knee: int, trained: int) -> DrawnCurve:
+        return DrawnCurve("t", sizes, [1.0] * len(sizes), knee, trained, True, False, [], [])
+
+    bpe = drawn([100, 1_127, 8_000], 1, 2)
+    rounds = drawn([2_000, 12_000, 400_000, 1_000_000], 1, 0)
+    assert shown_up_to([bpe, rounds]) == 16_000  # 2 x 8,000
+    assert shown_up_to([bpe, drawn([2_000, 30_000, 1_000_000], 1, 0)]) == 33_000  # the knee, and a tenth past it
+    assert shown_up_to([bpe, drawn([2_000, 3_000, 9_000], 1, 0)]) == 9_000  # everything
+    assert shown_up_to([bpe]) == 8_000
+    seeded = SizeCurve("Unigram", [12, 21, 31, 900], [120, 94, 90, 80], 100, True, 0, [3, 2, 1, 0])
+    section = curves_section([curve_wire("rounds", "its held-out lines", 12, seeded)], 2, CURVE_NOTE)
+    assert "vocabulary size, 0 to 34; beyond it, up to 900, in the table" in section  # (a tenth past the knee, 31)
+    assert section.count('r="2.5"') == 3  # (the seed's point is past the chart's edge)

@@ -6,8 +6,10 @@ says why it cannot run, names a bad file, and stops when asked."""
 from __future__ import annotations
 
 import csv
+import json
 import time
 import io
+import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from pytestqt.qtbot import QtBot
 from engine import Tokenizer, models, normalizers, pre_tokenizers
 from engine.analysis.audit import CSV_COLUMNS, add_premiums, audit
 from support import corpus_path, train_byte_level
-from engine.analysis.size_curve import held_out_words, size_curve
+from engine.analysis.size_curve import SizeCurve, held_out_words, rounds_curve, size_curve
 from engine.analysis.unicode_report import corpus_forms, normal_forms
 from engine.analysis.vocab_compare import compare_vocabularies
 from engine.analysis.vocab_health import vocabulary_health
@@ -26,9 +28,21 @@ from window_support import cell_text, train_and_wait
 from workbench.core.held_out import held_out_split
 from workbench.jobs.children import audit as audit_child
 from workbench.jobs.children.audit import SHARED_FROM, measure_all, warm_up
-from workbench.core.vocab_reports import CATEGORIES, LISTED
+from workbench.core.vocab_reports import CATEGORIES, LISTED, shown_up_to
 from workbench.jobs.children.vocab_health import CORPUS
-from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES
+from workbench.jobs.children.size_curves import (
+    CHANGED,
+    ENGLISH,
+    NO_ROUNDS,
+    NOT_MEASURED,
+    OTHER_TEXT,
+    OWN_HELD_OUT,
+    USER_FILES,
+    exact_unigram_curve,
+)
+from engine.trainers.records import RoundStep
+from engine.project.fields import INDEX_MEMBER
+from workbench.core.settings import Settings
 from engine.corpus.checks import check_file
 from workbench.core.audit_report import premium_series, script_medians
 from workbench.core.audit_texts import shipped_code, shipped_languages
@@ -251,12 +265,103 @@ def test_size_curves_are_the_engine_s_on_the_held_out_lines_or_the_english_decla
     bpe = Tokenizer.from_file(str(byte_level_path))
     expected = size_curve(bpe, *held_out_words(bpe, english))
     assert tab.size_page.curves[1]["per_character"] == expected.tokens_per_character
-    assert [name for name, _, _, _ in tab.size_page.chart.curves] == [trained.name, imported.name]
+    assert [curve.name for curve in tab.size_page.chart.curves] == [trained.name, imported.name]
 
     tab.size_page.source.setCurrentIndex(tab.size_page.source.findData(USER_FILES))
     with qtbot.waitSignal(tab.size_page.job.failed, timeout=AUDIT_MS):
         tab.size_page.button.click()
     assert "add files of your own" in tab.size_page.status.text()
+
+
+def test_a_unigram_trained_here_has_the_exact_curve_of_its_rounds_and_an_old_project_the_approximate_one(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
+) -> None:
+    window.new_project()
+    window.document.add_checked_files([check_file(str(small_corpus))])
+    window.document.add_preset("sentencepiece-unigram", vocab_size=400)
+    window.train_tab.held_out.setValue(5.0)
+    train_and_wait(qtbot, window)
+    entry = window.document.project.tokenizers[0]
+    assert entry.result is not None and entry.report is not None and entry.result.trained_on is not None
+    tab = audit_tab(window)
+    tab.pages.setCurrentIndex(SIZE_PAGE)
+    page = tab.size_page
+    with qtbot.waitSignal(page.job.finished, timeout=AUDIT_MS):
+        page.button.click()
+
+    # from the trained size up, exactly: the sizes its rounds passed through, as they were measured
+    exact = rounds_curve(entry.report.history.rounds, entry.result.round_points)
+    assert exact is not None and len(exact.sizes) >= 3
+    curve = page.curves[0]
+    assert (curve["sizes"], curve["per_character"], curve["knee"]) == (exact.sizes, exact.tokens_per_character, exact.knee_index)
+    assert curve["exact"] and curve["rounds"] == exact.rounds and curve["trained"] == exact.trained_index == 0
+    assert exact.sizes[0] == 400 == curve["size"] and exact.sizes[-1] == entry.result.round_points[0][1]  # the seed's
+    # ...which are what the page measures now at the trained size; below it, the top pieces, dashed
+    held = held_out_split([item.path for item in entry.result.trained_on.files], entry.result.trained_on.held_out)[1]
+    tokenizer = Tokenizer.from_str(entry.trained_json or "")
+    approximate = size_curve(tokenizer, *held_out_words(tokenizer, held.splitlines()))
+    assert (approximate.tokens[-1], approximate.characters) == (exact.tokens[0], exact.characters)
+    assert curve["below_sizes"] == approximate.sizes and curve["below_per_character"] == approximate.tokens_per_character
+    below = len(approximate.sizes) - 1
+    assert cell_text(page.table, 0, 3) == "400" and cell_text(page.table, 0, 4) == f"{exact.tokens_per_character[0]:.3f}"
+    assert cell_text(page.table, 0, 10) == f"{len(exact.sizes)} exact (its rounds) + {below} approximate below"
+    assert f"exact at the {len(exact.sizes)} sizes its training rounds passed through (400 to {exact.sizes[-1]:,}), approximate below 400" in page.status.text()
+    drawn = page.chart.curves[0]
+    assert drawn.rounds and drawn.exact and drawn.below_sizes == approximate.sizes
+    # the seed's thousands of pieces wait past the chart's edge, a zoom away
+    shown = page.chart.plot.getPlotItem().getViewBox().viewRange()[0]
+    assert shown_up_to([drawn]) < exact.sizes[-1] and shown[1] < exact.sizes[-1]
+    assert f"of {exact.sizes[-1]:,}: zoom out" in page.chart.plot.getPlotItem().getAxis("bottom").labelText
+    assert "(approximate)" in page.chart.describe(approximate.sizes[1]) and "(approximate)" not in page.chart.describe(exact.sizes[1])
+    assert f"at {exact.sizes[1]:,}: {exact.tokens_per_character[1]:.3f}" in page.chart.describe(exact.sizes[1])
+
+    # on other text, the rounds are not what was measured: the top pieces alone, said so
+    page.source.setCurrentIndex(page.source.findData(ENGLISH))
+    with qtbot.waitSignal(page.job.finished, timeout=AUDIT_MS):
+        page.button.click()
+    assert not page.curves[0]["exact"] and not page.curves[0]["below_sizes"]
+    assert f"{entry.name}: approximate: {OTHER_TEXT}" in page.status.text()
+    assert cell_text(page.table, 0, 10).endswith("(approximate)")
+
+    # a project saved before rounds were measured: the top pieces, and why
+    path = tmp_path / "old.tokproj"
+    prompts.answers["save_project"] = str(path)
+    assert window.save_as()
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    index = json.loads(members[INDEX_MEMBER])
+    del index["tokenizers"][0]["result"]["round_points"]
+    members[INDEX_MEMBER] = json.dumps(index).encode("utf-8")
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    again = MainWindow(Settings(), ScriptedPrompts(confirm=True))
+    qtbot.addWidget(again)
+    assert again.open_file(str(path))
+    old = again.document.project.tokenizers[0]
+    assert old.result is not None and old.result.round_points == [] and old.report is not None
+    old_tab = audit_tab(again)
+    old_tab.pages.setCurrentIndex(SIZE_PAGE)
+    with qtbot.waitSignal(old_tab.size_page.job.finished, timeout=AUDIT_MS):
+        old_tab.size_page.button.click()
+    shown = old_tab.size_page.curves[0]
+    assert not shown["exact"] and shown["sizes"] == approximate.sizes and shown["per_character"] == approximate.tokens_per_character
+    assert f"{old.name}: approximate: {NOT_MEASURED}" in old_tab.size_page.status.text()
+    again.shutdown()
+
+
+def test_a_unigram_s_rounds_give_its_curve_only_where_they_were_measured() -> None:
+    steps = [RoundStep(0, "seed", 30, 0, -9.0), RoundStep(1, "prune", 20, 10, -9.5), RoundStep(2, "finalize", 12, 8, -10.0)]
+    points = [(0, 31, 90, 100), (2, 12, 120, 100)]
+    measured = ([step.to_dict() for step in steps], points)
+    approximate = SizeCurve("Unigram", [5, 12], [200, 120], 100, False)
+    exact, why = exact_unigram_curve(measured, approximate, 12, True)
+    assert exact is not None and (exact.sizes, exact.tokens, why) == ([12, 31], [120, 90], "")
+    assert exact_unigram_curve(None, approximate, 12, True) == (None, NO_ROUNDS)
+    assert exact_unigram_curve(measured, approximate, 12, False) == (None, OTHER_TEXT)
+    assert exact_unigram_curve(([step.to_dict() for step in steps], []), approximate, 12, True) == (None, NOT_MEASURED)
+    changed = SizeCurve("Unigram", [5, 12], [200, 121], 100, False)
+    assert exact_unigram_curve(measured, changed, 12, True) == (None, CHANGED)
 
 
 def test_a_second_process_measures_half_and_every_figure_is_the_same(byte_level_path: Path) -> None:

@@ -12,14 +12,16 @@ from pytestqt.qtbot import QtBot
 from window_support import TRAINING_TIMEOUT_MS
 
 from engine import Tokenizer
+from engine.analysis.size_curve import held_out_words, round_point, rounds_curve
 from engine.analysis.token_counts import EXAMPLES_PER_TOKEN
 from engine.analysis.vocabulary import token_examples, token_frequencies
 from engine.corpus.units import FileSlice
+from engine.models.unigram.training_run import UnigramTrainingRun
 from engine.progress import TrainProgress
 from engine.project.result import _expanded_history, bounded_examples, vocabulary_from_dict
 from engine.trainers.records import MergeStep, TrainHistory
 from workbench.core import presets
-from workbench.core.held_out import held_out_split
+from workbench.core.held_out import characters_per_token, held_out_split
 from workbench.jobs.children.training import STAGE_BUILD, STAGE_FINISH, TrainingJob, TrainingResult
 from workbench.jobs.runners.training import TrainingRunner
 
@@ -86,6 +88,44 @@ def test_the_held_out_text_is_not_trained_on_and_is_measured(qtbot: QtBot, small
     assert evaluations == result.evaluations and len(evaluations) >= 2
     assert evaluations[-1][1] > evaluations[0][1]  # merges compress the held-out text
     assert evaluations[-1][0] == len(report.history)
+
+
+def test_a_unigram_run_s_rounds_are_measured_uncut_on_the_held_out_lines(qtbot: QtBot, small_corpus: Path) -> None:
+    """The seed, every round that changed the size and the last: each point is what the
+    tokenizer of that round gives on the held-out lines, as the same training stepped here
+    measures it; the last is the trained tokenizer's."""
+    runner = TrainingRunner()
+    with qtbot.waitSignal(runner.finished, timeout=TRAINING_TIMEOUT_MS) as blocker:
+        runner.start(job_for(small_corpus, "sentencepiece-unigram", 400, held_out=0.05))
+    qtbot.waitUntil(runner.is_idle, timeout=20_000)
+    result = blocker.args[0]
+    assert isinstance(result, TrainingResult)
+    rounds = result.report.history.rounds
+    points = result.round_points
+    resized = [step.index for step in rounds if step.removed > 0 or step.phase in ("seed", "finalize")]
+    assert [index for index, _, _, _ in points] == resized
+    assert resized[0] == 0 and resized[-1] == rounds[-1].index == len(rounds) - 1 and len(resized) < len(rounds)
+
+    slices, held_out = held_out_split([str(small_corpus)], 0.05)
+    tokenizer, trainer = presets.build("sentencepiece-unigram", 400)
+    run = trainer.start(tokenizer.count_words(slices))
+    assert isinstance(run, UnigramTrainingRun)
+    measured = {index: (size, tokens, characters) for index, size, tokens, characters in points}
+    words: dict[str, int] = {}
+    while (step := run.step()) is not None:
+        if step.index == 0:
+            tokenizer.apply_training(trainer, run)
+            words, characters = held_out_words(tokenizer, held_out.splitlines())
+        size, tokens = round_point(tokenizer, run, words)
+        if step.index in measured:  # (the others kept their size)
+            assert measured[step.index] == (size, tokens, characters)
+    trained = Tokenizer.from_str(result.tokenizer_json)
+    lines = [line for line in held_out.split("\n") if line.strip()]
+    size, tokens, characters = measured[rounds[-1].index]
+    assert size == trained.get_vocab_size(True) == 400
+    assert characters / tokens == characters_per_token(trained, lines) == result.evaluations[-1][1]
+    curve = rounds_curve(rounds, points)
+    assert curve is not None and curve.sizes[curve.trained_index] == 400 and curve.sizes[-1] == points[0][1]
 
 
 def test_cancel_stops_the_child_and_sends_cancelled(qtbot: QtBot, corpora: Path) -> None:

@@ -84,7 +84,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     command.add_argument(
         "--size-curve", action="store_true",
         help="tokens per character on the texts measured at every vocabulary size each tokenizer's run passed through, "
-        "and the knee (for a held-out text of your own: --no-languages --no-code --texts FILE)",
+        "and the knee (for a held-out text of your own: --no-languages --no-code --texts FILE); a Unigram file keeps no "
+        "rounds, so its curve is its top pieces by score, an approximation",
     )  # fmt: skip
     command.add_argument("--force", action="store_true", help="replace the CSV or HTML file if it exists")
     command.add_argument("--list-languages", action="store_true", help="list the shipped languages and exit")
@@ -146,7 +147,7 @@ def _vocabulary_audits(out: TextIO, args: argparse.Namespace, tokenizers: list[t
             except ValueError as error:
                 out.write(f"{name}: no size curve ({error})\n")
                 continue
-            curves.append(curve_wire(name, label, tokenizer.get_vocab_size(True), curve.algorithm, curve.sizes, curve.tokens_per_character, curve.knee_index, curve.exact, characters))
+            curves.append(curve_wire(name, label, tokenizer.get_vocab_size(True), curve))
         for row in curve_table(curves, entry_bytes):
             if row[10] == "1":
                 out.write(f"{row[0]}: which vocabulary size? no smaller sizes to measure: its vocabulary is not in the order it was made in\n")

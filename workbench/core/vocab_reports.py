@@ -7,10 +7,12 @@ of the HTML report. Nothing is measured here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from html import escape
 from typing import Final
 
 from engine import Tokenizer
+from engine.analysis.size_curve import SizeCurve
 from engine.analysis.vocab_compare import VocabularyComparison
 from engine.analysis.vocab_health import VocabularyHealth
 from engine.analysis.vocabulary import TokenStyle, readable
@@ -76,16 +78,48 @@ def comparison_wire(name_a: str, name_b: str, comparison: VocabularyComparison, 
     }
 
 
-def curve_wire(
-    name: str, text: str, size: int, algorithm: str, sizes: list[int], per_character: list[float], knee: int, exact: bool, characters: int
-) -> dict[str, object]:
+def curve_wire(name: str, text: str, size: int, curve: SizeCurve, below: SizeCurve | None = None, note: str = "") -> dict[str, object]:
     """A curve in plain form: the tokenizer's name, what it was measured on, its vocabulary's
     size, the model ("BPE"...), the sizes and tokens per character at each, the knee's index,
-    whether each point is exact (False: Unigram's top pieces), the held-out characters."""
+    the trained size's index ("trained"), whether each point is exact (False: Unigram's top
+    pieces), the round each point was measured after (a Unigram run's rounds; else empty), the
+    held-out characters; and where a Unigram run's rounds give the curve from its trained size
+    up, `below`'s points up to the trained size ("below_sizes", "below_per_character": its
+    top pieces by score, approximate; else empty), with a sentence on what is exact ("note")."""
+    below_sizes: list[int] = []
+    below_values: list[float] = []
+    if below is not None:
+        for point_size, value in zip(below.sizes, below.tokens_per_character):
+            if point_size <= curve.trained_size:
+                below_sizes.append(point_size)
+                below_values.append(value)
     return {
-        "name": name, "text": text, "size": size, "algorithm": algorithm, "sizes": list(sizes),
-        "per_character": list(per_character), "knee": knee, "exact": exact, "characters": characters,
+        "name": name, "text": text, "size": size, "algorithm": curve.algorithm, "sizes": list(curve.sizes),
+        "per_character": list(curve.tokens_per_character), "knee": curve.knee_index, "trained": curve.trained_index,
+        "exact": curve.exact, "rounds": list(curve.rounds), "characters": curve.characters,
+        "below_sizes": below_sizes, "below_per_character": below_values, "note": note,
     }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class DrawnCurve:
+    """A curve as the chart and the report draw it (`drawn_curve`): its name, sizes, tokens per
+    character at each, the knee's index and the trained size's, whether the points are exact and
+    measured after a Unigram run's rounds, and the approximate points below (empty but there)."""
+
+    name: str
+    sizes: list[int]
+    values: list[float]
+    knee: int
+    trained: int
+    exact: bool
+    rounds: bool
+    below_sizes: list[int]
+    below_values: list[float]
+
+    @property
+    def trained_value(self) -> float:
+        return self.values[self.trained]
 
 
 # -- as tables, lines and report sections ---------------------------------------------------------
@@ -97,12 +131,15 @@ CURVE_HEADERS: Final = (
 )  # fmt: skip
 CURVE_NOTE: Final = (
     "BPE: every merge count, exact (a prefix of the merges is the smaller tokenizer). WordPiece: the "
-    "vocabulary's first entries in creation order, exact at each point. Unigram: the pieces that score "
-    "highest, an approximation (its pruning rounds only pass through sizes above the trained one). The knee "
-    "(Kneedle) is where a larger vocabulary starts to buy little."
+    "vocabulary's first entries in creation order, exact. Unigram: exact at the sizes its training rounds "
+    "passed through, where this window measured them (on its own held-out lines); below its trained size, "
+    "and anywhere else, its top pieces by score, an approximation (dashed). The knee (Kneedle) is where a "
+    "larger vocabulary starts to buy little."
 )
 # How many tokens of each category a report lists.
 REPORTED: Final = 25
+# The charts show sizes up to this many times the largest trained size at first (`shown_up_to`).
+SHOWN_PAST_TRAINED: Final = 2
 
 
 def health_table(healths: list[dict[str, object]]) -> list[list[str]]:
@@ -176,54 +213,127 @@ def curve_table(curves: list[dict[str, object]], entry_bytes: int) -> list[list[
     entry's embedding."""
     rows: list[list[str]] = []
     for curve in curves:
-        sizes, values, knee = curve_points(curve)
-        full, at_knee = values[-1], values[knee]
+        drawn = drawn_curve(curve)
+        sizes, knee, trained = drawn.sizes, drawn.knee, drawn.trained
+        full, at_knee = drawn.trained_value, drawn.values[knee]
         rows.append([
-            str(curve["name"]), str(curve["text"]), str(curve["algorithm"]), f"{sizes[-1]:,}", f"{full:.3f}",
+            str(curve["name"]), str(curve["text"]), str(curve["algorithm"]), f"{sizes[trained]:,}", f"{full:.3f}",
             f"{sizes[knee]:,}", f"{at_knee:.3f}", f"{at_knee / full - 1:+.1%}" if full > 0 else "—",
-            human_size(sizes[-1] * entry_bytes), human_size(sizes[knee] * entry_bytes),
-            f"{len(sizes):,}" + ("" if curve["exact"] else " (approximate)"),
+            human_size(sizes[trained] * entry_bytes), human_size(sizes[knee] * entry_bytes), points_text(drawn),
         ])  # fmt: skip
     return rows
 
 
-def curve_points(curve: dict[str, object]) -> tuple[list[int], list[float], int]:
-    """A curve's sizes, tokens per character at each, and its knee's index."""
+def points_text(drawn: DrawnCurve) -> str:
+    """How many points a curve has and which are exact: "8,001"; "60 (approximate)"; "6 exact
+    (its rounds) + 59 approximate below"."""
+    count = f"{len(drawn.sizes):,}"
+    if not drawn.exact:
+        return count + " (approximate)"
+    if not drawn.rounds:
+        return count
+    trained = drawn.sizes[drawn.trained]
+    below = sum(1 for size in drawn.below_sizes if size < trained)
+    return f"{count} exact (its rounds)" + (f" + {below:,} approximate below" if below > 0 else "")
+
+
+def drawn_curve(curve: dict[str, object]) -> DrawnCurve:
+    """A curve (`curve_wire`'s) as the chart and the report draw it."""
     sizes = curve["sizes"]
     values = curve["per_character"]
-    assert isinstance(sizes, list) and isinstance(values, list)
-    return [_whole(size) for size in sizes], [_fraction(value) for value in values], _whole(curve["knee"])
+    below_sizes = curve.get("below_sizes", [])
+    below_values = curve.get("below_per_character", [])
+    rounds = curve.get("rounds", [])
+    assert isinstance(sizes, list) and isinstance(values, list) and isinstance(rounds, list)
+    assert isinstance(below_sizes, list) and isinstance(below_values, list)
+    return DrawnCurve(
+        str(curve["name"]), [_whole(size) for size in sizes], [_fraction(value) for value in values], _whole(curve["knee"]),
+        _whole(curve.get("trained", len(sizes) - 1)), bool(curve["exact"]), bool(rounds),
+        [_whole(size) for size in below_sizes], [_fraction(value) for value in below_values],
+    )  # fmt: skip
+
+
+def shown_up_to(curves: list[DrawnCurve]) -> int:
+    """The largest size the charts show at first: the largest point of all, unless a Unigram
+    run's rounds reach past SHOWN_PAST_TRAINED times the largest trained size and past every
+    knee; then that. subtle: the rounds start from the seed's pieces, tens or hundreds of times
+    the trained size (up to its seed_size, 1,000,000 by default), which would leave every other
+    curve a sliver at the left; the sizes past it are in the table and a zoom away.
+
+    trained sizes 8,000 and 2,000, knees at 1,127 and 12,000, a seed at 1,000,000 -> 16,000
+    """
+    largest = max(curve.sizes[-1] for curve in curves)
+    limit = SHOWN_PAST_TRAINED * max(curve.sizes[curve.trained] for curve in curves)
+    for curve in curves:
+        limit = max(limit, curve.sizes[curve.knee] * 11 // 10)
+    return min(largest, limit)
+
+
+def curve_notes(curves: list[dict[str, object]]) -> list[str]:
+    """Each curve's sentence on what in it is exact ("name: ..."), where it has one."""
+    return [f"{curve['name']}: {curve['note']}" for curve in curves if curve.get("note")]
 
 
 def curves_section(curves: list[dict[str, object]], entry_bytes: int, note: str) -> str:
     """The report's "Which vocabulary size?": the curves as a chart, each knee marked, and their table."""
     if not curves:
         return ""
-    drawn = [curve_points(curve) for curve in curves]
-    largest = max(sizes[-1] for sizes, _, _ in drawn) or 1
-    top = max(max(values) for _, values, _ in drawn) * 1.05 or 1.0
+    drawn = [drawn_curve(curve) for curve in curves]
+    largest = shown_up_to(drawn) or 1
+    beyond = max(curve.sizes[-1] for curve in drawn)
+    top = max(max(curve.values + curve.below_values) for curve in drawn) * 1.05 or 1.0
     width, height = CHART_WIDTH - 2 * MARGIN, CHART_HEIGHT - 2 * MARGIN
+
+    def at(size: int, value: float) -> tuple[float, float]:
+        return MARGIN + width * size / largest, CHART_HEIGHT - MARGIN - height * value / top
+
     parts = [svg_open("Tokens per character by vocabulary size"), svg_axes(top, "tokens per character")]
-    for index, ((sizes, values, knee), curve) in enumerate(zip(drawn, curves)):
+    for index, curve in enumerate(drawn):
         colour = SERIES_COLOURS[index % len(SERIES_COLOURS)]
-        step = max(1, len(sizes) // 600)  # (a point per merge of a 32k run is more than the pixels)
-        chosen = list(range(0, len(sizes), step)) + [len(sizes) - 1]
-        points = " ".join(
-            f"{MARGIN + width * sizes[i] / largest:.1f},{CHART_HEIGHT - MARGIN - height * values[i] / top:.1f}" for i in chosen
-        )
-        parts.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{points}"/>')
-        x, y = MARGIN + width * sizes[knee] / largest, CHART_HEIGHT - MARGIN - height * values[knee] / top
+        sizes, values, knee = curve.sizes, curve.values, curve.knee
+        shown = [i for i in _spread(len(sizes)) if sizes[i] <= largest]
+        parts.append(_svg_line(colour, [at(sizes[i], values[i]) for i in shown], dashed=not curve.exact))
+        if curve.below_sizes:
+            below = [at(curve.below_sizes[i], curve.below_values[i]) for i in _spread(len(curve.below_sizes))]
+            parts.append(_svg_line(colour, below, dashed=True))
+        if curve.rounds:
+            for i in shown:
+                x, y = at(sizes[i], values[i])
+                parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="{colour}"/>')
+        x, y = at(sizes[knee], values[knee])
         parts.append(
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="none" stroke="{colour}" stroke-width="2">'
-            f"<title>{escape(str(curve['name']))}: knee at {sizes[knee]:,}</title></circle>"
+            f"<title>{escape(curve.name)}: knee at {sizes[knee]:,}</title></circle>"
         )
-        parts.append(svg_legend(index, f"{curve['name']} (knee {sizes[knee]:,})", colour))
+        parts.append(svg_legend(index, f"{curve.name} (knee {sizes[knee]:,}{'' if curve.exact else ', approximate'})", colour))
+    past = f"; beyond it, up to {beyond:,}, in the table" if beyond > largest else ""
     parts.append(
-        f'<text x="{CHART_WIDTH / 2:.0f}" y="{CHART_HEIGHT - 10}" text-anchor="middle" font-size="12">vocabulary size, 0 to {largest:,}</text></svg>'
+        f'<text x="{CHART_WIDTH / 2:.0f}" y="{CHART_HEIGHT - 10}" text-anchor="middle" font-size="12">vocabulary size, 0 to {largest:,}{past}; '
+        "dashed: approximate</text></svg>"
     )
+    notes = "".join(f"<li>{escape(line)}</li>" for line in curve_notes(curves))
     return "\n".join(
-        ["<h2>Which vocabulary size?</h2>", f"<p>{escape(note)}</p>", *parts, html_table(list(CURVE_HEADERS), curve_table(curves, entry_bytes), "size-curves")]
-    )
+        [
+            "<h2>Which vocabulary size?</h2>", f"<p>{escape(note)}</p>", *([f"<ul>{notes}</ul>"] if notes else []), *parts,
+            html_table(list(CURVE_HEADERS), curve_table(curves, entry_bytes), "size-curves"),
+        ]
+    )  # fmt: skip
+
+
+def _spread(count: int) -> list[int]:
+    """At most about 600 indexes of `count` points, the last among them (a point per merge of
+    a 32k run is more than the pixels): 5 -> [0, 1, 2, 3, 4]"""
+    step = max(1, count // 600)
+    chosen = list(range(0, count, step))
+    if chosen[-1] != count - 1:
+        chosen.append(count - 1)
+    return chosen
+
+
+def _svg_line(colour: str, points: list[tuple[float, float]], dashed: bool) -> str:
+    joined = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    dashes = ' stroke-dasharray="6,4"' if dashed else ""
+    return f'<polyline fill="none" stroke="{colour}" stroke-width="1.5"{dashes} points="{joined}"/>'
 
 
 def _whole(value: object) -> int:

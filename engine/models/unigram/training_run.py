@@ -313,6 +313,23 @@ class UnigramTrainingRun(TrainingRun):
             return list(self._final)
         return self._final_pieces()
 
+    def round_pieces(self) -> list[tuple[str, float]]:
+        """The (piece, score) list of the tokenizer the run holds now: finalized as
+        `final_pieces` is (special tokens first, the required characters back in) but not cut
+        to `vocab_size`, every piece kept. Over the rounds, the sizes of these lists are the
+        vocabulary sizes the run passes through (`engine.analysis.size_curve.round_point`).
+        Once finalized (or released) it is `final_pieces`.
+
+        Holding a -1.0, ab -2.0, b -2.5, abc -3.0 with vocab_size 3 and no special tokens:
+        final_pieces [a, ab, b], round_pieces [a, ab, b, abc] (at those scores).
+        """
+        if self._next == _NEXT_DONE or self._released:
+            return list(self._final)
+        # subtle: a limit no list can reach (every piece, every required character, the
+        # special tokens and the unk token), so that nothing is cut.
+        limit = len(self._lattices.pieces) + len(self._required) + len(self._special_tokens) + 1
+        return self._final_pieces(limit)
+
     def unk_id(self) -> int | None:
         """The id of the unk token in `final_pieces`: its place among the special tokens, 0 when
         it was added in front of them, None without an unk token."""
@@ -404,14 +421,16 @@ class UnigramTrainingRun(TrainingRun):
         self._final = self._final_pieces()
         return keep_final(self._lattices, self._final)
 
-    def _final_pieces(self) -> list[tuple[str, float]]:
-        """What finalizing now would keep (`finalize.choose_final_pieces`)."""
+    def _final_pieces(self, vocab_size: int = -1) -> list[tuple[str, float]]:
+        """What finalizing now would keep (`finalize.choose_final_pieces`), cut to `vocab_size`
+        (-1: the run's own)."""
         if self._next == _NEXT_SEED:
             words, counts = self._sorted_words()
             required = required_chars(words, counts, self._initial_alphabet)
         else:
             required = self._required
-        return choose_final_pieces(self._lattices, required, self._special_tokens, self._unk_token, self._vocab_size)
+        size = self._vocab_size if vocab_size < 0 else vocab_size
+        return choose_final_pieces(self._lattices, required, self._special_tokens, self._unk_token, size)
 
     def _best_pieces(self, word: str) -> list[str]:
         """The word as its current best pieces, or as characters before the seed round."""

@@ -5,17 +5,22 @@ through (`engine.analysis.size_curve`), with the knee. No Qt here.
 The held-out text is, per tokenizer, the lines its training held out of the project's corpus
 (`workbench.core.held_out`: the same lines its plots were measured on), or the user's files,
 or the shipped English declaration: the same text for every tokenizer unless each uses its own
-held-out lines.
+held-out lines. On those, a Unigram trained in the window has the exact curve of its rounds
+(measured as it trained: `engine.analysis.size_curve.rounds_curve`), with its top pieces by score
+below its trained size; anywhere else a Unigram's curve is the top pieces alone, approximate.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
+from typing import Final
 
 from engine import Tokenizer
-from engine.analysis.size_curve import held_out_words, size_curve
+from engine.analysis.size_curve import RoundPoint, SizeCurve, held_out_words, rounds_curve, size_curve
 from engine.errors import EngineError
+from engine.models.unigram.model import Unigram
+from engine.trainers.records import RoundStep
 from workbench.core.audit_texts import AuditTextError, shipped_languages, user_texts
 from workbench.core.held_out import held_out_split
 from workbench.core.vocab_reports import curve_wire
@@ -27,16 +32,35 @@ USER_FILES = "files"
 ENGLISH = "english"
 
 
+# Why a Unigram's curve is the approximate one (`exact_unigram_curve`), after "approximate: ".
+NO_ROUNDS: Final = "its top pieces by score (it keeps no training rounds: imported, or its history is gone)"
+NOT_MEASURED: Final = (
+    "its training did not measure its rounds (trained before this version, or kept from step-by-step "
+    "training); train it again for the exact curve of the sizes its rounds passed through"
+)
+OTHER_TEXT: Final = "the sizes its rounds passed through are measured on its own held-out lines only; choose those for them"
+CHANGED: Final = "its held-out lines are not those its rounds were measured on (the corpus changed since it was trained)"
+
+
 def curves_payload(
-    tokenizers: Sequence[tuple[str, str, list[str], float]], source: str, paths: Sequence[str]
+    tokenizers: Sequence[tuple[str, str, list[str], float]],
+    source: str,
+    paths: Sequence[str],
+    rounds: dict[str, tuple[list[RoundStep], list[RoundPoint]]] | None = None,
 ) -> dict[str, object]:
     """What `curves_main` needs: each tokenizer as (name, tokenizer.json, the corpus files it was
     trained on, the share of them it held out); where the held-out text comes from
-    (`OWN_HELD_OUT`, `USER_FILES` or `ENGLISH`); the user's files and folders."""
+    (`OWN_HELD_OUT`, `USER_FILES` or `ENGLISH`); the user's files and folders; and by name, a
+    Unigram training's rounds and their points measured on its held-out lines (its history's
+    `RoundStep`s and its result's `round_points`)."""
     return {
         "tokenizers": [(str(name), str(text), [str(f) for f in files], float(share)) for name, text, files, share in tokenizers],
         "source": str(source),
         "paths": [str(path) for path in paths],
+        "rounds": {
+            str(name): ([step.to_dict() for step in steps], [tuple(point) for point in points])
+            for name, (steps, points) in (rounds or {}).items()
+        },
     }
 
 
@@ -60,7 +84,8 @@ def size_curves(payload: dict[str, object], connection: Connection | None = None
     source = str(payload["source"])
     named = payload["tokenizers"]
     paths = payload["paths"]
-    assert isinstance(named, list) and isinstance(paths, list)
+    rounds = payload.get("rounds", {})
+    assert isinstance(named, list) and isinstance(paths, list) and isinstance(rounds, dict)
     shared: tuple[list[str], str] | None = None
     if source == USER_FILES:
         texts = user_texts([str(path) for path in paths])
@@ -89,5 +114,46 @@ def size_curves(payload: dict[str, object], connection: Connection | None = None
         except ValueError as error:
             curves.append({"name": name, "problem": str(error)})
             continue
-        curves.append(curve_wire(name, label, tokenizer.get_vocab_size(True), curve.algorithm, curve.sizes, curve.tokens_per_character, curve.knee_index, curve.exact, characters))
+        size = tokenizer.get_vocab_size(True)
+        if not isinstance(tokenizer.model, Unigram):
+            curves.append(curve_wire(name, label, size, curve))
+            continue
+        exact, why = exact_unigram_curve(rounds.get(name), curve, size, source == OWN_HELD_OUT)
+        if exact is None:
+            curves.append(curve_wire(name, label, size, curve, note=f"approximate: {why}"))
+        else:
+            curves.append(curve_wire(name, label, size, exact, curve, rounds_note(exact, curve)))
     return curves
+
+
+def exact_unigram_curve(measured: object, approximate: SizeCurve, size: int, own_lines: bool) -> tuple[SizeCurve | None, str]:
+    """A Unigram's exact curve from its training's rounds (`measured`: the payload's rounds and
+    points for it, or None), or None and why not: measured on other lines than its own held-out
+    ones, not measured, or measured on lines that are not today's (the trained point must be
+    what `approximate`, measured now, gives at the trained `size`)."""
+    steps: list[RoundStep] = []
+    points: list[RoundPoint] = []
+    if isinstance(measured, tuple) and len(measured) == 2:
+        steps = [RoundStep.from_dict(step) for step in measured[0]]
+        points = [(int(a), int(b), int(c), int(d)) for a, b, c, d in measured[1]]
+    if not steps:
+        return None, NO_ROUNDS
+    if not own_lines:
+        return None, OTHER_TEXT
+    exact = rounds_curve(steps, points)
+    if exact is None:
+        return None, NOT_MEASURED
+    trained = exact.trained_index
+    if (exact.sizes[trained], exact.tokens[trained], exact.characters) != (size, approximate.tokens[-1], approximate.characters):
+        return None, CHANGED
+    return exact, ""
+
+
+def rounds_note(exact: SizeCurve, approximate: SizeCurve) -> str:
+    """What in a Unigram's curve is exact: "exact at the 6 sizes its training rounds passed
+    through (2,000 to 26,652), approximate below 2,000"."""
+    trained = exact.trained_size
+    text = f"exact at the {len(exact.sizes):,} sizes its training rounds passed through ({exact.sizes[0]:,} to {exact.sizes[-1]:,})"
+    if approximate.sizes[0] < trained:
+        text += f", approximate below {trained:,}"
+    return text

@@ -10,6 +10,8 @@ Messages, child -> window, each a tuple whose first item names it:
     ("progress", TrainProgress.to_dict())          a stage advanced
     ("steps", [MergeStep/RoundStep .to_dict()])    steps made since the last message
     ("evaluation", steps_done, chars_per_token)    the held-out text under the current vocabulary
+                                                   (a Unigram run's rounds are measured too, uncut:
+                                                   `round_points`, sent with the result)
     ("done", TrainingResult.to_wire())             the trained tokenizer, its project parts and what the views need
                                                    (and the child's peak memory, `peak_bytes`); megabytes, so
                                                    sent in pieces (`workbench.jobs.children.process.send_message`)
@@ -39,7 +41,8 @@ from engine.corpus.sources import CorpusSource, source_of
 from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory, TrainReport
-from engine.models.unigram.training_run import STAGE_EM
+from engine.models.unigram.training_run import PHASE_FINALIZE, PHASE_SEED, STAGE_EM, UnigramTrainingRun
+from engine.analysis.size_curve import RoundPoint, held_out_words, round_point
 from engine.analysis.token_counts import token_statistics
 from engine.analysis.vocabulary import TokenStyle, VocabularyTable
 from engine.corpus.word_counts import read_counts, write_counts
@@ -54,7 +57,8 @@ STAGE_FINISH: Final = "Finish"
 FINISH_STEPS: Final = 4
 # Evaluate the held-out text at most this often, in steps done (a fraction of the expected total).
 EVALUATIONS: Final = 24
-# ...and spend at most this share of the time on it.
+# ...and spend at most this share of the time on it. (A Unigram run's rounds are measured
+# whatever the time: `_Streamer.measure_round`.)
 EVALUATION_BUDGET: Final = 0.08
 
 
@@ -130,8 +134,9 @@ class TrainingResult:
     """What a finished job gives the window: the trained tokenizer.json, the report (with its
     history), the project file's parts made (and packed) in the training process (the
     tokenizer.json, the history, and the vocabulary: token frequencies and example words), the
-    vocabulary table and token
-    style the vocabulary view draws, the evaluations, and how much text was held out.
+    vocabulary table and token style the vocabulary view draws, the evaluations, how much text
+    was held out and, for a Unigram run, its rounds measured on the held-out lines
+    (`round_points`: `engine.analysis.size_curve.RoundPoint`s, the exact size curve's points).
 
     Its wire form (`to_wire`) leaves the history out: the steps were streamed already, and the
     window puts them back (`from_wire`), so the last message stays cheap to read. The window
@@ -149,6 +154,7 @@ class TrainingResult:
     style: TokenStyle | None = None
     # the word counts table the job kept ("" when none)
     counts_file: str = ""
+    round_points: list[RoundPoint] = field(default_factory=list)
 
     def to_wire(self) -> dict[str, object]:
         report = self.report
@@ -165,6 +171,7 @@ class TrainingResult:
             "style": (style.byte_level, style.metaspace, style.prefix, style.suffix) if style is not None else None,
             "peak_bytes": report.peak_bytes,
             "counts_file": self.counts_file,
+            "round_points": self.round_points,
         }
 
     @staticmethod
@@ -196,6 +203,7 @@ class TrainingResult:
             columns if isinstance(columns, VocabularyColumns) else None,
             TokenStyle(bool(style[0]), str(style[1]), str(style[2]), str(style[3])) if style is not None else None,
             str(data.get("counts_file", "")),
+            [(int(index), int(size), int(tokens), int(characters)) for index, size, tokens, characters in data.get("round_points", [])],
         )
 
 
@@ -235,7 +243,8 @@ class MessageSink(Protocol):
 
 class _Streamer(ProgressSink):
     """The child's progress sink: forwards progress, streams new steps, evaluates the held-out
-    text now and then, and asks the run to stop once the window asked to cancel."""
+    text now and then (a Unigram run's tokenizer, uncut, after each round that changes its
+    size too: the size curve's points), and asks the run to stop once the window asked to cancel."""
 
     def __init__(self, connection: MessageSink, cancel: Event) -> None:
         self.connection = connection
@@ -249,12 +258,23 @@ class _Streamer(ProgressSink):
         self.evaluating = 0.0
         self.next_evaluation = 0
         self.evaluations: list[tuple[int, float]] = []
+        # a Unigram run's rounds: the held-out lines as the Audit tab reads them (`splitlines`),
+        # their words (counted at the first round measured) and characters, the points, and
+        # whether a round streamed since the last point changed the vocabulary's size
+        self.round_lines: list[str] = []
+        self.round_words: dict[str, int] | None = None
+        self.round_characters = 0
+        self.round_points: list[RoundPoint] = []
+        self.resized = False
 
     def follow(self, run: TrainingRun, trainer: Trainer, evaluator: Tokenizer, held_out: str) -> None:
+        """Follow `run`; `evaluator`, a copy of the untrained tokenizer, is filled with what the
+        run made to measure the held-out text (`evaluate`, `measure_round`)."""
         self.run = run
         self.trainer = trainer
         self.evaluator = evaluator
         self.held_out = [line for line in held_out.split("\n") if line.strip()]
+        self.round_lines = held_out.splitlines()
         self.started = time.monotonic()
 
     def report(self, event: TrainProgress) -> bool:
@@ -267,7 +287,9 @@ class _Streamer(ProgressSink):
         elif event.stage == STAGE_EM and event.total > 0:
             # subtle: a Unigram run's total is an estimate of its rounds; count the rounds made.
             # Its evaluations sit at the latest round's number (the seed is round 0), as the
-            # rounds' own plots and table number them.
+            # rounds' own plots and table number them. The run reports once after each round
+            # (before the next, and once after the last).
+            self.measure_round()
             self._maybe_evaluate(max(self.sent - 1, 0), max(event.total, self.sent))
         return not self.cancel.is_set()
 
@@ -279,6 +301,9 @@ class _Streamer(ProgressSink):
         if steps:
             self.sent += len(steps)
             self.connection.send(("steps", [step.to_dict() for step in steps]))
+            for step in steps:
+                if isinstance(step, RoundStep) and (step.removed > 0 or step.phase in (PHASE_SEED, PHASE_FINALIZE)):
+                    self.resized = True
 
     def _maybe_evaluate(self, done: int, total: int) -> None:
         if not self.held_out or done < self.next_evaluation:
@@ -288,6 +313,33 @@ class _Streamer(ProgressSink):
             return
         self.evaluate(done)
         self.next_evaluation = done + max(1, total // EVALUATIONS)
+
+    def measure_round(self) -> None:
+        """A Unigram run's latest round (the last streamed) measured on the held-out lines under
+        the tokenizer it holds, uncut (`engine.analysis.size_curve.round_point`): the seed, each
+        round that changed the vocabulary's size (a prune, an EM round that dropped pieces) and
+        the last (the trained size).
+
+        subtle: every such round, whatever the time, unlike the evaluations (EVALUATION_BUDGET):
+        with a share of the time, which rounds were measured hung on the machine's load, and the
+        curve's knee with them (5,833 or 8,754 for the same training of the sample). Rounds are
+        tens, and each costs one pass over the held-out words (at most HELD_OUT_MAX_BYTES of
+        text) with the round's pieces: a tenth of a 262 KB sample's training, less as the corpus,
+        and each round's pass over it, grows."""
+        run, trainer, evaluator = self.run, self.trainer, self.evaluator
+        if not isinstance(run, UnigramTrainingRun) or trainer is None or evaluator is None or not self.round_lines or self.sent == 0:
+            return
+        if not self.resized and not run.done:
+            return  # (the pieces were re-scored, not fewer: the size has its point)
+        index = self.sent - 1
+        if self.round_points and self.round_points[-1][0] >= index:
+            return  # measured there already
+        if self.round_words is None:
+            evaluator.apply_training(trainer, run)  # (its special tokens added: they cut the text into words)
+            self.round_words, self.round_characters = held_out_words(evaluator, self.round_lines)
+        size, tokens = round_point(evaluator, run, self.round_words)
+        self.round_points.append((index, size, tokens, self.round_characters))
+        self.resized = False
 
     def evaluate(self, done: int) -> None:
         """Characters per token of the held-out text under the vocabulary made so far."""
@@ -368,6 +420,7 @@ def train(job: TrainingJob, connection: MessageSink, cancel: Event) -> TrainingR
         table,
         TokenStyle.of(tokenizer),
         counts_file,
+        streamer.round_points,
     )
     finish.stage("sending the result")
     return result

@@ -375,6 +375,7 @@ class TrainTab(QWidget):
                 result.evaluations,
                 (result.counts_file, plan.counts_key if result.counts_file else "", plan.held_out),
                 trained_on,
+                result.round_points,
             )
             stored.vocab_size = len(result.table) if result.table is not None else 0
             shown = (result.table, result.style) if result.table is not None and result.style is not None else None

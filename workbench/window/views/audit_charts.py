@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 from workbench.core.audit_report import DOTS_FROM, SERIES_COLOURS, UNCOVERED_RATE
 from workbench.core.formatting import human_size
 from workbench.core.parallel_text import script_title
+from workbench.core.vocab_reports import DrawnCurve, shown_up_to
 from workbench.window.views.training_plots import style_plot
 
 # A premium line has a dot per language up to this many languages (the HTML report's rule too).
@@ -253,13 +254,13 @@ class EmbeddingChart(_Chart):
 
 class SizeCurveChart(_Chart):
     """Which vocabulary size? Tokens per character on held-out text against the vocabulary's
-    size, a line per tokenizer, its knee a ringed dot; the size under the mouse is read out with
-    what each tokenizer spends there and what its embedding would cost."""
+    size, a line per tokenizer, its knee a ringed dot; approximate points (Unigram's top pieces)
+    dashed, a Unigram run's rounds as dots on a solid line. The size under the mouse is read out
+    with what each tokenizer spends there and what its embedding would cost."""
 
     def __init__(self) -> None:
         super().__init__((-10, 10), "Point at a size to read each curve there.")
-        # (name, sizes, tokens per character, knee index)
-        self.curves: list[tuple[str, list[int], list[float], int]] = []
+        self.curves: list[DrawnCurve] = []
         # bytes of embedding per vocabulary entry (hidden size x dtype x tied or not)
         self.bytes_per_entry = 0
         self.apply_palette()
@@ -267,7 +268,7 @@ class SizeCurveChart(_Chart):
     def redraw(self) -> None:
         self.show_curves(self.curves, self.bytes_per_entry)
 
-    def show_curves(self, curves: list[tuple[str, list[int], list[float], int]], bytes_per_entry: int) -> None:
+    def show_curves(self, curves: list[DrawnCurve], bytes_per_entry: int) -> None:
         self.curves = curves
         self.bytes_per_entry = bytes_per_entry
         plot = self.plot.getPlotItem()
@@ -275,33 +276,62 @@ class SizeCurveChart(_Chart):
         self._legend.clear()
         plot.setTitle("Which vocabulary size? Tokens per character on held-out text")
         plot.setLabel("left", "tokens per character (lower: text costs less)")
-        plot.setLabel("bottom", "vocabulary size (entries)")
-        for index, (name, sizes, values, knee_index) in enumerate(curves):
+        plot.setLabel("bottom", "vocabulary size (entries); dashed: approximate")
+        box = plot.getViewBox()
+        box.enableAutoRange()
+        if curves:
+            limit, largest = shown_up_to(curves), max(curve.sizes[-1] for curve in curves)
+            if limit < largest:
+                # (the y axis fits what is shown: `shown_up_to` says why the rest waits)
+                box.setAutoVisible(y=True)
+                box.setXRange(0, limit, padding=0.02)
+                plot.setLabel("bottom", f"vocabulary size (entries), the first {limit:,} of {largest:,}: zoom out for the rest; dashed: approximate")
+        for index, curve in enumerate(curves):
             colour = series_colour(index)
-            line = self.plot.plot([float(s) for s in sizes], values, pen=pyqtgraph.mkPen(colour, width=2), name=name)
+            dashes = Qt.PenStyle.SolidLine if curve.exact else Qt.PenStyle.DashLine
+            name = curve.name if curve.exact else f"{curve.name} (approximate)"
+            dots: dict[str, object] = {}
+            if curve.rounds:
+                dots = {"symbol": "o", "symbolSize": 6, "symbolBrush": colour, "symbolPen": None}
+            line = self.plot.plot(
+                [float(s) for s in curve.sizes], curve.values, pen=pyqtgraph.mkPen(colour, width=2, style=dashes), name=name, **dots
+            )
             line.setDownsampling(auto=True, method="peak")
             line.setClipToView(True)
-            if 0 <= knee_index < len(sizes):
-                x, y = float(sizes[knee_index]), values[knee_index]
+            if curve.below_sizes:
+                below = self.plot.plot(
+                    [float(s) for s in curve.below_sizes], curve.below_values,
+                    pen=pyqtgraph.mkPen(colour, width=2, style=Qt.PenStyle.DashLine),
+                    name=f"{curve.name} below {curve.sizes[curve.trained]:,} (approximate)",
+                )  # fmt: skip
+                below.setDownsampling(auto=True, method="peak")
+                below.setClipToView(True)
+            if 0 <= curve.knee < len(curve.sizes):
+                x, y = float(curve.sizes[curve.knee]), curve.values[curve.knee]
                 plot.addItem(pyqtgraph.ScatterPlotItem([x], [y], symbol="o", size=14, brush=pyqtgraph.mkBrush(None), pen=pyqtgraph.mkPen(colour, width=3)))
-                label = pyqtgraph.TextItem(f"knee: {sizes[knee_index]:,}", color=colour, anchor=(0, 1))
+                label = pyqtgraph.TextItem(f"knee: {curve.sizes[curve.knee]:,}", color=colour, anchor=(0, 1))
                 label.setPos(x, y)
                 plot.addItem(label)
 
     def describe(self, size: float) -> str:
-        """Each curve at the largest of its sizes not above `size`: tokens per character, how
-        much more than at its full size, and the embedding's memory there."""
+        """Each curve at the largest of its sizes not above `size` (below a Unigram run's rounds,
+        its approximate points): tokens per character, how much more than at its trained size,
+        and the embedding's memory there."""
         parts: list[str] = []
-        for index, (name, sizes, values, _) in enumerate(self.curves):
+        for index, curve in enumerate(self.curves):
+            sizes, values, approximate = curve.sizes, curve.values, not curve.exact
             position = _at_or_below(sizes, size)
+            if position is None and curve.below_sizes:
+                sizes, values, approximate = curve.below_sizes, curve.below_values, True
+                position = _at_or_below(sizes, size)
             if position is None:
                 continue
-            full = values[-1]
-            more = f", {values[position] / full - 1:+.0%} tokens over its full size" if full > 0 else ""
+            full = curve.trained_value
+            more = f", {values[position] / full - 1:+.0%} tokens over its trained size" if full > 0 else ""
             memory = f", embedding {human_size(sizes[position] * self.bytes_per_entry)}" if self.bytes_per_entry else ""
             parts.append(
-                f"<span style='color:{series_colour(index).name()}'>■</span> {name} at {sizes[position]:,}: "
-                f"{values[position]:.3f}{more}{memory}"
+                f"<span style='color:{series_colour(index).name()}'>■</span> {curve.name} at {sizes[position]:,}"
+                f"{' (approximate)' if approximate else ''}: {values[position]:.3f}{more}{memory}"
             )
         return " · ".join(parts) if parts else "Point at a size to read each curve there."
 

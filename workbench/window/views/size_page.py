@@ -1,7 +1,8 @@
 """The Audit tab's **Vocabulary Size** page: which vocabulary size? For each checked tokenizer,
 tokens per character on held-out text at every size its run passed through, side by side, each
 knee marked, with a table of what the knee saves and costs (`engine.analysis.size_curve`, worked
-out in a child process: `workbench.jobs.children.size_curves`).
+out in a child process: `workbench.jobs.children.size_curves`). A Unigram trained here brings its
+rounds' points, measured as it trained, for the exact curve on its own held-out lines.
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from collections.abc import Callable
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHBoxLayout, QLabel, QPushButton, QTableWidget, QVBoxLayout, QWidget
 
-from workbench.core.vocab_reports import CURVE_HEADERS, CURVE_NOTE, curve_points, curve_table
+from engine.analysis.size_curve import RoundPoint
+from engine.project.entry import TokenizerEntry
+from engine.trainers.records import RoundStep
+from workbench.core.vocab_reports import CURVE_HEADERS, CURVE_NOTE, curve_notes, curve_table, drawn_curve
 from workbench.jobs.children.size_curves import ENGLISH, OWN_HELD_OUT, USER_FILES, curves_main, curves_payload
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.window.document import ProjectDocument
@@ -86,13 +90,17 @@ class SizePage(QWidget):
             self._say("Check at least one tokenizer above.", error=True)
             return
         tokenizers: list[tuple[str, str, list[str], float]] = []
+        rounds: dict[str, tuple[list[RoundStep], list[RoundPoint]]] = {}
         for entry in self.document.project.tokenizers:
             if entry.name in chosen and entry.result is not None:
                 trained_on = entry.result.trained_on
                 files = [item.path for item in trained_on.files] if trained_on is not None else []
                 share = trained_on.held_out if trained_on is not None else 0.0
                 tokenizers.append((entry.name, chosen[entry.name], files, share))
-        payload = curves_payload(tokenizers, str(self.source.currentData()), self._paths())
+                measured = measured_rounds(entry)
+                if measured is not None:
+                    rounds[entry.name] = measured
+        payload = curves_payload(tokenizers, str(self.source.currentData()), self._paths(), rounds)
         self._started = time.monotonic()
         self._say("Measuring…")
         self.job.start(curves_main, payload)
@@ -114,7 +122,7 @@ class SizePage(QWidget):
         seconds = time.monotonic() - self._started
         drawn = len(self.curves)
         text = f"{drawn} curve{'s' if drawn != 1 else ''} in {seconds:.1f} s. {CURVE_NOTE}"
-        text += "".join(f" {line}." for line in single)
+        text += "".join(f" {line}." for line in curve_notes(self.curves) + single)
         self._say(text + ("" if not problems else " Not drawn: " + "; ".join(problems) + "."), error=bool(problems or single))
         self.follow()
         self.drawn.emit()
@@ -128,9 +136,22 @@ class SizePage(QWidget):
         """Draw size curves (`workbench.jobs.children.size_curves.curve_wire`'s) and their table."""
         self.curves = [item for item in answer if isinstance(item, dict) and "problem" not in item]
         per_entry = self._entry_bytes()
-        drawn = [(str(curve["name"]), *curve_points(curve)) for curve in self.curves]
-        self.chart.show_curves(drawn, per_entry)
+        self.chart.show_curves([drawn_curve(curve) for curve in self.curves], per_entry)
         fill_table(self.table, curve_table(self.curves, per_entry))
 
     def _say(self, text: str, error: bool = False) -> None:
         say(self.status, text, error)
+
+
+def measured_rounds(entry: TokenizerEntry) -> tuple[list[RoundStep], list[RoundPoint]] | None:
+    """A Unigram training's rounds and their points on its held-out lines (none in a project
+    saved before they were measured), for its exact curve; None for any other result (its
+    history is read only for a Unigram's few rounds)."""
+    result = entry.result
+    facts = result.facts() if result is not None else None
+    if result is None or facts is None or facts.algorithm != "Unigram" or facts.rounds == 0:
+        return None
+    report = result.report
+    if report is None:
+        return None
+    return list(report.history.rounds), list(result.round_points)
