@@ -17,14 +17,10 @@ class BertPreTokenizer(PreTokenizer):
         return piece_slices(piece, BERT_RE.spans(piece.normalized))
 
     def split_words(self, sequence: str) -> list[str]:
-        if sequence.isascii():
-            return BERT_RUNS.words(sequence)
-        return BERT_RE.findall(sequence)
+        return BERT_RUNS.words(sequence)
 
     def cut(self, text: str) -> Cut | None:
-        if text.isascii():
-            return BERT_RUNS.cut(text)
-        return Cut.found(text, BERT_RE.findall(text))
+        return BERT_RUNS.cut(text)
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "BertPreTokenizer"}

@@ -1,5 +1,5 @@
 """The fast paths of the pre-tokenizers' splits: the patterns as measured character classes
-(`DualPattern`), runs of ASCII classes scanned without a regex (`AsciiRuns`), GPT-2's pattern on
+(`DualPattern`), runs of char classes scanned without a regex (`CharRuns`), GPT-2's pattern on
 ASCII text, and Unicode scripts by table. Each gives the same pieces as the HF regex it stands for.
 """
 
@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from typing import Final
+
+import regex
 
 from engine import unicode_chars as uc
 from engine import unicode_tables as tables
@@ -40,24 +42,39 @@ GPT2_RE: Final = DualPattern(
 
 RUN_DROP: Final = 0
 RUN_SINGLE: Final = -1
+# `CharRuns` remembers the kinds of up to this many non-ASCII chars.
+MAX_KNOWN_KINDS: Final = 100_000
 
 
-class AsciiRuns:
-    """A split made of runs of char classes, scanned directly on ASCII text (about twice as fast
-    as the regex): each char of `classes` (by code point, 128 entries) is dropped (RUN_DROP),
-    a piece alone (RUN_SINGLE), or joins the run of its class (> 0) it is in.
+class CharRuns:
+    """A split made of runs of char classes, scanned directly (about twice as fast as the regex):
+    each char is dropped (RUN_DROP), a piece alone (RUN_SINGLE), or joins the run of its class
+    (> 0) it is in. ASCII chars are read from `classes` (by code point, 128 entries); any other
+    char's kind is asked of the exact classes once (`kind`), in the order the regex tries them.
 
     Whitespace's `\\w+|[^\\w\\s]+` is runs of word chars (1) and of other chars (2), spaces
     dropped; BERT's is single punctuation chars and runs of the rest, spaces dropped.
     """
 
     classes: list[int]
+    # the exact classes, as `unicode_tables` specs: single chars, each run class, dropped chars
+    single: str
+    runs: list[str]
+    dropped: str
+    _kinds: dict[str, int]
+    # (compiled at the first non-ASCII char: single, runs..., dropped)
+    _patterns: list[regex.Pattern[str]]
 
-    def __init__(self, classes: list[int]) -> None:
+    def __init__(self, classes: list[int], single: str, runs: list[str], dropped: str) -> None:
         self.classes = classes
+        self.single = single
+        self.runs = runs
+        self.dropped = dropped
+        self._kinds = {}
+        self._patterns = []
 
     @staticmethod
-    def of(single: str, runs: list[str], dropped: str) -> AsciiRuns:
+    def of(single: str, runs: list[str], dropped: str) -> CharRuns:
         """Classes from `unicode_tables` specs: `runs[k]` is class k + 1; a char in no spec
         joins a run of its own class after them."""
         singles = uc.char_set(single, 0x80) if single else frozenset[str]()
@@ -77,10 +94,36 @@ class AsciiRuns:
                         found = k + 1
                         break
                 classes.append(found)
-        return AsciiRuns(classes)
+        return CharRuns(classes, single, runs, dropped)
+
+    def kind(self, c: str) -> int:
+        """What the split does with `c`: RUN_DROP, RUN_SINGLE, or the class of its run."""
+        if c < "\x80":
+            return self.classes[ord(c)]
+        found = self._kinds.get(c)
+        if found is None:
+            found = self._kind_of(c)
+            if len(self._kinds) < MAX_KNOWN_KINDS:
+                self._kinds[c] = found
+        return found
+
+    def _kind_of(self, c: str) -> int:
+        # (in the regex's order: a single char first, then each run's class, then a dropped char)
+        patterns = self._patterns
+        if not patterns:
+            for spec in [self.single] + self.runs + [self.dropped]:
+                patterns.append(regex.compile("[" + tables.regex_class(spec) + "]" if spec else "(?!)"))
+        if patterns[0].match(c) is not None:
+            return RUN_SINGLE
+        for k in range(len(self.runs)):
+            if patterns[k + 1].match(c) is not None:
+                return k + 1
+        if patterns[len(patterns) - 1].match(c) is not None:
+            return RUN_DROP
+        return len(self.runs) + 1
 
     def cut(self, text: str) -> Cut:
-        """The pieces of an ASCII `text`."""
+        """The pieces of `text`."""
         out = Cut()
         self._scan(text, out, True)
         return out
@@ -92,6 +135,9 @@ class AsciiRuns:
         return out.words
 
     def _scan(self, text: str, out: Cut, positions: bool) -> None:
+        if not text.isascii():
+            self._scan_any(text, out, positions)
+            return
         classes = self.classes
         n = len(text)
         i = 0
@@ -110,10 +156,33 @@ class AsciiRuns:
                 out.words.append(text[i:j])
             i = j
 
+    def _scan_any(self, text: str, out: Cut, positions: bool) -> None:
+        # (`_scan` with each char's kind from `kind`: one pass, a run closed when the kind changes)
+        start = 0
+        run = RUN_DROP
+        index = 0
+        for c in text:
+            kind = self.kind(c)
+            if run != RUN_DROP and (kind != run or run == RUN_SINGLE):
+                if positions:
+                    out.add(text[start:index], start, index)
+                else:
+                    out.words.append(text[start:index])
+                run = RUN_DROP
+            if kind != RUN_DROP and run == RUN_DROP:
+                start = index
+                run = kind
+            index += 1
+        if run != RUN_DROP:
+            if positions:
+                out.add(text[start:index], start, index)
+            else:
+                out.words.append(text[start:index])
 
-WHITESPACE_RUNS: Final = AsciiRuns.of("", [tables.RUST_WORD], tables.WHITESPACE)
-NOT_SPACES_RUNS: Final = AsciiRuns.of("", [], tables.WHITESPACE)
-BERT_RUNS: Final = AsciiRuns.of(tables.PUNCTUATION, [], tables.WHITESPACE)
+
+WHITESPACE_RUNS: Final = CharRuns.of("", [tables.RUST_WORD], tables.WHITESPACE)
+NOT_SPACES_RUNS: Final = CharRuns.of("", [], tables.WHITESPACE)
+BERT_RUNS: Final = CharRuns.of(tables.PUNCTUATION, [], tables.WHITESPACE)
 
 
 # ASCII classes of GPT-2's pattern for `gpt2_ascii_words`: 0 other, 1 letter, 2 digit, 3 space.

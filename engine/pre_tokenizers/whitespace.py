@@ -17,14 +17,10 @@ class Whitespace(PreTokenizer):
         return piece_slices(piece, WHITESPACE_RE.spans(piece.normalized))
 
     def split_words(self, sequence: str) -> list[str]:
-        if sequence.isascii():
-            return WHITESPACE_RUNS.words(sequence)
-        return WHITESPACE_RE.findall(sequence)
+        return WHITESPACE_RUNS.words(sequence)
 
     def cut(self, text: str) -> Cut | None:
-        if text.isascii():
-            return WHITESPACE_RUNS.cut(text)
-        return Cut.found(text, WHITESPACE_RE.findall(text))
+        return WHITESPACE_RUNS.cut(text)
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "Whitespace"}
@@ -37,14 +33,10 @@ class WhitespaceSplit(PreTokenizer):
         return piece_slices(piece, NOT_SPACES_RE.spans(piece.normalized))
 
     def split_words(self, sequence: str) -> list[str]:
-        if sequence.isascii():
-            return NOT_SPACES_RUNS.words(sequence)
-        return NOT_SPACES_RE.findall(sequence)
+        return NOT_SPACES_RUNS.words(sequence)
 
     def cut(self, text: str) -> Cut | None:
-        if text.isascii():
-            return NOT_SPACES_RUNS.cut(text)
-        return Cut.found(text, NOT_SPACES_RE.findall(text))
+        return NOT_SPACES_RUNS.cut(text)
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "WhitespaceSplit"}
