@@ -446,40 +446,38 @@ def split_words(words: Sequence[tuple[int, int]], offsets: Sequence[tuple[int, i
 
 
 def _split_words_of(words: Sequence[tuple[int, int]], encoding: Encoding) -> int:
-    """`split_words(words, encoding.offsets)` read from the encoding's flat offsets, without a
-    tuple per token (when the tokens with characters are in (start, end) order, as they are
-    but for a post-processor's edits; else `split_words` sorts them)."""
+    """`split_words(words, encoding.offsets)` read straight from the encoding's flat offsets
+    (when its tokens with characters are in (start, end) order, as they are but for a
+    post-processor's edits; else `split_words` sorts them). Tokens with no characters are
+    passed over where met."""
     spans = encoding.spans()
-    starts: list[int] = []
-    ends: list[int] = []
+    n = len(spans)
     last_start = -1
     last_end = -1
-    for index in range(0, len(spans), 2):
+    for index in range(0, n, 2):
         start = int(spans[index])
         end = int(spans[index + 1])
         if end <= start:
             continue
         if start < last_start or (start == last_start and end < last_end):
             return split_words(words, encoding.offsets)
-        starts.append(start)
-        ends.append(end)
         last_start = start
         last_end = end
-    count = len(starts)
     found = 0
     first = 0
     for start, end in words:
-        while first < count and ends[first] <= start:
-            first += 1
+        while first < n and spans[first + 1] <= start:
+            first += 2
         covering = 0
         index = first
-        while index < count and starts[index] < end:
-            if ends[index] > start:
+        while index < n and spans[index] < end:
+            token_end = spans[index + 1]
+            if token_end > start and token_end > spans[index]:
                 covering += 1
                 if covering > 1:
                     found += 1
                     break
-            index += 1
+            index += 2
     return found
 
 

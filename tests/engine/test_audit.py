@@ -6,8 +6,11 @@ from __future__ import annotations
 import gc
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import Tokenizer, decoders, models, pre_tokenizers
+from engine.encoding import Encoding
 from engine.analysis.inspection import CAUSE_UNKNOWN
 from engine.analysis.audit import (
     CSV_COLUMNS,
@@ -20,6 +23,7 @@ from engine.analysis.audit import (
     gini,
     percentile,
     renyi_efficiency,
+    _split_words_of,
     split_words,
     summaries,
     word_spans,
@@ -136,6 +140,29 @@ def test_split_words_counts_words_over_several_tokens() -> None:
     assert split_words(words, [(0, 3), (3, 4), (4, 8), (9, 10), (10, 11)]) == 1
     assert split_words(words, [(0, 11)]) == 0  # one token over every word splits none
     assert split_words(words, [(0, 0), (0, 3), (4, 8), (9, 11)]) == 0  # a token with no characters
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    words=st.lists(st.tuples(st.integers(0, 30), st.integers(1, 6)), max_size=8),
+    tokens=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 6)), max_size=12),
+    in_order=st.booleans(),
+)
+def test_split_words_read_from_an_encoding_s_offsets_equal_split_words(
+    words: list[tuple[int, int]], tokens: list[tuple[int, int]], in_order: bool
+) -> None:
+    # the audit reads the encoding's flat offsets where they are in order, and sorts them where
+    # not: either way the count is `split_words`'s, tokens without characters left out
+    spans = sorted({(start, start + length) for start, length in words})
+    kept = [spans[0]] if spans else []
+    for start, end in spans[1:]:
+        if start >= kept[-1][1]:
+            kept.append((start, end))  # (words do not overlap)
+    offsets = [(start, start + length) for start, length in tokens]
+    if in_order:
+        offsets.sort()
+    encoding = Encoding(ids=[0] * len(offsets), offsets=offsets)
+    assert _split_words_of(kept, encoding) == split_words(kept, offsets)
 
 
 def test_renyi_efficiency_gini_and_percentiles_by_hand() -> None:
