@@ -335,14 +335,50 @@ class TextWords:
             self.bytes += len(body.encode("utf-8", "surrogatepass"))
 
 
-def _measure(name: str, tokenizer: Tokenizer, text: AuditText, fallback: frozenset[int], found: TextWords) -> TextCost:
+class Tally:
+    """How often each token id occurs in one text, in a list by id kept from text to text (the
+    ids met are zeroed after `take`): a dict's lookup and store per token took longer."""
+
+    counts: list[int]
+    # the ids met, in the order first met (the order `take` gives their counts in)
+    met: list[int]
+
+    def __init__(self) -> None:
+        self.counts = []
+        self.met = []
+
+    def add(self, ids: list[int]) -> None:
+        counts = self.counts
+        for token_id in ids:
+            if token_id >= len(counts):
+                counts.extend([0] * (token_id + 1 - len(counts)))
+            count = counts[token_id]
+            if count == 0:
+                self.met.append(token_id)
+            counts[token_id] = count + 1
+
+    def take(self) -> list[int]:
+        """The counts of the ids met (in the order first met), then all back to zero."""
+        counts = self.counts
+        out: list[int] = []
+        for token_id in self.met:
+            out.append(counts[token_id])
+            counts[token_id] = 0
+        self.met = []
+        return out
+
+
+def _measure(
+    name: str, tokenizer: Tokenizer, text: AuditText, fallback: frozenset[int], found: TextWords, tally: Tally | None = None
+) -> TextCost:
     cost = TextCost(name, text)
+    if tally is None:
+        tally = Tally()
     bodies = found.bodies
     with Unbounded(tokenizer):
         encodings = tokenizer.encode_batch(bodies, add_special_tokens=False)
     cost.characters = found.characters
     cost.bytes = found.bytes
-    frequencies: dict[int, int] = {}
     for index in range(len(bodies)):
         body = bodies[index]
         encoding = encodings[index]
@@ -353,14 +389,15 @@ def _measure(name: str, tokenizer: Tokenizer, text: AuditText, fallback: frozens
         cost.words += len(words)
         cost.split_words += _split_words_of(words, encoding)
         cost.unknown += len(unknown_positions(tokenizer, encoding, body))
-        for token_id in ids:
-            frequencies[token_id] = frequencies.get(token_id, 0) + 1
-            if token_id in fallback:
-                cost.byte_fallback += 1
+        tally.add(ids)
+        if fallback:
+            for token_id in ids:
+                if token_id in fallback:
+                    cost.byte_fallback += 1
         if cost.round_trip and tokenizer.decode(ids, skip_special_tokens=True) != body:
             cost.round_trip = False
             cost.round_trip_causes = round_trip_causes(tokenizer, body)
-    cost.renyi_efficiency = renyi_efficiency(list(frequencies.values()), tokenizer.get_vocab_size(True))
+    cost.renyi_efficiency = renyi_efficiency(tally.take(), tokenizer.get_vocab_size(True))
     return cost
 
 
@@ -470,13 +507,17 @@ def _split_words_of(words: Sequence[tuple[int, int]], encoding: Encoding) -> int
             first += 2
         covering = 0
         index = first
-        while index < n and spans[index] < end:
+        while index < n:
+            token_start = spans[index]
             token_end = spans[index + 1]
-            if token_end > start and token_end > spans[index]:
-                covering += 1
-                if covering > 1:
-                    found += 1
+            if token_end > token_start:  # (one with no characters may stand anywhere)
+                if token_start >= end:
                     break
+                if token_end > start:
+                    covering += 1
+                    if covering > 1:
+                        found += 1
+                        break
             index += 2
     return found
 
@@ -538,13 +579,14 @@ def _rows(
     """Each tokenizer's row of costs, texts in order; text by text, so each text's words are
     found once for every tokenizer."""
     fallbacks = [byte_fallback_ids(tokenizer) for _, tokenizer in tokenizers]
+    tallies = [Tally() for _ in tokenizers]
     rows: list[list[TextCost]] = [[] for _ in tokenizers]
     done = 0
     for text in texts:
         found = TextWords(text)
         for index in range(len(tokenizers)):
             name, tokenizer = tokenizers[index]
-            rows[index].append(_measure(name, tokenizer, text, fallbacks[index], found))
+            rows[index].append(_measure(name, tokenizer, text, fallbacks[index], found, tallies[index]))
         done += 1
         if progress is not None:
             progress(done)
