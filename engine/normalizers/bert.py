@@ -43,6 +43,9 @@ CJK_CLASS: Final = (
     "\U0002b740-\U0002b81f\U0002b920-\U0002ceaf\uf900-\ufaff\U0002f800-\U0002fa1f"
 )
 CJK_RE: Final = regex.compile("[" + CJK_CLASS + "]")
+# What `BertNormalizer._local` holds for a char whose result depends on its neighbours (no
+# char becomes eight U+FFFF).
+NOT_LOCAL: Final = "\uffff" * 8
 
 
 class BertNormalizer(Normalizer):
@@ -55,12 +58,12 @@ class BertNormalizer(Normalizer):
     handle_chinese_chars: bool
     strip_accents: bool | None
     lowercase: bool
-    # code point -> what this normalizer makes of it wherever it stands, None when that depends
-    # on its neighbours (`_local_char`); `_aligned`: the same where that is one char, else "";
-    # both for the options in `_aligned_options`, filled as chars are met
-    _local: dict[int, str | None]
-    _aligned: dict[int, str]
-    _aligned_options: int
+    # char -> what this normalizer makes of it wherever it stands, NOT_LOCAL when that depends
+    # on its neighbours (`_local_char`), for the options in `_local_options`, filled as met
+    _local: dict[str, str]
+    _local_options: int
+    # the last text `normalize_aligned` found unaligned, with what it made of it
+    _last_mapped: tuple[str, NormalizedString] | None
 
     def __init__(
         self,
@@ -74,8 +77,8 @@ class BertNormalizer(Normalizer):
         self.strip_accents = strip_accents
         self.lowercase = lowercase
         self._local = {}
-        self._aligned = {}
-        self._aligned_options = -1
+        self._local_options = -1
+        self._last_mapped = None
 
     def _strips_accents(self) -> bool:
         return self.strip_accents if self.strip_accents is not None else self.lowercase
@@ -115,61 +118,75 @@ class BertNormalizer(Normalizer):
         return text.lower() if self.lowercase else text
 
     def _normalize_aligned_chars(self, sequence: str) -> str | None:
-        """`normalize_aligned` of any text: char by char through a table of what each char
-        becomes when that is one char in its place ("" when it becomes none or several, or
-        depends on its neighbours), None when a char does not map to exactly one (then the
-        text's length changes and `normalize_mapped` aligns it)."""
-        self._fill_tables(sequence)
-        # (an unaligned char maps to "": translate drops it, and the length tells)
-        out = sequence.translate(self._aligned)
-        return out if len(out) == len(sequence) else None
+        """`normalize_aligned` of any text, char by char through the table of what each char
+        becomes (`_local_char`). None when a char does not become exactly one: the text, with
+        its alignments, is then kept for the `normalize_mapped` that follows (one pass for both)."""
+        found = self._through_table(sequence)
+        if isinstance(found, str):
+            return found
+        self._last_mapped = (sequence, found)
+        return None
 
     def normalize_mapped(self, sequence: str) -> NormalizedString:
-        """`Normalizer.normalize_mapped`, char by char through a table of what each char
+        """`Normalizer.normalize_mapped`, char by char through the table of what each char
         becomes (`_local_char`): every char made from an input char comes from that char's span,
         as `normalize`'s alignments have it. A char whose result depends on its neighbours sends
         the text through `normalize`."""
-        self._fill_tables(sequence)
-        local = self._local
-        pieces: list[str] = []
-        align_start: list[int] = []
-        align_end: list[int] = []
-        index = 0
-        for c in sequence:
-            out = local[ord(c)]
-            if out is None:
-                return super().normalize_mapped(sequence)
-            if out:
-                pieces.append(out)
-                for _ in range(len(out)):
-                    align_start.append(index)
-                    align_end.append(index + 1)
-            index += 1
-        mapped = NormalizedString(sequence)
-        mapped.normalized = "".join(pieces)
-        mapped.align_start = align_start
-        mapped.align_end = align_end
-        return mapped
+        last = self._last_mapped
+        self._last_mapped = None
+        if last is not None and last[0] is sequence:
+            return last[1]
+        found = self._through_table(sequence)
+        if isinstance(found, str):
+            out = NormalizedString(sequence)
+            out.normalized = found
+            return out
+        return found
 
-    def _fill_tables(self, sequence: str) -> None:
-        """`_local` and `_aligned` know every char of `sequence` (both filled as chars are met,
-        and emptied when an option changed)."""
+    def _through_table(self, sequence: str) -> str | NormalizedString:
+        """`sequence` normalized char by char: the text when each char became exactly one char,
+        else a NormalizedString with the alignments (through `normalize` when a char's result
+        depends on its neighbours)."""
         options = (
             (1 if self.clean_text else 0) | (2 if self.handle_chinese_chars else 0)
             | (4 if self._strips_accents() else 0) | (8 if self.lowercase else 0)
         )  # fmt: skip
         local = self._local
-        aligned = self._aligned
-        if options != self._aligned_options:
+        if options != self._local_options:
             local.clear()
-            aligned.clear()
-            self._aligned_options = options
-        for c in set(sequence):
-            cp = ord(c)
-            if cp not in local:
-                out = self._local_char(c)
-                local[cp] = out
-                aligned[cp] = out if out is not None and len(out) == 1 else ""
+            self._local_options = options
+        pieces: list[str] = []
+        align_start: list[int] = []
+        align_end: list[int] = []
+        # (alignments are written from the first char that does not become exactly one)
+        aligned = True
+        index = 0
+        for c in sequence:
+            out = local.get(c)
+            if out is None:
+                made = self._local_char(c)
+                out = NOT_LOCAL if made is None else made
+                local[c] = out
+            if out == NOT_LOCAL:
+                return Normalizer.normalize_mapped(self, sequence)
+            if len(out) != 1 and aligned:
+                aligned = False
+                align_start = list(range(index))
+                align_end = list(range(1, index + 1))
+            pieces.append(out)
+            if not aligned:
+                for _ in range(len(out)):
+                    align_start.append(index)
+                    align_end.append(index + 1)
+            index += 1
+        text = "".join(pieces)
+        if aligned:
+            return text
+        mapped = NormalizedString(sequence)
+        mapped.normalized = text
+        mapped.align_start = align_start
+        mapped.align_end = align_end
+        return mapped
 
     def _local_char(self, c: str) -> str | None:
         """What `normalize` makes of `c` wherever it stands (every char of it aligned to `c`),
