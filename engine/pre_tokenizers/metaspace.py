@@ -57,7 +57,7 @@ class Metaspace(PreTokenizer):
             text = rep + text
         if not self.split:
             return [text] if text else []
-        return self.pieces_re.findall(text)
+        return metaspace_pieces(text, rep)
 
     def cut(self, text: str) -> Cut | None:
         rep = self.replacement
@@ -68,8 +68,18 @@ class Metaspace(PreTokenizer):
         if not self.split:
             found = Cut.covering([mapped] if mapped else [])
         else:
-            found = Cut.covering(self.pieces_re.findall(mapped))
+            found = Cut.covering(metaspace_pieces(mapped, rep))
         return found.drop_prefix() if prefixed else found
 
     def to_dict(self) -> dict[str, JsonValue]:
         return metaspace.options_to_dict(self.replacement, self.prepend_scheme, self.split)
+
+
+def metaspace_pieces(text: str, rep: str) -> list[str]:
+    """`pieces_re`'s matches (each `rep` starts a piece, a `rep` before another stands alone),
+    by `str.split`: "a▁▁b▁" -> a|▁|▁b|▁ (the regex took a twentieth of an audit)."""
+    parts = text.split(rep)
+    out: list[str] = [parts[0]] if parts[0] else []
+    for k in range(1, len(parts)):
+        out.append(rep + parts[k])
+    return out

@@ -11,6 +11,7 @@ from engine import byte_level
 from engine import normalizers as N
 from engine import pre_tokenizers as P
 from engine.pre_tokenizers import scanners
+from engine.pre_tokenizers.metaspace import metaspace_pieces
 from engine.errors import EngineError, SchemaError
 from engine.models.base import Model, Token
 from engine.normalizers.normalized import NormalizedString
@@ -431,3 +432,13 @@ def test_the_run_scans_equal_the_patterns(text: str) -> None:
         assert cut.words == runs.words(text) == pattern.pick(text).findall(text)
         assert [text[s:e] for s, e in zip(cut.starts, cut.ends)] == cut.words
         assert [(s, e) for s, e in zip(cut.starts, cut.ends)] == pattern.spans(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="ab ▁é\t", max_size=20))
+def test_metaspace_pieces_by_split_are_the_pattern_s(text: str) -> None:
+    # the fast path cuts with str.split; the full pipeline with the pattern: the same pieces
+    for pre_tokenizer in (P.Metaspace(), P.Metaspace(prepend_scheme="never"), P.Metaspace(replacement="_")):
+        mapped = text.replace(" ", pre_tokenizer.replacement)
+        assert metaspace_pieces(mapped, pre_tokenizer.replacement) == pre_tokenizer.pieces_re.findall(mapped)
+        assert pre_tokenizer.split_words(text) == [word for word, _ in pre_tokenizer.pre_tokenize_str(text)]
