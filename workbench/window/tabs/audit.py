@@ -15,7 +15,7 @@ import time
 from functools import partial
 from typing import Final
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QImage, QImageWriter, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -67,6 +67,8 @@ SCRIPT_ROW_PX: Final = 20
 NO_RESULT: Final = "Run an audit first."
 # How many rows of the table its columns are fitted to.
 RESIZE_ROWS: Final = 20
+# How long after the tab is shown, or an audit ends, the next audit's process starts (ms).
+PRESTART_DELAY_MS: Final = 300
 
 
 class AuditTab(QWidget):
@@ -81,8 +83,10 @@ class AuditTab(QWidget):
         self.document = document
         self.prompts = prompts
         self.result: dict[str, object] | None = None
-        # the pages not drawn since the result came (`_draw_page`)
+        # the pages not drawn since the result came (`_draw_page`), and whether the summary's
+        # chart is still to draw
         self._stale: set[int] = set()
+        self._chart_due = False
         # the tokenizers (name -> tokenizer.json) the shown result measured
         self._measured: dict[str, str] = {}
         self._started = 0.0
@@ -399,7 +403,7 @@ class AuditTab(QWidget):
             self.job.kill()
             self._progress_at_rest("stopped")
             self._say("Stopped; the figures shown are the last audit's." if self.result is not None else "Stopped.")
-            self._prestart()
+            self._prestart_soon()
         self._update_buttons()
 
     def shutdown(self) -> None:
@@ -409,7 +413,11 @@ class AuditTab(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        self._prestart()
+        self._prestart_soon()
+
+    def _prestart_soon(self) -> None:
+        # (starting a process takes the GUI thread 7-9 ms: after the tab or the figures are drawn)
+        QTimer.singleShot(PRESTART_DELAY_MS, self._prestart)
 
     def _prestart(self) -> None:
         """While the user chooses, the next audit's process starts, reads the shipped texts and
@@ -445,13 +453,13 @@ class AuditTab(QWidget):
             "Point at a column's heading for what it means."
         )
         self.ran.emit(seconds)
-        self._prestart()
+        self._prestart_soon()
 
     def _on_job_failed(self, message: str) -> None:
         self._progress_at_rest("")
         self._say(f"The audit stopped: {message}", error=True)
         self._update_buttons()
-        self._prestart()
+        self._prestart_soon()
 
     def show_result(self, result: dict[str, object]) -> None:
         """Draw an audit's figures (`workbench.jobs.children.audit.audit_result`'s): the page
@@ -474,12 +482,13 @@ class AuditTab(QWidget):
             fill_table(self.summary, _rows(result["summary"]))
             fill_table(self.embedding, _rows(result["embedding"]))
             self.embedding_note.setText(str(result["embedding_note"]))
-            points = result["embedding_points"]
-            assert isinstance(points, list)
-            self.embedding_chart.show_points([(str(label), int(size), int(size_bytes), bool(own)) for label, size, size_bytes, own in points])
             # (the summary's rows all shown, no more: the embedding gets the rest)
             rows_height = sum(self.summary.rowHeight(r) for r in range(self.summary.rowCount()))
             self.summary.setFixedHeight(self.summary.horizontalHeader().height() + rows_height + 2 * self.summary.frameWidth() + 2)
+            # (the chart in the next turn of the event loop: tables and chart in one kept the
+            # window from answering for up to 70 ms at the hand-over)
+            self._chart_due = True
+            QTimer.singleShot(0, self._draw_embedding_chart)
         elif page == PREMIUM_PAGE:
             order, series = _pair(result["premiums"])
             uncovered = result["uncovered"]
@@ -493,6 +502,15 @@ class AuditTab(QWidget):
             self.script_chart.show_scripts(script_list, _strings(names), _medians(medians), _counts(languages))
         elif page == TABLE_PAGE:
             self._fill_table(result)
+
+    def _draw_embedding_chart(self) -> None:
+        result = self.result
+        if not self._chart_due or result is None:
+            return
+        self._chart_due = False
+        points = result["embedding_points"]
+        assert isinstance(points, list)
+        self.embedding_chart.show_points([(str(label), int(size), int(size_bytes), bool(own)) for label, size, size_bytes, own in points])
 
     def _fill_table(self, result: dict[str, object]) -> None:
         columns = _strings(result["columns"])
@@ -517,6 +535,7 @@ class AuditTab(QWidget):
         """Draw every page of the shown result now (tests, screenshots)."""
         for page in sorted(self._stale):
             self._draw_page(page)
+        self._draw_embedding_chart()
 
     def report_sections(self) -> list[str]:
         """The HTML report's sections for the vocabulary pages that have results."""
