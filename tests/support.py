@@ -235,3 +235,27 @@ def train_byte_level(lines: Iterable[str], vocab_size: int, trim_offsets: bool =
     alphabet = pre_tokenizers.ByteLevel.alphabet()
     tokenizer.train_from_iterator(lines, trainers.BpeTrainer(vocab_size=vocab_size, initial_alphabet=alphabet, show_progress=False))
     return tokenizer
+
+
+def edit_saved_index(path: Path, edit: Callable[[dict[str, object]], None]) -> None:
+    """Rewrite the project file at `path` with its index edited by `edit` (a file as an older
+    version, or another hand, would have written it)."""
+    import zipfile
+
+    from engine.project.fields import INDEX_MEMBER
+
+    with zipfile.ZipFile(path) as archive:
+        members = {name: archive.read(name) for name in archive.namelist()}
+    index = json.loads(members[INDEX_MEMBER])
+    edit(index)
+    members[INDEX_MEMBER] = json.dumps(index).encode("utf-8")
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def without_round_points(index: dict[str, object]) -> None:
+    """`edit_saved_index`'s edit for a project saved before Unigram rounds were measured."""
+    tokenizers = index["tokenizers"]
+    assert isinstance(tokenizers, list)
+    del tokenizers[0]["result"]["round_points"]

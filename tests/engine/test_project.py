@@ -18,6 +18,7 @@ from engine.project.facts import MAX_EXAMPLE_CHARS, CorpusFile, TrainedOn
 from engine.project.fields import INDEX_MEMBER
 from engine.project.project_file import BACKUP_SUFFIX, FORMAT_VERSION, Project, remove_stale_temporaries
 from engine.project.result import TrainedResult, part_frequencies, vocabulary_frequencies, vocabulary_from_dict
+from support import edit_saved_index, without_round_points
 
 
 def trained_project(folder: Path) -> Project:
@@ -88,14 +89,7 @@ def test_a_project_saved_before_rounds_were_measured_opens_without_them(tmp_path
     project.save(str(path))
     again = Project.load(str(path))
     assert again.tokenizers[0].result is not None and again.tokenizers[0].result.round_points == [(0, 90, 40, 120), (3, 30, 52, 120)]
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    index = json.loads(members[INDEX_MEMBER])
-    del index["tokenizers"][0]["result"]["round_points"]
-    members[INDEX_MEMBER] = json.dumps(index).encode("utf-8")
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
+    edit_saved_index(path, without_round_points)
     old = Project.load(str(path)).tokenizers[0].result
     assert old is not None and old.round_points == [] and old.evaluations == [(0, 1.0), (10, 2.5)]
     one_file = json.loads(project.to_json(str(tmp_path)))

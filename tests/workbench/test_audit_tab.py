@@ -6,10 +6,8 @@ says why it cannot run, names a bad file, and stops when asked."""
 from __future__ import annotations
 
 import csv
-import json
 import time
 import io
-import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer, models, normalizers, pre_tokenizers
 from engine.analysis.audit import CSV_COLUMNS, add_premiums, audit
-from support import corpus_path, train_byte_level
+from support import corpus_path, edit_saved_index, train_byte_level, without_round_points
 from engine.analysis.size_curve import SizeCurve, held_out_words, rounds_curve, size_curve
 from engine.analysis.unicode_report import corpus_forms, normal_forms
 from engine.analysis.vocab_compare import compare_vocabularies
@@ -41,7 +39,6 @@ from workbench.jobs.children.size_curves import (
     exact_unigram_curve,
 )
 from engine.trainers.records import RoundStep
-from engine.project.fields import INDEX_MEMBER
 from workbench.core.settings import Settings
 from engine.corpus.checks import check_file
 from workbench.core.audit_report import premium_series, script_medians
@@ -228,14 +225,20 @@ def test_stop_ends_the_process_and_a_changed_project_is_noticed(qtbot: QtBot, wi
     assert "changed since this audit" in tab.status.text()
 
 
+def train_holding_out(qtbot: QtBot, window: MainWindow, corpus: Path, preset: str) -> None:
+    """A new project on `corpus`, a `preset` tokenizer of 400 trained in the window, 5 % of the
+    corpus held out (the lines its size curve is measured on)."""
+    window.new_project()
+    window.document.add_checked_files([check_file(str(corpus))])
+    window.document.add_preset(preset, vocab_size=400)
+    window.train_tab.held_out.setValue(5.0)
+    train_and_wait(qtbot, window)
+
+
 def test_size_curves_are_the_engine_s_on_the_held_out_lines_or_the_english_declaration(
     qtbot: QtBot, window: MainWindow, small_corpus: Path, byte_level_path: Path
 ) -> None:
-    window.new_project()
-    window.document.add_checked_files([check_file(str(small_corpus))])
-    window.document.add_preset("bpe", vocab_size=400)
-    window.train_tab.held_out.setValue(5.0)
-    train_and_wait(qtbot, window)
+    train_holding_out(qtbot, window, small_corpus, "bpe")
     tab = audit_tab(window, byte_level_path)
     trained, imported = (entry for entry in window.document.project.tokenizers)
     tab.pages.setCurrentIndex(SIZE_PAGE)
@@ -276,11 +279,7 @@ def test_size_curves_are_the_engine_s_on_the_held_out_lines_or_the_english_decla
 def test_a_unigram_trained_here_has_the_exact_curve_of_its_rounds_and_an_old_project_the_approximate_one(
     qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
 ) -> None:
-    window.new_project()
-    window.document.add_checked_files([check_file(str(small_corpus))])
-    window.document.add_preset("sentencepiece-unigram", vocab_size=400)
-    window.train_tab.held_out.setValue(5.0)
-    train_and_wait(qtbot, window)
+    train_holding_out(qtbot, window, small_corpus, "sentencepiece-unigram")
     entry = window.document.project.tokenizers[0]
     assert entry.result is not None and entry.report is not None and entry.result.trained_on is not None
     tab = audit_tab(window)
@@ -327,14 +326,7 @@ def test_a_unigram_trained_here_has_the_exact_curve_of_its_rounds_and_an_old_pro
     path = tmp_path / "old.tokproj"
     prompts.answers["save_project"] = str(path)
     assert window.save_as()
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    index = json.loads(members[INDEX_MEMBER])
-    del index["tokenizers"][0]["result"]["round_points"]
-    members[INDEX_MEMBER] = json.dumps(index).encode("utf-8")
-    with zipfile.ZipFile(path, "w") as archive:
-        for name, data in members.items():
-            archive.writestr(name, data)
+    edit_saved_index(path, without_round_points)
     again = MainWindow(Settings(), ScriptedPrompts(confirm=True))
     qtbot.addWidget(again)
     assert again.open_file(str(path))

@@ -275,7 +275,7 @@ class SizeCurveChart(_Chart):
         plot.clear()
         self._legend.clear()
         plot.setTitle("Which vocabulary size? Tokens per character on held-out text")
-        plot.setLabel("left", "tokens per character (lower: text costs less)")
+        plot.setLabel("left", "tokens per character (lower is cheaper)")
         plot.setLabel("bottom", "vocabulary size (entries); dashed: approximate")
         box = plot.getViewBox()
         box.enableAutoRange()
