@@ -16,7 +16,7 @@ or reads a file other than the corpus it is given.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Final, Literal
 
@@ -70,6 +70,8 @@ ASCII_CONTROL_RE: Final = regex.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 # Examples kept per normal form and per flag in a corpus report, and how much of a line each shows.
 EXAMPLES: Final = 5
+# How often `corpus_forms` says how far into a file it is (bytes).
+PROGRESS_BYTES: Final = 1 << 20
 EXAMPLE_CHARACTERS: Final = 120
 # How far before the first change or flag an example's window starts.
 EXAMPLE_LEAD: Final = 40
@@ -439,16 +441,20 @@ def flags_summary(text: str) -> FlagSummary:
 
 
 def corpus_forms(
-    source: Iterable[str] | str | Path, max_lines: int | None = None, examples: int = EXAMPLES
+    source: Iterable[str] | str | Path,
+    max_lines: int | None = None,
+    examples: int = EXAMPLES,
+    progress: Callable[[int], None] | None = None,
 ) -> CorpusForms:
     """Read a corpus line by line, streamed: `source` is a path (a `str` or `Path`: a UTF-8 text
     file, CorpusError naming it and the line and byte where it is not) or any other iterable of
     lines (a line's ending, "\\n" or "\\r\\n", is not part of it). Counts the lines each normal
-    form changes and each flag marks, with up to `examples` of each; stops after `max_lines`."""
+    form changes and each flag marks, with up to `examples` of each; stops after `max_lines`.
+    `progress(bytes read)` hears of a file's progress every PROGRESS_BYTES or so."""
     if isinstance(source, (str, Path)):
         path = str(source)
         report = CorpusForms(path)
-        _read_file(path, report, max_lines, examples)
+        _read_file(path, report, max_lines, examples, progress)
         return report
     report = CorpusForms("")
     for line in source:
@@ -465,9 +471,10 @@ def _without_ending(line: str) -> str:
     return line
 
 
-def _read_file(path: str, report: CorpusForms, max_lines: int | None, examples: int) -> None:
+def _read_file(path: str, report: CorpusForms, max_lines: int | None, examples: int, progress: Callable[[int], None] | None) -> None:
     checked_size(path)
     offset = 0
+    reported = 0
     try:
         with open(path, "rb") as stream:
             for raw in stream:
@@ -482,6 +489,9 @@ def _read_file(path: str, report: CorpusForms, max_lines: int | None, examples: 
                     ) from None
                 offset += len(raw)
                 _add_line(report, _without_ending(line), examples)
+                if progress is not None and offset - reported >= PROGRESS_BYTES:
+                    reported = offset
+                    progress(offset)
     except OSError as error:
         raise CorpusError(path, f"cannot be read ({error.strerror or error})") from None
 

@@ -26,6 +26,7 @@ from engine.analysis.unicode_characters import (
     script_of,
 )
 from engine.analysis.unicode_report import (
+    PROGRESS_BYTES,
     BIDI_CONTROL,
     CONFUSABLE,
     CONTROL,
@@ -427,6 +428,20 @@ def test_corpus_from_a_file(tmp_path: Path) -> None:
         wire = report.to_wire()
         assert wire == {**from_lines, "source": str(corpus)}
     assert corpus_forms(corpus, max_lines=2).lines == 2
+
+
+def test_a_file_s_progress_is_heard_every_megabyte_or_so(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    line = "caf\u00e9 \ufb01le zero\u200bwidth\n"
+    corpus.write_text(line * (3 * PROGRESS_BYTES // len(line.encode("utf-8")) + 10), encoding="utf-8")
+    heard: list[int] = []
+    report = corpus_forms(corpus, progress=heard.append)
+    size = corpus.stat().st_size
+    assert len(heard) == size // PROGRESS_BYTES and heard == sorted(heard) and heard[-1] <= size
+    # (said at the first line end past a megabyte since it was last said)
+    steps = [read - before for before, read in zip([0, *heard], heard)]
+    assert all(PROGRESS_BYTES <= step < PROGRESS_BYTES + len(line.encode("utf-8")) for step in steps)
+    assert report.lines == corpus_forms(corpus).lines  # (hearing changes nothing counted)
 
 
 def test_a_file_that_is_not_utf8_is_named(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from engine.analysis.unicode_report import corpus_forms, normal_forms
 from engine.analysis.vocab_compare import compare_vocabularies
 from engine.analysis.vocab_health import vocabulary_health
 from window_support import cell_text, train_and_wait
+from workbench.core.formatting import MB
 from workbench.core.held_out import held_out_split
 from workbench.jobs.children import audit as audit_child
 from workbench.jobs.children.audit import SHARED_FROM, measure_all, warm_up
@@ -479,6 +480,26 @@ def test_a_second_process_that_finishes_first_keeps_its_answer(byte_level_path: 
     costs = measure_all(named, tokenizers, texts, slowly)
     assert [cost.tokens for cost in costs] == [cost.tokens for cost in audit(tokenizers, texts)]
     assert heard[0] == (0, len(texts), texts[0].name) and all(done <= len(texts) for done, _, _ in heard)
+
+
+def test_the_corpus_count_says_how_far_into_a_file_it_is_and_stops(qtbot: QtBot, window: MainWindow, tmp_path: Path, byte_level_path: Path) -> None:
+    big = tmp_path / "big.txt"
+    line = "caf\u00e9 cafe\u0301 \ufb01le\n"
+    big.write_text(line * (40 * MB // len(line.encode("utf-8"))), encoding="utf-8")
+    window.document.add_checked_files([check_file(str(big))])
+    tab = audit_tab(window, byte_level_path)
+    page = tab.unicode_page
+    tab.pages.setCurrentIndex(UNICODE_PAGE)
+    assert not page.corpus_stop.isEnabled()
+    page.corpus_button.click()
+    assert page.corpus_stop.isEnabled() and not page.corpus_button.isEnabled()
+    # the child says how many megabytes of the file it has read
+    qtbot.waitUntil(lambda: " MB)…" in page.corpus_status.text(), timeout=AUDIT_MS)
+    assert page.corpus_status.text().startswith("Counting big.txt (1 of 1, ") and "of 40.0 MB" in page.corpus_status.text()
+    page.corpus_stop.click()
+    assert not page.job.is_running() and page.corpus_status.text() == "Stopped."
+    assert page.corpus_button.isEnabled() and not page.corpus_stop.isEnabled()
+    qtbot.waitUntil(lambda: not page.job._exiting, timeout=AUDIT_MS)
 
 
 def test_the_unicode_page_shows_each_form_s_ids_and_the_corpus_s_counts(

@@ -7,6 +7,8 @@ vocabulary size in a name; and the one colour every error message in the window 
 from __future__ import annotations
 
 BYTE_UNITS = ("bytes", "B")
+# A megabyte, as `human_size` counts them.
+MB = 1024 * 1024
 ERROR_COLOR = "#c0392b"
 ERROR_STYLE = f"color: {ERROR_COLOR};"
 

@@ -5,7 +5,9 @@ examples (`engine.analysis.unicode_report.corpus_forms`). No Qt here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
+from functools import partial
 from multiprocessing.connection import Connection
 
 from engine.analysis.unicode_report import corpus_forms
@@ -15,8 +17,9 @@ from workbench.jobs.children.process import lower_priority, send_message
 
 
 def corpus_forms_main(payload: object, connection: Connection) -> None:
-    """The child: ("progress", (done, total, file)) per file, then ("done", [forms, ...]) (each
-    `CorpusForms.to_wire()`, in the files' order) or ("failed", message naming the file)."""
+    """The child: ("progress", (done, total, file, bytes read, file size)) as each file starts
+    and every megabyte or so, then ("done", [forms, ...]) (each `CorpusForms.to_wire()`, in the
+    files' order) or ("failed", message naming the file)."""
     lower_priority()
     if not isinstance(payload, dict):
         connection.send(("failed", "the Unicode count got no job"))
@@ -40,7 +43,15 @@ def forms_of(files: Sequence[str], connection: Connection | None = None) -> list
         raise ValueError("the project's corpus has no plain text file (compressed, JSON Lines and Parquet files are not read here)")
     found: list[dict[str, object]] = []
     for position, path in enumerate(plain):
+        size = os.path.getsize(path)
+        report: Callable[[int], None] | None = None
         if connection is not None:
-            connection.send(("progress", (position, len(plain), path)))
-        found.append(corpus_forms(path).to_wire())
+            sink = connection
+            sink.send(("progress", (position, len(plain), path, 0, size)))
+            report = partial(_read_so_far, sink, position, len(plain), path, size)
+        found.append(corpus_forms(path, progress=report).to_wire())
     return found
+
+
+def _read_so_far(connection: Connection, position: int, total: int, path: str, size: int, read: int) -> None:
+    connection.send(("progress", (position, total, path, read, size)))

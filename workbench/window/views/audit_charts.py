@@ -15,15 +15,13 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
 from workbench.core.audit_report import DOTS_FROM, SERIES_COLOURS, UNCOVERED_RATE
-from workbench.core.formatting import human_size
+from workbench.core.formatting import MB, human_size
 from workbench.core.parallel_text import script_title
 from workbench.core.vocab_reports import DrawnCurve, shown_up_to
 from workbench.window.views.training_plots import style_plot
 
 # A premium line has a dot per language up to this many languages (the HTML report's rule too).
 MAX_DOTS: Final = DOTS_FROM
-# The megabyte of `human_size`.
-MB: Final = 1024 * 1024
 # How tall one script's row of bars is, in data units (a row is 1).
 BAR_SHARE: Final = 0.8
 

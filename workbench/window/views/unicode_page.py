@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from engine.analysis.unicode_report import FLAGS, FORMS
-from workbench.core.formatting import ERROR_COLOR
+from workbench.core.formatting import ERROR_COLOR, MB
 from workbench.jobs.children.unicode_corpus import corpus_forms_main
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.encoding import EncodingRunner
@@ -103,6 +103,9 @@ class UnicodePage(QWidget):
         self.points.horizontalHeader().setStretchLastSection(True)
         self.corpus_button = QPushButton("Count the Corpus's Lines")
         self.corpus_button.setToolTip("How many lines of each of the project's plain text files each normal form changes, and each flag marks.")
+        self.corpus_stop = QPushButton("Stop")
+        self.corpus_stop.setEnabled(False)
+        self.corpus_stop.setToolTip("Stop counting (the counts shown are kept).")
         self.corpus_status = QLabel()
         self.corpus_status.setWordWrap(True)
         self.corpus_table = QTableWidget(0, 2 + len(FORMS) + len(FLAGS))
@@ -130,6 +133,7 @@ class UnicodePage(QWidget):
         corpus_layout.setContentsMargins(0, 0, 0, 0)
         corpus_row = QHBoxLayout()
         corpus_row.addWidget(self.corpus_button)
+        corpus_row.addWidget(self.corpus_stop)
         corpus_row.addWidget(self.corpus_status, 1)
         corpus_layout.addLayout(corpus_row)
         corpus_layout.addWidget(self.corpus_table)
@@ -149,6 +153,7 @@ class UnicodePage(QWidget):
         self.text.textChanged.connect(self._debounce.start)
         self.tokenizer.currentIndexChanged.connect(self._debounce.start)
         self.corpus_button.clicked.connect(self.count_corpus)
+        self.corpus_stop.clicked.connect(self.stop_counting)
         self.corpus_table.currentCellChanged.connect(self._on_corpus_cell_changed)
         service.unicoded.connect(self._on_unicoded)
         service.failed.connect(self._on_service_failed)
@@ -257,22 +262,34 @@ class UnicodePage(QWidget):
     def count_corpus(self) -> None:
         self._started = time.monotonic()
         say(self.corpus_status, "Counting…")
-        self.corpus_button.setEnabled(False)
+        self._counting(True)
         self.job.start(corpus_forms_main, {"files": self._corpus()})
 
+    def stop_counting(self) -> None:
+        if self.job.is_running():
+            self.job.kill()
+            say(self.corpus_status, "Stopped; the counts shown are the last count's." if self.corpus_results else "Stopped.")
+        self._counting(False)
+
+    def _counting(self, running: bool) -> None:
+        self.corpus_button.setEnabled(not running)
+        self.corpus_stop.setEnabled(running)
+
     def _on_job_progressed(self, record: object) -> None:
-        if isinstance(record, tuple) and len(record) == 3:
-            self.corpus_status.setText(f"Counting {record[2]} ({int(record[0]) + 1} of {int(record[1])})…")
+        if isinstance(record, tuple) and len(record) == 5:
+            position, total, path, read, size = record
+            done = f", {int(read) / MB:,.1f} of {int(size) / MB:,.1f} MB" if int(size) >= MB else ""
+            self.corpus_status.setText(f"Counting {os.path.basename(str(path))} ({int(position) + 1} of {int(total)}{done})…")
 
     def _on_job_finished(self, answer: object) -> None:
-        self.corpus_button.setEnabled(True)
+        self._counting(False)
         assert isinstance(answer, list)
         self.show_corpus([item for item in answer if isinstance(item, dict)])
         lines = sum(int(str(item["lines"])) for item in self.corpus_results)
         self.corpus_status.setText(f"{len(self.corpus_results)} file{'s' if len(self.corpus_results) != 1 else ''}, {lines:,} lines, in {time.monotonic() - self._started:.1f} s. Choose a count for its first lines.")
 
     def _on_job_failed(self, message: str) -> None:
-        self.corpus_button.setEnabled(True)
+        self._counting(False)
         say(self.corpus_status, f"The count stopped: {message}", error=True)
 
     def show_corpus(self, results: list[dict[str, object]]) -> None:
