@@ -54,6 +54,8 @@ class Precompiled(Normalizer):
     _ascii_rules: regex.Pattern[str] | None
     # char -> its RULED | EXTENDABLE | JOINING | PREPEND flags, filled as met
     _char_flags: dict[str, int]
+    # the last text `normalize_aligned` found the rules move chars in, and what they make of it
+    _last_changes: tuple[str, list[str], list[int]] | None
 
     def __init__(self, precompiled_charsmap: bytes) -> None:
         blob = bytes(precompiled_charsmap)
@@ -77,6 +79,7 @@ class Precompiled(Normalizer):
         self._replacements = replacements
         self._cache = {}
         self._char_flags = {}
+        self._last_changes = None
         ruled = ""
         for cp in range(0x80):
             if self._search(chr(cp)) != NO_RULE:
@@ -200,13 +203,32 @@ class Precompiled(Normalizer):
     def normalize_aligned(self, sequence: str) -> str | None:
         if self._untouched(sequence):
             return sequence
+        dest, changes, modified = self._changes(sequence)
         # subtle: a text the rules leave as it is keeps every char where it was.
-        return sequence if self.normalize_str(sequence) == sequence else None
+        if not modified or "".join(dest) == sequence:
+            return sequence
+        # (kept for the `normalize` of the same text that follows: the encode fast path's
+        # `normalize_mapped`; the graphemes were cut twice)
+        self._last_changes = (sequence, dest, changes)
+        return None
 
     def normalize(self, normalized: NormalizedString) -> None:
         text = normalized.normalized
+        last = self._last_changes
+        self._last_changes = None
+        if last is not None and last[0] is text:
+            normalized.transform(last[1], last[2], 0)
+            return
         if self._untouched(text):
             return
+        dest, changes, modified = self._changes(text)
+        if modified:
+            normalized.transform(dest, changes, 0)
+
+    def _changes(self, text: str) -> tuple[list[str], list[int], bool]:
+        """What the rules make of `text`, grapheme by grapheme, as `NormalizedString.transform`
+        takes it (the chars, and for each: 0 replaces a char, 1 inserts one, -n also removes n),
+        and whether any rule applied."""
         dest: list[str] = []
         changes: list[int] = []
         modified = False
@@ -229,8 +251,7 @@ class Precompiled(Normalizer):
                 else:
                     dest.append(c)
                     changes.append(0)
-        if modified:
-            normalized.transform(dest, changes, 0)
+        return dest, changes, modified
 
     def normalize_str(self, sequence: str) -> str:
         if self._untouched(sequence):
