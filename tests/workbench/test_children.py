@@ -88,7 +88,8 @@ def test_a_tokenizer_is_known_by_the_key_of_its_text(qtbot: QtBot) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities on this system (Windows)")
 def test_a_child_runs_at_a_lower_priority_than_the_window() -> None:
-    script = "import os; from workbench.jobs.children.process import lower_priority; lower_priority(); print(os.nice(0))"
+    # (asked twice, as a child started ahead asks: lowered once)
+    script = "import os; from workbench.jobs.children.process import lower_priority; lower_priority(); lower_priority(); print(os.nice(0))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert int(done.stdout) == min(os.nice(0) + NICENESS, 19)
 

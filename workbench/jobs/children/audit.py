@@ -83,7 +83,9 @@ def audit_payload(
 def warm_up() -> None:
     """What an audit child started ahead does while the user chooses (`ChildJob.prestart`):
     read the shipped texts and start the second process of `measure_all`, which waits for its
-    share. Both took most of a second after Run Audit."""
+    share. Both took most of a second after Run Audit. At the job's lower priority from the
+    start: the second process takes it on (a window busy drawing slowed only the first half)."""
+    lower_priority()
     shipped_languages()
     shipped_code()
     if (os.cpu_count() or 1) > 1 and not _WAITING:

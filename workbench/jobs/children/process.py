@@ -21,12 +21,17 @@ from typing import Final
 NICENESS: Final = 5
 # The size of one piece of a large message: about 2 ms to read.
 PIECE_BYTES: Final = 512 * 1024
+# Whether `lower_priority` has lowered this process's priority.
+_LOWERED: list[bool] = []
 
 
 def lower_priority() -> None:
-    """Run this process (and the processes it starts) at a lower priority than the window;
-    nothing where priorities cannot be lowered (Windows, a restricted sandbox)."""
-    if hasattr(os, "nice"):
+    """Run this process (and the processes it starts) at a lower priority than the window, by
+    NICENESS once however often asked (a child started ahead lowers it before it starts its own
+    second process, then asks again when its job comes); nothing where priorities cannot be
+    lowered (Windows, a restricted sandbox)."""
+    if hasattr(os, "nice") and not _LOWERED:
+        _LOWERED.append(True)
         try:
             os.nice(NICENESS)
         except OSError:
