@@ -162,6 +162,7 @@ def _audit(window: object, folder: Path) -> list[Path]:
     paths: list[Path] = []
     for page, name in enumerate(("audit.png", "audit-premiums.png", "audit-scripts.png", "audit-table.png")):
         tab.pages.setCurrentIndex(page)
+        tab.flush()
         if name == "audit-premiums.png":
             chart = tab.premium_chart
             chart.readout.setText(chart.describe(len(chart.languages) - 1))

@@ -266,7 +266,7 @@ class AuditTab(QWidget):
         self.csv_button.clicked.connect(partial(self.export_text, "csv"))
         self.html_button.clicked.connect(partial(self.export_text, "html"))
         self.png_button.clicked.connect(self.export_png)
-        self.pages.currentChanged.connect(self._draw_page)
+        self.pages.currentChanged.connect(self._draw_page_soon)
         self.pages.currentChanged.connect(self._update_buttons)
         self.tokenizers.itemChanged.connect(self._update_buttons)
         self.tokenizers.itemChanged.connect(self.compare_page.follow)
@@ -472,6 +472,11 @@ class AuditTab(QWidget):
         self._draw_page(self.pages.currentIndex())
         self._update_buttons()
 
+    def _draw_page_soon(self, page: int) -> None:
+        # (in the event loop's next turn: the page switch paints first; drawn and painted in one
+        # turn, the premium and table pages kept the window from answering for up to 60 ms)
+        QTimer.singleShot(0, partial(self._draw_page, page))
+
     def _draw_page(self, page: int) -> None:
         """Draw the result on `page` if it has not been drawn since the result came."""
         result = self.result
@@ -536,6 +541,7 @@ class AuditTab(QWidget):
         for page in sorted(self._stale):
             self._draw_page(page)
         self._draw_embedding_chart()
+        self.premium_chart.finish()
 
     def report_sections(self) -> list[str]:
         """The HTML report's sections for the vocabulary pages that have results."""
@@ -580,6 +586,7 @@ class AuditTab(QWidget):
         path = self.prompts.export_file(os.path.join(self._folder(), name), "PNG image (*.png);;All files (*)")
         if not path:
             return
+        self.flush()  # (a chart drawn over several turns is whole before it is grabbed)
         image = chart.grab().toImage()
         self._say(f"Writing {path}…")
         self._writing = path

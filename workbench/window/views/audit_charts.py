@@ -10,7 +10,7 @@ import math
 from typing import Final
 
 import pyqtgraph
-from PySide6.QtCore import QPointF, Qt
+from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QLabel, QVBoxLayout, QWidget
 
@@ -90,6 +90,8 @@ class PremiumChart(_Chart):
         self.languages: list[str] = []
         self.series: dict[str, list[float | None]] = {}
         self.uncovered: dict[str, list[bool]] = {}
+        # the tokenizers still to draw, (position, name), after the first (`show_premiums`)
+        self._queued: list[tuple[int, str]] = []
         self.apply_palette()
 
     def redraw(self) -> None:
@@ -98,13 +100,16 @@ class PremiumChart(_Chart):
     def show_premiums(self, languages: list[str], series: dict[str, list[float | None]], uncovered: dict[str, list[bool]]) -> None:
         """`languages` in order, each tokenizer's premium for each (None: it has none), and
         whether the tokenizer's unknown tokens make it understate the language's cost (drawn
-        as a cross)."""
+        as a cross). The first tokenizer is drawn now, each other in a later turn of the event
+        loop (`finish` draws them at once): hundreds of dots a series, all in one turn, kept
+        the window from answering for up to 60 ms."""
         self.languages = languages
         self.series = series
         self.uncovered = uncovered
         plot = self.plot.getPlotItem()
         plot.clear()
         self._legend.clear()
+        self._queued = []
         plot.setTitle(f"Premium over English per language ({len(languages)} languages, cheapest to dearest)")
         plot.setLabel("left", "tokens per English token, same articles")
         first = next(iter(series), "")
@@ -113,33 +118,53 @@ class PremiumChart(_Chart):
             return
         plot.addItem(pyqtgraph.InfiniteLine(pos=1.0, angle=0, pen=pyqtgraph.mkPen("#888888", style=Qt.PenStyle.DashLine), label="English", labelOpts={"position": 0.02, "color": "#888888"}))
         top = 1.0
-        for index, (name, values) in enumerate(series.items()):
-            xs = [float(i) for i, value in enumerate(values) if value is not None]
-            ys = [float(value) for value in values if value is not None]
-            top = max([top, *ys])
-            colour = series_colour(index)
-            if len(xs) <= MAX_DOTS:
-                self.plot.plot(xs, ys, pen=pyqtgraph.mkPen(colour, width=2), symbol="o", symbolSize=5, symbolBrush=colour, symbolPen=None, name=name)
-            elif index == 0:  # (hundreds of dots on a line took tens of milliseconds to draw; the line says it)
-                self.plot.plot(xs, ys, pen=pyqtgraph.mkPen(colour, width=2), name=name)
-            else:
-                # the others, in the first's order, zigzag: a line through hundreds of them is a
-                # solid band; dots show each language's premium
-                self.plot.plot(xs, ys, pen=None, symbol="o", symbolSize=4, symbolBrush=colour, symbolPen=None, name=name)
-            # subtle: one scatter of crosses over the dots, not a symbol per point: per-point
-            # symbol lists crashed pyqtgraph's painting here (a segmentation fault).
-            marks = uncovered.get(name, [])
-            crossed = [i for i, value in enumerate(values) if value is not None and i < len(marks) and marks[i]]
-            if crossed:
-                plot.addItem(pyqtgraph.ScatterPlotItem(
-                    [float(i) for i in crossed], [float(values[i] or 0.0) for i in crossed], symbol="x", size=12,
-                    brush=colour, pen=pyqtgraph.mkPen(colour),
-                ))  # fmt: skip
-        if any(any(marks) for marks in uncovered.values()):
-            sample = pyqtgraph.ScatterPlotItem(symbol="x", size=11, brush=QColor("#888888"), pen=pyqtgraph.mkPen("#888888"))
-            self._legend.addItem(sample, f"more than {UNCOVERED_RATE:.0%} unknown tokens: the premium understates the cost")
+        for values in series.values():
+            top = max([top, *(float(value) for value in values if value is not None)])
         plot.setXRange(0, max(len(languages) - 1, 1), padding=0.01)
         plot.setYRange(0, top * 1.05, padding=0)
+        self._queued = list(enumerate(series))
+        self._draw_series()
+        if self._queued:
+            QTimer.singleShot(0, self._draw_queued)
+
+    def finish(self) -> None:
+        """Draw the tokenizers still queued now (tests, screenshots)."""
+        while self._queued:
+            self._draw_series()
+
+    def _draw_queued(self) -> None:
+        if self._queued:
+            self._draw_series()
+        if self._queued:
+            QTimer.singleShot(0, self._draw_queued)
+
+    def _draw_series(self) -> None:
+        index, name = self._queued.pop(0)
+        values = self.series[name]
+        xs = [float(i) for i, value in enumerate(values) if value is not None]
+        ys = [float(value) for value in values if value is not None]
+        colour = series_colour(index)
+        plot = self.plot.getPlotItem()
+        if len(xs) <= MAX_DOTS:
+            self.plot.plot(xs, ys, pen=pyqtgraph.mkPen(colour, width=2), symbol="o", symbolSize=5, symbolBrush=colour, symbolPen=None, name=name)
+        elif index == 0:  # (hundreds of dots on a line took tens of milliseconds to draw; the line says it)
+            self.plot.plot(xs, ys, pen=pyqtgraph.mkPen(colour, width=2), name=name)
+        else:
+            # the others, in the first's order, zigzag: a line through hundreds of them is a
+            # solid band; dots show each language's premium
+            self.plot.plot(xs, ys, pen=None, symbol="o", symbolSize=4, symbolBrush=colour, symbolPen=None, name=name)
+        # subtle: one scatter of crosses over the dots, not a symbol per point: per-point
+        # symbol lists crashed pyqtgraph's painting here (a segmentation fault).
+        marks = self.uncovered.get(name, [])
+        crossed = [i for i, value in enumerate(values) if value is not None and i < len(marks) and marks[i]]
+        if crossed:
+            plot.addItem(pyqtgraph.ScatterPlotItem(
+                [float(i) for i in crossed], [float(values[i] or 0.0) for i in crossed], symbol="x", size=12,
+                brush=colour, pen=pyqtgraph.mkPen(colour),
+            ))  # fmt: skip
+        if not self._queued and any(any(flags) for flags in self.uncovered.values()):
+            sample = pyqtgraph.ScatterPlotItem(symbol="x", size=11, brush=QColor("#888888"), pen=pyqtgraph.mkPen("#888888"))
+            self._legend.addItem(sample, f"more than {UNCOVERED_RATE:.0%} unknown tokens: the premium understates the cost")
 
     def language_at(self, x: float) -> int | None:
         """The index of the language nearest `x` (in the plot's data), or None off the chart."""
