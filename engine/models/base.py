@@ -73,16 +73,6 @@ class TokenRun:
         self.starts = starts
         self.ends = ends
 
-    @staticmethod
-    def of(tokens: list[Token]) -> TokenRun:
-        run = TokenRun([], [], [], [])
-        for token in tokens:
-            run.ids.append(token.id)
-            run.values.append(token.value)
-            run.starts.append(token.start)
-            run.ends.append(token.end)
-        return run
-
     def tokens(self) -> list[Token]:
         out: list[Token] = []
         for k in range(len(self.ids)):
