@@ -25,3 +25,18 @@ def echo_pid(payload: object, connection: Connection) -> None:
 def failing_warm_up() -> None:
     """A warm-up that fails: the job must run all the same."""
     raise OSError("the texts are not there")
+
+
+def payload_size(payload: object, connection: Connection) -> None:
+    """Answers with the length of a str payload."""
+    connection.send(("done", len(str(payload))))
+
+
+def warm_up_until_released() -> None:
+    """A warm-up that lasts until the file named by $WARM_UP_RELEASE exists."""
+    import os
+    import time
+
+    release = os.environ["WARM_UP_RELEASE"]
+    while not os.path.exists(release):
+        time.sleep(0.05)

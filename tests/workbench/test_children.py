@@ -9,12 +9,13 @@ import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 from workbench.jobs.children.process import NICENESS, PIECE_BYTES, Pieces, send_message
-from child_targets import echo_pid, failing_warm_up, progress_then_large
+from child_targets import echo_pid, failing_warm_up, payload_size, progress_then_large, warm_up_until_released
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.encoding import EncodingRunner, tokenizer_key
 from workbench.jobs.runners.training import TrainingRunner
@@ -144,4 +145,28 @@ def test_a_child_started_ahead_takes_the_job_and_a_new_one_starts_when_it_cannot
     job.shutdown()
     assert not job.is_ready()
     qtbot.waitUntil(lambda: not waiting.process.is_alive(), timeout=10_000)
+    qtbot.waitUntil(lambda: not job._exiting, timeout=10_000)
+
+
+def test_a_large_payload_reaches_a_child_still_warming_up_without_blocking_the_window(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the child reads its payload on a thread while it warms up: `start` with a payload larger
+    # than a pipe holds returns at once, not when the warm-up is over (which waits for us here;
+    # the timer only ends a hang, should `start` block)
+    release = tmp_path / "release"
+    monkeypatch.setenv("WARM_UP_RELEASE", str(release))
+    job = ChildJob("test")
+    job.prestart(payload_size, warm_up_until_released)
+    guard = threading.Timer(120.0, release.touch)
+    guard.start()
+    payload = "x" * (8 * PIECE_BYTES)
+    job.start(payload_size, payload)
+    released_by_the_guard = release.exists()
+    release.touch()
+    guard.cancel()
+    assert not released_by_the_guard
+    with qtbot.waitSignal(job.finished, timeout=60_000) as answered:
+        pass
+    assert answered.args == [len(payload)]
     qtbot.waitUntil(lambda: not job._exiting, timeout=10_000)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -261,19 +262,33 @@ def _waiting_child(
     target: Callable[[object, Connection], None], warm: Callable[[], None] | None, jobs: Connection, connection: Connection
 ) -> None:
     """A child started ahead: its own process group, `warm()`, then the job when its payload
-    comes (nothing when the window closed the pipe instead)."""
+    comes (nothing when the window closed the pipe instead).
+
+    subtle: the payload is read on a thread from the start. A payload larger than the pipe
+    holds (a tokenizer.json or two) would otherwise block the window's `send` until the warm-up
+    is over, when Run Audit is pressed the moment the tab shows."""
     _own_group()
+    received: list[object] = []
+    arrived = threading.Event()
+
+    def receive() -> None:
+        try:
+            received.append(jobs.recv())
+        except (EOFError, OSError):
+            pass
+        arrived.set()
+
+    threading.Thread(target=receive, name="job-receiver", daemon=True).start()
     if warm is not None:
         try:
             warm()
         except Exception:  # noqa: BLE001 - the job meets the problem again and reports it
             pass
-    try:
-        payload = jobs.recv()
-    except (EOFError, OSError):
+    arrived.wait()
+    if not received:
         connection.close()
         return
-    _run(target, payload, connection)
+    _run(target, received[0], connection)
 
 
 def _own_group() -> None:
