@@ -83,8 +83,8 @@ class AuditTab(QWidget):
         self.document = document
         self.prompts = prompts
         self.result: dict[str, object] | None = None
-        # the pages not drawn since the result came (`_draw_page`), and whether the summary's
-        # chart is still to draw
+        # the pages not drawn since the result came (`_draw_page`), and whether what the
+        # embedding costs is still to draw on the summary
         self._stale: set[int] = set()
         self._chart_due = False
         # the tokenizers (name -> tokenizer.json) the shown result measured
@@ -485,15 +485,13 @@ class AuditTab(QWidget):
         self._stale.discard(page)
         if page == SUMMARY_PAGE:
             fill_table(self.summary, _rows(result["summary"]))
-            fill_table(self.embedding, _rows(result["embedding"]))
-            self.embedding_note.setText(str(result["embedding_note"]))
             # (the summary's rows all shown, no more: the embedding gets the rest)
             rows_height = sum(self.summary.rowHeight(r) for r in range(self.summary.rowCount()))
             self.summary.setFixedHeight(self.summary.horizontalHeader().height() + rows_height + 2 * self.summary.frameWidth() + 2)
-            # (the chart in the next turn of the event loop: tables and chart in one kept the
-            # window from answering for up to 70 ms at the hand-over)
+            # (what the embedding costs in the next turn of the event loop: tables and chart
+            # in one kept the window from answering for up to 70 ms at the hand-over)
             self._chart_due = True
-            QTimer.singleShot(0, self._draw_embedding_chart)
+            QTimer.singleShot(0, self._draw_embedding)
         elif page == PREMIUM_PAGE:
             order, series = _pair(result["premiums"])
             uncovered = result["uncovered"]
@@ -508,11 +506,13 @@ class AuditTab(QWidget):
         elif page == TABLE_PAGE:
             self._fill_table(result)
 
-    def _draw_embedding_chart(self) -> None:
+    def _draw_embedding(self) -> None:
         result = self.result
         if not self._chart_due or result is None:
             return
         self._chart_due = False
+        fill_table(self.embedding, _rows(result["embedding"]))
+        self.embedding_note.setText(str(result["embedding_note"]))
         points = result["embedding_points"]
         assert isinstance(points, list)
         self.embedding_chart.show_points([(str(label), int(size), int(size_bytes), bool(own)) for label, size, size_bytes, own in points])
@@ -540,7 +540,7 @@ class AuditTab(QWidget):
         """Draw every page of the shown result now (tests, screenshots)."""
         for page in sorted(self._stale):
             self._draw_page(page)
-        self._draw_embedding_chart()
+        self._draw_embedding()
         self.premium_chart.finish()
 
     def report_sections(self) -> list[str]:
