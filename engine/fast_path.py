@@ -2,13 +2,12 @@
 
 HF's pipeline builds a NormalizedString per piece, a Split per piece and a Token per token. For
 most texts none of that is needed: when no added token occurs in the text, the normalizer maps it
-char for char (`Normalizer.normalize_aligned`) or gives where each char it made comes from
-(`Normalizer.normalize_mapped`), and the pre-tokenizer only cuts it (`PreTokenizer.cut`, maybe
-followed by byte-level chars), a token's offsets are its piece's start plus its offsets in the
-piece (through those alignments, if any), and each piece's tokens come from the model's word cache
-(`Model.tokenize_run`). Anything else gives None, and the full pipeline runs; both give the same
-encodings (the tests compare them on random texts). `ids_only` is the bulk path that skips tokens
-and offsets.
+char for char or gives where each char it made comes from (`Normalizer.normalize_for_offsets`),
+and the pre-tokenizer only cuts it (`PreTokenizer.cut`, maybe followed by byte-level chars), a
+token's offsets are its piece's start plus its offsets in the piece (through those alignments, if
+any), and each piece's tokens come from the model's word cache (`Model.tokenize_run`). Anything
+else gives None, and the full pipeline runs; both give the same encodings (the tests compare them
+on random texts). `ids_only` is the bulk path that skips tokens and offsets.
 """
 
 from __future__ import annotations
@@ -49,14 +48,13 @@ def cut(
     align_start: list[int] | None = None
     align_end: list[int] | None = None
     if normalizer is not None:
-        aligned = normalizer.normalize_aligned(text)
-        if aligned is None:
-            mapped = normalizer.normalize_mapped(text)
-            normalized = mapped.normalized
-            align_start = mapped.align_start
-            align_end = mapped.align_end
+        made = normalizer.normalize_for_offsets(text)
+        if isinstance(made, str):
+            normalized = made
         else:
-            normalized = aligned
+            normalized = made.normalized
+            align_start = made.align_start
+            align_end = made.align_end
     if added.may_match(normalized, True):
         return None
     found = Cut.covering([normalized] if normalized else []) if pre_tokenizer is None else pre_tokenizer.cut(normalized)

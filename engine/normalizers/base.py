@@ -39,11 +39,18 @@ class Normalizer(ABC):
 
     def normalize_mapped(self, sequence: str) -> NormalizedString:
         """`sequence` normalized, with the original span each normalized char comes from: what
-        `normalize` makes of a fresh NormalizedString. The encode fast path asks this when
-        `normalize_aligned` gives None, and maps its tokens' offsets through the alignments."""
+        `normalize` makes of a fresh NormalizedString."""
         normalized = NormalizedString(sequence)
         self.normalize(normalized)
         return normalized
+
+    def normalize_for_offsets(self, sequence: str) -> str | NormalizedString:
+        """What the encode fast path asks, once per text: the normalized text when it maps
+        `sequence` char for char (`normalize_aligned`), else a NormalizedString whose alignments
+        give the original span of each normalized char (`normalize_mapped`). A normalizer that
+        finds both in one pass says so here."""
+        aligned = self.normalize_aligned(sequence)
+        return aligned if aligned is not None else self.normalize_mapped(sequence)
 
     @abstractmethod
     def to_dict(self) -> dict[str, JsonValue]:

@@ -62,8 +62,6 @@ class BertNormalizer(Normalizer):
     # on its neighbours (`_local_char`), for the options in `_local_options`, filled as met
     _local: dict[str, str]
     _local_options: int
-    # the last text `normalize_aligned` found unaligned, with what it made of it
-    _last_mapped: tuple[str, NormalizedString] | None
 
     def __init__(
         self,
@@ -78,7 +76,6 @@ class BertNormalizer(Normalizer):
         self.lowercase = lowercase
         self._local = {}
         self._local_options = -1
-        self._last_mapped = None
 
     def _strips_accents(self) -> bool:
         return self.strip_accents if self.strip_accents is not None else self.lowercase
@@ -119,29 +116,29 @@ class BertNormalizer(Normalizer):
 
     def _normalize_aligned_chars(self, sequence: str) -> str | None:
         """`normalize_aligned` of any text, char by char through the table of what each char
-        becomes (`_local_char`). None when a char does not become exactly one: the text, with
-        its alignments, is then kept for the `normalize_mapped` that follows (one pass for both)."""
+        becomes (`_local_char`); None when a char does not become exactly one."""
         found = self._through_table(sequence)
-        if isinstance(found, str):
-            return found
-        self._last_mapped = (sequence, found)
-        return None
+        return found if isinstance(found, str) else None
 
     def normalize_mapped(self, sequence: str) -> NormalizedString:
         """`Normalizer.normalize_mapped`, char by char through the table of what each char
         becomes (`_local_char`): every char made from an input char comes from that char's span,
         as `normalize`'s alignments have it. A char whose result depends on its neighbours sends
         the text through `normalize`."""
-        last = self._last_mapped
-        self._last_mapped = None
-        if last is not None and last[0] is sequence:
-            return last[1]
         found = self._through_table(sequence)
         if isinstance(found, str):
             out = NormalizedString(sequence)
             out.normalized = found
             return out
         return found
+
+    def normalize_for_offsets(self, sequence: str) -> str | NormalizedString:
+        # (one pass through the table gives the text, or its alignments)
+        if sequence.isascii():
+            aligned = self.normalize_aligned(sequence)
+            if aligned is not None:
+                return aligned
+        return self._through_table(sequence)
 
     def _through_table(self, sequence: str) -> str | NormalizedString:
         """`sequence` normalized char by char: the text when each char became exactly one char,

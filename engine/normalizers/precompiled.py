@@ -54,8 +54,6 @@ class Precompiled(Normalizer):
     _ascii_rules: regex.Pattern[str] | None
     # char -> its RULED | EXTENDABLE | JOINING | PREPEND flags, filled as met
     _char_flags: dict[str, int]
-    # the last text `normalize_aligned` found the rules move chars in, and what they make of it
-    _last_changes: tuple[str, list[str], list[int]] | None
 
     def __init__(self, precompiled_charsmap: bytes) -> None:
         blob = bytes(precompiled_charsmap)
@@ -79,7 +77,6 @@ class Precompiled(Normalizer):
         self._replacements = replacements
         self._cache = {}
         self._char_flags = {}
-        self._last_changes = None
         ruled = ""
         for cp in range(0x80):
             if self._search(chr(cp)) != NO_RULE:
@@ -201,24 +198,23 @@ class Precompiled(Normalizer):
         return found
 
     def normalize_aligned(self, sequence: str) -> str | None:
+        found = self.normalize_for_offsets(sequence)
+        return found if isinstance(found, str) else None
+
+    def normalize_for_offsets(self, sequence: str) -> str | NormalizedString:
+        # (the graphemes cut once for the text and, where the rules move chars, its alignments)
         if self._untouched(sequence):
             return sequence
         dest, changes, modified = self._changes(sequence)
         # subtle: a text the rules leave as it is keeps every char where it was.
         if not modified or "".join(dest) == sequence:
             return sequence
-        # (kept for the `normalize` of the same text that follows: the encode fast path's
-        # `normalize_mapped`; the graphemes were cut twice)
-        self._last_changes = (sequence, dest, changes)
-        return None
+        mapped = NormalizedString(sequence)
+        mapped.transform(dest, changes, 0)
+        return mapped
 
     def normalize(self, normalized: NormalizedString) -> None:
         text = normalized.normalized
-        last = self._last_changes
-        self._last_changes = None
-        if last is not None and last[0] is text:
-            normalized.transform(last[1], last[2], 0)
-            return
         if self._untouched(text):
             return
         dest, changes, modified = self._changes(text)
@@ -260,21 +256,8 @@ class Precompiled(Normalizer):
 
     def normalize_graphemes(self, sequence: str) -> str:
         """`normalize_str` without its shortcut: every grapheme looked up (HF's way), the whole
-        grapheme first when it is short, else char by char."""
-        parts: list[str] = []
-        for grapheme in GRAPHEME_RE.findall(sequence):
-            if len(grapheme) == 1 or len(grapheme.encode("utf-8")) < PRECOMPILED_WHOLE_GRAPHEME_BYTES:
-                found = self.transform(grapheme)
-                if found is not None:
-                    parts.append(found)
-                    continue
-                if len(grapheme) == 1:
-                    parts.append(grapheme)
-                    continue
-            for c in grapheme:
-                found = self.transform(c)
-                parts.append(c if found is None else found)
-        return "".join(parts)
+        grapheme first when it is short, else char by char (`_changes`)."""
+        return "".join(self._changes(sequence)[0])
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(self.precompiled_charsmap).decode("ascii")}

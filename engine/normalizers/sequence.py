@@ -37,13 +37,16 @@ class Sequence(Normalizer):
             text = normalizer.normalize_str(text)
         return text
 
-    def normalize_aligned(self, sequence: str) -> str | None:
-        text: str | None = sequence
+    def normalize_for_offsets(self, sequence: str) -> str | NormalizedString:
+        # each normalizer on the text while they map it char for char, then each on the
+        # NormalizedString the first one that moves chars made (its alignments then compose)
+        current: str | NormalizedString = sequence
         for normalizer in self.normalizers:
-            if text is None:
-                return None
-            text = normalizer.normalize_aligned(text)
-        return text
+            if isinstance(current, str):
+                current = normalizer.normalize_for_offsets(current)
+            else:
+                normalizer.normalize(current)
+        return current
 
     def to_dict(self) -> dict[str, JsonValue]:
         return {"type": "Sequence", "normalizers": [n.to_dict() for n in self.normalizers]}
