@@ -22,6 +22,7 @@ import struct
 from typing import Final
 
 from engine.errors import EngineError
+from engine.models.base import index_prefixes
 
 # sentencepiece's kUnkPenalty: an unknown character scores `min_score - UNK_PENALTY`.
 UNK_PENALTY: Final = 10.0
@@ -65,15 +66,10 @@ class PieceIndex:
         prefixes: dict[str, int] = {}
         max_length = 0
         for piece, id in pieces.items():
-            if not piece:
-                continue  # subtle: HF's trie never reports the empty piece
-            prefixes[piece] = id
+            # (HF's trie never reports the empty piece: left out)
+            index_prefixes(prefixes, piece, id)
             if len(piece) > max_length:
                 max_length = len(piece)
-            for end in range(1, len(piece)):
-                prefix = piece[:end]
-                if prefix not in prefixes:
-                    prefixes[prefix] = NO_PIECE
         self.prefixes = prefixes
         self.scores = scores
         self.unk_id = NO_PIECE if unk_id is None else unk_id

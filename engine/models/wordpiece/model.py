@@ -11,20 +11,9 @@ import os
 from engine.models.bpe.model import BPE
 from engine.errors import EngineError
 from engine.schema import JsonValue, expect_tagged, get_count, get_str, get_vocab
-from engine.models.base import RunCache, TokenRun, VocabModel
+from engine.models.base import RunCache, TokenRun, VocabModel, index_prefixes
 from engine.formats.files import write_text_atomically
 from engine.formats.vocab_files import dump_vocab_txt, ordered_vocab, read_vocab_txt
-
-
-def _index_piece(index: dict[str, int], piece: str, id: int) -> None:
-    """Put `piece` (-> `id`) and its shorter prefixes (-> -1, unless a piece) in `index`."""
-    if not piece:
-        return
-    for end in range(1, len(piece)):
-        head = piece[:end]
-        if head not in index:
-            index[head] = -1
-    index[piece] = id
 
 
 class WordPiece(VocabModel):
@@ -177,9 +166,9 @@ class WordPiece(VocabModel):
             heads: dict[str, int] = {}
             tails: dict[str, int] = {}
             for token, id in self._vocab.items():
-                _index_piece(heads, token, id)
+                index_prefixes(heads, token, id)
                 if token.startswith(prefix):
-                    _index_piece(tails, token[len(prefix) :], id)
+                    index_prefixes(tails, token[len(prefix) :], id)
             self._heads = heads
             self._tails = tails
             self._indexed_prefix = prefix
