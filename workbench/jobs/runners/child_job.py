@@ -154,9 +154,7 @@ class ChildJob(QObject):
         process = self._process
         self._forget()
         if process is not None:
-            stop_process_tree(process, grace=0.0)
-            self._exiting.append((process, time.monotonic()))
-            self._timer.start()
+            self._let_go(process)
 
     def shutdown(self) -> None:
         """Stop the running child and the one started ahead, if any (the window is closing)."""
@@ -172,8 +170,12 @@ class ChildJob(QObject):
     def _stop(self, ready: _Ready) -> None:
         ready.jobs.close()
         ready.answers.close()
-        stop_process_tree(ready.process, grace=0.0)
-        self._exiting.append((ready.process, time.monotonic()))
+        self._let_go(ready.process)
+
+    def _let_go(self, process: BaseProcess) -> None:
+        """Stop `process` and what it started; it is reaped on the timer, never waited for."""
+        stop_process_tree(process, grace=0.0)
+        self._exiting.append((process, time.monotonic()))
         self._timer.start()
 
     def _forget(self) -> None:
