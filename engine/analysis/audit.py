@@ -555,42 +555,63 @@ def audit(
     """Every tokenizer on every text, premiums set: one row per tokenizer and text, tokenizer
     by tokenizer, texts in the order given. `progress(n)`, when given, hears after each text
     how many texts are done."""
-    # subtle: the cyclic garbage collector is paused meanwhile (and resumed after, if it ran):
-    # an audit allocates its encodings' lists by the million and makes no cycles, and each
-    # collection walked every young list of ids and tokens, 7 % of the audit's time.
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        rows = _rows(tokenizers, texts, progress)
-    finally:
-        if paused:
-            gc.enable()
-    costs: list[TextCost] = []
+    rows: list[list[TextCost]] = [[] for _ in tokenizers]
+    with CollectorPaused():
+        auditor = Auditor(tokenizers)
+        done = 0
+        for text in texts:
+            costs = auditor.measure(text)
+            for index in range(len(rows)):
+                rows[index].append(costs[index])
+            done += 1
+            if progress is not None:
+                progress(done)
+    costs = []
     for row in rows:
         costs += row
     add_premiums(costs)
     return costs
 
 
-def _rows(
-    tokenizers: Sequence[tuple[str, Tokenizer]], texts: Sequence[AuditText], progress: Callable[[int], None] | None
-) -> list[list[TextCost]]:
-    """Each tokenizer's row of costs, texts in order; text by text, so each text's words are
-    found once for every tokenizer."""
-    fallbacks = [byte_fallback_ids(tokenizer) for _, tokenizer in tokenizers]
-    tallies = [Tally() for _ in tokenizers]
-    rows: list[list[TextCost]] = [[] for _ in tokenizers]
-    done = 0
-    for text in texts:
+class Auditor:
+    """Every tokenizer on one text at a time (`measure`), what they need from text to text
+    kept: each one's byte-fallback ids and its `Tally`. Texts may come in any order and from
+    several processes (each its own `Auditor`): no figure of a text depends on another."""
+
+    def __init__(self, tokenizers: Sequence[tuple[str, Tokenizer]]) -> None:
+        self.tokenizers = list(tokenizers)
+        self.fallbacks = [byte_fallback_ids(tokenizer) for _, tokenizer in tokenizers]
+        self.tallies = [Tally() for _ in tokenizers]
+
+    def measure(self, text: AuditText) -> list[TextCost]:
+        """Each tokenizer's costs on `text`, in the tokenizers' order (premiums not set); the
+        text's words are found once for all of them."""
         found = TextWords(text)
-        for index in range(len(tokenizers)):
-            name, tokenizer = tokenizers[index]
-            rows[index].append(_measure(name, tokenizer, text, fallbacks[index], found, tallies[index]))
-        done += 1
-        if progress is not None:
-            progress(done)
-    return rows
+        costs: list[TextCost] = []
+        for index in range(len(self.tokenizers)):
+            name, tokenizer = self.tokenizers[index]
+            costs.append(_measure(name, tokenizer, text, self.fallbacks[index], found, self.tallies[index]))
+        return costs
+
+
+class CollectorPaused:
+    """`with CollectorPaused():` pauses Python's cyclic garbage collector while an audit runs,
+    and resumes it after if it ran: an audit allocates its encodings' lists by the million and
+    makes no cycles, and each collection walked every young list of ids and tokens, 7 % of the
+    audit's time."""
+
+    def __init__(self) -> None:
+        self.paused = False
+
+    def __enter__(self) -> CollectorPaused:
+        self.paused = gc.isenabled()
+        if self.paused:
+            gc.disable()
+        return self
+
+    def __exit__(self, *exception: object) -> None:
+        if self.paused:
+            gc.enable()
 
 
 def renyi_efficiency(frequencies: Sequence[int], vocabulary_size: int, alpha: float = RENYI_ALPHA) -> float:

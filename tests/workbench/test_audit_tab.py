@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from engine import Tokenizer, models, normalizers, pre_tokenizers
-from engine.analysis.audit import CSV_COLUMNS, add_premiums, audit
+from engine.analysis.audit import CSV_COLUMNS, AuditText, add_premiums, audit
 from support import corpus_path, edit_saved_index, train_byte_level, without_round_points
 from engine.analysis.size_curve import SizeCurve, held_out_words, rounds_curve, size_curve
 from engine.analysis.unicode_report import corpus_forms, normal_forms
@@ -26,7 +26,7 @@ from window_support import cell_text, train_and_wait
 from workbench.core.formatting import MB
 from workbench.core.held_out import held_out_split
 from workbench.jobs.children import audit as audit_child
-from workbench.jobs.children.audit import SHARED_FROM, measure_all, warm_up
+from workbench.jobs.children.audit import SHARED_FROM, Claims, measure_all, warm_up
 from workbench.core.vocab_reports import CATEGORIES, LISTED, shown_up_to
 from workbench.jobs.children.vocab_health import CORPUS
 from workbench.jobs.children.size_curves import (
@@ -554,3 +554,46 @@ def test_a_vocabulary_not_in_creation_order_says_it_has_no_smaller_sizes(qtbot: 
     with qtbot.waitSignal(tab.size_page.job.finished, timeout=AUDIT_MS):
         tab.size_page.button.click()
     assert f"{bert.name} has no smaller sizes to measure" in tab.size_page.status.text()
+
+
+@pytest.mark.parametrize("total", [0, 1, 2, 7])
+@pytest.mark.parametrize("pattern", ["front first", "back first", "alternating", "front twice as fast"])
+def test_two_processes_taking_texts_from_both_ends_take_each_once(total: int, pattern: str) -> None:
+    """`Claims`: one process from the front, the other from the back of the same two ends,
+    however their turns interleave, take every text exactly once between them, then stop."""
+    ends = [0, total]
+    front, back = Claims(ends, True), Claims(ends, False)
+    turns = {
+        "front first": [front] * (total + 1) + [back],
+        "back first": [back] * (total + 1) + [front],
+        "alternating": [front, back] * (total + 1),
+        "front twice as fast": [front, front, back] * (total + 1),
+    }[pattern]
+    taken: dict[Claims, list[int]] = {front: [], back: []}
+    for claims in turns:
+        index = claims.take()
+        if index >= 0:
+            taken[claims].append(index)
+    assert sorted(taken[front] + taken[back]) == list(range(total))
+    assert taken[front] == sorted(taken[front]) and taken[back] == sorted(taken[back], reverse=True)
+    assert front.take() == back.take() == -1
+
+
+def test_where_both_processes_take_the_same_text_the_first_s_measurement_is_kept(byte_level_path: Path) -> None:
+    """The two ends are read and written without a lock: both processes may take the text
+    where they meet. A second process that measured every text (as if it had taken all of
+    them while this one did too) changes no figure."""
+    texts = shipped_languages()[:SHARED_FROM // 2]
+    named = [(byte_level_path.name, Tokenizer.from_file(str(byte_level_path)).to_str())] * 2
+    tokenizers = [(name, Tokenizer.from_str(text)) for name, text in named]
+    warm_up()
+    helper = audit_child._WAITING[0]
+    real_begin = helper.begin
+
+    def begin_then_let_it_take_all(named: list[tuple[str, str]], given: list[AuditText]) -> None:
+        real_begin(named, given)
+        helper.ends = [0, len(given)]  # (this process now takes from its own ends: both take every text)
+
+    helper.begin = begin_then_let_it_take_all  # type: ignore[method-assign,assignment]
+    costs = measure_all(named, tokenizers, texts, None)
+    assert [cost.values() for cost in costs] == [cost.values() for cost in audit(tokenizers, texts)]

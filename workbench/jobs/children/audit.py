@@ -12,8 +12,11 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 import os
+import pickle
+import threading
 import time
 from collections.abc import Callable, Sequence
+from typing import Protocol
 from multiprocessing.connection import Connection
 
 from engine import Tokenizer
@@ -22,9 +25,10 @@ from engine.analysis.audit import (
     CSV_COLUMNS,
     AuditText,
     EmbeddingCost,
+    Auditor,
+    CollectorPaused,
     TextCost,
     add_premiums,
-    audit,
 )
 from engine.errors import EngineError
 from workbench.core.audit_report import (
@@ -45,11 +49,21 @@ from workbench.jobs.children.process import Pieces, lower_priority, send_message
 
 # How often the child reports, at most (s): a record per text would be 900 messages.
 PROGRESS_INTERVAL_S = 0.1
-# From this many (tokenizer, text) pairs on (and two texts), a second process measures half of
-# the texts: it takes about half a second to start and read the tokenizers.
+# From this many (tokenizer, text) pairs on (and two texts), a second process measures texts too:
+# it takes about half a second to start and read the tokenizers.
 SHARED_FROM = 64
 # What hears of the progress: (done, total, what is being measured).
 Report = Callable[[int, int, str], None]
+
+
+class Ends(Protocol):
+    """Two integers, read and written by index: a list, or an array in shared memory."""
+
+    def __getitem__(self, index: int, /) -> int: ...
+
+    def __setitem__(self, index: int, value: int, /) -> None: ...
+
+
 # The second process `warm_up` started ahead, until `measure_all` takes it (this process's).
 _WAITING: list[_Helper] = []
 
@@ -170,74 +184,121 @@ def run_audit(payload: dict[str, object], report: Report | None = None) -> dict[
 def measure_all(
     named: list[tuple[str, str]], tokenizers: list[tuple[str, Tokenizer]], texts: list[AuditText], report: Report | None
 ) -> list[TextCost]:
-    """Every tokenizer on every text (`engine.analysis.audit.audit`), tokenizer by tokenizer,
-    in the texts' order; `report(done, total, text)` hears how many texts are done.
+    """Every tokenizer on every text (as `engine.analysis.audit.audit` measures them),
+    tokenizer by tokenizer, in the texts' order; `report(done, total, text)` hears how many
+    texts are done.
 
-    With enough of them and a second core, a second process measures every other text
-    meanwhile (its own copy of the tokenizers and texts): the measuring is compiled code that
-    holds Python's lock, so a thread would not help. Premiums are the caller's to set over all
-    the texts (`add_premiums`)."""
-    everything = list(range(len(texts)))
+    With enough of them and a second core, a second process measures texts meanwhile (its own
+    copy of the tokenizers and texts): the measuring is compiled code that holds Python's lock,
+    so a thread would not help. This process takes texts from the front, the second from the
+    back, until they meet (`Claims`): both finish within a text of each other even when one is
+    slowed (halves fixed in advance left one waiting up to two seconds for the other).
+    Premiums are the caller's to set over all the texts (`add_premiums`)."""
     helper: _Helper | None = _WAITING.pop() if _WAITING else None
-    mine, theirs = everything, []
     if len(texts) > 1 and len(texts) * len(tokenizers) >= SHARED_FROM and (os.cpu_count() or 1) > 1:
-        mine, theirs = everything[0::2], everything[1::2]
         if helper is None:
             helper = _Helper()
-        helper.begin(named, [texts[i] for i in theirs])
+        helper.begin(named, texts)
     elif helper is not None:
         helper.close()  # (started ahead, not needed for so few texts)
         helper = None
+    claims = Claims(helper.ends if helper is not None else [0, len(texts)], True)
+    found: list[list[TextCost] | None] = [None] * len(texts)
+    mine = 0
 
-    def heard(done: int) -> None:
+    def heard(upcoming: str) -> None:
         if report is not None:
-            others = helper.done() if helper is not None else 0
-            upcoming = texts[mine[done]].name if done < len(mine) else "the second process's share"
-            report(done + others, len(texts), upcoming)
+            # (at most every text: the one where they met may be counted twice)
+            report(min(mine + (helper.done() if helper is not None else 0), len(texts)), len(texts), upcoming)
 
-    heard(0)
-    ours = audit(tokenizers, [texts[i] for i in mine], heard)
-    wires = helper.wait(report, len(mine), len(texts)) if helper is not None else []
-    place = {i: ("ours", k) for k, i in enumerate(mine)} | {i: ("theirs", k) for k, i in enumerate(theirs)}
+    with CollectorPaused():
+        auditor = Auditor(tokenizers)
+        index = claims.take()
+        while index >= 0:
+            heard(texts[index].name)
+            found[index] = auditor.measure(texts[index])
+            mine += 1
+            index = claims.take()
+    if helper is not None:
+        heard("the second process's share")
+        for index, wires in helper.wait(report, mine, len(texts)):
+            if found[index] is None:  # (else both took it: `Claims`)
+                found[index] = [cost_from_wire(wire, name, texts[index]) for wire, (name, _) in zip(wires, tokenizers)]
     costs: list[TextCost] = []
-    for t, (name, _) in enumerate(tokenizers):
-        for i in everything:
-            side, k = place[i]
-            if side == "ours":
-                costs.append(ours[t * len(mine) + k])
-            else:
-                costs.append(cost_from_wire(wires[t * len(theirs) + k], name, texts[i]))
+    for t in range(len(tokenizers)):
+        for index, measured in enumerate(found):
+            if measured is None:
+                raise AuditTextError(f"{texts[index].name} was not measured: the second audit process lost it")
+            costs.append(measured[t])
     return costs
 
 
+class Claims:
+    """Which text a process measures next, from texts 0 .. n-1 in `ends` ([front, back): the
+    texts not yet taken). This process takes from the front (0, 1, 2, ...); the second takes
+    from the back (n-1, n-2, ...). Each writes only its own end, in memory both share (no lock
+    or semaphore: one left by a process killed while waiting is what Python warns of at exit),
+    and each stops where the ends meet. Unlocked, both may take the text where they meet; then
+    this process's measurement of it is kept. Alone, `ends` is a plain list."""
+
+    def __init__(self, ends: Ends, from_front: bool) -> None:
+        self.ends = ends
+        self.from_front = from_front
+
+    def take(self) -> int:
+        """The next text's index, or -1 when none is left."""
+        ends = self.ends
+        if self.from_front:
+            index = int(ends[0])
+            if index >= int(ends[1]):
+                return -1
+            ends[0] = index + 1
+            return index
+        index = int(ends[1]) - 1
+        if index < int(ends[0]):
+            return -1
+        ends[1] = index
+        return index
+
+
 class _Helper:
-    """The second process of `measure_all`: started, it waits for its share (`begin`), then
-    measures those texts with every tokenizer and reports how many texts it has done."""
+    """The second process of `measure_all`: started, it waits for the texts (`begin`), then
+    takes them one by one (`Claims`) as `measure_all` does, measures each with every tokenizer
+    and reports how many it has done."""
 
     def __init__(self) -> None:
         context = multiprocessing.get_context("spawn")
         self.connection, theirs = context.Pipe(duplex=False)
         jobs, self.jobs = context.Pipe(duplex=False)
-        self.process = context.Process(target=measure_share, args=(jobs, theirs), name="audit-share", daemon=True)
+        self.ends: Ends = context.RawArray("q", 2)
+        self.process = context.Process(target=measure_share, args=(jobs, theirs, self.ends), name="audit-share", daemon=True)
         self.process.start()
         theirs.close()
         jobs.close()
         self.count = 0
         self.pieces = Pieces()
         # its measurements, once they have come (it may finish first)
-        self.answer: list[dict[str, object]] | None = None
+        self.answer: list[tuple[int, list[dict[str, object]]]] | None = None
 
     def begin(self, named: list[tuple[str, str]], texts: list[AuditText]) -> None:
-        """Give it its share: the tokenizers as (name, tokenizer.json), and its texts."""
+        """Give it the tokenizers as (name, tokenizer.json), and the texts: sent from a thread,
+        as a second process still starting reads them only once it has started, and meanwhile
+        this one measures."""
+        self.ends[0], self.ends[1] = 0, len(texts)  # (before it can read the texts and take any)
         plain = [(text.name, text.iso639_3, text.script, text.kind, text.articles) for text in texts]
+        data = pickle.dumps((named, plain), protocol=pickle.HIGHEST_PROTOCOL)
+        threading.Thread(target=self._send, args=(data,), name="audit-share-texts", daemon=True).start()
+
+    def _send(self, data: bytes) -> None:
         try:
-            self.jobs.send((named, plain))
+            self.jobs.send_bytes(data)  # (what `recv` unpickles)
         except OSError:
             pass  # (it died: `wait` says so)
-        self.jobs.close()
+        finally:
+            self.jobs.close()
 
     def close(self) -> None:
-        """Let it go without a share (it ends when its pipe closes)."""
+        """Let it go without texts (it ends when its pipe closes)."""
         self.jobs.close()
         self.connection.close()
 
@@ -247,13 +308,13 @@ class _Helper:
             self.answer = self._take(self._receive())
         return self.count
 
-    def wait(self, report: Report | None, mine: int, total: int) -> list[dict[str, object]]:
-        """Its measurements (`cost_wire`s, tokenizer by tokenizer, its texts in order),
+    def wait(self, report: Report | None, mine: int, total: int) -> list[tuple[int, list[dict[str, object]]]]:
+        """Its measurements: (text's index, a `cost_wire` per tokenizer) for each text it took,
         reporting progress meanwhile; AuditTextError when it failed or died."""
         while self.answer is None:
             self.answer = self._take(self._receive())
             if report is not None and self.answer is None:
-                report(mine + self.count, total, "the second process's share")
+                report(min(mine + self.count, total), total, "the second process's share")
         self.process.join(5.0)
         return self.answer
 
@@ -264,7 +325,7 @@ class _Helper:
             self.process.join(1.0)
             raise AuditTextError(f"the second audit process stopped unexpectedly (exit code {self.process.exitcode})") from None
 
-    def _take(self, message: object) -> list[dict[str, object]] | None:
+    def _take(self, message: object) -> list[tuple[int, list[dict[str, object]]]] | None:
         if isinstance(message, tuple) and message[:1] == ("progress",):
             self.count = int(str(message[1]))
             return None
@@ -279,10 +340,11 @@ class _Helper:
         return message[1]
 
 
-def measure_share(jobs: Connection, connection: Connection) -> None:
-    """The second process: waits for its share, (tokenizers as (name, tokenizer.json), texts
-    in plain form), then sends ("progress", texts done) now and then, then ("done", [cost_wire,
-    ...]) in `audit`'s order, or ("failed", message). Nothing when its pipe closes first."""
+def measure_share(jobs: Connection, connection: Connection, ends: Ends) -> None:
+    """The second process: waits for the tokenizers (as (name, tokenizer.json)) and texts (in
+    plain form), takes texts one by one from the back of `ends` (`Claims`) until none is left, sending
+    ("progress", texts done) now and then, then ("done", [(text's index, [cost_wire per
+    tokenizer]), ...]), or ("failed", message). Nothing when its pipe closes first."""
     try:
         share = jobs.recv()
     except (EOFError, OSError):
@@ -292,16 +354,20 @@ def measure_share(jobs: Connection, connection: Connection) -> None:
     try:
         tokenizers = [(name, Tokenizer.from_str(text)) for name, text in named]
         texts = [AuditText(name, code, script, kind, articles) for name, code, script, kind, articles in plain]
-        last = [time.monotonic()]
-
-        def heard(done: int) -> None:
-            if time.monotonic() - last[0] >= PROGRESS_INTERVAL_S:
-                last[0] = time.monotonic()
-                connection.send(("progress", done))
-
-        costs = audit(tokenizers, texts, heard)
-        connection.send(("progress", len(texts)))
-        send_message(connection, ("done", [cost_wire(cost) for cost in costs]))
+        claims = Claims(ends, False)
+        measured: list[tuple[int, list[dict[str, object]]]] = []
+        last = time.monotonic()
+        with CollectorPaused():
+            auditor = Auditor(tokenizers)
+            index = claims.take()
+            while index >= 0:
+                measured.append((index, [cost_wire(cost) for cost in auditor.measure(texts[index])]))
+                if time.monotonic() - last >= PROGRESS_INTERVAL_S:
+                    last = time.monotonic()
+                    connection.send(("progress", len(measured)))
+                index = claims.take()
+        connection.send(("progress", len(measured)))
+        send_message(connection, ("done", measured))
     except Exception as error:  # noqa: BLE001 - reported to the first process
         connection.send(("failed", f"{type(error).__name__}: {error}"))
     finally:
