@@ -88,19 +88,6 @@ MAX_CACHED_LENGTH: Final = 256
 DEFAULT_CACHE_CAPACITY: Final = 50_000
 
 
-def index_prefixes(index: dict[str, int], piece: str, id: int) -> None:
-    """Put `piece` (-> `id`) and its shorter prefixes (-> -1, unless a piece) in `index`: an
-    index of every prefix of every piece, walked forward one char at a time (WordPiece's longest
-    match, a Unigram lattice's pieces at a position). The empty piece is left out."""
-    if not piece:
-        return
-    for end in range(1, len(piece)):
-        head = piece[:end]
-        if head not in index:
-            index[head] = -1
-    index[piece] = id
-
-
 class RunCache:
     """A bounded word -> `TokenRun` cache. When full it starts over (HF stops caching instead;
     starting over keeps the words of the text at hand)."""

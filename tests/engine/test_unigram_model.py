@@ -231,7 +231,7 @@ def test_sample_frequencies_follow_path_probabilities() -> None:
 
 def test_lattice_api_for_trainers() -> None:
     index = PieceIndex({"a": 0, "b": 1, "ab": 2}, [-1.0, -1.0, -1.5], unk_id=None, unk_score=-11.5)
-    assert index.max_length == 2
+    assert index.trie.longest == 2
     lattice = index.lattice("aab")
     assert lattice.pieces(lattice.viterbi()) == ["a", "ab"]
     assert lattice.path_score(lattice.viterbi()) == -2.5

@@ -22,7 +22,7 @@ import struct
 from typing import Final
 
 from engine.errors import EngineError
-from engine.models.base import index_prefixes
+from engine.models.prefix_trie import NO_NODE, ROOT, PrefixTrie
 
 # sentencepiece's kUnkPenalty: an unknown character scores `min_score - UNK_PENALTY`.
 UNK_PENALTY: Final = 10.0
@@ -49,32 +49,26 @@ def log_sum_exp(x: float, y: float) -> float:
 
 
 class PieceIndex:
-    """A piece vocabulary indexed for lattice building: every prefix of every piece -> the id of
-    the piece equal to it, or NO_PIECE when it is only a prefix (a trie flattened into one dict).
+    """A piece vocabulary indexed for lattice building: the trie of its pieces (`PrefixTrie`),
+    walked from each position for the pieces that occur there.
 
-    PieceIndex({"a": 0, "ab": 1}, [-1.0, -2.0], unk_id=None, unk_score=-12.0).prefixes
-    -> {"a": 0, "ab": 1}
+    PieceIndex({"a": 0, "ab": 1, "b": 2}, [-1.0, -2.0, -1.5], None, -12.0).lattice("ab")
+    -> nodes a (0, 1), ab (0, 2), b (1, 2)
     """
 
-    prefixes: dict[str, int]
+    trie: PrefixTrie
     scores: list[float]
     unk_id: int
     unk_score: float
-    max_length: int
 
     def __init__(self, pieces: dict[str, int], scores: list[float], unk_id: int | None, unk_score: float) -> None:
-        prefixes: dict[str, int] = {}
-        max_length = 0
+        trie = PrefixTrie()
         for piece, id in pieces.items():
-            # (HF's trie never reports the empty piece: left out)
-            index_prefixes(prefixes, piece, id)
-            if len(piece) > max_length:
-                max_length = len(piece)
-        self.prefixes = prefixes
+            trie.add(piece, id)  # (HF's trie never reports the empty piece: the trie leaves it out)
+        self.trie = trie
         self.scores = scores
         self.unk_id = NO_PIECE if unk_id is None else unk_id
         self.unk_score = unk_score
-        self.max_length = max_length
 
     def lattice(self, sentence: str) -> Lattice:
         """The lattice of `sentence`: each piece that occurs at each position, plus an unknown
@@ -83,23 +77,22 @@ class PieceIndex:
         Raises EngineError (HF's message) when such a character exists and there is no unk id.
         """
         lattice = Lattice(sentence)
-        prefixes = self.prefixes
+        trie = self.trie
         scores = self.scores
         size = len(sentence)
         for start in range(size):
             has_single = False
-            stop = start + self.max_length
-            if stop > size:
-                stop = size
+            node = trie.child(ROOT, ord(sentence[start]))
             end = start + 1
-            while end <= stop:
-                found = prefixes.get(sentence[start:end])
-                if found is None:
-                    break
+            while node != NO_NODE:
+                found = int(trie.piece(node))
                 if found >= 0:
                     lattice.insert(start, end, found, scores[found])
                     if end == start + 1:
                         has_single = True
+                if end >= size:
+                    break
+                node = trie.child(node, ord(sentence[end]))
                 end += 1
             if not has_single:
                 if self.unk_id < 0:

@@ -13,10 +13,14 @@ import os
 import random
 from typing import Final
 
+from librt.vecs import vec
+from mypy_extensions import i64
+
 from engine.errors import EngineError, SchemaError
 from engine.formats.files import write_text_atomically
 from engine.models.base import Model, RunCache, Token, TokenRun
 from engine.schema import JsonValue, as_float, expect_tagged, get_bool, get_list, get_opt_count
+from engine.models.prefix_trie import NO_NODE, ROOT, PrefixTrie
 from engine.models.unigram.lattice import UNK_PENALTY, Lattice, PieceIndex
 
 MISSING_UNK: Final = "Encountered an unknown token but `unk_id` is missing"
@@ -37,8 +41,7 @@ class Unigram(Model):
     _token_to_ids: dict[str, int]
     _index: PieceIndex
     # the fast path's copies of the index's fields
-    _prefixes: dict[str, int]
-    _max_length: int
+    _trie: PrefixTrie
     _unk: int
     _unk_score: float
     _cache: RunCache
@@ -84,8 +87,7 @@ class Unigram(Model):
         self._token_to_ids = token_to_ids
         self.min_score = min_score
         self._index = PieceIndex(token_to_ids, scores, unk_id, min_score - UNK_PENALTY)
-        self._prefixes = self._index.prefixes
-        self._max_length = self._index.max_length
+        self._trie = self._index.trie
         self._unk = self._index.unk_id
         self._unk_score = self._index.unk_score
         self._cache.clear()
@@ -128,26 +130,22 @@ class Unigram(Model):
         Of equal scores, the path whose last piece starts first wins (HF's strict `>`).
         """
         size = len(sequence)
-        prefixes = self._prefixes
+        trie = self._trie
         scores = self._scores
-        max_length = self._max_length
         unk = self._unk
         unk_score = self._unk_score
-        best: list[float] = [0.0] * (size + 1)
-        back_start: list[int] = [-1] * (size + 1)
-        back_id: list[int] = [0] * (size + 1)
+        # (unboxed: a list's store boxed a float or an int per piece met)
+        best = vec[float]([0.0] * (size + 1))
+        back_start = vec[i64]([-1] * (size + 1))
+        back_id = vec[i64]([0] * (size + 1))
         for start in range(size):
             # subtle: HF scores an unreached position 0.0 (possible only without an unk id)
-            base = best[start]
+            base: float = best[start]
             has_single = False
-            stop = start + max_length
-            if stop > size:
-                stop = size
+            node = trie.child(ROOT, ord(sequence[start]))
             end = start + 1
-            while end <= stop:
-                found = prefixes.get(sequence[start:end])
-                if found is None:
-                    break
+            while node != NO_NODE:
+                found = trie.piece(node)
                 if found >= 0:
                     candidate = base + scores[found]
                     if back_start[end] < 0 or candidate > best[end]:
@@ -156,6 +154,9 @@ class Unigram(Model):
                         back_id[end] = found
                     if end == start + 1:
                         has_single = True
+                if end >= size:
+                    break
+                node = trie.child(node, ord(sequence[end]))
                 end += 1
             if not has_single:
                 end = start + 1
@@ -170,10 +171,10 @@ class Unigram(Model):
         end = size
         run_end = -1  # end of the unknown run being fused, -1 when none
         while end > 0:
-            start = back_start[end]
+            start = int(back_start[end])
             if start < 0:
                 raise EngineError(f"Unigram: no segmentation reaches character {end} of {sequence!r}")
-            id = back_id[end]
+            id = int(back_id[end])
             if id == unk:
                 if run_end < 0:
                     run_end = end

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import os
 
+from mypy_extensions import i64
+
 from engine.models.bpe.model import BPE
 from engine.errors import EngineError
 from engine.schema import JsonValue, expect_tagged, get_count, get_str, get_vocab
-from engine.models.base import RunCache, TokenRun, VocabModel, index_prefixes
+from engine.models.base import RunCache, TokenRun, VocabModel
+from engine.models.prefix_trie import NO_NODE, NO_PIECE, ROOT, PrefixTrie
 from engine.formats.files import write_text_atomically
 from engine.formats.vocab_files import dump_vocab_txt, ordered_vocab, read_vocab_txt
 
@@ -27,8 +30,8 @@ class WordPiece(VocabModel):
     continuing_subword_prefix: str
     max_input_chars_per_word: int
     # `_prefix_index`'s, for the prefix it was built with (when `_indexed`)
-    _heads: dict[str, int]
-    _tails: dict[str, int]
+    _heads: PrefixTrie
+    _tails: PrefixTrie
     _indexed_prefix: str
     _indexed: bool
     # whether `_vocab_r` was built: it is, at the first id lookup (converting a 10-million-token
@@ -59,8 +62,8 @@ class WordPiece(VocabModel):
         self._vocab = vocab
         self._vocab_r = {}
         self._reversed = False
-        self._heads = {}
-        self._tails = {}
+        self._heads = PrefixTrie()
+        self._tails = PrefixTrie()
         self._indexed_prefix = ""
         self._indexed = False
         self._cache.clear()
@@ -135,40 +138,41 @@ class WordPiece(VocabModel):
         while start < n:
             # subtle: walked forward while the text is a prefix of some piece, the last piece
             # met is the longest that fits (HF tries every length from the longest down)
-            index = heads if start == 0 else tails
-            found = -1
+            trie = heads if start == 0 else tails
+            found: i64 = NO_PIECE
             found_end = start
+            node = trie.child(ROOT, ord(sequence[start]))
             end = start + 1
-            while end <= n:
-                id = index.get(sequence[start:end])
-                if id is None:
-                    break
+            while node != NO_NODE:
+                id = trie.piece(node)
                 if id >= 0:
                     found = id
                     found_end = end
+                if end >= n:
+                    break
+                node = trie.child(node, ord(sequence[end]))
                 end += 1
             if found < 0:
                 return self._unk(n)
-            run.ids.append(found)
+            run.ids.append(int(found))
             run.values.append(sequence[start:found_end] if start == 0 else prefix + sequence[start:found_end])
             run.starts.append(start)
             run.ends.append(found_end)
             start = found_end
         return run
 
-    def _prefix_index(self) -> tuple[dict[str, int], dict[str, int]]:
-        """Every prefix of every piece -> the id of the piece equal to it, or -1 when it is only
-        a prefix: of the pieces that start a word, and of the pieces that go on one (their
-        `continuing_subword_prefix` cut off). Built at the first word, and again when the
-        prefix changed (a vocabulary of 10 million tokens converted is never tokenized)."""
+    def _prefix_index(self) -> tuple[PrefixTrie, PrefixTrie]:
+        """The tries (`PrefixTrie`) of the pieces that start a word, and of the pieces that go
+        on one (their `continuing_subword_prefix` cut off). Built at the first word, and again
+        when the prefix changed (a vocabulary of 10 million tokens converted is never tokenized)."""
         prefix = self.continuing_subword_prefix
         if self._indexed_prefix != prefix or not self._indexed:
-            heads: dict[str, int] = {}
-            tails: dict[str, int] = {}
+            heads = PrefixTrie()
+            tails = PrefixTrie()
             for token, id in self._vocab.items():
-                index_prefixes(heads, token, id)
+                heads.add(token, id)
                 if token.startswith(prefix):
-                    index_prefixes(tails, token[len(prefix) :], id)
+                    tails.add(token[len(prefix) :], id)
             self._heads = heads
             self._tails = tails
             self._indexed_prefix = prefix
