@@ -492,7 +492,8 @@ class DualPattern:
         rare = self.rare
         if rare is None:
             rare = self._measure()
-        if (self.ascii_fast and text.isascii()) or rare.isdisjoint(text):
+        # (an empty set's isdisjoint still walks the whole text: most patterns have no rare char)
+        if not rare or (self.ascii_fast and text.isascii()) or rare.isdisjoint(text):
             return self.fast
         exact = self.exact
         if exact is None:

@@ -12,6 +12,9 @@ from __future__ import annotations
 import unicodedata
 from typing import Final
 
+from librt.vecs import append, vec
+from mypy_extensions import i64
+
 from engine.analysis import baselines
 from engine.models.bpe.model import BPE
 from engine.encoding import Encoding
@@ -145,8 +148,13 @@ def opcodes(a: str, b: str) -> list[tuple[str, int, int, int, int]]:
             b2j[b[index]] = [index]
         else:
             found.append(index)
-    row = [0] * (len(b) + 1)
-    next_row = [0] * (len(b) + 1)
+    # each char of `a`'s positions in `b`, looked up once (every longest match reads them)
+    in_b: list[list[int]] = []
+    for index in range(len(a)):
+        found = b2j.get(a[index])
+        in_b.append(found if found is not None else NO_POSITIONS)
+    row = vec[i64]([0] * (len(b) + 1))
+    next_row = vec[i64]([0] * (len(b) + 1))
     # difflib's get_matching_blocks: the longest match, then the same on each side of it
     queue: list[int] = [0, len(a), 0, len(b)]
     block_j: dict[int, int] = {}
@@ -156,7 +164,7 @@ def opcodes(a: str, b: str) -> list[tuple[str, int, int, int, int]]:
         blo = queue.pop()
         ahi = queue.pop()
         alo = queue.pop()
-        i, j, k = _longest_match(a, b, b2j, alo, ahi, blo, bhi, row, next_row)
+        i, j, k = _longest_match(a, b, in_b, alo, ahi, blo, bhi, row, next_row)
         if k:
             # (the blocks never share an `a` position: sorted by it as difflib sorts them)
             block_j[i] = j
@@ -210,29 +218,30 @@ NO_POSITIONS: Final[list[int]] = []
 
 
 def _longest_match(
-    a: str, b: str, b2j: dict[str, list[int]], alo: int, ahi: int, blo: int, bhi: int, row: list[int], next_row: list[int]
+    a: str, b: str, in_b: list[list[int]], alo: int, ahi: int, blo: int, bhi: int, row: vec[i64], next_row: vec[i64]
 ) -> tuple[int, int, int]:
     """difflib's find_longest_match without junk: (i, j, size) of the longest a[i:i+size] ==
-    b[j:j+size] in the ranges, the earliest in `a`, then in `b`, of the longest.
+    b[j:j+size] in the ranges, the earliest in `a`, then in `b`, of the longest. `in_b[i]`:
+    the positions of a[i] in `b`, in order.
 
     `row` and `next_row` are len(b) + 1 zeros, and are zeros again after: `row[j + 1]` is the
     length of the match that ends at a[i - 1] and b[j] (difflib's j2len dict, a dict per row;
-    lists indexed by position, cleared where written, took a third of the time)."""
-    besti = alo
-    bestj = blo
-    bestsize = 0
-    written: list[int] = []
+    unboxed vecs indexed by position, cleared where written, took a third of the time)."""
+    besti: i64 = alo
+    bestj: i64 = blo
+    bestsize: i64 = 0
+    written = vec[i64]()
+    writing = vec[i64]()
     for i in range(alo, ahi):
-        writing: list[int] = []
-        found = b2j.get(a[i])
-        for j in found if found is not None else NO_POSITIONS:
+        writing = vec[i64]()
+        for j in in_b[i]:
             if j < blo:
                 continue
             if j >= bhi:
                 break
             k = row[j] + 1
             next_row[j + 1] = k
-            writing.append(j + 1)
+            writing = append(writing, j + 1)
             if k > bestsize:
                 besti = i - k + 1
                 bestj = j - k + 1
@@ -250,7 +259,7 @@ def _longest_match(
         bestsize += 1
     while besti + bestsize < ahi and bestj + bestsize < bhi and a[besti + bestsize] == b[bestj + bestsize]:
         bestsize += 1
-    return (besti, bestj, bestsize)
+    return (int(besti), int(bestj), int(bestsize))
 
 
 def _cause(
