@@ -62,6 +62,8 @@ class BertNormalizer(Normalizer):
     # on its neighbours (`_local_char`), for the options in `_local_options`, filled as met
     _local: dict[str, str]
     _local_options: int
+    # `_local`'s chars that become exactly one char, by code point (what str.translate reads)
+    _one_to_one: dict[int, str]
 
     def __init__(
         self,
@@ -76,6 +78,7 @@ class BertNormalizer(Normalizer):
         self.lowercase = lowercase
         self._local = {}
         self._local_options = -1
+        self._one_to_one = {}
 
     def _strips_accents(self) -> bool:
         return self.strip_accents if self.strip_accents is not None else self.lowercase
@@ -149,9 +152,28 @@ class BertNormalizer(Normalizer):
             | (4 if self._strips_accents() else 0) | (8 if self.lowercase else 0)
         )  # fmt: skip
         local = self._local
+        one_to_one = self._one_to_one
         if options != self._local_options:
             local.clear()
+            one_to_one.clear()
             self._local_options = options
+        # (each distinct char looked up once: when every one becomes exactly one char, as in
+        # most scripts, str.translate makes the text with no alignments to keep)
+        aligned = True
+        for c in set(sequence):
+            out = local.get(c)
+            if out is None:
+                made = self._local_char(c)
+                out = NOT_LOCAL if made is None else made
+                local[c] = out
+                if len(out) == 1:
+                    one_to_one[ord(c)] = out
+            if out == NOT_LOCAL:
+                return Normalizer.normalize_mapped(self, sequence)
+            if len(out) != 1:
+                aligned = False
+        if aligned:
+            return sequence.translate(one_to_one)
         pieces: list[str] = []
         align_start: list[int] = []
         align_end: list[int] = []
@@ -159,13 +181,7 @@ class BertNormalizer(Normalizer):
         aligned = True
         index = 0
         for c in sequence:
-            out = local.get(c)
-            if out is None:
-                made = self._local_char(c)
-                out = NOT_LOCAL if made is None else made
-                local[c] = out
-            if out == NOT_LOCAL:
-                return Normalizer.normalize_mapped(self, sequence)
+            out = local[c]
             if len(out) != 1 and aligned:
                 aligned = False
                 align_start = list(range(index))

@@ -112,8 +112,10 @@ def html_report(
     more of the report, as HTML (`workbench.core.vocab_reports`'), before every figure's table."""
     made = made or datetime.datetime.now(datetime.timezone.utc)
     texts: list[AuditText] = []
+    seen: set[int] = set()  # (the texts' ids: a text is one object, whatever its tokenizer)
     for cost in costs:
-        if all(cost.text is not other for other in texts):
+        if id(cost.text) not in seen:
+            seen.add(id(cost.text))
             texts.append(cost.text)
     parts = [
         "<!DOCTYPE html>",
