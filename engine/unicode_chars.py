@@ -41,6 +41,34 @@ LOWER_EXTRA: Final = frozenset(chr(cp) for cp in tables.LOWER_EXTRA)
 UPPER_EXTRA: Final = frozenset(chr(cp) for cp in tables.UPPER_EXTRA)
 
 
+# What `KindTable.known` gives for a code point not remembered yet.
+UNKNOWN_KIND: Final = -128
+
+
+class KindTable:
+    """A small int (-127 .. 127) remembered per code point, as a char scanner asks each char's
+    kind of its classes once: a byte per code point, read by `ord(text[i])`, where a dict keyed
+    by the char made a string (past Latin-1) and hashed it for every char read. The table
+    (1.1 MB) is made at the first `remember`."""
+
+    table: bytearray
+
+    def __init__(self) -> None:
+        self.table = bytearray()
+
+    def known(self, code: int) -> int:
+        """The kind remembered for `code`, or UNKNOWN_KIND."""
+        table = self.table
+        if not table:
+            return UNKNOWN_KIND
+        return table[code] + UNKNOWN_KIND
+
+    def remember(self, code: int, kind: int) -> None:
+        if not self.table:
+            self.table = bytearray(0x110000)
+        self.table[code] = kind - UNKNOWN_KIND
+
+
 def utf8_offsets(text: str) -> list[int]:
     """UTF-8 byte offset of every char index of `text`, and of its end: `"aé"` -> `[0, 1, 3]`."""
     out = [0]

@@ -13,16 +13,17 @@ from typing import Final
 
 import regex
 
+from engine import unicode_chars as uc
+
 # A word: a run of letters, marks and digits; anything else but white space is one piece each.
 WORD_PATTERN: Final = r"[\p{L}\p{M}\p{N}]+|[^\p{L}\p{M}\p{N}\s]"
 WORD_RE: Final = regex.compile(WORD_PATTERN)
 WORD_RUN_RE: Final = regex.compile(r"[\p{L}\p{M}\p{N}]")
-# What `words` makes of a char, remembered for up to MAX_KNOWN_KINDS chars.
+# What `words` makes of a char (remembered in `_KINDS`).
 WORD_CHAR: Final = 1
 SPACE_CHAR: Final = 0
 OTHER_CHAR: Final = 2
-MAX_KNOWN_KINDS: Final = 200_000
-_KINDS: Final[dict[str, int]] = {}
+_KINDS: Final = uc.KindTable()
 # Where a sentence may end: one or more of . ! ? (closing quotes and brackets stay with it).
 SENTENCE_END_RE: Final = regex.compile(r"[.!?]+[\"'”’)\]]*")
 # Abbreviations whose final period does not end a sentence (compared lowercased, period included).
@@ -62,12 +63,13 @@ def words(text: str) -> list[tuple[int, int]]:
     kinds = _KINDS
     start = -1
     index = 0
-    for c in text:
-        kind = kinds.get(c)
-        if kind is None:
-            kind = _kind(c)
-            if len(kinds) < MAX_KNOWN_KINDS:
-                kinds[c] = kind
+    n = len(text)
+    while index < n:
+        code = ord(text[index])
+        kind = kinds.known(code)
+        if kind == uc.UNKNOWN_KIND:
+            kind = _kind(text[index])
+            kinds.remember(code, kind)
         if kind == WORD_CHAR:
             if start < 0:
                 start = index

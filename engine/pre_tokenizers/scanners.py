@@ -42,8 +42,6 @@ GPT2_RE: Final = DualPattern(
 
 RUN_DROP: Final = 0
 RUN_SINGLE: Final = -1
-# `CharRuns` remembers the kinds of up to this many non-ASCII chars.
-MAX_KNOWN_KINDS: Final = 100_000
 
 
 class CharRuns:
@@ -61,7 +59,7 @@ class CharRuns:
     single: str
     runs: list[str]
     dropped: str
-    _kinds: dict[str, int]
+    _kinds: uc.KindTable
     # (compiled at the first non-ASCII char: single, runs..., dropped)
     _patterns: list[regex.Pattern[str]]
 
@@ -70,7 +68,7 @@ class CharRuns:
         self.single = single
         self.runs = runs
         self.dropped = dropped
-        self._kinds = {}
+        self._kinds = uc.KindTable()
         self._patterns = []
 
     @staticmethod
@@ -98,13 +96,13 @@ class CharRuns:
 
     def kind(self, c: str) -> int:
         """What the split does with `c`: RUN_DROP, RUN_SINGLE, or the class of its run."""
-        if c < "\x80":
-            return self.classes[ord(c)]
-        found = self._kinds.get(c)
-        if found is None:
+        code = ord(c)
+        if code < 0x80:
+            return self.classes[code]
+        found = self._kinds.known(code)
+        if found == uc.UNKNOWN_KIND:
             found = self._kind_of(c)
-            if len(self._kinds) < MAX_KNOWN_KINDS:
-                self._kinds[c] = found
+            self._kinds.remember(code, found)
         return found
 
     def _kind_of(self, c: str) -> int:
@@ -161,8 +159,14 @@ class CharRuns:
         start = 0
         run = RUN_DROP
         index = 0
-        for c in text:
-            kind = self.kind(c)
+        n = len(text)
+        kinds = self._kinds
+        while index < n:
+            code = ord(text[index])
+            kind = self.classes[code] if code < 0x80 else kinds.known(code)
+            if kind == uc.UNKNOWN_KIND:
+                kind = self._kind_of(text[index])
+                kinds.remember(code, kind)
             if run != RUN_DROP and (kind != run or run == RUN_SINGLE):
                 if positions:
                     out.add(text[start:index], start, index)
