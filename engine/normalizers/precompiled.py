@@ -9,6 +9,7 @@ from typing import Final
 
 import regex
 
+from engine import unicode_chars as uc
 from engine.normalizers.normalized import NormalizedString
 from engine.normalizers.base import Normalizer
 from engine.schema import JsonValue
@@ -52,8 +53,8 @@ class Precompiled(Normalizer):
     _replacements: bytes
     _cache: dict[str, str]
     _ascii_rules: regex.Pattern[str] | None
-    # char -> its RULED | EXTENDABLE | JOINING | PREPEND flags, filled as met
-    _char_flags: dict[str, int]
+    # code point -> its RULED | EXTENDABLE | JOINING | PREPEND flags, filled as met
+    _char_flags: uc.KindTable
 
     def __init__(self, precompiled_charsmap: bytes) -> None:
         blob = bytes(precompiled_charsmap)
@@ -76,7 +77,7 @@ class Precompiled(Normalizer):
         self._units = units
         self._replacements = replacements
         self._cache = {}
-        self._char_flags = {}
+        self._char_flags = uc.KindTable()
         ruled = ""
         for cp in range(0x80):
             if self._search(chr(cp)) != NO_RULE:
@@ -139,14 +140,9 @@ class Precompiled(Normalizer):
         so never when no char has a rule of its own and every grapheme of two or more chars
         starts with a char that no longer rule starts with. Such a grapheme has a JOINING char
         first or second, or a PREPEND char first (`JOINING_RE`)."""
-        flags = self._char_flags
         joining = False
         for c in set(text):
-            found = flags.get(c)
-            if found is None:
-                found = self._flags_of(c)
-                if len(flags) < 65536:
-                    flags[c] = found
+            found = self._flags(c, 0)
             if found & RULED or (found & EXTENDABLE and found & (JOINING | PREPEND)):
                 return False
             if found & JOINING:
@@ -154,14 +150,21 @@ class Precompiled(Normalizer):
         if not joining:
             return True  # every grapheme is one char
         after_extendable = False
-        for c in text:
-            found = flags.get(c)
-            if found is None:
-                found = self._flags_of(c)
+        for index in range(len(text)):
+            found = self._flags(text, index)
             if after_extendable and found & JOINING:
                 return False
             after_extendable = (found & EXTENDABLE) != 0
         return True
+
+    def _flags(self, text: str, index: int) -> int:
+        """`_flags_of(text[index])`, remembered by code point (no char made once known)."""
+        code = ord(text[index])
+        found = self._char_flags.known(code)
+        if found == uc.UNKNOWN_KIND:
+            found = self._flags_of(text[index])
+            self._char_flags.remember(code, found)
+        return found
 
     def _flags_of(self, c: str) -> int:
         """`c`'s RULED, EXTENDABLE, JOINING and PREPEND flags (see `_unchanged`)."""
@@ -224,30 +227,58 @@ class Precompiled(Normalizer):
     def _changes(self, text: str) -> tuple[list[str], list[int], bool]:
         """What the rules make of `text`, grapheme by grapheme, as `NormalizedString.transform`
         takes it (the chars, and for each: 0 replaces a char, 1 inserts one, -n also removes n),
-        and whether any rule applied."""
+        and whether any rule applied.
+
+        Graphemes are cut (`GRAPHEME_RE`, a fifth of a microsecond a char) only in the stretches
+        where a char may join the one before: between two chars neither of which is JOINING,
+        the first not a Prepend, every rule of `\\X` breaks (see `JOINING_RE`), so a char with
+        such a break on both sides is a grapheme of its own."""
         dest: list[str] = []
         changes: list[int] = []
         modified = False
-        for grapheme in GRAPHEME_RE.findall(text):
-            if len(grapheme) == 1 or len(grapheme.encode("utf-8")) < PRECOMPILED_WHOLE_GRAPHEME_BYTES:
-                found = self.transform(grapheme)
-                if found is not None:
+        size = len(text)
+        start = 0
+        while start < size:
+            end = start + 1
+            before = self._flags(text, start)
+            while end < size:
+                after = self._flags(text, end)
+                if not (before & (JOINING | PREPEND) or after & JOINING):
+                    break
+                before = after
+                end += 1
+            if end == start + 1:
+                if self._put(text[start], dest, changes):
                     modified = True
-                    _precompiled_replace(dest, changes, len(grapheme), found)
-                    continue
-                if len(grapheme) == 1:
-                    dest.append(grapheme)
-                    changes.append(0)
-                    continue
-            for c in grapheme:
-                found = self.transform(c)
-                if found is not None:
-                    modified = True
-                    _precompiled_replace(dest, changes, 1, found)
-                else:
-                    dest.append(c)
-                    changes.append(0)
+            else:
+                for grapheme in GRAPHEME_RE.findall(text[start:end]):
+                    if self._put(grapheme, dest, changes):
+                        modified = True
+            start = end
         return dest, changes, modified
+
+    def _put(self, grapheme: str, dest: list[str], changes: list[int]) -> bool:
+        """Append what the rules make of `grapheme` to `dest` and `changes` (`_changes`): the
+        whole grapheme looked up first when it is short, else char by char. Whether a rule applied."""
+        if len(grapheme) == 1 or len(grapheme.encode("utf-8")) < PRECOMPILED_WHOLE_GRAPHEME_BYTES:
+            found = self.transform(grapheme)
+            if found is not None:
+                _precompiled_replace(dest, changes, len(grapheme), found)
+                return True
+            if len(grapheme) == 1:
+                dest.append(grapheme)
+                changes.append(0)
+                return False
+        modified = False
+        for c in grapheme:
+            found = self.transform(c)
+            if found is not None:
+                modified = True
+                _precompiled_replace(dest, changes, 1, found)
+            else:
+                dest.append(c)
+                changes.append(0)
+        return modified
 
     def normalize_str(self, sequence: str) -> str:
         if self._untouched(sequence):

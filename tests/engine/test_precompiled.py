@@ -18,7 +18,7 @@ from engine import normalizers as N
 from engine.formats import sentencepiece_proto
 from engine.errors import SchemaError
 from engine.normalizers.normalized import NormalizedString
-from engine.normalizers.precompiled import EXTENDABLE, JOINING_RE, PREPEND_RE
+from engine.normalizers.precompiled import EXTENDABLE, GRAPHEME_RE, JOINING_RE, PREPEND_RE, RULED
 from support import corpus_path
 
 CORPORA = ["shakespeare.txt", "botchan.txt", "wagahaiwa_nekodearu.txt"]
@@ -188,3 +188,31 @@ def test_corpus_against_hf(ours: N.Precompiled, charsmap: bytes, corpus: str) ->
     path: Path = corpus_path(corpus)
     lines = path.read_text(encoding="utf-8").split("\n")
     check_against_hf(ours, charsmap, lines)
+
+
+def every_grapheme(ours: N.Precompiled, text: str) -> tuple[list[str], list[int], bool]:
+    """`_changes` the plain way: the whole text cut into graphemes by `\\X`, each put in turn."""
+    dest: list[str] = []
+    changes: list[int] = []
+    modified = False
+    for grapheme in GRAPHEME_RE.findall(text):
+        modified = ours._put(grapheme, dest, changes) or modified
+    return dest, changes, modified
+
+
+def test_graphemes_cut_only_where_chars_may_join_are_the_whole_text_s(ours: N.Precompiled) -> None:
+    """`_changes` cuts graphemes only in stretches where a char may join the one before: on
+    texts crowded with joining chars (marks, viramas before consonants, ZWJ in emoji, Hangul
+    jamo, regional indicators, Prepend, CR LF) beside ruled and plain chars, every change is
+    the one the whole text cut into graphemes gives."""
+    rng = random.Random(11)
+    every = [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+    joining = [c for c in every if JOINING_RE.match(c) or PREPEND_RE.match(c)]
+    ruled = [c for c in every[:0x10000] if ours._flags_of(c) & RULED][:3000]
+    plain = list("abcdeαβγабвअकखिंক্ষกัาه \r\n") + ["\u094d", "\u09cd", "\u200d", "\u0600", "\U0001f468", "\U0001f1eb", "\u1100", "\u1161"]
+    for _ in range(20_000):
+        text = "".join(
+            rng.choice(joining) if r < 0.35 else rng.choice(ruled) if r < 0.5 else rng.choice(plain) if r < 0.9 else rng.choice(every)
+            for r in [rng.random() for _ in range(rng.randint(1, 10))]
+        )  # fmt: skip
+        assert ours._changes(text) == every_grapheme(ours, text), [hex(ord(c)) for c in text]
