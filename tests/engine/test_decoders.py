@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import decoders
 from engine.decoders import (
@@ -16,6 +18,7 @@ from engine.decoders import (
     Sequence,
     Strip,
     WordPiece,
+    cleanup,
 )
 from engine.errors import SchemaError
 from engine.pattern import Regex
@@ -147,3 +150,26 @@ def test_from_dict_legacy_and_errors() -> None:
         decoders.from_dict({"type": "Replace", "pattern": {"Regex": "("}, "content": ""})
     with pytest.raises(SchemaError, match="must be a list"):
         decoders.from_dict({"type": "Sequence", "decoders": {}})
+
+
+def plain_cleanup(text: str) -> str:
+    """HF's cleanup as HF writes it: eleven replaces, always."""
+    for old, new in ((" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"), (" 'm", "'m"),
+                     (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re")):  # fmt: skip
+        text = text.replace(old, new)
+    return text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from(list(" .?!,'ndotmsvre\u00e9x")), max_size=14))
+def test_cleanup_that_skips_texts_with_nothing_to_clean_is_hf_s(text: str) -> None:
+    assert cleanup(text) == plain_cleanup(text)
+
+
+def test_a_literal_replace_across_two_tokens_replaces_neither() -> None:
+    """HF's Replace decoder replaces token by token: a match that would span two tokens is
+    no match in either."""
+    unk = Replace("<unk>", " \u2047 ")
+    assert unk.decode_chain(["<u", "nk>", "a"]) == ["<u", "nk>", "a"]
+    assert unk.decode_chain(["a<unk>", "<unk>"]) == ["a \u2047 ", " \u2047 "]
+    assert unk.decode_chain(["a", "b"]) == ["a", "b"]
