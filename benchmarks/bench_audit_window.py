@@ -84,12 +84,12 @@ def main() -> int:
         tab.job.failed.disconnect(loop.quit)
         ended = time.perf_counter() - began
         measured = [at for at, record in heard if isinstance(record, tuple) and record[0] == record[1]]
-        # (the child's records name the second process's share once its own half is done)
+        # (the child's records name the second process's share once it has no text left to take)
         waiting = [at for at, record in heard if isinstance(record, tuple) and record[2] == "the second process's share"]
         if heard and measured:
             child = float(str(tab.result["seconds"])) if tab.result is not None else 0.0
             print(
-                f"  first progress at {heard[0][0] - began:.2f} s, the child's half measured at "
+                f"  first progress at {heard[0][0] - began:.2f} s, the child's own texts measured at "
                 f"{(waiting[0] - began) if waiting else float('nan'):.2f} s, every text measured at {measured[0] - began:.2f} s, "
                 f"figures shown at {ended:.2f} s (the child's own time {child:.2f} s)"
             )

@@ -357,8 +357,8 @@ def test_a_unigram_s_rounds_give_its_curve_only_where_they_were_measured() -> No
     assert exact_unigram_curve(measured, changed, 12, True) == (None, CHANGED)
 
 
-def test_a_second_process_measures_half_and_every_figure_is_the_same(byte_level_path: Path) -> None:
-    """`measure_all` hands every other text to a second process and puts the
+def test_a_second_process_measures_texts_too_and_every_figure_is_the_same(byte_level_path: Path) -> None:
+    """`measure_all` shares the texts with a second process (`Claims`) and puts the
     answers back in order: every figure equals the engine's audit in this process."""
     texts = shipped_languages()[:SHARED_FROM // 2] + shipped_code()
     bert = corpus_path("bert_uncased_tokenizer.json")
