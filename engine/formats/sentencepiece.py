@@ -152,14 +152,33 @@ def _to_tokenizer(model: SentencePieceModel) -> Tokenizer:
     else:
         name = MODEL_TYPE_NAMES.get(model_type, str(model_type))
         raise SchemaError(f"trainer_spec.model_type (3) = {name} is not supported (only UNIGRAM and BPE)")
+    set_pipeline(
+        tokenizer, spec.precompiled_charsmap, spec.add_dummy_prefix, spec.remove_extra_whitespaces, not inner_space,
+        model.pieces[unk_id].piece, trainer.unk_surface, trainer.byte_fallback,
+    )  # fmt: skip
+    if control:
+        tokenizer.add_special_tokens([AddedToken(c, normalized=False, special=True) for c in control])
+    if user_defined:
+        tokenizer.add_tokens([AddedToken(u, normalized=True, special=False) for u in user_defined])
+    return tokenizer
+
+
+def set_pipeline(
+    tokenizer: Tokenizer, charsmap: bytes, add_dummy_prefix: bool, remove_extra_whitespaces: bool, split: bool,
+    unk_piece: str, unk_surface: str, byte_fallback: bool,
+) -> None:
+    """Give `tokenizer` the normalizer, pre-tokenizer and decoder that do what `sentencepiece`
+    does with a normalizer spec of these options: the charsmap's rules, then leading, trailing
+    and repeated spaces removed, then "▁" for each space and as the dummy prefix (`split`: cut
+    at each "▁", when no piece holds one past its start); decoding gives `unk_surface` for the
+    unknown piece. What a `.model` file reads into, and what the SentencePiece presets train with."""
     steps: list[normalizers.Normalizer] = []
-    charsmap = spec.precompiled_charsmap
     if charsmap:
         steps.append(normalizers.Precompiled(charsmap))
-    if spec.remove_extra_whitespaces:
+    if remove_extra_whitespaces:
         # subtle: with a dummy prefix, one leading space is kept: Metaspace turns it into the
         # prefix itself, and a stripped text would start past offset 0, where "first" adds none.
-        strip = STRIP_TRAILING_SPACES if spec.add_dummy_prefix else STRIP_SPACES
+        strip = STRIP_TRAILING_SPACES if add_dummy_prefix else STRIP_SPACES
         steps.append(normalizers.Replace(Regex(strip), ""))
         steps.append(normalizers.Replace(Regex(COLLAPSE_SPACES), " "))
     if len(steps) == 1:
@@ -169,23 +188,17 @@ def _to_tokenizer(model: SentencePieceModel) -> Tokenizer:
     # subtle: "first" puts the dummy "▁" only on the split that starts the text, so a piece
     # after a user-defined symbol gets none, as in sentencepiece; split=False when some piece
     # holds "▁" past its start (whitespace-only or split_by_whitespace=false models).
-    scheme = FIRST if spec.add_dummy_prefix else NEVER
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(REPLACEMENT, scheme, not inner_space)
+    scheme = FIRST if add_dummy_prefix else NEVER
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(REPLACEMENT, scheme, split)
     steps_out: list[decoders.Decoder] = []
-    unk_piece = model.pieces[unk_id].piece
-    steps_out.append(decoders.Replace(unk_piece, trainer.unk_surface))
+    steps_out.append(decoders.Replace(unk_piece, unk_surface))
     steps_out.append(decoders.Replace(REPLACEMENT, " "))
-    if trainer.byte_fallback:
+    if byte_fallback:
         steps_out.append(decoders.ByteFallback())
     steps_out.append(decoders.Fuse())
-    if spec.add_dummy_prefix:
+    if add_dummy_prefix:
         steps_out.append(decoders.Strip(" ", 1, 0))
     tokenizer.decoder = decoders.Sequence(steps_out)
-    if control:
-        tokenizer.add_special_tokens([AddedToken(c, normalized=False, special=True) for c in control])
-    if user_defined:
-        tokenizer.add_tokens([AddedToken(u, normalized=True, special=False) for u in user_defined])
-    return tokenizer
 
 
 def _bpe_of(model: SentencePieceModel, unk_id: int) -> BPE:

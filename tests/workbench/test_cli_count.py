@@ -55,7 +55,7 @@ def test_train_from_counted_table_equals_train_on_files(
     assert from_table.read_text(encoding="utf-8") == from_files.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("preset", ["sentencepiece-bpe", "sentencepiece-unigram"])
+@pytest.mark.parametrize("preset", ["hf-sentencepiece-bpe", "hf-sentencepiece-unigram"])
 def test_metaspace_words_hold_newlines_and_cannot_be_tabled(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, preset: str
 ) -> None:
@@ -67,6 +67,18 @@ def test_metaspace_words_hold_newlines_and_cannot_be_tabled(
     assert "\\n'" in line and "does not split on whitespace" in line
     assert not table.exists()
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("preset", ["sentencepiece-bpe", "sentencepiece-unigram"])
+def test_sentencepiece_presets_make_line_breaks_spaces_so_their_words_are_tabled(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, preset: str
+) -> None:
+    # (sentencepiece's nmt_nfkc rules make "\n" a space, and trailing spaces go: no word holds one)
+    table = tmp_path / "counts.tsv"
+    code, err = run(capsys, "count", "--preset", preset, "-q", "-o", str(table), str(SAMPLE))
+    assert code == 0, err
+    rows = table.read_text(encoding="utf-8").splitlines()
+    assert rows and all(row.count("\t") == 1 and "\r" not in row for row in rows)
 
 
 def test_count_with_a_tokenizer_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -8,15 +8,21 @@ No Qt here.
 
 from __future__ import annotations
 
+import gzip
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+from engine.formats.sentencepiece import set_pipeline
+from engine.formats.sentencepiece_proto import DEFAULT_UNK_SURFACE
 from engine.schema import JsonValue
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, Trainer
+from workbench.core.shipped import resource
 
 UNK = "[UNK]"
+# sentencepiece's nmt_nfkc rules, in resources/sentencepiece/ (its README says how they are made).
+NMT_NFKC_FILE = "nmt_nfkc.charsmap.gz"
 
 
 @dataclass(frozen=True)
@@ -45,8 +51,9 @@ PRESETS: tuple[Preset, ...] = (
     ),
     Preset(
         "sentencepiece-bpe",
-        "SentencePiece-style BPE",
-        "NFKC, Metaspace (▁ for spaces) and BPE with <unk>, as HF's SentencePieceBPETokenizer",
+        "SentencePiece BPE",
+        "What sentencepiece trains with --model_type=bpe: its nmt_nfkc normalization, leading, trailing and "
+        "repeated spaces removed, ▁ for spaces and as a prefix, unknown runs fused into one <unk>",
         ("<unk>",),
     ),
     Preset(
@@ -58,9 +65,23 @@ PRESETS: tuple[Preset, ...] = (
     ),
     Preset(
         "sentencepiece-unigram",
-        "SentencePiece-style Unigram",
-        "NFKC, Metaspace (▁ for spaces) and a Unigram model trained by EM and pruning, as HF's "
-        "SentencePieceUnigramTokenizer",
+        "SentencePiece Unigram",
+        "What sentencepiece trains by default: its nmt_nfkc normalization, leading, trailing and repeated "
+        "spaces removed, ▁ for spaces and as a prefix, a Unigram model trained by EM and pruning",
+        ("<unk>",),
+    ),
+    Preset(
+        "hf-sentencepiece-bpe",
+        "HF SentencePiece-style BPE",
+        "NFKC, Metaspace (▁ for spaces) and BPE with <unk>, as HF's SentencePieceBPETokenizer "
+        "(not sentencepiece's normalization or whitespace rules)",
+        ("<unk>",),
+    ),
+    Preset(
+        "hf-sentencepiece-unigram",
+        "HF SentencePiece-style Unigram",
+        "NFKC, Metaspace (▁ for spaces) and a Unigram model, as HF's SentencePieceUnigramTokenizer "
+        "(not sentencepiece's normalization or whitespace rules)",
         ("<unk>",),
     ),
     Preset("wordlevel", "WordLevel", "Whitespace pre-tokenizer; every word one token, [UNK] for the rest", (UNK,)),
@@ -132,7 +153,7 @@ def _gpt2(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Toke
     return tokenizer, trainer
 
 
-def _sentencepiece_bpe(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
+def _hf_sentencepiece_bpe(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
     unk = "<unk>"
     tokenizer = Tokenizer(models.BPE(unk_token=unk))
     tokenizer.normalizer = normalizers.NFKC()
@@ -142,6 +163,28 @@ def _sentencepiece_bpe(vocab_size: int, min_frequency: int, special: list[str]) 
         vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=_with_unk(special, unk)
     )
     return tokenizer, trainer
+
+
+def _sentencepiece_bpe(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
+    unk = "<unk>"
+    # (sentencepiece's BPE gives a run of unknown characters one <unk>)
+    tokenizer = Tokenizer(models.BPE(unk_token=unk, fuse_unk=True))
+    _sentencepiece_pipeline(tokenizer, unk)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=_with_unk(special, unk)
+    )
+    return tokenizer, trainer
+
+
+def _sentencepiece_pipeline(tokenizer: Tokenizer, unk: str) -> None:
+    """sentencepiece's defaults: the nmt_nfkc rules, add_dummy_prefix, remove_extra_whitespaces,
+    escape_whitespaces; the pipeline a `.model` with them reads into (`set_pipeline`)."""
+    set_pipeline(tokenizer, nmt_nfkc_charsmap(), True, True, True, unk, DEFAULT_UNK_SURFACE, False)
+
+
+def nmt_nfkc_charsmap() -> bytes:
+    """sentencepiece's default normalization rules, as shipped (resources/sentencepiece/)."""
+    return gzip.decompress(resource("sentencepiece", NMT_NFKC_FILE).read_bytes())
 
 
 def _bert(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
@@ -161,12 +204,23 @@ def _bert(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Toke
 
 
 def _sentencepiece_unigram(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
+    return _unigram(vocab_size, min_frequency, special, True)
+
+
+def _hf_sentencepiece_unigram(vocab_size: int, min_frequency: int, special: list[str]) -> tuple[Tokenizer, Trainer]:
+    return _unigram(vocab_size, min_frequency, special, False)
+
+
+def _unigram(vocab_size: int, min_frequency: int, special: list[str], sentencepiece: bool) -> tuple[Tokenizer, Trainer]:
     unk = "<unk>"
     special = _with_unk(special, unk)
     tokenizer = Tokenizer(models.Unigram())
-    tokenizer.normalizer = normalizers.NFKC()
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
-    tokenizer.decoder = decoders.Metaspace()
+    if sentencepiece:
+        _sentencepiece_pipeline(tokenizer, unk)
+    else:
+        tokenizer.normalizer = normalizers.NFKC()
+        tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+        tokenizer.decoder = decoders.Metaspace()
     if min_frequency > 0:
         raise ValueError("a Unigram vocabulary has no minimum frequency (it prunes by likelihood); leave it at 0")
     trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=special, unk_token=unk)
@@ -188,5 +242,7 @@ _BUILDERS: dict[str, Callable[[int, int, list[str]], tuple[Tokenizer, Trainer]]]
     "sentencepiece-bpe": _sentencepiece_bpe,
     "bert": _bert,
     "sentencepiece-unigram": _sentencepiece_unigram,
+    "hf-sentencepiece-bpe": _hf_sentencepiece_bpe,
+    "hf-sentencepiece-unigram": _hf_sentencepiece_unigram,
     "wordlevel": _wordlevel,
 }
