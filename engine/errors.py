@@ -76,3 +76,47 @@ class RegexTimeoutError(EngineError):
 
 class TruncationError(EngineError):
     """Truncation cannot honour its parameters (HF's TruncationError, and its stride panic)."""
+
+
+class VocabularyTooSmallError(EngineError, ValueError):
+    """A `vocab_size` smaller than the tokens the words' alphabet needs (`engine.trainers.base.
+    AlphabetNeed`): `requested` is the vocab_size, `required` the smallest one that holds them,
+    `detail` what they are ("3,086 characters + 1 special token"), `hint` another way out, or "".
+
+    Also a ValueError, as the engine's Unigram trainer always raised (HF's raises a plain
+    Exception, "The vocabulary is not large enough to contain all chars"). One line:
+    "vocab_size 2,000 is smaller than the 3,087 tokens the alphabet needs (3,086 characters +
+    1 special token): choose at least 3,087".
+    """
+
+    requested: int
+    required: int
+    detail: str
+    hint: str
+
+    def __init__(self, requested: int, required: int, detail: str, hint: str = "") -> None:
+        super().__init__(vocabulary_too_small_text("vocab_size", requested, required, detail, hint))
+        self.requested = requested
+        self.required = required
+        self.detail = detail
+        self.hint = hint
+
+    def message(self, name: str, with_hint: bool = True) -> str:
+        """The line with the option called `name` (the command line's "--vocab-size"), and
+        without the hint where that way out is not offered."""
+        return vocabulary_too_small_text(name, self.requested, self.required, self.detail, self.hint if with_hint else "")
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        # (the default would call __init__ with the message alone)
+        return (VocabularyTooSmallError, (self.requested, self.required, self.detail, self.hint))
+
+
+def vocabulary_too_small_text(name: str, requested: int, required: int, detail: str, hint: str) -> str:
+    """The line of a `VocabularyTooSmallError`: ("vocab_size", 5, 14, "13 characters + 1 special
+    token", "") -> "vocab_size 5 is smaller than the 14 tokens the alphabet needs (13 characters
+    + 1 special token): choose at least 14"; a hint follows after ", or "."""
+    other = f", or {hint}" if hint else ""
+    return (
+        f"{name} {requested:,} is smaller than the {required:,} tokens the alphabet needs ({detail}): "
+        f"choose at least {required:,}{other}"
+    )

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Final
 
 from engine.added_vocabulary import AddedToken, as_added_tokens
 from engine.collector import PausedCollector
-from engine.errors import TrainerMismatchError
+from engine.errors import TrainerMismatchError, VocabularyTooSmallError
 from engine.models.base import Model
 from engine.progress import ProgressSink
 from engine.schema import JsonValue
@@ -22,6 +23,48 @@ from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHi
 
 # HF's default `vocab_size` for every trainer.
 DEFAULT_VOCAB_SIZE: Final = 30000
+
+
+@dataclass(frozen=True)
+class AlphabetNeed:
+    """The tokens a run's vocabulary holds before it learns anything, as its trainer counts them
+    once it has read the words: `characters` (the alphabet it keeps: the words' characters and
+    the initial alphabet, limit_alphabet applied), `forms` of them with the continuing prefix or
+    end-of-word suffix the words need (`forms_name` says which: "continuing forms (##x)"), and
+    `special` tokens (the unk token among them). A smaller vocab_size gets a larger vocabulary
+    from HF's BPE and WordPiece trainers, and an error from the Unigram trainer when it is
+    smaller than `characters`; `hint` is another way out than a larger vocab_size ("" when none).
+
+    AlphabetNeed(13, 1).required -> 14; .detail() -> "13 characters + 1 special token".
+    """
+
+    characters: int
+    special: int
+    forms: int = 0
+    forms_name: str = ""
+    hint: str = ""
+
+    @property
+    def required(self) -> int:
+        """The smallest vocab_size that holds them all."""
+        return self.characters + self.forms + self.special
+
+    def detail(self) -> str:
+        """What the tokens are: "3,086 characters + 1,200 continuing forms (##x) + 5 special tokens"."""
+        parts = [_counted(self.characters, "character", "characters")]
+        if self.forms > 0:
+            parts.append(f"{self.forms:,} {self.forms_name}")
+        if self.special > 0:
+            parts.append(_counted(self.special, "special token", "special tokens"))
+        return " + ".join(parts)
+
+    def error(self, requested: int) -> VocabularyTooSmallError:
+        """The error for a vocab_size of `requested` (smaller than `required`)."""
+        return VocabularyTooSmallError(requested, self.required, self.detail(), self.hint)
+
+
+def _counted(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
 
 
 class TrainingRun(ABC):
@@ -70,6 +113,14 @@ class TrainingRun(ABC):
     @abstractmethod
     def vocab(self) -> dict[str, int]:
         """The vocabulary made so far: token -> id."""
+
+    def alphabet_need(self, sink: ProgressSink | None = None) -> AlphabetNeed | None:
+        """What the vocabulary must hold whatever it learns (its alphabet and special tokens),
+        worked out from the words as the run's first step would (and kept for it, so nothing
+        is done twice; `sink` hears that stage's progress); None for a run without an alphabet
+        (WordLevel's). What to do with a vocab_size below it is the caller's choice: HF's BPE
+        and WordPiece trainers go on and return a larger vocabulary."""
+        return None
 
     def release(self) -> None:
         """Drop the working data (the run is over); the vocabulary and history stay."""

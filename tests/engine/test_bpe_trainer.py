@@ -21,6 +21,7 @@ from engine.added_vocabulary import AddedToken
 from engine.models.bpe.model import BPE
 from engine.models.bpe.trainer import BpeTrainer, BpeTrainingRun
 from engine.errors import SchemaError, TrainerMismatchError, TrainingCancelled
+from engine.trainers.base import AlphabetNeed
 from engine.progress import (
     STAGE_COMPUTE_MERGES,
     STAGE_COUNT_PAIRS,
@@ -535,3 +536,30 @@ def test_run_equals_the_oracle_with_decorations_and_collisions(
         words, vocab_size=vocab_size, continuing_subword_prefix=prefix, end_of_word_suffix=suffix, max_token_length=max_length
     )
     assert run.merges == oracle_merges(words, vocab_size, prefix=prefix, suffix=suffix, max_length=max_length)
+
+
+def test_the_alphabet_need_is_the_initial_vocabulary_before_any_merge() -> None:
+    # {"ab": 1, "b": 1} with [UNK], prefix ## and suffix </w>: [UNK], a, b; then the forms the
+    # words need: a (first) stays a, b last in "ab" is ##b</w>, b alone is b</w>
+    run = BpeTrainer(
+        vocab_size=3, special_tokens=["[UNK]"], continuing_subword_prefix="##", end_of_word_suffix="</w>"
+    ).start({"ab": 1, "b": 1})
+    need = run.alphabet_need()
+    assert need == AlphabetNeed(2, 1, 2, "continuing and end-of-word forms (##x, x</w>)", "keep fewer characters with limit_alphabet")
+    assert need.required == run.initial_vocab_size == 5
+    assert str(need.error(3)) == (
+        "vocab_size 3 is smaller than the 5 tokens the alphabet needs (2 characters + 2 continuing and end-of-word "
+        "forms (##x, x</w>) + 1 special token): choose at least 5, or keep fewer characters with limit_alphabet"
+    )
+    # as HF: the run goes on all the same, and keeps its whole alphabet
+    run.run_to_end()
+    assert len(run.vocab) == 5 and run.merges == []
+
+
+def test_asking_for_the_alphabet_first_changes_no_merge() -> None:
+    asked = BpeTrainer(vocab_size=40).start(dict(TEXT_WORDS))
+    assert asked.alphabet_need().required == len(set("".join(TEXT_WORDS)))
+    asked.run_to_end(SilentProgress())
+    assert asked.merges == trained(dict(TEXT_WORDS), vocab_size=40).merges == oracle_merges(TEXT_WORDS, 40)
+    byte_level = BpeTrainer(vocab_size=100, initial_alphabet=["a", "b"], limit_alphabet=1).start({"xy": 1})
+    assert byte_level.alphabet_need().hint == ""  # (an initial alphabet is kept whatever the limit)

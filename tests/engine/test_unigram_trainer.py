@@ -4,14 +4,16 @@ vocabulary, options and settings. Quality against sentencepiece is tests/parity'
 from __future__ import annotations
 
 import math
+import pickle
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
-from engine.errors import TrainerMismatchError, TrainingCancelled
+from engine.errors import EngineError, TrainerMismatchError, TrainingCancelled, VocabularyTooSmallError
 from engine.progress import ProgressSink, TrainProgress
+from engine.trainers.base import AlphabetNeed
 from engine.trainers.records import PairCandidate, RoundStep
 from engine.models.unigram.seeds import frequent_substrings, make_seed_pieces, required_chars
 from engine.models.unigram.trainer import UnigramTrainer
@@ -240,25 +242,45 @@ def test_segmentations_follow_the_rounds() -> None:
 
 def test_too_small_a_vocabulary_is_refused() -> None:
     run = UnigramTrainer(vocab_size=5).start(WORDS)
-    with pytest.raises(ValueError, match="not large enough to contain all chars"):
+    with pytest.raises(ValueError, match="choose at least"):
         run.step()
 
 
 def test_too_small_a_vocabulary_says_the_smallest_size() -> None:
-    # as sentencepiece ("Vocabulary size is smaller than required_chars. 1 vs 4."), after HF's words
+    # as sentencepiece ("Vocabulary size is smaller than required_chars. 1 vs 4."), where HF
+    # raises "The vocabulary is not large enough to contain all chars"
     tokenizer = Tokenizer(models.Unigram())
     tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    trainer = UnigramTrainer(vocab_size=1, initial_alphabet=["z"], show_progress=False)
-    with pytest.raises(ValueError) as raised:
+    trainer = UnigramTrainer(vocab_size=1, initial_alphabet=["z"], unk_token="<unk>", show_progress=False)
+    with pytest.raises(VocabularyTooSmallError) as raised:
         tokenizer.train_from_iterator(["ab ab ba", "c"], trainer)
     assert str(raised.value) == (
-        "The vocabulary is not large enough to contain all chars: vocab_size 1 is below the 4 distinct characters "
-        "of the words, each a piece of its own; the smallest vocab_size for them is 4"
+        "vocab_size 1 is smaller than the 5 tokens the alphabet needs (4 characters + 1 special token): choose at least 5"
     )
+    assert (raised.value.requested, raised.value.required) == (1, 5)
+    assert isinstance(raised.value, ValueError) and isinstance(raised.value, EngineError)
+    copy = pickle.loads(pickle.dumps(raised.value))
+    assert (str(copy), copy.requested, copy.required) == (str(raised.value), 1, 5)
     assert trainer.smallest_vocab_size({"ab": 2, "ba": 1, "c": 0}) == 3  # a, b, and the alphabet's z
-    # the smallest size trains: every character a piece
-    tokenizer.train_from_iterator(["ab ab ba", "c"], UnigramTrainer(vocab_size=4, initial_alphabet=["z"], show_progress=False))
-    assert {"a", "b", "c", "z"} <= set(tokenizer.get_vocab())
+    # the smallest size trains: every character a piece, and the unk token
+    tokenizer.train_from_iterator(
+        ["ab ab ba", "c"], UnigramTrainer(vocab_size=5, initial_alphabet=["z"], unk_token="<unk>", show_progress=False)
+    )
+    assert set(tokenizer.get_vocab()) == {"<unk>", "a", "b", "c", "z"}
+
+
+def test_the_alphabet_need_counts_the_characters_and_special_tokens_before_the_seed() -> None:
+    # {"ab": 2, "b": 1}: characters a and b, the alphabet's z; <s> and the unk token <unk>
+    trainer = UnigramTrainer(vocab_size=4, special_tokens=["<s>"], unk_token="<unk>", initial_alphabet=["z", "a"])
+    run = trainer.start({"ab": 2, "b": 1, "c": 0})
+    need = run.alphabet_need()
+    assert need == AlphabetNeed(3, 2)
+    assert need.required == 5 and need.detail() == "3 characters + 2 special tokens"
+    # at vocab_size 4 (above the 3 characters) the seed goes on, as HF's does: the vocabulary
+    # comes out larger than asked (the workbench refuses it: workbench.core.vocab_size_check)
+    run.run_to_end()
+    assert len(run.final_pieces()) == 5
+    assert run.alphabet_need() == need  # (the same, from the seed's characters)
 
 
 def test_no_words_gives_the_special_tokens_only() -> None:

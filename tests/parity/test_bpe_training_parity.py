@@ -192,3 +192,22 @@ def test_word_level_with_special_tokens_and_min_frequency(corpora: Path) -> None
     model = WordLevel(unk_token="[UNK]")
     WordLevelTrainer(**options).train(counts, model, SilentProgress())
     assert model.get_vocab() == hf_model(tokenizer)["vocab"]
+
+
+@pytest.mark.parametrize("limit_alphabet", [None, 40])
+def test_a_vocabulary_below_the_alphabet_comes_out_as_large_as_it_needs(corpora: Path, limit_alphabet: int | None) -> None:
+    # HF keeps the whole alphabet and returns more tokens than asked for; so does the engine's
+    # trainer, and its run's alphabet_need counts exactly those tokens (the workbench refuses them)
+    files = [str(corpora / "botchan.txt")]
+    options: BpeOptions = {"vocab_size": 10, "special_tokens": ["[UNK]", "[PAD]"]}
+    if limit_alphabet is not None:
+        options["limit_alphabet"] = limit_alphabet
+    theirs = hf_bpe(files, tokenizers.pre_tokenizers.Whitespace(), unk="[UNK]", **options)
+    ours = our_bpe(files, Whitespace(), unk="[UNK]", **options)
+    assert_same(ours, theirs)
+    counts = counting.count_words(files, PipelineWords(None, Whitespace()), SilentProgress())
+    need = BpeTrainer(**options).start(counts).alphabet_need()
+    assert need.required == len(theirs["vocab"]) > 10 and theirs["merges"] == []
+    assert need.special == 2 and need.forms == 0
+    if limit_alphabet is not None:
+        assert need.characters == limit_alphabet and need.hint == "lower limit_alphabet"

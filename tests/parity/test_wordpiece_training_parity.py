@@ -66,3 +66,20 @@ def test_likelihood_vocabulary_loads_and_encodes_alike_in_hf() -> None:
     # rarely occur apart, where frequency prefers the most common pairs.
     frequency = ours(path, 3000, ["[UNK]", "[CLS]", "[SEP]"], "frequency")
     assert set(tokenizer.get_vocab()) != set(frequency.get_vocab())
+
+
+@pytest.mark.parametrize("scoring", ["frequency", "likelihood"])
+def test_a_vocabulary_below_the_alphabet_comes_out_as_large_as_it_needs(scoring: str) -> None:
+    # HF keeps every character and its ## form, whatever vocab_size says; so does the engine,
+    # and its run's alphabet_need counts exactly those tokens (the workbench refuses them).
+    # (HF gives the ## forms ids in hash order: the tokens are compared, not their ids.)
+    path = corpus_path("botchan.txt")
+    specials = ["[UNK]", "[CLS]", "[SEP]"]
+    expected = hf_vocab(path, 10, specials)
+    tokenizer = ours(path, 10, specials, scoring)
+    assert set(tokenizer.get_vocab()) == set(expected)
+    counts = tokenizer.count_words([str(path)])
+    need = WordPieceTrainer(vocab_size=10, special_tokens=specials, scoring=scoring).start(counts).alphabet_need()
+    assert need.required == len(expected) > 10
+    assert need.special == 3 and need.forms == len([token for token in expected if token.startswith("##")])
+    assert need.forms_name == "continuing forms (##x)"

@@ -14,8 +14,9 @@ from engine.analysis.estimate import TrainingEstimate, estimate_training, peak_r
 from engine.corpus.sources import FORMAT_COUNTS, CorpusSource
 from engine.corpus.units import FileSlice, process_count, training_inputs
 from engine.corpus.word_counts import MAX_COUNT, read_counts
+from engine.collector import PausedCollector
+from engine.errors import VocabularyTooSmallError
 from engine.progress import ProgressSink, SilentProgress
-from engine.models.unigram.training_run import VOCABULARY_TOO_SMALL
 from workbench.cli.common import (
     TRAINABLE,
     WRITTEN,
@@ -29,6 +30,7 @@ from workbench.cli.common import (
     stdout_for,
 )
 from workbench.core import presets
+from workbench.core.vocab_size_check import start_checked
 from workbench.core.formatting import human_size, sampled_text
 
 
@@ -122,16 +124,26 @@ def cmd_train(args: argparse.Namespace) -> int:
     # subtle: without a sink the engine shows the trainer's own bars (show_progress, as HF does)
     sink: ProgressSink = progress if progress is not None else SilentProgress()
     started = time.monotonic()
+    sampled_lines = read_lines = 0
     try:
         if table is not None:
-            report = tokenizer.train_from_counts(read_counts(str(table)), trainer, progress=sink)
+            counts = read_counts(str(table))
+        elif args.input_sentence_size > 0:
+            sampled = tokenizer.count_sampled_words(units, args.input_sentence_size, progress=sink)
+            counts, sampled_lines, read_lines = sampled.counts, sampled.kept, sampled.seen
         else:
-            report = tokenizer.train(units, trainer, progress=sink, sample_lines=args.input_sentence_size)
-    except ValueError as error:
-        if VOCABULARY_TOO_SMALL not in str(error):
-            raise
-        # a Unigram vocabulary smaller than the alphabet of the words (the message says how small)
-        raise CliError(f"--vocab-size {args.vocab_size:,}: {error}") from None
+            counts = tokenizer.count_words(units, progress=sink)
+        unique_words = len(counts)
+        # as Tokenizer.train, but refused before the first merge when the vocabulary cannot hold
+        # the alphabet (HF's BPE and WordPiece trainers would make it larger than asked)
+        with PausedCollector():
+            run = start_checked(trainer, counts, sink)
+            run.consume_counts()  # (the counts are this training's alone)
+            run.run_to_end(sink)
+            tokenizer.apply_training(trainer, run)
+            run.release()
+    except VocabularyTooSmallError as error:
+        raise CliError(error.message("--vocab-size", with_hint=False)) from None
     finally:
         if progress is not None:
             progress.close()
@@ -145,11 +157,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     merges = len(model.merges) if isinstance(model, models.BPE) else 0
     merges_text = f", {merges:,} merges" if isinstance(model, models.BPE) else ""
     source = f"the counts table {table}" if table is not None else f"{read} file{'s' if read != 1 else ''}"
-    source += sampled_text(report.sampled_lines, report.read_lines)
+    source += sampled_text(sampled_lines, read_lines)
     print(
         f"Trained {args.preset} tokenizer: vocab {tokenizer.get_vocab_size():,}{merges_text}, "
         f"from {source} ({human_size(total_bytes)}, "
-        f"{report.unique_words:,} unique words) in {elapsed:.1f} s{_versus(estimate)} -> {output}",
+        f"{unique_words:,} unique words) in {elapsed:.1f} s{_versus(estimate)} -> {output}",
         file=sys.stderr,
     )
     return 0

@@ -17,6 +17,7 @@ import time
 from typing import Final
 
 from engine import Tokenizer, trainers
+from engine.progress import SilentProgress
 from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.analysis.token_counts import token_statistics
@@ -25,6 +26,7 @@ from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainRe
 from engine.analysis.vocabulary import TokenStyle
 from workbench.core.held_out import characters_per_token
 from workbench.core.presets import Configuration
+from workbench.core.vocab_size_check import start_checked
 
 # How many competing pairs (or pieces) and how many words a session shows.
 CANDIDATES: Final = 12
@@ -57,7 +59,8 @@ class StepSession:
         self.configuration = configuration
         self.tokenizer = Tokenizer.from_str(json.dumps(pipeline))
         self.trainer = trainers.from_dict(trainer_settings)
-        self.run = self.trainer.start(counts)
+        # (a vocabulary smaller than its alphabet is refused, as Train refuses it)
+        self.run = start_checked(self.trainer, counts, SilentProgress())
         self._candidates: list[PairCandidate] | None = self.run.top_candidates(CANDIDATES)
         self.counts = counts
         self.from_file = from_file

@@ -28,7 +28,7 @@ from engine.progress import (
     report,
     report_every,
 )
-from engine.trainers.base import DEFAULT_VOCAB_SIZE, TrainingRun
+from engine.trainers.base import DEFAULT_VOCAB_SIZE, AlphabetNeed, TrainingRun
 from engine.trainers.records import SCORE_COUNT, MergeStep, RoundStep, TrainHistory
 
 
@@ -57,9 +57,11 @@ class PairMergeRun(TrainingRun):
     _consume: bool
     # vocabulary and words
     _prepared: bool
+    _words_ready: bool  # the vocabulary and words made (`_prepare_words`), pairs perhaps not yet
     _finished: bool
     _vocab: Vocabulary
     _initial_size: int
+    _alphabet_end: int  # the special tokens' and the alphabet's size, before the decorated characters
     _words: TrainingWords
     # pairs
     _shift: int
@@ -119,9 +121,11 @@ class PairMergeRun(TrainingRun):
         self._word_counts = word_counts
         self._consume = False
         self._prepared = False
+        self._words_ready = False
         self._finished = False
         self._vocab = Vocabulary()
         self._initial_size = 0
+        self._alphabet_end = 0
         self._words = _no_words()
         self._shift = 0
         self._id_mask = 0
@@ -320,18 +324,10 @@ class PairMergeRun(TrainingRun):
         enabled = gc.isenabled()
         gc.disable()
         try:
-            # (a cancelled preparation starts again from nothing)
+            # (a cancelled preparation starts again from the words, or from nothing)
             self._pair_counts = {}
             self._clear_queue()
-            limited = self._limit_alphabet is not None
-            vocab = initial_vocabulary(
-                self._word_counts, self._special_tokens, self._limit_alphabet, self._initial_alphabet
-            )
-            self._words = training_words(
-                self._word_counts, vocab, self._prefix, self._suffix, limited, self._max_length >= 0, sink
-            )
-            self._vocab = vocab
-            self._initial_size = len(vocab)
+            self._prepare_words(sink)
             # Every id the run can make fits in `shift` bits (new ids stop at vocab_size).
             self._shift = max(self._initial_size, self._vocab_size).bit_length()
             self._id_mask = (1 << self._shift) - 1
@@ -351,6 +347,52 @@ class PairMergeRun(TrainingRun):
         if self._consume:
             self._word_counts.clear()
         self._word_counts = {}
+
+    def _prepare_words(self, sink: ProgressSink) -> None:
+        """HF's steps 1-3: the initial vocabulary (special tokens, alphabet, decorated
+        characters) and the words as symbol ids; once (`alphabet_need` may come first)."""
+        if self._words_ready:
+            return
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            limited = self._limit_alphabet is not None
+            vocab = initial_vocabulary(
+                self._word_counts, self._special_tokens, self._limit_alphabet, self._initial_alphabet
+            )
+            alphabet_end = len(vocab)
+            self._words = training_words(
+                self._word_counts, vocab, self._prefix, self._suffix, limited, self._max_length >= 0, sink
+            )
+            self._vocab = vocab
+            self._initial_size = len(vocab)
+            self._alphabet_end = alphabet_end
+            self._words_ready = True
+        finally:
+            if enabled:
+                gc.enable()
+
+    def alphabet_need(self, sink: ProgressSink | None = None) -> AlphabetNeed:
+        """The special tokens, the alphabet kept and the decorated characters the words need
+        (`initial_vocab_size` of them). {"ab": 1, "b": 1} with ["[UNK]"] and the prefix "##":
+        2 characters + 1 continuing form (##b) + 1 special token."""
+        self._prepare_words(sink if sink is not None else SilentProgress())
+        special = len(dict.fromkeys(self._special_tokens))
+        prefix = self._prefix or ""
+        suffix = self._suffix or ""
+        if prefix and suffix:
+            forms = f"continuing and end-of-word forms ({prefix}x, x{suffix})"
+        elif suffix:
+            forms = f"end-of-word forms (x{suffix})"
+        else:
+            forms = f"continuing forms ({prefix}x)"
+        if self._initial_alphabet:
+            hint = ""  # (kept whatever the limit: what it is for)
+        elif self._limit_alphabet is not None:
+            hint = "lower limit_alphabet"
+        else:
+            hint = "keep fewer characters with limit_alphabet"
+        return AlphabetNeed(self._alphabet_end - special, special, self._initial_size - self._alphabet_end, forms, hint)
 
     def consume_counts(self) -> None:
         self._consume = True

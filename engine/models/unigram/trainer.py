@@ -14,9 +14,7 @@ from typing import Final
 
 from engine.added_vocabulary import AddedToken
 from engine.models.base import Model
-from engine.progress import ProgressSink
 from engine.schema import JsonValue
-from engine.trainers.records import TrainHistory
 from engine.trainers.base import (
     Trainer,
     TrainingRun,
@@ -28,7 +26,7 @@ from engine.trainers.base import (
 )
 from engine.trainers.options import COUNT, FLAG, NUMBER, OPTIONAL_TEXT, SPECIAL_TOKENS, STRINGS, Option, TrainerOptions
 from engine.models.unigram.model import Unigram
-from engine.models.unigram.training_run import VOCABULARY_TOO_SMALL, UnigramTrainingRun
+from engine.models.unigram.training_run import UnigramTrainingRun
 
 __all__ = ["UnigramTrainer", "UnigramTrainingRun"]
 
@@ -122,25 +120,12 @@ class UnigramTrainer(Trainer):
         if not isinstance(model, Unigram):
             raise model_mismatch("UnigramTrainer", "Unigram", model)
 
-    def train_and_record(
-        self, word_counts: dict[str, int], model: Model, sink: ProgressSink, consume: bool = False
-    ) -> tuple[list[AddedToken], TrainHistory]:
-        """`Trainer.train_and_record`; a vocabulary too small for the words' characters is a
-        ValueError that starts with HF's message and says the smallest size (as sentencepiece does)."""
-        try:
-            return super().train_and_record(word_counts, model, sink, consume)
-        except ValueError as error:
-            if str(error) != VOCABULARY_TOO_SMALL:
-                raise
-            smallest = self.smallest_vocab_size(word_counts)
-            raise ValueError(
-                f"{VOCABULARY_TOO_SMALL}: vocab_size {self.vocab_size:,} is below the {smallest:,} distinct "
-                f"characters of the words, each a piece of its own; the smallest vocab_size for them is {smallest:,}"
-            ) from None
-
     def smallest_vocab_size(self, word_counts: dict[str, int]) -> int:
         """The smallest `vocab_size` these words train to: one piece for each character they use
-        and each of `initial_alphabet` (sentencepiece's required_chars). {"ab": 2, "b": 1} -> 2."""
+        and each of `initial_alphabet` (sentencepiece's required_chars). {"ab": 2, "b": 1} -> 2.
+        Below it training raises `VocabularyTooSmallError`, whose `required` also counts the
+        special tokens (a run's `alphabet_need`): from here up to that, the vocabulary comes out
+        larger than vocab_size, as HF's does."""
         chars: set[str] = set(self.initial_alphabet)
         for word, count in word_counts.items():
             if count > 0:

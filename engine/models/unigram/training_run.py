@@ -15,7 +15,7 @@ import time
 from typing import Final
 
 from engine.progress import ProgressSink, SilentProgress, report
-from engine.trainers.base import TrainingRun
+from engine.trainers.base import AlphabetNeed, TrainingRun
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
 from engine.models.unigram.finalize import choose_final_pieces, keep_final
 from engine.models.unigram.lattice_passes import ensure_viterbi, forward_backward, word_viterbi
@@ -35,7 +35,8 @@ STAGE_EM: Final = "EM training"
 
 # The M-step drops pieces expected less often than this (sentencepiece's kExpectedFrequencyThreshold).
 EXPECTED_FREQUENCY_THRESHOLD: Final = 0.5
-# HF's error when the characters alone exceed the vocabulary.
+# HF's error when the characters alone exceed the vocabulary (a plain Exception there; a
+# `VocabularyTooSmallError` here, which says how large the vocabulary must be).
 VOCABULARY_TOO_SMALL: Final = "The vocabulary is not large enough to contain all chars"
 
 # What to do next (UnigramTrainingRun._next).
@@ -91,6 +92,7 @@ class UnigramTrainingRun(TrainingRun):
     _initial_alphabet: list[str]
     _word_counts: dict[str, int]
     _required: list[str]  # the characters every final vocabulary holds (seeds.required_chars)
+    _counted: dict[str, int] | None  # the words' `char_counts`, once `alphabet_need` made them
     # the pieces, the words (in code-point order), their lattices and what the last pass computed
     _lattices: TrainingLattices
     # progress
@@ -124,6 +126,7 @@ class UnigramTrainingRun(TrainingRun):
         self._initial_alphabet = list(initial_alphabet)
         self._word_counts = word_counts
         self._required = []
+        self._counted = None
         self._lattices = TrainingLattices(max_piece_length)
         self._next = _NEXT_SEED
         self._sub_iteration = 0
@@ -260,6 +263,26 @@ class UnigramTrainingRun(TrainingRun):
         self._word_counts = {}
         self._lattices.drop()
 
+    def alphabet_need(self, sink: ProgressSink | None = None) -> AlphabetNeed:
+        """The required characters (every character of the words, and the initial alphabet's)
+        and the special tokens (the unk token among them), each a piece of every final
+        vocabulary whatever vocab_size says: {"ab": 2, "b": 1} with unk_token "<unk>" -> 2
+        characters + 1 special token. The seed round raises its error when vocab_size is below
+        the characters alone (as HF does; between the two, HF's vocabulary and ours come out
+        larger than vocab_size)."""
+        if self._required:
+            characters = len(self._required)
+        else:
+            counted = self._char_counts()
+            characters = len(counted)
+            for char in set(self._initial_alphabet):
+                if char not in counted:
+                    characters += 1
+        special = len(self._special_tokens)
+        if self._unk_token is not None and self._unk_token not in self._special_tokens:
+            special += 1
+        return AlphabetNeed(characters, special)
+
     # -- what the run has made so far -----------------------------------------------------
 
     @property
@@ -368,12 +391,26 @@ class UnigramTrainingRun(TrainingRun):
     def _seed(self) -> None:
         """Sort the words, make the seed pieces and every word's lattice."""
         words, counts = self._sorted_words()
-        counted = char_counts(words, counts)
+        counted = self._counted if self._counted is not None else char_counts(words, counts)
+        self._counted = None
         self._required = chars_by_count(counted, self._initial_alphabet)
         if len(self._required) > self._vocab_size:
-            raise ValueError(VOCABULARY_TOO_SMALL)
+            # (HF's VOCABULARY_TOO_SMALL, saying how large the vocabulary must be)
+            raise self.alphabet_need().error(self._vocab_size)
         seeds = make_seed_pieces(words, counts, self._max_piece_length, self._seed_size, counted)
         self._lattices.build(words, counts, seeds)
+
+    def _char_counts(self) -> dict[str, int]:
+        """The words' `char_counts` (kept for the seed round)."""
+        if self._counted is None:
+            words: list[str] = []
+            counts: list[int] = []
+            for word, count in self._word_counts.items():
+                if count > 0 and word:
+                    words.append(word)
+                    counts.append(count)
+            self._counted = char_counts(words, counts)
+        return self._counted
 
     def _sorted_words(self) -> tuple[list[str], list[int]]:
         """The non-empty words counted at least once, in code-point order, and their counts."""

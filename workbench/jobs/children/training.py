@@ -16,6 +16,9 @@ Messages, child -> window, each a tuple whose first item names it:
                                                    (and the child's peak memory, `peak_bytes`); megabytes, so
                                                    sent in pieces (`workbench.jobs.children.process.send_message`)
     ("cancelled",) / ("failed", message)
+    ("refused", option, message)                   the trainer's `option` ("vocab_size") cannot train on
+                                                   these words: too small for their alphabet
+                                                   (`workbench.core.vocab_size_check`), found before any merge
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from multiprocessing.synchronize import Event
 from typing import Final, Protocol
 
 from engine import Tokenizer, trainers
-from engine.errors import CorpusError, EngineError, SchemaError, TrainingCancelled
+from engine.errors import CorpusError, EngineError, SchemaError, TrainingCancelled, VocabularyTooSmallError
 from engine.analysis.estimate import peak_rss_bytes
 from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
 from engine.progress import report as report_progress
@@ -49,7 +52,10 @@ from engine.corpus.word_counts import read_counts, write_counts
 from workbench.core.held_out import characters_per_token, held_out_split
 from workbench.jobs.children.process import lower_priority, send_message
 from workbench.core.packed import VocabularyColumns
+from workbench.core.vocab_size_check import start_checked
 
+# The trainer option a refusal names ("refused" message).
+VOCAB_SIZE: Final = "vocab_size"
 # The stages after the last merge: the model filled and measured, the tokens counted
 # (`engine.analysis.token_counts`), then the "Finish" row (see `_Finish`).
 STAGE_BUILD: Final = "Build tokenizer"
@@ -379,6 +385,8 @@ def train(job: TrainingJob, connection: MessageSink, cancel: Event) -> TrainingR
             counts, sampled_lines, read_lines = sampled.counts, sampled.kept, sampled.seen
         else:
             counts = tokenizer.count_words(slices, streamer, job.processes)
+    # (refused before the counts are kept: a vocabulary smaller than its alphabet never trains)
+    run = start_checked(trainer, counts, streamer)
     counts_file = job.counts_in
     if job.counts_out and job.sample_lines <= 0:
         try:
@@ -386,7 +394,6 @@ def train(job: TrainingJob, connection: MessageSink, cancel: Event) -> TrainingR
             counts_file = job.counts_out
         except (CorpusError, OSError) as error:
             print(f"tokenizer-workbench: word counts not kept: {error}", file=sys.stderr)
-    run = trainer.start(counts)
     streamer.follow(run, trainer, Tokenizer.from_str(job.tokenizer_json), held_out)
     run.run_to_end(streamer)
     streamer.flush_steps()
@@ -455,6 +462,8 @@ def child_main(job_data: dict[str, JsonValue], connection: Connection, cancel: E
         send_message(connection, ("done", result.to_wire()))
     except TrainingCancelled:
         connection.send(("cancelled",))
+    except VocabularyTooSmallError as error:
+        connection.send(("refused", VOCAB_SIZE, str(error)))
     except EngineError as error:
         connection.send(("failed", str(error)))
     except MemoryError:

@@ -54,7 +54,8 @@ class TrainingRunner(QObject):
 
     Signals: `started()`; `progressed(TrainProgress)`; `stepped(list of MergeStep/RoundStep)`;
     `evaluated(steps_done, chars_per_token)`; then exactly one of `finished(TrainingResult)`,
-    `cancelled()`, `failed(message)`.
+    `cancelled()`, `failed(message)`, `refused(option, message)` (the trainer's `option`, such
+    as "vocab_size", cannot train on the words: the message says why and what would).
     """
 
     started = Signal()
@@ -64,6 +65,7 @@ class TrainingRunner(QObject):
     finished = Signal(object)
     cancelled = Signal()
     failed = Signal(str)
+    refused = Signal(str, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -166,8 +168,8 @@ class TrainingRunner(QObject):
         self._paused_at = 0.0
 
     def wait(self, timeout_s: float) -> str:
-        """Run the event loop until the job ends; "finished", "cancelled", "failed: <why>", or
-        "timed out". For scripts (the screenshots, the benchmarks), never for the window."""
+        """Run the event loop until the job ends; "finished", "cancelled", "failed: <why>",
+        "refused: <why>", or "timed out". For scripts (the screenshots, the benchmarks), never for the window."""
         loop = QEventLoop()
         outcome: list[str] = []
 
@@ -179,11 +181,12 @@ class TrainingRunner(QObject):
             self.finished.connect(lambda result: ended("finished")),
             self.cancelled.connect(lambda: ended("cancelled")),
             self.failed.connect(lambda message: ended(f"failed: {message}")),
+            self.refused.connect(lambda option, message: ended(f"refused: {message}")),
         ]
         QTimer.singleShot(int(timeout_s * 1000), loop.quit)
         if self.is_running():
             loop.exec()
-        for signal, connection in zip((self.finished, self.cancelled, self.failed), connections):
+        for signal, connection in zip((self.finished, self.cancelled, self.failed, self.refused), connections):
             signal.disconnect(connection)
         return outcome[0] if outcome else ("timed out" if self.is_running() else "not running")
 
@@ -294,6 +297,10 @@ class TrainingRunner(QObject):
             elif kind == "failed":
                 self._finish()
                 self.failed.emit(str(message[1]))
+                return True
+            elif kind == "refused":
+                self._finish()
+                self.refused.emit(str(message[1]), str(message[2]))
                 return True
         except (SchemaError, ValueError, TypeError, IndexError, KeyError) as error:
             self._finish()

@@ -52,7 +52,7 @@ from workbench.jobs.runners.training_plans import (
 from workbench.core.settings import Settings
 from workbench.window.tabs.step_by_step import StepPanel
 from workbench.window.tabs.training_page import TrainingPage
-from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, TrainingResult
+from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, VOCAB_SIZE, TrainingResult
 from workbench.core.training_text import finished_text, steps_text, stored_text
 from workbench.window.views.when_shown import WhenShown
 
@@ -135,6 +135,9 @@ class TrainTab(QWidget):
         self.train_button = page.train_button
         # the training or continuation to retry
         self._retry: TrainingPlan | None = None
+        # the last training's refusal of a setting: (its tokenizer, the option, the message),
+        # shown beneath the option's field while that tokenizer's settings are shown
+        self._refusal: tuple[TokenizerEntry, str, str] | None = None
 
         self.step_panel = StepPanel()
         self.modes = QTabWidget()
@@ -171,6 +174,7 @@ class TrainTab(QWidget):
         self.runner.finished.connect(self._on_runner_finished)
         self.runner.cancelled.connect(self._on_runner_cancelled)
         self.runner.failed.connect(self._on_runner_failed)
+        self.runner.refused.connect(self._on_runner_refused)
         self.step_panel.kept.connect(self._on_step_panel_kept)
         self.step_panel.state_changed.connect(self._on_step_panel_state_changed)
         document.active_changed.connect(self._on_document_active_changed)
@@ -360,6 +364,7 @@ class TrainTab(QWidget):
     def _on_runner_finished(self, result: TrainingResult) -> None:
         plan, self._plan = self._plan, None
         self._clock.stop()
+        self._show_refusal(None)
         self.stages.update_stage(TrainProgress(STAGE_FINISH, FINISH_STEPS, FINISH_STEPS, "steps", "stored in the project"))
         estimate = self._job_estimate
         if estimate is not None:
@@ -404,6 +409,29 @@ class TrainTab(QWidget):
         self.state_changed.emit("failed")
         self._update_controls()
         self.retry_button.setVisible(self._retry is not None and self._retry.entry is self.document.active)
+
+    def _on_runner_refused(self, option: str, message: str) -> None:
+        """The settings cannot train on this corpus (a vocabulary smaller than its alphabet):
+        the one line beneath the field and in the message, the project and the form as they
+        were, the stored result's plots back; no Retry (it would be refused again)."""
+        plan, self._plan = self._plan, None
+        self._clock.stop()
+        self._show_stored()
+        if plan is not None and plan.target <= 0:
+            # (a continuation's size is the Continue field's, not the form's)
+            self._show_refusal((plan.entry, option, message))
+        self._say(f"Not trained: {message}.", error=True)
+        self.state_changed.emit("vocabulary too small" if option == VOCAB_SIZE else "refused")
+        self._update_controls()
+
+    def _show_refusal(self, refusal: tuple[TokenizerEntry, str, str] | None) -> None:
+        """Keep `refusal` (None: the last one is over) and show it beneath its field while its
+        tokenizer is the one the form shows."""
+        self._refusal = refusal
+        if refusal is not None and refusal[0] is self.document.active:
+            self.form.trainer.show_refusal(refusal[1], refusal[2])
+        else:
+            self.form.trainer.show_refusal("", "")
 
     def retry(self) -> None:
         """Start the training that failed again (it was asked about already)."""
@@ -483,6 +511,7 @@ class TrainTab(QWidget):
                 self.form.set_configuration(entry.pipeline, entry.trainer)
             else:
                 self.form.set_configuration({}, None)
+            self._show_refusal(self._refusal)  # (shown again for its tokenizer only)
             self.form.setEnabled(entry is not None)
             self.step_panel.set_configuration(self.form.configuration() if entry is not None else None)
         if self._stale_stored:

@@ -92,9 +92,14 @@ class TrainerFields(QWidget):
         self.seed_size.setGroupSeparatorShown(True)
         self.seed_size.setToolTip("The most pieces the seed vocabulary (frequent substrings) holds")
         self.error = error_label()
+        # why the last training refused the vocabulary size (beneath the field, until a training
+        # succeeds: `show_refusal`)
+        self.vocab_size_error = error_label()
         self.form = QFormLayout(self)
         self.form.setContentsMargins(0, 0, 0, 0)
         self.form.addRow("Vocabulary size", self.vocab_size)
+        self.form.addRow("", self.vocab_size_error)
+        self.form.setRowVisible(self.vocab_size_error, False)
         self.form.addRow("Min frequency", self.min_frequency)
         self.form.addRow("Special tokens", self.special_tokens)
         self.form.addRow("Unknown token", self.unk_token)
@@ -216,6 +221,13 @@ class TrainerFields(QWidget):
     def show_error(self, message: str) -> None:
         self.error.setText(message)
         self.error.setVisible(bool(message))
+
+    def show_refusal(self, option: str, message: str) -> None:
+        """Beneath the field of the trainer's `option`, why a training refused its value ("":
+        none). Only "vocab_size" has a place; the settings' own errors are `show_error`'s."""
+        shown = option == "vocab_size" and bool(message)
+        self.vocab_size_error.setText(message if shown else "")
+        self.form.setRowVisible(self.vocab_size_error, shown)
 
     def _on_byte_alphabet_toggled(self, checked: bool) -> None:
         byte_chars = pre_tokenizers.ByteLevel.alphabet()
