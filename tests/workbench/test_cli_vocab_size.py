@@ -12,12 +12,15 @@ import pytest
 
 from cli_support import assert_one_line_error, run_cli
 
-# "ab ba\n": the characters a and b; under Metaspace also ▁ and the "\n" ending the line's last
-# word; BERT's words "ab" and "ba" also need ##b and ##a; byte-level BPE has all 256 bytes.
+# "ab ba\n": the characters a and b; under HF's Metaspace also ▁ and the "\n" ending the line's
+# last word (sentencepiece's rules make that "\n" a space, and drop it); BERT's words "ab" and
+# "ba" also need ##b and ##a; byte-level BPE has all 256 bytes.
 NEEDS = {
     "bpe": "the 3 tokens the alphabet needs (2 characters + 1 special token): choose at least 3",
-    "sentencepiece-bpe": "the 5 tokens the alphabet needs (4 characters + 1 special token): choose at least 5",
-    "sentencepiece-unigram": "the 5 tokens the alphabet needs (4 characters + 1 special token): choose at least 5",
+    "sentencepiece-bpe": "the 4 tokens the alphabet needs (3 characters + 1 special token): choose at least 4",
+    "sentencepiece-unigram": "the 4 tokens the alphabet needs (3 characters + 1 special token): choose at least 4",
+    "hf-sentencepiece-bpe": "the 5 tokens the alphabet needs (4 characters + 1 special token): choose at least 5",
+    "hf-sentencepiece-unigram": "the 5 tokens the alphabet needs (4 characters + 1 special token): choose at least 5",
     "bert": "the 9 tokens the alphabet needs (2 characters + 2 continuing forms (##x) + 5 special tokens): "
     "choose at least 9",
     "gpt2": "the 257 tokens the alphabet needs (256 characters + 1 special token): choose at least 257",
