@@ -9,7 +9,6 @@ table entries are tested on a small rank file given their hash.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
@@ -207,13 +206,18 @@ def _small_rank_file(path: Path) -> dict[bytes, int]:
     return ranks
 
 
+def _with_hash(entry: openai_encodings.OpenAIEncoding, sha256: str) -> openai_encodings.OpenAIEncoding:
+    """`entry` as if its rank file were the one of hash `sha256`."""
+    return openai_encodings.OpenAIEncoding(entry.name, sha256, entry.pat_str, entry.special_tokens, entry.explicit_n_vocab)
+
+
 @pytest.mark.parametrize("name", ["r50k_base", "p50k_base"])
 def test_the_r50k_and_p50k_entries_load_as_tiktoken_would(name: str, tmp_path: Path) -> None:
     path = tmp_path / "small.tiktoken"
     ranks = _small_rank_file(path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     [entry] = [encoding for encoding in openai_encodings.ENCODINGS if encoding.name == name]
-    known = openai_encodings.by_sha256([dataclasses.replace(entry, sha256=digest)])
+    known = openai_encodings.by_sha256([_with_hash(entry, digest)])
     ours, notes = tiktoken_format.load_noted(str(path), known=known)
     assert notes == [f"recognized as OpenAI's {name} by its SHA-256: tiktoken's split pattern and its 1 special token"]
     theirs = tiktoken.Encoding(
@@ -235,7 +239,7 @@ def test_a_sidecar_or_arguments_win_over_the_hash(tmp_path: Path) -> None:
     _small_rank_file(path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     [entry] = [encoding for encoding in openai_encodings.ENCODINGS if encoding.name == "r50k_base"]
-    known = openai_encodings.by_sha256([dataclasses.replace(entry, sha256=digest)])
+    known = openai_encodings.by_sha256([_with_hash(entry, digest)])
     # both given: nothing assumed, nothing said
     given_both, notes = tiktoken_format.load_noted(str(path), tiktoken_format.GPT2_PATTERN, {}, known=known)
     assert notes == [] and given_both.get_added_tokens_decoder() == {}
