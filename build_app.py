@@ -131,6 +131,7 @@ COLD: dict[str, str] = {
     "engine/formats/files.py": "JSON files read and written whole: once per file, json does the work",
     "engine/formats/safe_json.py": "JSON read with its numbers checked: once per file, json does the work",
     "engine/formats/tiktoken.py": "a .tiktoken rank file: once per file, base64 does the work",
+    "engine/formats/openai_encodings.py": "OpenAI's four encodings as data: looked up once per .tiktoken file",
     "engine/formats/protobuf.py": "the protobuf wire format of a .model: once per file",
     "engine/formats/charsmap.py": "SentencePiece's normalization rules compiled into a blob: once per .model written",
     "engine/schema.py": "tokenizer.json's fields read and checked: once per component of a file",

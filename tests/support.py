@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import atexit
 import functools
+import gzip
+import importlib.util
 import json
 import os
 import shutil
@@ -259,3 +261,14 @@ def without_round_points(index: dict[str, object]) -> None:
     tokenizers = index["tokenizers"]
     assert isinstance(tokenizers, list)
     del tokenizers[0]["result"]["round_points"]
+
+
+def openai_rank_file(name: str, folder: Path) -> Path:
+    """OpenAI's real rank file `name` ("cl100k_base" or "o200k_base"), as the `bpe-openai` wheel
+    (a test dependency) ships it gzipped, written to `folder` as `<name>.tiktoken`."""
+    spec = importlib.util.find_spec("bpe_openai")
+    assert spec is not None and spec.submodule_search_locations, "bpe-openai (a test dependency) is not installed"
+    packed = Path(list(spec.submodule_search_locations)[0]) / "data" / f"{name}.tiktoken.gz"
+    path = folder / f"{name}.tiktoken"
+    path.write_bytes(gzip.decompress(packed.read_bytes()))
+    return path

@@ -12,6 +12,8 @@
   byte-level (HF's ByteLevelBPETokenizer).
 - `tiktoken`: tiktoken `.tiktoken` rank files and their JSON sidecar (pattern, special tokens), merges
   rebuilt from the ranks; `encoding_arguments` gives a `tiktoken.Encoding` equal to a tokenizer.
+- `openai_encodings`: OpenAI's four rank files by SHA-256, with tiktoken's pattern and special tokens
+  for each (what `tiktoken.load` uses for such a file without a sidecar).
 - `sentencepiece` (with `protobuf`, `sentencepiece_proto`): SentencePiece `.model` files.
 - `export_notes`: what a vocabulary-only export loses (the `write` functions return these notes).
 

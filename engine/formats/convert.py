@@ -89,7 +89,9 @@ def load(path: str) -> Tokenizer:
 
 def load_noted(path: str) -> Loaded:
     """`load`, with what was inferred from the file: for a BERT vocab.txt, whether it is cased
-    (see `bert_vocab.guess_case`); nothing for the formats that hold their whole pipeline."""
+    (see `bert_vocab.guess_case`); for a .tiktoken file without a sidecar, the pattern and
+    special tokens chosen (see `tiktoken.load_noted`); nothing for the formats that hold their
+    whole pipeline."""
     kind = detect(path)
     if os.path.isdir(path):
         return load_noted(_inside(path, kind))
@@ -97,6 +99,9 @@ def load_noted(path: str) -> Loaded:
         vocab = bert_vocab.read(path)
         guess = bert_vocab.guess_case(vocab)
         return Loaded(bert_vocab.bert_tokenizer(vocab, guess.lowercase, guess.strip_accents), [guess.note])
+    if kind == TIKTOKEN:
+        tokenizer, notes = tiktoken.load_noted(path)
+        return Loaded(tokenizer, notes)
     return Loaded(_load_whole(path, kind), [])
 
 

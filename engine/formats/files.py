@@ -59,7 +59,11 @@ def read_text(path: str, what: str) -> str:
 
     `what` names the expected content in messages ("tokenizer.json", "vocab.txt").
     """
-    data = read_bytes(path, what)
+    return decode_text(path, read_bytes(path, what), what)
+
+
+def decode_text(path: str, data: bytes, what: str) -> str:
+    """`data`, the content of the file `path`, as UTF-8 text, or `read_text`'s TokenizerFileError."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:

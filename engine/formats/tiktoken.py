@@ -13,13 +13,18 @@ pre-tokenizer pattern, no special tokens. What it cannot hold goes in a sidecar 
 pattern otherwise), `special_tokens` the special added tokens and their ids, `explicit_n_vocab` the
 vocabulary size when the ids have no holes (else null). These are `tiktoken.Encoding`'s arguments,
 so `Encoding(**sidecar, mergeable_ranks=load_tiktoken_bpe(path))` rebuilds the encoding.
-No tiktoken import here: the engine uses only the standard library.
+
+Without a sidecar, OpenAI's own rank files (r50k_base, p50k_base, cl100k_base, o200k_base) are
+recognized by their SHA-256 and get tiktoken's pattern and special tokens for them
+(`openai_encodings`); any other file gets GPT-2's pattern and no specials, and `load_noted` says
+which. No tiktoken import here: the engine uses only the standard library.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 import os
 from typing import Final, TypedDict
@@ -29,7 +34,8 @@ from engine.added_vocabulary import AddedToken
 from engine.models.bpe.model import BPE
 from engine.errors import EngineError, TokenizerFileError
 from engine.formats.export_notes import lost_parts
-from engine.formats.files import read_text, write_texts_atomically
+from engine.formats.files import decode_text, read_bytes, read_text, write_texts_atomically
+from engine.formats.openai_encodings import KNOWN_RANK_FILES, OpenAIEncoding
 from engine.formats.safe_json import parse_json
 from engine.pattern import ISOLATED, Regex
 from engine.schema import MAX_ID
@@ -44,14 +50,16 @@ SIDECAR_SUFFIX: Final = ".json"
 
 
 class RankFile:
-    """The ranks of a rank file and the line each came from (for messages)."""
+    """The ranks of a rank file, the line each came from (for messages) and the file's SHA-256 (hex)."""
 
     ranks: dict[bytes, int]
     lines: dict[int, int]
+    sha256: str
 
-    def __init__(self, ranks: dict[bytes, int], lines: dict[int, int]) -> None:
+    def __init__(self, ranks: dict[bytes, int], lines: dict[int, int], sha256: str = "") -> None:
         self.ranks = ranks
         self.lines = lines
+        self.sha256 = sha256
 
 
 class Sidecar:
@@ -85,7 +93,8 @@ def read(path: str) -> dict[bytes, int]:
 def read_rank_file(path: str) -> RankFile:
     """Like tiktoken's `load_tiktoken_bpe`, blank lines skipped; any other line must be
     `<base64> <rank>`, with no token or rank twice, or a TokenizerFileError names the line."""
-    text = read_text(path, ".tiktoken")
+    data = read_bytes(path, ".tiktoken")
+    text = decode_text(path, data, ".tiktoken")
     ranks: dict[bytes, int] = {}
     lines: dict[int, int] = {}
     token_lines: dict[bytes, int] = {}
@@ -118,7 +127,7 @@ def read_rank_file(path: str) -> RankFile:
         ranks[token] = rank
         lines[rank] = number
         token_lines[token] = number
-    return RankFile(ranks, lines)
+    return RankFile(ranks, lines, hashlib.sha256(data).hexdigest())
 
 
 def read_sidecar(path: str) -> Sidecar:
@@ -259,10 +268,22 @@ def tiktoken_tokenizer(
 
 
 def load(path: str, pattern: str | None = None, special_tokens: dict[str, int] | None = None) -> Tokenizer:
-    """An engine tokenizer from a `.tiktoken` file, its merges rebuilt from the ranks.
+    """An engine tokenizer from a `.tiktoken` file, its merges rebuilt from the ranks (see `load_noted`)."""
+    return load_noted(path, pattern, special_tokens)[0]
 
-    `pattern` and `special_tokens` default to the sidecar's when one is beside the file, else to
-    GPT-2's pattern and no specials. A token that no merge can build is an error naming its line;
+
+def load_noted(
+    path: str,
+    pattern: str | None = None,
+    special_tokens: dict[str, int] | None = None,
+    known: dict[str, OpenAIEncoding] = KNOWN_RANK_FILES,
+) -> tuple[Tokenizer, list[str]]:
+    """`load`, and what it assumed that neither the file nor the arguments say.
+
+    `pattern` and `special_tokens` default to the sidecar's when one is beside the file; else a
+    file whose SHA-256 is one of `known` (OpenAI's rank files) gets that encoding's, with a note
+    ("recognized as OpenAI's cl100k_base by its SHA-256: ..."); else GPT-2's pattern and no
+    specials, with a note saying so. A token that no merge can build is an error naming its line;
     a file without every single byte as a token is an error naming the missing bytes (tiktoken
     could not encode a text holding one, and the engine would drop it).
     """
@@ -271,13 +292,26 @@ def load(path: str, pattern: str | None = None, special_tokens: dict[str, int] |
         raise TokenizerFileError(path, "holds no tokens (a .tiktoken file has one `<base64 token> <rank>` line per token)")
     side = sidecar_path(path)
     source = "the arguments"
-    if (pattern is None or special_tokens is None) and os.path.isfile(side):
-        sidecar = read_sidecar(side)
-        source = side
-        if pattern is None:
-            pattern = sidecar.pat_str
-        if special_tokens is None:
-            special_tokens = sidecar.special_tokens
+    notes: list[str] = []
+    if pattern is None or special_tokens is None:
+        if os.path.isfile(side):
+            sidecar = read_sidecar(side)
+            source = side
+            if pattern is None:
+                pattern = sidecar.pat_str
+            if special_tokens is None:
+                special_tokens = sidecar.special_tokens
+        else:
+            encoding = known.get(rank_file.sha256)
+            if encoding is not None:
+                source = f"OpenAI's {encoding.name} pattern and special tokens"
+                notes.append(_recognized_note(encoding, pattern is None, special_tokens is None))
+                if pattern is None:
+                    pattern = encoding.pat_str
+                if special_tokens is None:
+                    special_tokens = dict(encoding.special_tokens)
+            else:
+                notes.append(_unknown_note(side, pattern is None, special_tokens is None))
     merges, orphans = merges_from_ranks(rank_file.ranks)
     if orphans:
         token = orphans[0]
@@ -298,9 +332,36 @@ def load(path: str, pattern: str | None = None, special_tokens: dict[str, int] |
     if missing:
         raise TokenizerFileError(path, f"has no rank for {_byte_list(missing)}: every single byte must be a token")
     try:
-        return tiktoken_tokenizer(rank_file.ranks, merges, pattern, special_tokens if special_tokens is not None else {})
+        tokenizer = tiktoken_tokenizer(rank_file.ranks, merges, pattern, special_tokens if special_tokens is not None else {})
     except EngineError as error:
         raise TokenizerFileError(path, f"cannot be loaded with {source}: {error}") from None
+    return tokenizer, notes
+
+
+def _recognized_note(encoding: OpenAIEncoding, pattern: bool, specials: bool) -> str:
+    """`"recognized as OpenAI's cl100k_base by its SHA-256: tiktoken's split pattern and its 5
+    special tokens"` (`pattern`, `specials`: which of the two were taken from the encoding)."""
+    taken: list[str] = []
+    if pattern:
+        taken.append("tiktoken's split pattern")
+    if specials:
+        n = len(encoding.special_tokens)
+        taken.append(f"its {n} special token{'s' if n != 1 else ''}")
+    return f"recognized as OpenAI's {encoding.name} by its SHA-256: {' and '.join(taken)}"
+
+
+def _unknown_note(side: str, pattern: bool, specials: bool) -> str:
+    """`"not one of OpenAI's rank files, and no sidecar (x.tiktoken.json) beside it: split with
+    GPT-2's pattern, no special tokens; write a sidecar to choose another"`."""
+    assumed: list[str] = []
+    if pattern:
+        assumed.append("split with GPT-2's pattern")
+    if specials:
+        assumed.append("no special tokens")
+    return (
+        f"not one of OpenAI's rank files, and no sidecar ({os.path.basename(side)}) beside it:"
+        f" {', '.join(assumed)}; write a sidecar to choose another"
+    )
 
 
 def _byte_list(missing: list[int]) -> str:

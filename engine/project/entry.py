@@ -19,13 +19,16 @@ from engine.project.fields import (
     member_part,
 )
 from engine.project.result import TrainedResult, examples_to_dict, examples_from_dict, vocabulary_frequencies
-from engine.schema import JsonValue, expect_object, get_count, get_str
+from engine.errors import SchemaError
+from engine.schema import JsonValue, expect_object, get_count, get_list, get_str
 from engine.tokenizer import Tokenizer
 from engine.trainers.records import TrainReport
 
 # What a tokenizer entry can change, to put back (`TokenizerEntry.state`): name, preset, source,
-# pipeline, trainer settings and result.
-EntryState = tuple[str, str, str, dict[str, JsonValue], dict[str, JsonValue] | None, TrainedResult | None]
+# pipeline, trainer settings, result and the notes of its import.
+EntryState = tuple[
+    str, str, str, dict[str, JsonValue], dict[str, JsonValue] | None, TrainedResult | None, list[str]
+]
 
 
 class TokenizerEntry:
@@ -34,7 +37,9 @@ class TokenizerEntry:
     tokenizer that keeps its own vocabulary) and, once trained or imported, its `result`.
 
     `preset` names what it was made from ("bpe", "gpt2", ... or "imported"); `source` is the
-    imported file. The result's parts are also readable here (`trained_json`, `report`, ...).
+    imported file, and `notes` what its reading chose that the file does not say (a .tiktoken
+    file's pattern: `convert.load_noted`). The result's parts are also readable here
+    (`trained_json`, `report`, ...).
     """
 
     name: str
@@ -43,6 +48,7 @@ class TokenizerEntry:
     pipeline: dict[str, JsonValue]
     trainer: dict[str, JsonValue] | None
     result: TrainedResult | None
+    notes: list[str]
 
     def __init__(
         self,
@@ -52,6 +58,7 @@ class TokenizerEntry:
         trainer: dict[str, JsonValue] | None,
         source: str = "",
         result: TrainedResult | None = None,
+        notes: list[str] | None = None,
     ) -> None:
         self.name = name
         self.preset = preset
@@ -59,14 +66,15 @@ class TokenizerEntry:
         self.pipeline = pipeline
         self.trainer = trainer
         self.result = result
+        self.notes = notes if notes is not None else []
 
     def state(self) -> EntryState:
         """Everything that can change, to put back later (`restore`): the values are never
         changed in place, so keeping them is cheap."""
-        return (self.name, self.preset, self.source, self.pipeline, self.trainer, self.result)
+        return (self.name, self.preset, self.source, self.pipeline, self.trainer, self.result, self.notes)
 
     def restore(self, state: EntryState) -> None:
-        self.name, self.preset, self.source, self.pipeline, self.trainer, self.result = state
+        self.name, self.preset, self.source, self.pipeline, self.trainer, self.result, self.notes = state
 
     @property
     def is_trained(self) -> bool:
@@ -127,13 +135,17 @@ class TokenizerEntry:
         self.result = None
 
     def _settings_dict(self) -> dict[str, JsonValue]:
-        return {
+        data: dict[str, JsonValue] = {
             "name": self.name,
             "preset": self.preset,
             "source": self.source,
-            "pipeline": self.pipeline,
-            "trainer": self.trainer,
         }
+        if self.notes:
+            # (only when there are some: a project without notes is written as before them)
+            data["notes"] = list[JsonValue](self.notes)
+        data["pipeline"] = self.pipeline
+        data["trainer"] = self.trainer
+        return data
 
     def to_dict(self, folder: str = "") -> dict[str, JsonValue]:
         """Everything in one JSON object (format 1's layout, parts inline)."""
@@ -205,6 +217,7 @@ class TokenizerEntry:
             json_object(pipeline),
             json_object(expect_object(trainer, f"{where}: trainer")) if trainer is not None else None,
             get_str(obj, "source", where, ""),
+            notes=_read_notes(obj, where),
         )
 
     @staticmethod
@@ -276,3 +289,15 @@ def _round_points(result: TrainedResult | None) -> list[JsonValue]:
     if result is None:
         return []
     return [[index, size, tokens, characters] for index, size, tokens, characters in result.round_points]
+
+
+def _read_notes(obj: dict[str, object], where: str) -> list[str]:
+    """The entry's optional "notes": a list of strings (absent: none)."""
+    if "notes" not in obj:
+        return []
+    found: list[str] = []
+    for note in get_list(obj, "notes", where):
+        if not isinstance(note, str):
+            raise SchemaError(f"{where}: field 'notes' must be a list of strings")
+        found.append(note)
+    return found

@@ -112,6 +112,22 @@ def test_bad_round_points_are_named(tmp_path: Path, points: object, fragment: st
         Project.load(str(path))
 
 
+def test_an_imported_tokenizers_notes_are_kept_and_bad_ones_named(tmp_path: Path) -> None:
+    project = trained_project(tmp_path)
+    # (a project without notes has no "notes" field: written as before there were any)
+    assert all("notes" not in entry for entry in json.loads(project.to_json(str(tmp_path)))["tokenizers"])
+    project.tokenizers[0].notes = ["not one of OpenAI's rank files: split with GPT-2's pattern"]
+    path = tmp_path / "noted.tokproj"
+    project.save(str(path))
+    assert Project.load(str(path)).tokenizers[0].notes == ["not one of OpenAI's rank files: split with GPT-2's pattern"]
+    assert Project.load(str(path)).tokenizers[1].notes == []
+    one_file = json.loads(project.to_json(str(tmp_path)))
+    one_file["tokenizers"][0]["notes"] = ["fine", 3]
+    path.write_text(json.dumps(one_file), encoding="utf-8")
+    with pytest.raises(ProjectFileError, match="tokenizer 'BPE': field 'notes' must be a list of strings"):
+        Project.load(str(path))
+
+
 def test_a_format_1_project_still_opens(tmp_path: Path) -> None:
     project = trained_project(tmp_path)
     path = tmp_path / "old.tokproj"

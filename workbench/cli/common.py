@@ -193,7 +193,8 @@ def load(path: str) -> engine.Tokenizer:
 
 
 def load_noted(path: str) -> convert.Loaded:
-    """`load`, with what the reader inferred from the file (a vocab.txt's case)."""
+    """`load`, with what the reader inferred from the file (a vocab.txt's case, the pattern and
+    special tokens of a .tiktoken file without sidecar)."""
     kind = special_file_kind(path)
     if kind:
         raise CliError(f"{path}: is {kind}, not a tokenizer file")

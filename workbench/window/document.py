@@ -401,13 +401,19 @@ class ProjectDocument(QObject):
         SentencePiece .model, .tiktoken, BERT vocab.txt, GPT-2 vocab.json + merges.txt);
         raises EngineError (naming the file) when it cannot be read. The window reads files in
         a child process (`workbench.jobs.children.files.load_main`) and calls `add_loaded`."""
-        return self.add_loaded(path, imported(convert.load(path)))
+        found = convert.load_noted(path)
+        # (as the window keeps them: a vocab.txt's case is said when it is chosen, not kept)
+        notes = found.notes if convert.detect(path) != convert.BERT_VOCAB else []
+        return self.add_loaded(path, imported(found.tokenizer), notes)
 
     def add_loaded(
-        self, path: str, loaded: tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None, int]
+        self,
+        path: str,
+        loaded: tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None, int],
+        notes: list[str] | None = None,
     ) -> TokenizerEntry:
         """The tokenizer read from the file `path`, as `workbench.jobs.children.files.imported` gives it, as a new
-        tokenizer of the project."""
+        tokenizer of the project; `notes`: what the reading chose that the file does not say."""
         tokenizer_json, pipeline, trainer, size = loaded
         result = TrainedResult(tokenizer_json)
         result.vocab_size = size
@@ -418,6 +424,7 @@ class ProjectDocument(QObject):
             trainer,
             source=os.path.abspath(path),
             result=result,
+            notes=list(notes) if notes is not None else [],
         )
         return self._append(entry, f"Import “{entry.name}”")
 
@@ -465,6 +472,7 @@ class ProjectDocument(QObject):
         if entry.is_trained:
             entry.forget_result()
             entry.source = ""
+            entry.notes = []
         self._view = None
         self._tell_changes()
         self._edited(f"Change the settings of “{entry.name}”", before, merge_key=id(entry))
@@ -485,6 +493,7 @@ class ProjectDocument(QObject):
         if configuration is not None:
             entry.pipeline, entry.trainer = configuration
         entry.source = ""
+        entry.notes = []
         entry.result = result
         if entry is self.active:
             self._view = None

@@ -83,6 +83,7 @@ class MainWindow(QMainWindow):
         self.file_checker = FileChecker(self)
 
         self.project_panel = ProjectPanel(self.document, self.prompts, self.file_checker)
+        self.project_panel.noted.connect(self._on_project_panel_noted)
         dock = QDockWidget("Project", self)
         dock.setObjectName("project-dock")
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
@@ -240,7 +241,7 @@ class MainWindow(QMainWindow):
         if loaded is None:
             return False
         self._show_project(Project(f"Inspect {os.path.basename(path)}"), None)
-        self.document.add_loaded(path, loaded)
+        self.project_panel.add_read(path, loaded)
         self.document.undo_stack.clear()  # (an inspection starts with nothing to undo or save)
         self.tabs.setCurrentWidget(self.vocab_tab)
         return True
@@ -394,6 +395,11 @@ class MainWindow(QMainWindow):
         elif number in self._settings_writes:
             self._settings_writes.discard(number)
             self.statusBar().showMessage(f"The settings were not saved: {message}", 10000)
+
+    def _on_project_panel_noted(self, text: str) -> None:
+        # (an imported file's notes are long: shown until the next message, and kept in the
+        # tokenizer's tooltip in the project panel)
+        self.statusBar().showMessage(text)
 
     def offer_recovery(self) -> bool:
         """After a crash: offer back every autosaved copy no living window holds, newest first.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from typing import Final
 
-from PySide6.QtCore import QPoint, QSize, Qt
+from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -55,8 +55,17 @@ from workbench.window.prompts import Prompts
 FILE_NAME_CHARS: Final = 16
 
 
+# An imported tokenizer's list entry and the notes of its reading, one a line.
+Loaded = tuple[tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None, int], list[str]]
+
+
 class ProjectPanel(QWidget):
     """Corpus files and tokenizers of the open project."""
+
+    # what the reading of an imported tokenizer file chose that the file does not say, as one
+    # line ("cl100k_base.tiktoken: recognized as OpenAI's cl100k_base by its SHA-256: ..."),
+    # for the status bar
+    noted = Signal(str)
 
     def __init__(self, document: ProjectDocument, prompts: Prompts, checker: FileChecker) -> None:
         super().__init__()
@@ -308,17 +317,24 @@ class ProjectPanel(QWidget):
             return
         loaded = self.read_tokenizer(path, "The tokenizer cannot be imported")
         if loaded is not None:
-            self.document.add_loaded(path, loaded)
+            self.add_read(path, loaded)
 
-    def read_tokenizer(
-        self, path: str, failure: str = "", hint: str = ""
-    ) -> tuple[str, dict[str, JsonValue], dict[str, JsonValue] | None, int] | None:
-        """The tokenizer file `path` read in a child process, as `document.add_loaded` takes it;
-        None when it cannot be read (said, under the title `failure` and with `hint` after the
-        reason, unless `failure` is "").
+    def add_read(self, path: str, loaded: Loaded) -> None:
+        """The tokenizer `read_tokenizer` read from `path` added to the project (made the active
+        one), its notes said in the status bar (`noted`) and kept in its entry's tooltip."""
+        self.document.add_loaded(path, loaded[0], loaded[1])
+        if loaded[1]:
+            self.noted.emit(f"{os.path.basename(path)}: {'; '.join(loaded[1])}")
+
+    def read_tokenizer(self, path: str, failure: str = "", hint: str = "") -> Loaded | None:
+        """The tokenizer file `path` read in a child process, as `add_read` takes it: its entry
+        and the notes of its reading (a .tiktoken file's pattern and special tokens); None when it
+        cannot be read (said, under the title `failure` and with `hint` after the reason, unless
+        `failure` is "").
 
         A BERT vocab.txt does not say whether its model lowercases the text: what its tokens
-        show is chosen, said, and the user may read it the other way."""
+        show is chosen, said, and the user may read it the other way (its note is said then, in
+        the question, and not kept)."""
         ok, loaded = self._loader.run(load_main, load_payload(path))
         if ok and isinstance(loaded, tuple) and loaded[5] is not None:
             lowercase = bool(loaded[5])
@@ -336,7 +352,8 @@ class ProjectPanel(QWidget):
             if failure:
                 self.prompts.warn(failure, f"{loaded}{hint}")
             return None
-        return loaded[0], loaded[1], loaded[2], int(loaded[3])
+        notes = [str(note) for note in loaded[4]] if loaded[5] is None else []
+        return (loaded[0], loaded[1], loaded[2], int(loaded[3])), notes
 
     def remove_active_tokenizer(self) -> None:
         entry = self.document.active
@@ -373,7 +390,7 @@ class ProjectPanel(QWidget):
             else:
                 state = "not trained"
             item = QListWidgetItem(f"{entry.name}\n    {state}")
-            item.setToolTip(entry.source or entry.name)
+            item.setToolTip("\n".join([entry.source or entry.name, *entry.notes]))
             self.tokenizer_list.addItem(item)
         self.tokenizer_list.setCurrentRow(project.active)
         self.tokenizer_list.blockSignals(False)
