@@ -58,6 +58,8 @@ INTERPRETED: dict[str, str] = {
     "engine/formats/bert_vocab.py": "vocab.txt: one pass over the lines, once per file",
     "engine/formats/sentencepiece.py": "a .model to a pipeline and back: once per file",
     "engine/formats/sentencepiece_proto.py": "the .model's fields: once per file (the protobuf reader stays compiled)",
+    "engine/analysis/certificate.py": "an export's certificate: once per export, the compiled tokenizer does the encoding",
+    "engine/analysis/certificate_readers.py": "the other libraries' side of a certificate: their calls, once per export",
 }
 
 

@@ -5,7 +5,9 @@ what text costs over many texts and languages (`audit`), tokens per character at
 vocabulary size a training passed through (`size_curve`), the vocabulary's health (`vocab_health`)
 and two vocabularies side by side (`vocab_compare`), and what a text is made of in Unicode terms,
 with the ids each normal form of it gets (`unicode_report`, on the character facts of
-`unicode_characters`).
+`unicode_characters`), and an export's certificate: the written file read by the library that
+owns its format, encoding a suite of texts as the exported tokenizer does (`certificate`, on the
+two sides of `certificate_readers`).
 
 The library never imports this package: training, loading and encoding work without it
 (`tests/test_import_contracts.py`).

@@ -12,6 +12,7 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 from window_support import SAMPLE, train_and_wait, wait_for_view
 
+from engine.analysis import certificate
 from engine.corpus.checks import check_file
 from engine.formats import convert
 from engine.formats import tiktoken as tiktoken_format
@@ -87,8 +88,17 @@ def test_gpt2_and_tiktoken_exports_load_back_and_in_tiktoken(
     assert vocab.is_file() and (tmp_path / "gpt2" / "merges.txt").is_file()
     same_encodings(window, vocab)
 
+    # the export proves itself: HF tokenizers reads the two files with the same ids on every text
+    [report] = [text for kind, title, text, _ in prompts.dialogs if title == "Exported as GPT-2 vocab.json + merges.txt"]
+    assert report.startswith(f"Wrote {vocab} and {tmp_path / 'gpt2' / 'merges.txt'}.\n\nCertificate: identical on 556 texts (")
+    assert "read by tokenizers 0.23.3\nloaded with tokenizers.ByteLevelBPETokenizer('vocab.json', 'merges.txt')" in report
+    assert f"The certificate is saved as {vocab}.certificate.json" in report
+    assert certificate.load(f"{vocab}.certificate.json").identical
+    assert "certificate: identical on 556 texts" in window.statusBar().currentMessage()
+
     ranks = tmp_path / "sample.tiktoken"
     export(window, prompts, convert.TIKTOKEN, ranks)
+    assert certificate.load(f"{ranks}.certificate.json").reader == "tiktoken 0.14.0"
     assert ranks.is_file() and Path(tiktoken_format.sidecar_path(str(ranks))).is_file()
     same_encodings(window, ranks)
     import tiktoken  # (a test dependency)
@@ -121,6 +131,7 @@ def test_sentencepiece_export_loads_back_and_in_sentencepiece(
     export(window, prompts, convert.SENTENCEPIECE, model)
     assert model.is_file() and model.with_suffix(".vocab").is_file()
     same_encodings(window, model)
+    reports = prompts.questions("report")
     status = window.statusBar().currentMessage()
     assert f"Exported {model}" in status and "does not keep" not in status
     assert not [note for note in prompts.questions("inform") if "space" in note]
@@ -129,10 +140,30 @@ def test_sentencepiece_export_loads_back_and_in_sentencepiece(
     processor = spm.SentencePieceProcessor(model_file=str(model))
     view = window.document.view()
     assert view is not None
-    # every line, those starting with a space too
-    assert any(line[0].isspace() for line in LINES + [" leading", "\u3000ideographic"])
+    # the certificate finds every text the same in sentencepiece (those starting with a space too)
+    assert reports and "Certificate: identical on " in reports[-1] and "read by sentencepiece" in reports[-1]
+    assert "starts with a space" not in reports[-1]
+    assert certificate.load(f"{model}.certificate.json").identical
+    assert any(line[0].isspace() for line in LINES)
     for line in LINES + [" leading", "\u3000ideographic", "  two  spaces  "]:
         assert processor.encode(line, out_type=str) == view.tokenizer.encode(line, add_special_tokens=False).tokens
+
+
+def test_a_tokenizer_json_export_shows_its_certificate(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
+) -> None:
+    trained(qtbot, window, small_corpus, "bpe", 400)
+    target = tmp_path / "bpe.json"
+    prompts.answers["export_file"] = str(target)
+    assert window.export_tokenizer_json()
+    [(kind, title, report, _)] = [dialog for dialog in prompts.dialogs if dialog[1].startswith("Exported")]
+    assert (kind, title) == ("report", "Exported as tokenizer.json")
+    saved = certificate.load(f"{target}.certificate.json")
+    assert saved.identical and saved.special_tokens and saved.files == [(str(target), certificate.sha256_of(str(target)))]
+    assert report == (
+        f"Wrote {target}.\n\nCertificate: {saved.verdict()}\nloaded with tokenizers.Tokenizer.from_file('bpe.json')"
+        f"\n\nThe certificate is saved as {target}.certificate.json"
+    )
 
 
 def test_the_export_entries_wait_for_a_trained_tokenizer(window: MainWindow) -> None:

@@ -1,6 +1,9 @@
 """`Exporter`: File ▸ Export. The active tokenizer written in another format where the user says,
-in a child process (`workbench.jobs.children.files`), with what the format cannot hold listed;
-and the Export menu's entries enabled for the formats that can hold it, the others saying why.
+in a child process (`workbench.jobs.children.files`), which then certifies the file (the library
+that owns the format encodes a suite of texts as the workbench does, or the first mismatches are
+named) and saves the certificate beside it; a result dialog says what was written, the
+certificate and what the format cannot hold. The Export menu's entries are enabled for the
+formats that can hold the tokenizer, the others saying why.
 
 Whether a format can hold a tokenizer is the engine's answer (`convert.check`), found out in the
 encoding process with the rest of the tokenizer's view: nothing here parses a tokenizer.
@@ -15,12 +18,16 @@ from typing import Final
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 
+from engine.analysis.certificate import Certificate
 from engine.formats import convert
 from workbench.jobs.children.files import export_main, export_payload
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.window.document import ProjectDocument
 from workbench.window.menus import EXPORT_TITLES
 from workbench.window.prompts import EXPORT_FILTERS, TOKENIZER_FILTER, Prompts
+
+# How many mismatches the result dialog shows (the certificate's JSON holds more).
+REPORTED: Final = 3
 
 # The name each format suggests (tokenizer.json, a SentencePiece model and a tiktoken file are
 # named after the tokenizer instead).
@@ -95,21 +102,45 @@ class Exporter(QObject):
             path += convert.SUFFIXES[kind]
         title = EXPORT_TITLES.get(kind, "tokenizer.json").rstrip("…")
         self._busy(f"Exporting {path}…")
+
+        def on_progressed(record: object) -> None:
+            if record == "certifying":
+                self._busy(f"Checking {path}: encoding the certificate's texts with the library that reads it…")
+
+        self._job.progressed.connect(on_progressed)
         try:
             ok, answer = self._job.run(export_main, export_payload(entry.trained_json, kind, path))
         finally:
+            self._job.progressed.disconnect(on_progressed)
             self._busy("")
         if not ok or not isinstance(answer, tuple):
             self.prompts.warn(f"The tokenizer was not exported as {title}", f"{answer}\n\nNothing was written at {path}.")
             return False
-        paths, notes = answer
+        paths, notes, data, where = answer
+        found = Certificate.from_dict(data) if isinstance(data, dict) else None
         written = " and ".join(paths)
+        checked = f"; certificate: {found.verdict()}" if found is not None else "; not certified"
         if kind == convert.HF:
-            self._status(f"Exported {written} (tokenizer.json keeps the whole pipeline)", 8000)
-            return True
-        lost = f"; it does not keep {len(notes)} thing{'s' if len(notes) != 1 else ''} (listed)" if notes else ""
-        self._status(f"Exported {written}{lost}", 10000)
-        if notes:
-            listed = "\n".join(f"• {note}" for note in notes)
-            self.prompts.inform(f"What {title} does not keep", f"Wrote {written}.\n\nThe format cannot hold:\n{listed}")
+            self._status(f"Exported {written} (tokenizer.json keeps the whole pipeline){checked}", 10000)
+        else:
+            lost = f"; it does not keep {len(notes)} thing{'s' if len(notes) != 1 else ''} (listed)" if notes else ""
+            self._status(f"Exported {written}{lost}{checked}", 10000)
+        self.prompts.report(f"Exported as {title}", export_report(written, notes, found, str(where)))
         return True
+
+
+def export_report(written: str, notes: list[str], found: Certificate | None, where: str) -> str:
+    """What the export's result dialog says: what was written, its certificate (the verdict, how
+    the file was read, the first mismatches, where the JSON was saved) and what the format
+    cannot hold."""
+    parts = [f"Wrote {written}."]
+    if found is None:
+        parts.append(f"Certificate: none; {where}")
+    else:
+        lines = found.lines(REPORTED)
+        lines[0] = "Certificate: " + lines[0].removeprefix("certificate: ")
+        parts.append("\n".join(line.removeprefix("  ") for line in lines))
+        parts.append(f"The certificate is saved as {where}")
+    if notes:
+        parts.append("The format cannot hold:\n" + "\n".join(f"• {note}" for note in notes))
+    return "\n\n".join(parts)

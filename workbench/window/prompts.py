@@ -6,6 +6,9 @@ the tests give the window one that answers from a script, so no test ever waits 
 
 from __future__ import annotations
 
+import html
+
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMessageBox, QWidget
 
 from workbench.jobs.runners.file_checks import CORPUS_FILTER, files_in
@@ -85,10 +88,19 @@ class Prompts:
                 box.setDefaultButton(buttons[0])
         else:
             box.setStandardButtons(QMessageBox.StandardButton.Ok)
+        if kind == "report":
+            box.setTextFormat(Qt.TextFormat.RichText)
+            box.setText(report_html(text))
+            box.setStyleSheet("QLabel#qt_msgbox_label { min-width: 640px; }")
         return box
 
     def inform(self, title: str, text: str) -> None:
         self.box("inform", title, text).exec()
+
+    def report(self, title: str, text: str) -> None:
+        """A result to read (an export's certificate): paragraphs, and indented lines (tokens
+        and ids side by side) kept aligned in a fixed-width font."""
+        self.box("report", title, text).exec()
 
     def open_project(self, folder: str = "") -> str | None:
         path, _ = QFileDialog.getOpenFileName(
@@ -135,6 +147,29 @@ class Prompts:
         return text if ok else None
 
 
+def report_html(text: str) -> str:
+    """`Prompts.report`'s text as rich text: each run of lines indented by four spaces or more
+    in a <pre> block, the other lines as they are (escaped), paragraphs kept apart.
+
+    "a\n    1 x\n    2 y\nb" -> "a<pre ...>1 x\n2 y</pre>b"
+    """
+    parts: list[str] = []
+    block: list[str] = []
+    previous_text = False
+    for line in text.split("\n") + [""]:
+        if line.startswith("    "):
+            block.append(html.escape(line[4:]))
+            continue
+        if block:
+            parts.append("<pre style='margin: 0 0 0 1em'>" + "\n".join(block) + "</pre>")
+            block = []
+            previous_text = False
+        # (a run of spaces, as in an excerpt of "   ", is not collapsed)
+        parts.append(("<br>" if previous_text else "") + html.escape(line).replace("  ", "&nbsp; "))
+        previous_text = True
+    return "".join(parts)
+
+
 class ScriptedPrompts(Prompts):
     """Answers from a script instead of dialogs, and remembers what was asked: for tests and the
     offscreen screenshots. Unscripted questions get a safe answer (cancel, no, nothing chosen)."""
@@ -172,6 +207,10 @@ class ScriptedPrompts(Prompts):
     def inform(self, title: str, text: str) -> None:
         self.dialogs.append(("inform", title, text, []))
         self._answer("inform", f"{title}: {text}", None)
+
+    def report(self, title: str, text: str) -> None:
+        self.dialogs.append(("report", title, text, []))
+        self._answer("report", f"{title}: {text}", None)
 
     def open_project(self, folder: str = "") -> str | None:
         return _path(self._answer("open_project", folder, None))

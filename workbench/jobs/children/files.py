@@ -16,6 +16,7 @@ from engine import Tokenizer, models, trainers
 from engine.errors import EngineError
 from engine.formats import bert_vocab, convert
 from engine.schema import JsonValue
+from workbench.core.export_certificate import certify_export
 
 
 def load_payload(path: str, lowercase: bool | None = None) -> dict[str, object]:
@@ -95,8 +96,11 @@ def untrained_json(tokenizer: Tokenizer) -> dict[str, JsonValue]:
 
 def export_main(payload: object, connection: Connection) -> None:
     """The child: write the tokenizer.json text `payload["tokenizer"]` in format
-    `payload["format"]` at `payload["path"]`; sends ("done", (paths written, what the format
-    could not hold)) or ("failed", message)."""
+    `payload["format"]` at `payload["path"]`, then make its certificate
+    (`workbench.core.export_certificate`; ("progress", "certifying") first) and save it beside;
+    sends ("done", (paths written, what the format could not hold, the certificate as a dict or
+    None, where it was saved or why there is none)) or ("failed", message) when nothing was
+    written."""
     if not isinstance(payload, dict):
         connection.send(("failed", "the export got no job"))
         return
@@ -107,7 +111,14 @@ def export_main(payload: object, connection: Connection) -> None:
     except (EngineError, OSError) as error:
         connection.send(("failed", str(error)))
         return
-    connection.send(("done", (convert.written_paths(kind, path), list(notes))))
+    connection.send(("progress", "certifying"))
+    certificate: dict[str, JsonValue] | None = None
+    try:
+        found, where = certify_export(tokenizer, kind, path)
+        certificate = found.to_dict()
+    except Exception as error:  # noqa: BLE001 - the file is written; the window says the check did not run
+        where = f"the check could not run: {type(error).__name__}: {error}"
+    connection.send(("done", (convert.written_paths(kind, path), list(notes), certificate, where)))
 
 
 def export_payload(tokenizer_json: str, kind: str, path: str) -> dict[str, object]:
