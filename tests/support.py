@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
 from engine.progress import ProgressSink, TrainProgress
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -272,3 +272,16 @@ def openai_rank_file(name: str, folder: Path) -> Path:
     path = folder / f"{name}.tiktoken"
     path.write_bytes(gzip.decompress(packed.read_bytes()))
     return path
+
+
+def sentencepiece_style() -> Tokenizer:
+    """A Unigram of 400 pieces trained on shakespeare.txt's first 3,000 lines with HF's
+    SentencePiece-style pipeline (NFKC, Metaspace), which a `.model` cannot hold exactly: the
+    export notes a text that starts with a space."""
+    tokenizer = Tokenizer(models.Unigram())
+    tokenizer.normalizer = normalizers.NFKC()
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
+    tokenizer.decoder = decoders.Metaspace()
+    text = corpus_path("shakespeare.txt").read_text(encoding="utf-8").splitlines()[:3000]
+    tokenizer.train_from_iterator(text, trainers.UnigramTrainer(vocab_size=400, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False))
+    return tokenizer

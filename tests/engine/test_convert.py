@@ -7,22 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+from engine import Tokenizer
 from engine.errors import TokenizerFileError
 from engine.formats import convert
-from support import corpus_path, train_byte_level
+from support import corpus_path, sentencepiece_style, train_byte_level
 
 LINES = ["First Citizen:", "Before we proceed any further, hear me speak.", "naïve café ☃"]
-
-
-def sentencepiece_style() -> Tokenizer:
-    tokenizer = Tokenizer(models.Unigram())
-    tokenizer.normalizer = normalizers.NFKC()
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
-    tokenizer.decoder = decoders.Metaspace()
-    text = corpus_path("shakespeare.txt").read_text(encoding="utf-8").splitlines()[:3000]
-    tokenizer.train_from_iterator(text, trainers.UnigramTrainer(vocab_size=400, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False))
-    return tokenizer
 
 
 def test_every_format_round_trips_through_save_detect_load(tmp_path: Path) -> None:

@@ -35,7 +35,7 @@ def byte_level() -> Tokenizer:
 
 
 def sentencepiece_style() -> Tokenizer:
-    """A Unigram as the workbench's SentencePiece preset makes it: NFKC, Metaspace."""
+    """A Unigram as HF's SentencePiece-style preset makes it: NFKC, Metaspace."""
     tokenizer = Tokenizer(models.Unigram())
     tokenizer.normalizer = normalizers.NFKC()
     tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()

@@ -10,9 +10,8 @@ from pathlib import Path
 
 from cli_support import assert_one_line_error, run_cli
 
-from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
 from engine.analysis import certificate
-from support import corpus_path
+from support import corpus_path, sentencepiece_style
 
 
 def test_an_identical_conversion_prints_its_certificate_and_saves_it(tmp_path: Path) -> None:
@@ -32,12 +31,7 @@ def test_an_identical_conversion_prints_its_certificate_and_saves_it(tmp_path: P
 
 
 def test_a_mismatching_conversion_keeps_the_file_and_exits_3(tmp_path: Path) -> None:
-    tokenizer = Tokenizer(models.Unigram())
-    tokenizer.normalizer = normalizers.NFKC()
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace()
-    tokenizer.decoder = decoders.Metaspace()
-    text = corpus_path("shakespeare.txt").read_text(encoding="utf-8").splitlines()[:3000]
-    tokenizer.train_from_iterator(text, trainers.UnigramTrainer(vocab_size=400, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False))
+    tokenizer = sentencepiece_style()
     source = tmp_path / "unigram.json"
     tokenizer.save(str(source))
     out = tmp_path / "unigram.model"
