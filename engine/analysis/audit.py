@@ -22,7 +22,6 @@ Nothing here reads files or draws: the texts come from the caller (the shipped d
 
 from __future__ import annotations
 
-import gc
 import math
 import re
 import unicodedata
@@ -33,6 +32,7 @@ import regex
 
 from engine.analysis import baselines
 from engine.analysis.inspection import round_trip, unknown_positions
+from engine.collector import PausedCollector
 from engine.encoding import Encoding
 from engine.models.bpe.model import BPE
 from engine.models.unigram.model import Unigram
@@ -556,7 +556,8 @@ def audit(
     by tokenizer, texts in the order given. `progress(n)`, when given, hears after each text
     how many texts are done."""
     rows: list[list[TextCost]] = [[] for _ in tokenizers]
-    with CollectorPaused():
+    # (the collector paused: an audit makes its encodings' lists by the million, and no cycles)
+    with PausedCollector():
         auditor = Auditor(tokenizers)
         done = 0
         for text in texts:
@@ -592,26 +593,6 @@ class Auditor:
             name, tokenizer = self.tokenizers[index]
             costs.append(_measure(name, tokenizer, text, self.fallbacks[index], found, self.tallies[index]))
         return costs
-
-
-class CollectorPaused:
-    """`with CollectorPaused():` pauses Python's cyclic garbage collector while an audit runs,
-    and resumes it after if it ran: an audit allocates its encodings' lists by the million and
-    makes no cycles, and each collection walked every young list of ids and tokens, 7 % of the
-    audit's time."""
-
-    def __init__(self) -> None:
-        self.paused = False
-
-    def __enter__(self) -> CollectorPaused:
-        self.paused = gc.isenabled()
-        if self.paused:
-            gc.disable()
-        return self
-
-    def __exit__(self, *exception: object) -> None:
-        if self.paused:
-            gc.enable()
 
 
 def renyi_efficiency(frequencies: Sequence[int], vocabulary_size: int, alpha: float = RENYI_ALPHA) -> float:

@@ -26,10 +26,10 @@ from engine.analysis.audit import (
     AuditText,
     EmbeddingCost,
     Auditor,
-    CollectorPaused,
     TextCost,
     add_premiums,
 )
+from engine.collector import PausedCollector
 from engine.errors import EngineError
 from workbench.core.audit_report import (
     TokenizerFile,
@@ -211,7 +211,7 @@ def measure_all(
             # (at most every text: the one where they met may be counted twice)
             report(min(mine + (helper.done() if helper is not None else 0), len(texts)), len(texts), upcoming)
 
-    with CollectorPaused():
+    with PausedCollector():
         auditor = Auditor(tokenizers)
         index = claims.take()
         while index >= 0:
@@ -357,7 +357,7 @@ def measure_share(jobs: Connection, connection: Connection, ends: Ends) -> None:
         claims = Claims(ends, False)
         measured: list[tuple[int, list[dict[str, object]]]] = []
         last = time.monotonic()
-        with CollectorPaused():
+        with PausedCollector():
             auditor = Auditor(tokenizers)
             index = claims.take()
             while index >= 0:
