@@ -16,7 +16,7 @@ from engine import fast_path, tokenizer_training
 from engine.added_vocabulary import AddedToken, AddedVocabulary, as_added_tokens
 from engine.collector import PausedCollector
 from engine.corpus import counting
-from engine.corpus.counting import AddedTokenWords, PipelineWords, WordSplitter
+from engine.corpus.counting import AddedTokenWords, PipelineWords, SentenceWords, WordSplitter
 from engine.corpus.sources import DEFAULT_FIELD, CorpusSource
 from engine.corpus.units import FileSlice
 from engine.decoders import Decoder
@@ -410,8 +410,9 @@ class Tokenizer:
         CorpusError for an unusable file and TrainingCancelled when `progress` asks to stop; in
         both cases the tokenizer is left as it was. `processes` is `count_words`'s.
         """
+        sentences = trainer is not None and trainer.counts_sentences()
         return tokenizer_training.train(
-            self._model, self._added, self._normalizer, self._word_splitter(),
+            self._model, self._added, self._normalizer, self._word_splitter(sentences),
             files, trainer, progress, processes, field, include, exclude, sample_lines, seed,
         )  # fmt: skip
 
@@ -423,8 +424,9 @@ class Tokenizer:
         progress: ProgressSink | None = None,
     ) -> TrainReport:
         """Train on texts from any iterable (or iterable of batches of texts); `length` feeds progress."""
+        sentences = trainer is not None and trainer.counts_sentences()
         return tokenizer_training.train_from_iterator(
-            self._model, self._added, self._normalizer, self._word_splitter(), iterator, trainer, length, progress
+            self._model, self._added, self._normalizer, self._word_splitter(sentences), iterator, trainer, length, progress
         )
 
     def count_words(
@@ -437,17 +439,19 @@ class Tokenizer:
         exclude: Sequence[str] = (),
         sample_lines: int = 0,
         seed: int = 0,
+        sentences: bool = False,
     ) -> dict[str, int]:
         """word -> count over every line of the files (or `FileSlice`s of them), split by this
         tokenizer's added tokens, normalizer and pre-tokenizer exactly as `train` splits them;
         the other inputs (folders, compressed, JSON Lines, ...) as `engine.corpus.counting.count_words`.
+        `sentences`: count whole lines instead, as a trainer whose `counts_sentences()` reads them.
 
         `processes`: 1 counts here only, N forks N counting processes (Linux; never from a
         process that runs native threads), 0 chooses by input size. Raises CorpusError.
         """
         sink = progress if progress is not None else SilentProgress()
         return counting.count_words(
-            files, self._word_splitter(), sink, processes, field, include, exclude, sample_lines, seed
+            files, self._word_splitter(sentences), sink, processes, field, include, exclude, sample_lines, seed
         )
 
     def count_sampled_words(
@@ -457,22 +461,26 @@ class Tokenizer:
         progress: ProgressSink | None = None,
         seed: int = 0,
         field: str = DEFAULT_FIELD,
+        sentences: bool = False,
     ) -> counting.SampledCounts:
         """`count_words` over a uniform random sample of `sample_lines` lines and records
         (SentencePiece's `input_sentence_size`; the same sample for the same `seed`), with how
         many lines it kept of how many it read. One process. Raises CorpusError."""
         sink = progress if progress is not None else SilentProgress()
-        return counting.count_sampled_words(files, self._word_splitter(), sink, sample_lines, seed, field)
+        return counting.count_sampled_words(files, self._word_splitter(sentences), sink, sample_lines, seed, field)
 
     def count_words_from_iterator(
         self,
         iterator: Iterable[str] | Iterable[list[str]],
         length: int | None = None,
         progress: ProgressSink | None = None,
+        sentences: bool = False,
     ) -> dict[str, int]:
         """`count_words` over texts (or batches of texts), each split whole, as `train_from_iterator`."""
         sink = progress if progress is not None else SilentProgress()
-        return counting.count_words_from_iterator(counting.flatten(iterator), self._word_splitter(), sink, length)
+        return counting.count_words_from_iterator(
+            counting.flatten(iterator), self._word_splitter(sentences), sink, length
+        )
 
     def train_from_counts(
         self, word_counts: dict[str, int], trainer: Trainer | None = None, progress: ProgressSink | None = None
@@ -486,7 +494,10 @@ class Tokenizer:
         far, add the trainer's special tokens, and return the run's history."""
         return tokenizer_training.apply_training(self._model, self._added, self._normalizer, trainer, run)
 
-    def _word_splitter(self) -> WordSplitter:
+    def _word_splitter(self, sentences: bool = False) -> WordSplitter:
+        """What counting counts: words, or whole lines (`sentences`; `SentenceWords`)."""
+        if sentences:
+            return SentenceWords(None if self._added.is_empty() else self._added, self._normalizer, self._pre_tokenizer)
         if self._added.is_empty():
             return PipelineWords(self._normalizer, self._pre_tokenizer)
         return AddedTokenWords(self._added, self._normalizer, self._pre_tokenizer)

@@ -157,6 +157,42 @@ class AddedTokenWords(WordSplitter):
         return [split.normalized.get() for split in pretokenized.splits]
 
 
+class SentenceWords(WordSplitter):
+    """Whole lines as `sentencepiece` trains on them: one "word" per line, the line normalized
+    and its pre-tokenizer's splits joined again ("a b" under Metaspace -> "▁a▁b"), cut only at
+    added tokens (which sentencepiece cuts out of its sentences) and dropped when empty.
+    `SentencePieceTrainer` reads these (`Trainer.counts_sentences`) and cuts the words itself."""
+
+    added: AddedVocabulary | None
+    normalizer: Normalizer | None
+    pre_tokenizer: PreTokenizer | None
+
+    def __init__(
+        self, added: AddedVocabulary | None, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None
+    ) -> None:
+        self.added = added
+        self.normalizer = normalizer
+        self.pre_tokenizer = pre_tokenizer
+
+    def words(self, line: str) -> list[str]:
+        if self.added is None:
+            text = line if self.normalizer is None else self.normalizer.normalize_str(line)
+            sentence = "".join(words_of(self.pre_tokenizer, text))
+            return [sentence] if sentence else []
+        sentences: list[str] = []
+        parts: list[str] = []
+        for split in pre_tokenized(line, self.added, self.normalizer, self.pre_tokenizer).splits:
+            if split.tokens is not None:
+                if parts:
+                    sentences.append("".join(parts))
+                    parts = []
+            else:
+                parts.append(split.normalized.get())
+        if parts:
+            sentences.append("".join(parts))
+        return [sentence for sentence in sentences if sentence]
+
+
 def count_words(
     files: Sequence[str | FileSlice | CorpusSource],
     splitter: WordSplitter,

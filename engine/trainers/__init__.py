@@ -1,5 +1,6 @@
 """The trainer stage, as HF's `tokenizers.trainers`: BpeTrainer, WordPieceTrainer, UnigramTrainer
-and WordLevelTrainer, their runs, the records a run reports, and `from_dict`.
+and WordLevelTrainer, their runs, the records a run reports, and `from_dict`; and
+SentencePieceTrainer, sentencepiece's trainer with its option names (`engine.trainers.sentencepiece`).
 
 The contract is `base` (`Trainer`, `TrainingRun`), the records `records`; each trainer lives
 with its model (`engine.models.bpe.trainer`, `engine.models.wordpiece.trainer`, `engine.models.unigram.trainer`,
@@ -27,6 +28,7 @@ from engine.models.wordlevel.model import WordLevel
 from engine.models.wordlevel.trainer import WordLevelTrainer, WordLevelTrainingRun
 from engine.models.wordpiece.model import WordPiece
 from engine.models.wordpiece.trainer import WordPieceTrainer, WordPieceTrainingRun
+from engine.trainers.sentencepiece import SentencePieceTrainer
 
 __all__ = [
     "DEFAULT_VOCAB_SIZE",
@@ -35,6 +37,7 @@ __all__ = [
     "MergeStep",
     "PairCandidate",
     "RoundStep",
+    "SentencePieceTrainer",
     "TrainHistory",
     "TrainReport",
     "Trainer",
@@ -77,4 +80,6 @@ def from_dict(data: object) -> Trainer:
         return UnigramTrainer.from_dict(data)
     if kind == "WordPieceTrainer":
         return WordPieceTrainer.from_dict(data)
+    if kind == "SentencePieceTrainer":
+        return SentencePieceTrainer.from_dict(data)
     raise SchemaError(f"unknown trainer type {kind!r}")

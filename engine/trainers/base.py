@@ -160,6 +160,11 @@ class Trainer(ABC):
     def to_dict(self) -> dict[str, JsonValue]:
         """The trainer's settings, as a project file keeps them (tokenizer.json does not)."""
 
+    def counts_sentences(self) -> bool:
+        """Whether this trainer reads whole lines (`Tokenizer.count_words(..., sentences=True)`)
+        rather than words: sentencepiece's does; HF's trainers read words."""
+        return False
+
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
         """Pickling and deep copies go through `to_dict`, as HF's trainers go through serde
         (a compiled native class has no default way to rebuild itself)."""

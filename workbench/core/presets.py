@@ -53,7 +53,8 @@ PRESETS: tuple[Preset, ...] = (
         "sentencepiece-bpe",
         "SentencePiece BPE",
         "What sentencepiece trains with --model_type=bpe: its nmt_nfkc normalization, leading, trailing and "
-        "repeated spaces removed, ▁ for spaces and as a prefix, unknown runs fused into one <unk>",
+        "repeated spaces removed, ▁ for spaces and as a prefix, its trainer's options (character_coverage, "
+        "split_by_unicode_script...), unknown runs fused into one <unk>",
         ("<unk>",),
     ),
     Preset(
@@ -67,7 +68,8 @@ PRESETS: tuple[Preset, ...] = (
         "sentencepiece-unigram",
         "SentencePiece Unigram",
         "What sentencepiece trains by default: its nmt_nfkc normalization, leading, trailing and repeated "
-        "spaces removed, ▁ for spaces and as a prefix, a Unigram model trained by EM and pruning",
+        "spaces removed, ▁ for spaces and as a prefix, a Unigram model trained by EM and pruning with its "
+        "trainer's options (character_coverage, split_by_unicode_script...)",
         ("<unk>",),
     ),
     Preset(
@@ -170,9 +172,9 @@ def _sentencepiece_bpe(vocab_size: int, min_frequency: int, special: list[str]) 
     # (sentencepiece's BPE gives a run of unknown characters one <unk>)
     tokenizer = Tokenizer(models.BPE(unk_token=unk, fuse_unk=True))
     _sentencepiece_pipeline(tokenizer, unk)
-    trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=_with_unk(special, unk)
-    )
+    if min_frequency > 0:
+        raise ValueError("sentencepiece's BPE has no minimum frequency; leave it at 0")
+    trainer = trainers.SentencePieceTrainer("bpe", vocab_size, special_tokens=_with_unk(special, unk), unk_piece=unk)
     return tokenizer, trainer
 
 
@@ -223,7 +225,11 @@ def _unigram(vocab_size: int, min_frequency: int, special: list[str], sentencepi
         tokenizer.decoder = decoders.Metaspace()
     if min_frequency > 0:
         raise ValueError("a Unigram vocabulary has no minimum frequency (it prunes by likelihood); leave it at 0")
-    trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=special, unk_token=unk)
+    trainer: Trainer
+    if sentencepiece:
+        trainer = trainers.SentencePieceTrainer("unigram", vocab_size, special_tokens=special, unk_piece=unk)
+    else:
+        trainer = trainers.UnigramTrainer(vocab_size=vocab_size, special_tokens=special, unk_token=unk)
     return tokenizer, trainer
 
 

@@ -29,6 +29,7 @@ from engine.progress import (
     report_every,
 )
 from engine.trainers.base import DEFAULT_VOCAB_SIZE, AlphabetNeed, TrainingRun
+from engine.trainers.piece_rules import PieceRules
 from engine.trainers.records import SCORE_COUNT, MergeStep, RoundStep, TrainHistory
 
 
@@ -53,6 +54,8 @@ class PairMergeRun(TrainingRun):
     _special_tokens: list[str]
     _limit_alphabet: int | None
     _initial_alphabet: list[str]
+    _rules: PieceRules | None  # which merged tokens a subclass may make (None: any)
+    _hint: str  # another way out of a too-small vocabulary, when the options give one
     _word_counts: dict[str, int]  # read by `_prepare` only
     _consume: bool
     # vocabulary and words
@@ -108,8 +111,12 @@ class PairMergeRun(TrainingRun):
         continuing_subword_prefix: str | None = None,
         end_of_word_suffix: str | None = None,
         max_token_length: int | None = None,
+        rules: PieceRules | None = None,
+        hint: str = "",
     ) -> None:
-        """Usually made by a trainer's `start`; the options mean what the trainer's do."""
+        """Usually made by a trainer's `start`; the options mean what the trainer's do. `rules`:
+        the tokens a merge may make (sentencepiece's trainer), `hint` a way out of a vocabulary
+        too small for the alphabet ("": the one limit_alphabet gives)."""
         self._vocab_size = vocab_size
         self._min_frequency = min_frequency
         self._prefix = continuing_subword_prefix
@@ -118,6 +125,8 @@ class PairMergeRun(TrainingRun):
         self._special_tokens = list(special_tokens) if special_tokens is not None else []
         self._limit_alphabet = limit_alphabet
         self._initial_alphabet = list(initial_alphabet) if initial_alphabet is not None else []
+        self._rules = rules
+        self._hint = hint
         self._word_counts = word_counts
         self._consume = False
         self._prepared = False
@@ -386,7 +395,9 @@ class PairMergeRun(TrainingRun):
             forms = f"end-of-word forms (x{suffix})"
         else:
             forms = f"continuing forms ({prefix}x)"
-        if self._initial_alphabet:
+        if self._hint:
+            hint = self._hint
+        elif self._initial_alphabet:
             hint = ""  # (kept whatever the limit: what it is for)
         elif self._limit_alphabet is not None:
             hint = "lower limit_alphabet"

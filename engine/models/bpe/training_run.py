@@ -31,20 +31,36 @@ class BpeTrainingRun(PairMergeRun):
     """
 
     _queue: MergeQueue
+    # with `_rules`: whether each pair met may be merged (its token allowed)
+    _allowed: dict[int, bool]
 
     def _algorithm(self) -> str:
         return "BPE"
 
     def _clear_queue(self) -> None:
         self._queue = MergeQueue()
+        self._allowed = {}
 
     def _index_pairs(self, pairs: list[int], counts: list[int], positions: vec[vec[i64]]) -> None:
         queue = self._queue
+        ruled = self._rules is not None
         for i in range(len(pairs)):
             count = counts[i]
-            if count > 0:
+            if count > 0 and (not ruled or self._may_merge(pairs[i])):
                 queue.add_unordered(count, pairs[i], positions[i])
         queue.heapify()
+
+    def _may_merge(self, pair: int) -> bool:
+        """Whether `_rules` allow the token this pair makes (sentencepiece's trainer never
+        merges into a piece it could not hold: "▁fair" + "." stays two)."""
+        known = self._allowed.get(pair)
+        if known is not None:
+            return known
+        rules = self._rules
+        tokens = self._vocab.id_to_token
+        allowed = rules is None or rules.valid(tokens[pair >> self._shift] + tokens[pair & self._id_mask])
+        self._allowed[pair] = allowed
+        return allowed
 
     def top_candidates(self, k: int) -> list[PairCandidate]:
         """The `k` pairs leading the queue: current count descending, then pair ids ascending.
@@ -133,9 +149,10 @@ class BpeTrainingRun(PairMergeRun):
             self._merge(int(pair >> self._shift), int(pair & self._id_mask), recorded, positions)
             gained_pairs = self._gained_pairs
             gained_pos = self._gained_pos
+            ruled = self._rules is not None
             for i in range(len(gained_pairs)):
                 made = gained_pairs[i]
                 gained = pair_counts.get(made, 0)
-                if gained > 0:
+                if gained > 0 and (not ruled or self._may_merge(made)):
                     queue.push(gained, made, gained_pos[i])
             return True

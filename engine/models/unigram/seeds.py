@@ -12,6 +12,8 @@ import math
 from collections import Counter
 from typing import Final
 
+from engine.trainers.piece_rules import PieceRules
+
 # Marks the end of a word in the sorted suffixes (the lowest code point sorts first).
 _END: Final = "\0"
 _END_CODE: Final = 0  # ord(_END)
@@ -66,7 +68,7 @@ def chars_by_count(counted: dict[str, int], initial_alphabet: list[str]) -> list
     return result
 
 
-def frequent_substrings(words: list[str], counts: list[int], max_length: int) -> dict[str, int]:
+def frequent_substrings(words: list[str], counts: list[int], max_length: int, ends_branch: bool = True) -> dict[str, int]:
     """Substrings of 2 to `max_length` characters that occur at least twice (weighted) and are
     followed by more than one thing (different characters, or a word end), with their counts.
 
@@ -120,8 +122,9 @@ def frequent_substrings(words: list[str], counts: list[int], max_length: int) ->
             stack_left.append(left)
             stack_depth.append(lcp)
     # A word-final substring no branching node reports: its one key, from word ends that add up
-    # to two or more (each is followed by whatever word comes next).
-    for i in range(n):
+    # to two or more (each is followed by whatever word comes next). Not for whole sentences
+    # (`ends_branch` False): their ends are followed by one same mark, as in sentencepiece.
+    for i in range(n if ends_branch else 0):
         key = sorted_keys[i]
         if ord(key[-1]) == _END_CODE and 3 <= len(key) <= max_length + 1:
             weight = prefix_weight[i + 1] - prefix_weight[i]
@@ -132,11 +135,19 @@ def frequent_substrings(words: list[str], counts: list[int], max_length: int) ->
 
 
 def make_seed_pieces(
-    words: list[str], counts: list[int], max_length: int, seed_size: int, counted: dict[str, int] | None = None
+    words: list[str],
+    counts: list[int],
+    max_length: int,
+    seed_size: int,
+    counted: dict[str, int] | None = None,
+    rules: PieceRules | None = None,
+    sentences: dict[str, int] | None = None,
 ) -> SeedPieces:
     """Every character, then the best-scoring frequent substrings (count x length), `seed_size`
     pieces at most (characters always all), scored log(value / total of values). `counted`:
-    the words' `char_counts`, when the caller has them.
+    the words' `char_counts`, when the caller has them; `rules`: only substrings they allow
+    (sentencepiece's trainer; HF's allows every one); `sentences`: the substrings are those of
+    these whole sentences instead of the words (sentencepiece's seeds).
 
     subtle: a substring ending in "\\0" is never seeded (the character is the end mark here).
     """
@@ -152,7 +163,13 @@ def make_seed_pieces(
     n_chars = len(pieces)
     if max_length >= 2:
         ranked: list[tuple[int, str]] = []
-        for substring, weight in frequent_substrings(words, counts, max_length).items():
+        if sentences is None:
+            found = frequent_substrings(words, counts, max_length)
+        else:
+            found = frequent_substrings(list(sentences), list(sentences.values()), max_length, False)
+        for substring, weight in found.items():
+            if rules is not None and not rules.valid(substring):
+                continue
             ranked.append((-weight * len(substring), substring))
         ranked.sort()
         for neg_score, substring in ranked:

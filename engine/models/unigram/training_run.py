@@ -16,6 +16,7 @@ from typing import Final
 
 from engine.progress import ProgressSink, SilentProgress, report
 from engine.trainers.base import AlphabetNeed, TrainingRun
+from engine.trainers.piece_rules import PieceRules
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
 from engine.models.unigram.finalize import choose_final_pieces, keep_final
 from engine.models.unigram.lattice_passes import ensure_viterbi, forward_backward, word_viterbi
@@ -90,6 +91,9 @@ class UnigramTrainingRun(TrainingRun):
     _n_sub_iterations: int
     _seed_size: int
     _initial_alphabet: list[str]
+    _rules: PieceRules | None  # which substrings may be seeds (sentencepiece's trainer); None: all
+    _hint: str  # another way out of a too-small vocabulary than a larger one ("": none)
+    _sentences: dict[str, int] | None  # what the seeds' substrings come from (None: the words)
     _word_counts: dict[str, int]
     _required: list[str]  # the characters every final vocabulary holds (seeds.required_chars)
     _counted: dict[str, int] | None  # the words' `char_counts`, once `alphabet_need` made them
@@ -114,8 +118,13 @@ class UnigramTrainingRun(TrainingRun):
         n_sub_iterations: int,
         seed_size: int,
         initial_alphabet: list[str],
+        rules: PieceRules | None = None,
+        hint: str = "",
+        sentences: dict[str, int] | None = None,
     ) -> None:
-        """Usually made by `UnigramTrainer.start`; the options mean what the trainer's do."""
+        """Usually made by `UnigramTrainer.start` (or `SentencePieceTrainer.start`, with `rules`
+        a `hint` and the `sentences` the words come from, to seed from); the options mean what the
+        trainer's do."""
         self._vocab_size = vocab_size
         self._special_tokens = list(special_tokens)
         self._unk_token = unk_token
@@ -124,6 +133,9 @@ class UnigramTrainingRun(TrainingRun):
         self._n_sub_iterations = n_sub_iterations
         self._seed_size = seed_size
         self._initial_alphabet = list(initial_alphabet)
+        self._rules = rules
+        self._hint = hint
+        self._sentences = sentences
         self._word_counts = word_counts
         self._required = []
         self._counted = None
@@ -261,6 +273,7 @@ class UnigramTrainingRun(TrainingRun):
             self._final = self._final_pieces()
         self._released = True
         self._word_counts = {}
+        self._sentences = None
         self._lattices.drop()
 
     def alphabet_need(self, sink: ProgressSink | None = None) -> AlphabetNeed:
@@ -281,7 +294,7 @@ class UnigramTrainingRun(TrainingRun):
         special = len(self._special_tokens)
         if self._unk_token is not None and self._unk_token not in self._special_tokens:
             special += 1
-        return AlphabetNeed(characters, special)
+        return AlphabetNeed(characters, special, hint=self._hint)
 
     # -- what the run has made so far -----------------------------------------------------
 
@@ -397,7 +410,10 @@ class UnigramTrainingRun(TrainingRun):
         if len(self._required) > self._vocab_size:
             # (HF's VOCABULARY_TOO_SMALL, saying how large the vocabulary must be)
             raise self.alphabet_need().error(self._vocab_size)
-        seeds = make_seed_pieces(words, counts, self._max_piece_length, self._seed_size, counted)
+        seeds = make_seed_pieces(
+            words, counts, self._max_piece_length, self._seed_size, counted, self._rules, self._sentences
+        )
+        self._sentences = None
         self._lattices.build(words, counts, seeds)
 
     def _char_counts(self) -> dict[str, int]:
