@@ -3,11 +3,10 @@ same vocabulary size: the share of sentencepiece's pieces ours also has, held-ou
 character under each, and the training time (issue 23: "aim for the same pieces").
 
 Each corpus is cut into lines; every tenth line is held out. sentencepiece trains with its
-defaults (nmt_nfkc, character_coverage 0.9995, split_by_unicode_script, split_by_number, ...); the
-preset with what it has of them today (sentencepiece's normalization and whitespace rules; the
-splits by script and number and the character coverage are not in the trainer yet). Outputs are
-compared first: the preset's own model, written as `.model`, must encode the held-out lines as
-sentencepiece encodes them with that file.
+defaults (nmt_nfkc, character_coverage 0.9995, split_by_unicode_script, split_by_number,
+max_sentence_length 4192, ...), and so does the preset (`SentencePieceTrainer`, whose defaults
+are sentencepiece's). Outputs are compared first: the preset's own model, written as `.model`,
+must encode the held-out lines as sentencepiece encodes them with that file.
 
     python benchmarks/bench_sentencepiece_presets.py                 # both presets, vocabulary 4000
     python benchmarks/bench_sentencepiece_presets.py --vocab-size 8000 --model unigram

@@ -410,7 +410,7 @@ class Tokenizer:
         CorpusError for an unusable file and TrainingCancelled when `progress` asks to stop; in
         both cases the tokenizer is left as it was. `processes` is `count_words`'s.
         """
-        sentences = trainer is not None and trainer.counts_sentences()
+        sentences = self._check_trainer(trainer)
         return tokenizer_training.train(
             self._model, self._added, self._normalizer, self._word_splitter(sentences),
             files, trainer, progress, processes, field, include, exclude, sample_lines, seed,
@@ -424,7 +424,7 @@ class Tokenizer:
         progress: ProgressSink | None = None,
     ) -> TrainReport:
         """Train on texts from any iterable (or iterable of batches of texts); `length` feeds progress."""
-        sentences = trainer is not None and trainer.counts_sentences()
+        sentences = self._check_trainer(trainer)
         return tokenizer_training.train_from_iterator(
             self._model, self._added, self._normalizer, self._word_splitter(sentences), iterator, trainer, length, progress
         )
@@ -487,12 +487,21 @@ class Tokenizer:
     ) -> TrainReport:
         """Train the model on word counts (from `count_words`, or a counts table); the report
         carries the run's history. TrainingCancelled leaves the tokenizer as it was."""
+        self._check_trainer(trainer)
         return tokenizer_training.train_from_counts(self._model, self._added, self._normalizer, word_counts, trainer, progress)
 
     def apply_training(self, trainer: Trainer, run: TrainingRun) -> TrainHistory:
         """Fill the model with what `run` (started by `trainer`, stepped by hand) has made so
         far, add the trainer's special tokens, and return the run's history."""
         return tokenizer_training.apply_training(self._model, self._added, self._normalizer, trainer, run)
+
+    def _check_trainer(self, trainer: Trainer | None) -> bool:
+        """Raise TrainerMismatchError when `trainer` cannot train under this pipeline; returns
+        whether it reads whole lines (`Trainer.counts_sentences`)."""
+        if trainer is None:
+            return False
+        trainer.check_pipeline(self._pre_tokenizer)
+        return trainer.counts_sentences()
 
     def _word_splitter(self, sentences: bool = False) -> WordSplitter:
         """What counting counts: words, or whole lines (`sentences`; `SentenceWords`)."""

@@ -95,10 +95,7 @@ class PrefixTrie:
         if (self.edges + 1) * 2 > len(self.keys):
             self._grow()
         keys = self.keys
-        mask = self.mask
-        slot = _slot(key) & mask
-        while keys[slot] != _FREE:
-            slot = (slot + 1) & mask
+        slot = _free_slot(keys, key, self.mask)
         keys[slot] = key
         self.children[slot] = child
         self.edges += 1
@@ -114,14 +111,20 @@ class PrefixTrie:
         for k in range(len(old_keys)):
             key = old_keys[k]
             if key != _FREE:
-                slot = _slot(key) & mask
-                while keys[slot] != _FREE:
-                    slot = (slot + 1) & mask
+                slot = _free_slot(keys, key, mask)
                 keys[slot] = key
                 children[slot] = old_children[k]
         self.keys = keys
         self.children = children
         self.mask = mask
+
+
+def _free_slot(keys: vec[i64], key: i64, mask: i64) -> i64:
+    """The first free slot of `keys` from where `key` hashes to (linear probing)."""
+    slot = _slot(key) & mask
+    while keys[slot] != _FREE:
+        slot = (slot + 1) & mask
+    return slot
 
 
 def _slot(key: i64) -> i64:

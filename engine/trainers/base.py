@@ -17,6 +17,7 @@ from engine.added_vocabulary import AddedToken, as_added_tokens
 from engine.collector import PausedCollector
 from engine.errors import TrainerMismatchError, VocabularyTooSmallError
 from engine.models.base import Model
+from engine.pre_tokenizers import PreTokenizer
 from engine.progress import ProgressSink
 from engine.schema import JsonValue
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainHistory
@@ -159,6 +160,10 @@ class Trainer(ABC):
     @abstractmethod
     def to_dict(self) -> dict[str, JsonValue]:
         """The trainer's settings, as a project file keeps them (tokenizer.json does not)."""
+
+    def check_pipeline(self, pre_tokenizer: PreTokenizer | None) -> None:
+        """Raise TrainerMismatchError when this trainer cannot train under `pre_tokenizer`
+        (HF's trainers train under any)."""
 
     def counts_sentences(self) -> bool:
         """Whether this trainer reads whole lines (`Tokenizer.count_words(..., sentences=True)`)

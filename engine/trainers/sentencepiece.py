@@ -24,13 +24,14 @@ from collections.abc import Sequence
 from typing import Final
 
 from engine.added_vocabulary import AddedToken
-from engine.errors import VocabularyTooSmallError
+from engine.errors import TrainerMismatchError, VocabularyTooSmallError
 from engine.models.base import Model
 from engine.models.bpe.model import BPE
 from engine.models.bpe.training_run import BpeTrainingRun
 from engine.models.unigram.model import Unigram
 from engine.models.unigram.seeds import char_counts
 from engine.models.unigram.training_run import UnigramTrainingRun
+from engine.pre_tokenizers import PreTokenizer, words_of
 from engine.schema import JsonValue
 from engine.trainers.base import (
     AlphabetNeed,
@@ -255,6 +256,19 @@ class SentencePieceTrainer(Trainer):
         return BpeTrainingRun(
             words, vocab_size=self.vocab_size, special_tokens=meta, rules=self.rules(), hint=COVERAGE_HINT
         )
+
+    def check_pipeline(self, pre_tokenizer: PreTokenizer | None) -> None:
+        """With split_by_whitespace off, pieces may hold "▁" inside ("▁of▁the"): a
+        pre-tokenizer that cuts the text at spaces would never let them be used, so it is
+        refused, with what to change."""
+        if self.split_by_whitespace or pre_tokenizer is None:
+            return
+        if len(words_of(pre_tokenizer, "a b")) > 1:
+            raise TrainerMismatchError(
+                "SentencePieceTrainer: split_by_whitespace is off, so pieces may span spaces, but the "
+                "pre-tokenizer cuts the text at every space: turn the Metaspace pre-tokenizer's split off "
+                "(sentencepiece does not cut either), or turn split_by_whitespace on"
+            )
 
     def counts_sentences(self) -> bool:
         """True: sentencepiece seeds from whole lines (the words are cut from them here)."""

@@ -22,7 +22,7 @@ import struct
 from typing import Final
 
 from engine.errors import EngineError
-from engine.models.prefix_trie import NO_NODE, ROOT, PrefixTrie
+from engine.models.prefix_trie import NO_NODE, NO_PIECE, ROOT, PrefixTrie
 
 # sentencepiece's kUnkPenalty: an unknown character scores `min_score - UNK_PENALTY`.
 UNK_PENALTY: Final = 10.0
@@ -34,7 +34,6 @@ MIN_AGENDA_SIZE: Final = 512
 # The node index of BOS / EOS in paths of hypotheses (never in a returned path).
 BOS: Final = -1
 EOS: Final = -2
-NO_PIECE: Final = -1
 
 
 def log_sum_exp(x: float, y: float) -> float:
