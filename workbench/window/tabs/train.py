@@ -106,7 +106,7 @@ class TrainTab(QWidget):
         self._stage_text = ""
 
         self.form = PipelineForm()
-        form_area = QScrollArea()
+        self.form_area = form_area = QScrollArea()
         form_area.setWidget(self.form)
         form_area.setWidgetResizable(True)
         form_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
