@@ -41,7 +41,8 @@ def test_the_form_shows_each_trainers_own_options(window: MainWindow) -> None:
     assert configuration is not None and configuration[1]["scoring"] == "frequency"
     assert configuration[1]["continuing_subword_prefix"] == "##"
 
-    window.document.add_preset("sentencepiece-unigram", vocab_size=500)
+    # (HF's UnigramTrainer: the sentencepiece presets' trainer is test_sentencepiece_form's)
+    window.document.add_preset("hf-sentencepiece-unigram", vocab_size=500)
     assert fields.kind == "UnigramTrainer"
     shown = {name for name, widget in fields._optional_rows().items() if fields.form.isRowVisible(widget)}
     assert shown == {"unk_token", "shrinking_factor", "max_piece_length", "n_sub_iterations", "seed_size"}

@@ -24,6 +24,7 @@ from engine.analysis.token_counts import token_statistics
 from engine.trainers.base import Trainer, TrainingRun
 from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainReport
 from engine.analysis.vocabulary import TokenStyle
+from workbench.core.components import trainer_algorithm
 from workbench.core.held_out import characters_per_token
 from workbench.core.presets import Configuration
 from workbench.core.vocab_size_check import start_checked
@@ -51,7 +52,7 @@ class StepSession:
     counts: dict[str, int]
     evaluation_lines: list[str]
     style: TokenStyle
-    kind: str
+    algorithm: str
     score_name: str
 
     def __init__(self, configuration: Configuration, counts: dict[str, int], sample: str, from_file: bool) -> None:
@@ -66,7 +67,7 @@ class StepSession:
         self.from_file = from_file
         self.evaluation_lines = [line for line in sample.split("\n") if line.strip()]
         self.style = TokenStyle.of(self.tokenizer)
-        self.kind = str(trainer_settings.get("type"))
+        self.algorithm = trainer_algorithm(trainer_settings)
         self.score_name = self.run.history.score_name
         self._evaluator = Tokenizer.from_str(json.dumps(pipeline))
         self._evaluated_at = 0.0
@@ -74,8 +75,8 @@ class StepSession:
 
     @property
     def rounds(self) -> bool:
-        """Whether the steps are rounds (Unigram) rather than merges."""
-        return self.kind == "UnigramTrainer"
+        """Whether the steps are rounds (Unigram, HF's or sentencepiece's) rather than merges."""
+        return self.algorithm == "Unigram"
 
     @property
     def done(self) -> bool:

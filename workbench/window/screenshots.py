@@ -123,13 +123,17 @@ def _write(folder: Path, theme: str) -> list[Path]:
         paths.append(_grab(window, folder / "encode-round-trip.png"))
         tab.pages.setCurrentIndex(0)
 
-        # WordPiece (merges ranked by likelihood) and Unigram (EM and pruning rounds)
+        # WordPiece (merges ranked by likelihood) and Unigram (EM and pruning rounds); the
+        # form scrolled to sentencepiece's trainer options for Unigram
         for key, size, name in (("bert", 8000, "train-wordpiece.png"), ("sentencepiece-unigram", 2000, "train-unigram.png")):
             window.document.add_preset(key, vocab_size=size)
             window.tabs.setCurrentWidget(window.train_tab)
             _train(window)
             window.train_tab.merges.scrollToBottom()
+            if key == "sentencepiece-unigram":
+                _show_trainer_options(window)
             paths.append(_grab(window, folder / name))
+            window.train_tab.form_area.verticalScrollBar().setValue(0)
         paths.extend(_audit(window, folder))
         paths.extend(_dialogs(window, folder))
     finally:
@@ -327,6 +331,18 @@ def _train(window: object) -> None:
     if outcome != "finished":
         raise ScreenshotError(f"the sample training did not finish: {outcome}")
     _settle(0.6)
+
+
+def _show_trainer_options(window: object) -> None:
+    """Scroll the Train tab's form to the trainer's options (the Trainer box at the top)."""
+    from workbench.window.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    _settle(0.2)  # (laid out first: the box's place is known)
+    box = window.train_tab.form.trainer.parentWidget()
+    if box is None:
+        raise ScreenshotError("the trainer's options are not in the form")
+    window.train_tab.form_area.verticalScrollBar().setValue(box.y())
 
 
 def _select_a_built_token(window: object) -> None:

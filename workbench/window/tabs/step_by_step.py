@@ -36,6 +36,7 @@ from engine.errors import CorpusError, EngineError
 from engine.corpus.sources import CorpusSource, source_of
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep
 from engine.analysis.vocabulary import TokenStyle, readable
+from workbench.core.components import trainer_algorithm
 from workbench.core.formatting import score
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.core.step_session import StepSession, count_typed
@@ -146,9 +147,10 @@ class StepPanel(QWidget):
         self._files: dict[str, CorpusSource] = {}  # label -> the file as it is read
         self._counting_file = False
         self._style = TokenStyle()
-        self._kind = "BpeTrainer"
+        # the model the trainer trains ("BPE"...), which says what a step is
+        self._algorithm = "BPE"
         self._score_name = SCORE_COUNT
-        self._label_tables("BpeTrainer", SCORE_COUNT)
+        self._label_tables(self._algorithm, SCORE_COUNT)
         self.set_files([])
         self._update_buttons()
 
@@ -194,10 +196,10 @@ class StepPanel(QWidget):
         self._config = configuration
         if configuration is not None:
             trainer = configuration[1]
-            self._kind = str(trainer.get("type"))
-            likelihood = self._kind == "WordPieceTrainer" and trainer.get("scoring", "likelihood") == "likelihood"
+            self._algorithm = trainer_algorithm(trainer)
+            likelihood = self._algorithm == "WordPiece" and trainer.get("scoring", "likelihood") == "likelihood"
             self._score_name = SCORE_LIKELIHOOD if likelihood else SCORE_COUNT
-            self._label_tables(self._kind, self._score_name)
+            self._label_tables(self._algorithm, self._score_name)
         self.reset()
 
     def start(self) -> None:
@@ -252,8 +254,8 @@ class StepPanel(QWidget):
             return
         self.session = session
         self._style = session.style
-        self._kind = session.kind
-        self._label_tables(session.kind, session.score_name)
+        self._algorithm = session.algorithm
+        self._label_tables(session.algorithm, session.score_name)
         self.merges.merges.reset([], self._style, session.score_name)
         self.plots.clear(session.score_name, rounds=session.rounds)
         self._evaluate(force=True)
@@ -288,7 +290,7 @@ class StepPanel(QWidget):
         self.candidates.setRowCount(0)
         self.words.setRowCount(0)
         self.merges.merges.reset([], self._style, self._score_name)
-        self.plots_place.clear(self._score_name, rounds=self._kind == "UnigramTrainer")
+        self.plots_place.clear(self._score_name, rounds=self._algorithm == "Unigram")
         self.status.setText("Press Start: the words of the text are counted with the pipeline on the left.")
         self._update_buttons()
         self.state_changed.emit("")
@@ -330,9 +332,9 @@ class StepPanel(QWidget):
 
     # -- drawing -------------------------------------------------------------------------------
 
-    def _label_tables(self, kind: str, score_name: str) -> None:
-        """Name the tables' columns after what this trainer's steps are."""
-        unigram = kind == "UnigramTrainer"
+    def _label_tables(self, algorithm: str, score_name: str) -> None:
+        """Name the tables' columns after what the steps of a trainer of this `algorithm` are."""
+        unigram = algorithm == "Unigram"
         # (short headers, so four columns fit; the tooltips say the rest)
         if unigram:
             labels = ["Piece", "Split into", "Uses", "Loss"]
@@ -377,7 +379,7 @@ class StepPanel(QWidget):
         self.candidates.setRowCount(len(candidates))
         for row, candidate in enumerate(candidates):
             left, right = candidate.left, candidate.right
-            if self._kind == "UnigramTrainer":
+            if self._algorithm == "Unigram":
                 shown_right = " ".join(readable(piece, self._style) for piece in right.split(" "))
                 cells = (readable(left, self._style), shown_right, f"{candidate.count:,}", score(candidate.score or 0.0))
             elif candidate.score is not None:
@@ -392,7 +394,7 @@ class StepPanel(QWidget):
                 if row == 0 and not run.done:
                     item.setFont(bold)
                     item.setToolTip(
-                        "the next prune removes this piece first" if self._kind == "UnigramTrainer" else "the next step merges this pair"
+                        "the next prune removes this piece first" if self._algorithm == "Unigram" else "the next step merges this pair"
                     )
                 self.candidates.setItem(row, column, item)
         words = session.words()
@@ -402,7 +404,7 @@ class StepPanel(QWidget):
             self.words.setItem(row, 0, QTableWidgetItem(shown))
             self.words.setItem(row, 1, QTableWidgetItem(f"{count:,}"))
         size = len(run.vocab)
-        if self._kind == "UnigramTrainer":
+        if self._algorithm == "Unigram":
             rounds = self.merges.merges.rounds
             steps = rounds_text(rounds)
             upcoming = run.top_candidates(1)

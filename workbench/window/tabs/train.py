@@ -33,6 +33,7 @@ from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.trainers.records import MergeStep, RoundStep
 from engine.analysis.vocabulary import TokenStyle
+from workbench.core.components import trainer_algorithm
 from workbench.window.active_view import ActiveView
 from workbench.window.document import ProjectDocument
 from workbench.jobs.children.estimate import estimate_payload
@@ -105,7 +106,7 @@ class TrainTab(QWidget):
         self._stage_text = ""
 
         self.form = PipelineForm()
-        form_area = QScrollArea()
+        self.form_area = form_area = QScrollArea()
         form_area.setWidget(self.form)
         form_area.setWidgetResizable(True)
         form_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -267,7 +268,7 @@ class TrainTab(QWidget):
         self._job_estimate = self.estimate_label.current(self._estimate_key(self.form.configuration())) if not plan.job.counts_in else None
         self.stages.clear()
         score_name = score_name_of(trainer)
-        rounds = trainer.get("type") == "UnigramTrainer"
+        rounds = trainer_algorithm(trainer) == "Unigram"
         self.plots.clear(score_name, at_once=False, rounds=rounds, growing=True)
         self.merges.merges.reset([], self._style_of(pipeline), score_name)
         self.training_page.name_steps(rounds)

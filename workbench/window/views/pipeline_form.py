@@ -19,7 +19,16 @@ from PySide6.QtWidgets import QGroupBox, QVBoxLayout, QWidget
 from engine import Tokenizer, trainers
 from engine.errors import EngineError
 from engine.schema import JsonValue
-from workbench.core.components import DECODERS, MODELS, POST_PROCESSORS, PRE_TOKENIZERS, TRAINER_OF
+from workbench.core.components import (
+    DECODERS,
+    MODELS,
+    POST_PROCESSORS,
+    PRE_TOKENIZERS,
+    TRAINER_OF,
+    trainer_algorithm,
+    trainer_for,
+    trainer_library,
+)
 from workbench.window.views.stage_editor import NormalizerList, StageEditor, error_label
 from workbench.window.views.trainer_fields import TrainerFields
 from workbench.core.presets import Configuration
@@ -134,12 +143,13 @@ class PipelineForm(QWidget):
         return pipeline, trainer
 
     def _on_model_edited(self) -> None:
+        """A new model gets a trainer for it, keeping the settings both trainers have: of the
+        same library for BPE and Unigram (a SentencePieceTrainer changes its model_type), HF's
+        own for WordPiece and WordLevel."""
         kind = self.model.combo.currentText()
-        trainer_kind = TRAINER_OF.get(kind)
-        if trainer_kind is not None and trainer_kind != self.trainer.kind:
-            current = self.trainer.trainer()
-            current["type"] = trainer_kind
-            self.trainer.set_trainer(current)
+        current = self.trainer.trainer()
+        if kind in TRAINER_OF and trainer_algorithm(current) != kind:
+            self.trainer.set_trainer(trainer_for(current, kind, trainer_library(current)))
         self._show_model_note()
         self.edited.emit()
 

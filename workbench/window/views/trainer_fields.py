@@ -1,9 +1,11 @@
 """`TrainerFields`: the trainer's options in the Train tab's form, proper fields for only those
-the chosen algorithm has (BPE, WordLevel, WordPiece, Unigram), each filled from the trainer's
+the chosen trainer has (HF's BpeTrainer, WordLevelTrainer, WordPieceTrainer, UnigramTrainer, or
+sentencepiece's SentencePieceTrainer for a BPE or Unigram model), each filled from the trainer's
 JSON and written back to it.
 
 The trainer only: the pipeline's stages are `StageEditor`s and `PipelineForm` holds them all;
-the engine (`trainers.from_dict`) says whether the trainer's settings hold.
+sentencepiece's options are `SentencePieceFields`; the engine (`trainers.from_dict`) says
+whether the trainer's settings hold.
 """
 
 from __future__ import annotations
@@ -16,7 +18,16 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout,
 from engine import pre_tokenizers
 from engine.schema import JsonValue
 from engine.trainers.base import DEFAULT_VOCAB_SIZE
-from workbench.core.components import TRAINER_DEFAULTS
+from workbench.core.components import (
+    SENTENCEPIECE_MODEL_TYPE,
+    SENTENCEPIECE_TRAINER,
+    TRAINER_DEFAULTS,
+    TRAINER_LIBRARIES,
+    trainer_algorithm,
+    trainer_for,
+    trainer_library,
+)
+from workbench.window.views.sentencepiece_fields import SentencePieceFields
 from workbench.window.views.stage_editor import error_label
 
 MAX_VOCAB: Final = 1_114_111
@@ -35,16 +46,31 @@ SCORING_NOTES: Final = {
     "frequency": "Merge the most frequent pair (BPE with ## continuations), as HF's WordPieceTrainer does: "
     "the same vocabulary as HF.",
 }
-NO_MIN_FREQUENCY: Final = "not used by Unigram"
-NO_MIN_FREQUENCY_REASON: Final = (
-    "Unigram has no minimum frequency: it starts from the frequent substrings and prunes the pieces "
-    "whose removal costs the corpus likelihood least."
+# Why a trainer has no minimum frequency: what the field says, and its tooltip.
+NO_MIN_FREQUENCY: Final = {
+    "UnigramTrainer": (
+        "not used by Unigram",
+        "Unigram has no minimum frequency: it starts from the frequent substrings and prunes the pieces "
+        "whose removal costs the corpus likelihood least.",
+    ),
+    SENTENCEPIECE_TRAINER: (
+        "not in sentencepiece",
+        "sentencepiece has no minimum frequency: vocab_size alone says how many pieces it keeps, and "
+        "character_coverage which characters.",
+    ),
+}
+LIBRARY_TIP: Final = (
+    "Whose trainer trains the model: HF tokenizers' (BpeTrainer, UnigramTrainer, with HF's options) or "
+    "sentencepiece's (its spm_train options and defaults). Switching keeps the vocabulary size and the "
+    "special tokens."
 )
+NO_LIBRARY_CHOICE: Final = "sentencepiece trains BPE and Unigram models only."
 
 
 class TrainerFields(QWidget):
-    """The trainer's options, only those the chosen algorithm has (a field the form does not
-    show keeps the value it came with)."""
+    """The trainer's options, only those the chosen trainer has (a field the form does not
+    show keeps the value it came with). For a BPE or Unigram model, `library` chooses whose
+    trainer trains it: HF tokenizers' or sentencepiece's."""
 
     edited = Signal()
 
@@ -52,6 +78,12 @@ class TrainerFields(QWidget):
         super().__init__()
         self.kind = "BpeTrainer"
         self._data: dict[str, JsonValue] = dict(TRAINER_DEFAULTS[self.kind])
+        self.library = QComboBox()
+        self.library.addItems(list(TRAINER_LIBRARIES))
+        self.library.setToolTip(LIBRARY_TIP)
+        self.library_note = QLabel(NO_LIBRARY_CHOICE)
+        self.library_note.setWordWrap(True)
+        self.library_note.setEnabled(False)
         self.vocab_size = QSpinBox()
         self.vocab_size.setRange(1, MAX_VOCAB)
         self.vocab_size.setGroupSeparatorShown(True)
@@ -91,18 +123,24 @@ class TrainerFields(QWidget):
         self.seed_size.setRange(1, 100_000_000)
         self.seed_size.setGroupSeparatorShown(True)
         self.seed_size.setToolTip("The most pieces the seed vocabulary (frequent substrings) holds")
+        self.sentencepiece = SentencePieceFields(self)
         self.error = error_label()
         # why the last training refused the vocabulary size (beneath the field, until a training
         # succeeds: `show_refusal`)
         self.vocab_size_error = error_label()
         self.form = QFormLayout(self)
         self.form.setContentsMargins(0, 0, 0, 0)
+        self.form.addRow("Trainer", self.library)
+        self.form.addRow(self.library_note)
         self.form.addRow("Vocabulary size", self.vocab_size)
         self.form.addRow("", self.vocab_size_error)
         self.form.setRowVisible(self.vocab_size_error, False)
         self.form.addRow("Min frequency", self.min_frequency)
         self.form.addRow("Special tokens", self.special_tokens)
         self.form.addRow("Unknown token", self.unk_token)
+        # (sentencepiece's options under its own names, as spm_train takes them)
+        for name, widget in self.sentencepiece.fields.items():
+            self.form.addRow(name, widget)
         self.form.addRow("Limit alphabet", self.limit_alphabet)
         self.form.addRow("Initial alphabet", self.byte_alphabet)
         self.form.addRow("Max token length", self.max_token_length)
@@ -124,7 +162,13 @@ class TrainerFields(QWidget):
             edit.editingFinished.connect(self.edited.emit)
         self.byte_alphabet.toggled.connect(self._on_byte_alphabet_toggled)
         self.scoring.currentTextChanged.connect(self._on_scoring_changed)
+        self.library.currentTextChanged.connect(self._on_library_changed)
+        self.sentencepiece.edited.connect(self.edited.emit)
         self._initial_alphabet: list[str] = []
+        # the special tokens as the JSON gave them, and as the field showed them then
+        self._given_specials: JsonValue = []
+        self._shown_specials = ""
+        self._uses_min_frequency = True
 
     def set_trainer(self, data: dict[str, JsonValue] | None) -> None:
         data = data if data is not None else {"type": "BpeTrainer"}
@@ -143,6 +187,8 @@ class TrainerFields(QWidget):
             for item in specials:
                 names.append(item if isinstance(item, str) else str(item.get("content")) if isinstance(item, dict) else "")
         self.special_tokens.setText(", ".join(name for name in names if name))
+        self._given_specials = specials if isinstance(specials, list) else []
+        self._shown_specials = self.special_tokens.text()
         self.limit_alphabet.setValue(_int(get("limit_alphabet"), 0))
         alphabet = get("initial_alphabet")
         self._initial_alphabet = [c for c in alphabet if isinstance(c, str)] if isinstance(alphabet, list) else []
@@ -160,21 +206,35 @@ class TrainerFields(QWidget):
         self.max_piece_length.setValue(_int(get("max_piece_length"), 16))
         self.n_sub_iterations.setValue(_int(get("n_sub_iterations"), 2))
         self.seed_size.setValue(_int(get("seed_size"), 1_000_000))
-        unigram = self.kind == "UnigramTrainer"
-        self.min_frequency.setEnabled(not unigram)
-        if unigram:
+        unused = NO_MIN_FREQUENCY.get(self.kind)
+        self._uses_min_frequency = unused is None
+        self.min_frequency.setEnabled(unused is None)
+        if unused is not None:
             self.min_frequency.setValue(0)
-            self.min_frequency.setSpecialValueText(f"— ({NO_MIN_FREQUENCY})")
-            self.min_frequency.setToolTip(NO_MIN_FREQUENCY_REASON)
-            self.min_frequency.setStatusTip(NO_MIN_FREQUENCY_REASON)
+            self.min_frequency.setSpecialValueText(f"— ({unused[0]})")
+            self.min_frequency.setToolTip(unused[1])
+            self.min_frequency.setStatusTip(unused[1])
         else:
             self.min_frequency.setValue(_int(get("min_frequency"), 0))
             self.min_frequency.setSpecialValueText("")
             self.min_frequency.setToolTip("Pairs (words, for WordLevel) seen fewer times are never merged (kept)")
             self.min_frequency.setStatusTip("")
-        shown = TRAINER_ROWS.get(self.kind, TRAINER_ROWS["BpeTrainer"])
+        sentencepiece = self.kind == SENTENCEPIECE_TRAINER
+        if sentencepiece:
+            self.sentencepiece.set_options(self._data)
+        shown = () if sentencepiece else TRAINER_ROWS.get(self.kind, TRAINER_ROWS["BpeTrainer"])
         for name, widget in self._optional_rows().items():
             self.form.setRowVisible(widget, name in shown)
+        model_type = str(get("model_type"))
+        shown = self.sentencepiece.shown_options(model_type) if sentencepiece else ()
+        for name, widget in self.sentencepiece.fields.items():
+            self.form.setRowVisible(widget, name in shown)
+        # (sentencepiece trains BPE and Unigram models; WordPiece and WordLevel are HF's own)
+        choosable = trainer_algorithm(self._data) in SENTENCEPIECE_MODEL_TYPE
+        self.library.setCurrentText(trainer_library(self._data))
+        self.library.setEnabled(choosable)
+        self.library.setToolTip(LIBRARY_TIP if choosable else NO_LIBRARY_CHOICE)
+        self.form.setRowVisible(self.library_note, not choosable)
         for widget in self.findChildren(QWidget):
             widget.blockSignals(False)
 
@@ -195,10 +255,15 @@ class TrainerFields(QWidget):
         }
 
     def trainer(self) -> dict[str, JsonValue]:
-        specials: list[JsonValue] = [name.strip() for name in self.special_tokens.text().split(",") if name.strip()]
+        """The trainer's JSON: the fields' values over what the form was given (a field it
+        does not show keeps its value)."""
+        specials: JsonValue = [name.strip() for name in self.special_tokens.text().split(",") if name.strip()]
+        if self.special_tokens.text() == self._shown_specials:
+            # subtle: special tokens given as objects (AddedToken's flags) stay so until edited.
+            specials = self._given_specials
         data: dict[str, JsonValue] = dict(self._data)
-        data.update({"type": self.kind, "vocab_size": self.vocab_size.value(), "show_progress": True, "special_tokens": specials})
-        if self.kind != "UnigramTrainer":
+        data.update({"type": self.kind, "vocab_size": self.vocab_size.value(), "special_tokens": specials})
+        if self._uses_min_frequency:
             data["min_frequency"] = self.min_frequency.value()
         if self.kind in ("BpeTrainer", "WordPieceTrainer"):
             data["limit_alphabet"] = self.limit_alphabet.value() or None
@@ -216,6 +281,8 @@ class TrainerFields(QWidget):
             data["max_piece_length"] = self.max_piece_length.value()
             data["n_sub_iterations"] = self.n_sub_iterations.value()
             data["seed_size"] = self.seed_size.value()
+        elif self.kind == SENTENCEPIECE_TRAINER:
+            data.update(self.sentencepiece.options())
         return data
 
     def show_error(self, message: str) -> None:
@@ -235,6 +302,11 @@ class TrainerFields(QWidget):
             self._initial_alphabet = sorted(set(self._initial_alphabet) | set(byte_chars))
         else:
             self._initial_alphabet = [c for c in self._initial_alphabet if c not in set(byte_chars)]
+        self.edited.emit()
+
+    def _on_library_changed(self, library: str) -> None:
+        """The same model trained by the other library's trainer, keeping the settings both have."""
+        self.set_trainer(trainer_for(self.trainer(), trainer_algorithm(self._data), library))
         self.edited.emit()
 
     def _on_scoring_changed(self, scoring: str) -> None:
