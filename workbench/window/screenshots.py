@@ -43,7 +43,8 @@ def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
     """Write train.png, train-step-by-step.png, vocabulary.png, encode.png, encode-pipeline.png,
     compare.png, encode-round-trip.png, train-wordpiece.png, train-unigram.png, audit.png,
     audit-premiums.png, audit-scripts.png, audit-table.png, audit-vocabulary-size.png, audit-health.png, audit-two-vocabularies.png,
-    audit-unicode.png, train-failed.png and the dialogs that keep the user's work (dialog-*.png) into `folder`; return them."""
+    audit-unicode.png, train-failed.png, the dialogs that keep the user's work and an export's
+    certificate (dialog-*.png) into `folder`; return them."""
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
         previous = os.environ.get(HOME_VARIABLE)
@@ -223,6 +224,7 @@ def _dialogs(window: object, folder: Path) -> list[Path]:
     with the texts it asks them with (train-failed.png, dialog-*.png)."""
     import signal
 
+    from engine.formats import convert
     from engine.project.facts import CorpusFile
     from engine.project.project_file import Project
     from workbench.window.main_window import MainWindow
@@ -262,6 +264,14 @@ def _dialogs(window: object, folder: Path) -> list[Path]:
         paths.append(_grab(window, folder / "train-failed.png"))
 
     work = Path(tempfile.mkdtemp(prefix="workbench-dialogs-"))
+    # an export proves itself: the SentencePiece Unigram written as a .model, and its certificate
+    for index, entry in enumerate(window.document.project.tokenizers):
+        if entry.name.startswith("SentencePiece Unigram") and entry.is_trained:
+            window.document.set_active(index)
+            window.prompts.answers["export_file"] = str(work / "unigram.model")  # type: ignore[attr-defined]
+            window.exporter.export_as(convert.SENTENCEPIECE)
+            last(window.prompts, "dialog-export-certificate.png")
+            break
     # a project open in another window
     window.prompts.answers["save_project"] = str(work / "shared.tokproj")  # type: ignore[attr-defined]
     window.document.add_preset("wordlevel", vocab_size=300)
