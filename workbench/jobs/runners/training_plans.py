@@ -19,6 +19,7 @@ from engine.project.project_file import Project
 from engine.schema import JsonValue
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD
 from workbench.core.presets import Configuration
+from workbench.core.trainer_counting import counts_sentences
 from workbench.core.word_count_cache import counts_key, counts_path
 from workbench.jobs.children.training import TrainingJob
 
@@ -64,7 +65,7 @@ def plan_training(
         fields=fields,
         sample_lines=sample_lines,
     )
-    key = counts_key(project.corpus, fields, pipeline, held_out)
+    key = counts_key(project.corpus, fields, pipeline, held_out, counts_sentences(trainer))
     if trainer.get("type") == "BpeTrainer" and sample_lines == 0:
         job.counts_out = counts_path(counts_folder, key)
     trained_on = TrainedOn(project.corpus, sample_lines, held_out)
@@ -95,7 +96,8 @@ def plan_continuation(project: Project, fields: dict[str, str], entry: Tokenizer
 
 def continue_reason(project: Project, fields: dict[str, str], entry: TokenizerEntry | None) -> str:
     """Why `entry` cannot be continued ("" when it can): it must be a trained BPE whose last
-    training read every line and kept word counts that still match the project's corpus."""
+    training read every line and kept word counts that still match the project's corpus (and
+    are of words or of lines as its trainer reads them)."""
     if entry is None or not entry.is_trained or entry.trainer is None:
         return "Train the tokenizer first."
     if entry.trainer.get("type") != "BpeTrainer":
@@ -108,7 +110,8 @@ def continue_reason(project: Project, fields: dict[str, str], entry: TokenizerEn
         )
     if not entry.counts_file or not os.path.isfile(entry.counts_file):
         return "No word counts were kept for this training: train it again first."
-    if entry.counts_key != counts_key(project.corpus, fields, entry.pipeline, entry.counts_held_out):
+    sentences = counts_sentences(entry.trainer)
+    if entry.counts_key != counts_key(project.corpus, fields, entry.pipeline, entry.counts_held_out, sentences):
         return "The corpus has changed since the word counts were kept: train again."
     return ""
 
