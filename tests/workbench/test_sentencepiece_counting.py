@@ -1,6 +1,7 @@
 """The workbench counts what the trainer reads: whole normalized lines for sentencepiece's trainer
 (the sentencepiece presets), words for the others, in the training process and Step by Step;
-kept line counts are never handed to a word trainer (their key says so)."""
+kept line counts are never handed to a word trainer (their key says so); the trainer's
+input_sentence_size is the training's sample (the Sample field shows it, disabled)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
-from window_support import SAMPLE
+from window_support import SAMPLE, train_and_wait
 
 from engine import Tokenizer
 from engine.corpus.checks import check_file
@@ -23,11 +24,13 @@ from engine.project.facts import CorpusFile
 from engine.schema import JsonValue
 from workbench.core import presets
 from workbench.core.step_session import count_typed
-from workbench.core.trainer_counting import counts_sentences
+from workbench.core.trainer_counting import counts_sentences, sample_lines_for, trainer_sample_lines
 from workbench.core.word_count_cache import counts_key
+from workbench.jobs.children.estimate import estimate_payload
 from workbench.jobs.children.step_counts import count_main, count_payload
 from workbench.jobs.children.training import TrainingJob, train
 from workbench.window.main_window import MainWindow
+from workbench.window.tabs.training_page import SAMPLE_HINT
 
 # A line of the corpus as sentencepiece's trainer reads it: normalized by nmt_nfkc, "▁" for spaces.
 QUESTION = "▁To▁be,▁or▁not▁to▁be:▁that▁is▁the▁question."
@@ -54,12 +57,24 @@ def hamlet(folder: Path) -> Path:
     return path
 
 
+def sentencepiece_trainer(model_type: str, **options: JsonValue) -> dict[str, JsonValue]:
+    settings: dict[str, JsonValue] = {"type": "SentencePieceTrainer", "model_type": model_type, "vocab_size": 300}
+    settings.update(options)
+    return settings
+
+
 def test_what_a_trainers_settings_ask_of_the_counting() -> None:
     assert counts_sentences({"type": "SentencePieceTrainer", "model_type": "bpe"})
     assert counts_sentences({"type": "SentencePieceTrainer", "model_type": "unigram"})
     assert not counts_sentences({"type": "BpeTrainer"}) and not counts_sentences({"type": "UnigramTrainer"})
     assert not counts_sentences(None) and not counts_sentences({})  # (no trainer: nothing counts lines)
     assert not counts_sentences({"type": "SentencePieceTrainer", "model_type": "wordpiece"})  # (cannot train)
+    assert trainer_sample_lines({"type": "SentencePieceTrainer", "input_sentence_size": 500}) == 500
+    assert trainer_sample_lines({"type": "SentencePieceTrainer"}) == 0
+    assert trainer_sample_lines({"type": "BpeTrainer", "input_sentence_size": 500}) == 0
+    assert sample_lines_for({"type": "SentencePieceTrainer", "input_sentence_size": 500}, 200) == 500  # the trainer's wins
+    assert sample_lines_for({"type": "SentencePieceTrainer", "input_sentence_size": 0}, 200) == 200
+    assert sample_lines_for({"type": "BpeTrainer"}, 200) == 200
 
 
 def test_line_counts_have_a_key_of_their_own_and_word_counts_keep_theirs() -> None:
@@ -159,3 +174,36 @@ def test_the_step_panel_counts_a_files_lines_for_sentencepiece(qtbot: QtBot, win
     tokenizer, _ = presets.build("sentencepiece-bpe", 300)
     assert session.counts == tokenizer.count_words([str(corpus)], processes=1, sentences=True)
     assert session.counts[QUESTION] == 3
+
+
+def test_the_trainers_input_sentence_size_is_the_sample_and_the_field_shows_it(
+    qtbot: QtBot, window: MainWindow, small_corpus: Path
+) -> None:
+    project_with(window, [small_corpus], "sentencepiece-unigram", 500)
+    tab = window.train_tab
+    tab.held_out.setValue(0.0)
+    tab.sample_lines.setValue(300)  # (the user's own sample, given back below)
+    entry = window.document.active
+    assert entry is not None and entry.trainer is not None
+    pipeline, trainer = entry.pipeline, dict(entry.trainer)
+    trainer["input_sentence_size"] = 800
+    window.document.set_configuration(pipeline, trainer)
+    tab.blocked_reason()  # (the tab shows the settings now)
+    assert not tab.sample_lines.isEnabled() and tab.sample_lines.value() == 800
+    assert "input_sentence_size" in tab.sample_lines.toolTip() and "800" in tab.sample_lines.toolTip()
+    assert not tab.processes.isEnabled()  # (a sample is counted in one process)
+    train_and_wait(qtbot, window)
+    assert entry.report is not None and (entry.report.sampled_lines, entry.report.read_lines) == (800, 2000)
+    assert not entry.counts_file
+    direct, direct_trainer = presets.build("sentencepiece-unigram", 500)
+    direct.train([str(small_corpus)], direct_trainer, processes=1, sample_lines=800)
+    assert Tokenizer.from_str(entry.trained_json or "").get_vocab() == direct.get_vocab()
+    # the trainer samples no more: the field is the user's again
+    trainer["input_sentence_size"] = 0
+    window.document.set_configuration(pipeline, trainer)
+    tab.blocked_reason()
+    assert tab.sample_lines.isEnabled() and tab.sample_lines.value() == 300 and tab.sample_lines.toolTip() == SAMPLE_HINT
+    # the estimate is made for the sample the training takes
+    payload = estimate_payload("{}", sentencepiece_trainer("bpe", input_sentence_size=1000), [], {}, 1, 0)
+    assert payload["sample_lines"] == 1000
+

@@ -19,7 +19,7 @@ from engine.project.project_file import Project
 from engine.schema import JsonValue
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD
 from workbench.core.presets import Configuration
-from workbench.core.trainer_counting import counts_sentences
+from workbench.core.trainer_counting import counts_sentences, sample_lines_for
 from workbench.core.word_count_cache import counts_key, counts_path
 from workbench.jobs.children.training import TrainingJob
 
@@ -52,10 +52,13 @@ def plan_training(
     sample_lines: int,
 ) -> TrainingPlan:
     """A training of `entry` with `configuration` on the project's corpus (`fields`: the text
-    field of each file read with another field than "text"). A BPE training that reads every
-    line keeps its word counts for a continuation, beside the project saved at
-    `counts_folder` (None: in the per-user cache, `counts_path`)."""
+    field of each file read with another field than "text"). It samples `sample_lines` lines
+    (0: every line), or as many as the trainer's own `input_sentence_size` when it sets one
+    (`sample_lines_for`). A BPE training that reads every line keeps its word counts for a
+    continuation, beside the project saved at `counts_folder` (None: in the per-user cache,
+    `counts_path`)."""
     pipeline, trainer = configuration
+    sampled = sample_lines_for(trainer, sample_lines)
     job = TrainingJob(
         json.dumps(pipeline),
         trainer,
@@ -63,12 +66,12 @@ def plan_training(
         held_out,
         processes,
         fields=fields,
-        sample_lines=sample_lines,
+        sample_lines=sampled,
     )
     key = counts_key(project.corpus, fields, pipeline, held_out, counts_sentences(trainer))
-    if trainer.get("type") == "BpeTrainer" and sample_lines == 0:
+    if trainer.get("type") == "BpeTrainer" and sampled == 0:
         job.counts_out = counts_path(counts_folder, key)
-    trained_on = TrainedOn(project.corpus, sample_lines, held_out)
+    trained_on = TrainedOn(project.corpus, sampled, held_out)
     return TrainingPlan(entry, configuration, job, key, held_out, trained_on, f"Train “{entry.name}”")
 
 
