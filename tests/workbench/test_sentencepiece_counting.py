@@ -1,6 +1,6 @@
 """The workbench counts what the trainer reads: whole normalized lines for sentencepiece's trainer
-(the sentencepiece presets), words for the others, in the training process and Step by Step;
-kept line counts are never handed to a word trainer (their key says so); the trainer's
+(the sentencepiece presets), words for the others, in the training process, Step by Step and the
+estimate; kept line counts are never handed to a word trainer (their key says so); the trainer's
 input_sentence_size is the training's sample (the Sample field shows it, disabled)."""
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ from engine.project.facts import CorpusFile
 from engine.schema import JsonValue
 from workbench.core import presets
 from workbench.core.step_session import count_typed
-from workbench.core.trainer_counting import counts_sentences, sample_lines_for, trainer_sample_lines
+from workbench.core.trainer_counting import counts_sentences, keeps_counts, sample_lines_for, trainer_sample_lines
 from workbench.core.word_count_cache import counts_key
 from workbench.jobs.children.estimate import estimate_payload
 from workbench.jobs.children.step_counts import count_main, count_payload
 from workbench.jobs.children.training import TrainingJob, train
+from workbench.jobs.runners.training_plans import plan_training
 from workbench.window.main_window import MainWindow
 from workbench.window.tabs.training_page import SAMPLE_HINT
 
@@ -75,6 +76,9 @@ def test_what_a_trainers_settings_ask_of_the_counting() -> None:
     assert sample_lines_for({"type": "SentencePieceTrainer", "input_sentence_size": 500}, 200) == 500  # the trainer's wins
     assert sample_lines_for({"type": "SentencePieceTrainer", "input_sentence_size": 0}, 200) == 200
     assert sample_lines_for({"type": "BpeTrainer"}, 200) == 200
+    assert [keeps_counts({"type": kind}) for kind in ("BpeTrainer", "SentencePieceTrainer", "UnigramTrainer", "WordPieceTrainer")] == [
+        True, True, False, False,
+    ]  # fmt: skip
 
 
 def test_line_counts_have_a_key_of_their_own_and_word_counts_keep_theirs() -> None:
@@ -194,7 +198,7 @@ def test_the_trainers_input_sentence_size_is_the_sample_and_the_field_shows_it(
     assert not tab.processes.isEnabled()  # (a sample is counted in one process)
     train_and_wait(qtbot, window)
     assert entry.report is not None and (entry.report.sampled_lines, entry.report.read_lines) == (800, 2000)
-    assert not entry.counts_file
+    assert not entry.counts_file and "sampled 800 of 2,000 lines" in tab.continue_reason()
     direct, direct_trainer = presets.build("sentencepiece-unigram", 500)
     direct.train([str(small_corpus)], direct_trainer, processes=1, sample_lines=800)
     assert Tokenizer.from_str(entry.trained_json or "").get_vocab() == direct.get_vocab()
@@ -207,3 +211,25 @@ def test_the_trainers_input_sentence_size_is_the_sample_and_the_field_shows_it(
     payload = estimate_payload("{}", sentencepiece_trainer("bpe", input_sentence_size=1000), [], {}, 1, 0)
     assert payload["sample_lines"] == 1000
 
+
+def test_line_counts_and_word_counts_of_one_pipeline_are_kept_apart(window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, [small_corpus], "sentencepiece-bpe", 400)
+    entry = window.document.active
+    assert entry is not None and entry.trainer is not None
+    project = window.document.project
+    # the same pipeline trained by sentencepiece's trainer (lines) and by HF's BPE trainer (words)
+    lines = plan_training(project, {}, None, entry, (entry.pipeline, entry.trainer), 0.01, 1, 0)
+    words = plan_training(project, {}, None, entry, (entry.pipeline, presets.build("bpe", 400)[1].to_dict()), 0.01, 1, 0)
+    assert lines.job.counts_out and words.job.counts_out and lines.job.counts_out != words.job.counts_out
+    assert lines.counts_key == counts_key(project.corpus, {}, entry.pipeline, 0.01, sentences=True)
+    assert words.counts_key == counts_key(project.corpus, {}, entry.pipeline, 0.01)  # (the key word counts always had)
+
+
+def test_a_trainer_that_keeps_no_counts_says_which_can_be_continued(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    project_with(window, [small_corpus], "hf-sentencepiece-unigram", 400)
+    tab = window.train_tab
+    train_and_wait(qtbot, window)
+    entry = window.document.active
+    assert entry is not None and entry.is_trained and not entry.counts_file
+    assert tab.continue_reason() == "Only BPE and SentencePiece trainings can be continued."
+    assert not tab.continue_box.isVisibleTo(tab)

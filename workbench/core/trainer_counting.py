@@ -1,6 +1,7 @@
 """What a trainer's settings (its `to_dict()` object) ask of the counting before it trains: words
 or whole lines (`counts_sentences`), and how many lines it samples (`sample_lines_for`: a
-SentencePieceTrainer's `input_sentence_size`). Qt-free; no counting here.
+SentencePieceTrainer's `input_sentence_size`). Also which trainings keep their counts for
+Continue (`keeps_counts`). Qt-free; no counting here.
 
 The window's training and estimate, Step by Step and the command line all ask here, so the
 counts one of them makes are the counts the trainer reads.
@@ -15,6 +16,9 @@ from engine import trainers
 from engine.errors import EngineError
 from engine.schema import JsonValue
 
+# The trainers whose trainings keep their counts and can be continued from them (a larger or
+# smaller vocabulary trained again from the kept counts, as one run to that size would).
+CONTINUABLE: Final = ("BpeTrainer", "SentencePieceTrainer")
 SENTENCEPIECE: Final = "SentencePieceTrainer"
 
 
@@ -46,3 +50,8 @@ def sample_lines_for(trainer: Mapping[str, JsonValue] | None, asked: int) -> int
     own = trainer_sample_lines(trainer)
     return own if own > 0 else asked
 
+
+def keeps_counts(trainer: Mapping[str, JsonValue] | None) -> bool:
+    """Whether a training with these settings keeps its counts (when it reads every line) so
+    that Continue can train again from them: BPE's and sentencepiece's (both model types)."""
+    return trainer is not None and trainer.get("type") in CONTINUABLE

@@ -25,8 +25,8 @@ from workbench.window.views.training_plots import TrainingPlots
 
 DEFAULT_HELD_OUT_PERCENT: Final = 1.0
 CONTINUE_HINT: Final = (
-    "Continues from the saved word counts (no recounting); merges are recomputed from the start, "
-    "identical to one run to the larger size."
+    "Continues from the saved counts (no recounting); merges are recomputed from the start "
+    "(a SentencePiece Unigram's rounds run again from the seed), identical to one run to the larger size."
 )
 SAMPLE_HINT: Final = (
     "input_sentence_size, as in SentencePiece: train on a uniform random sample of this many "
