@@ -54,6 +54,7 @@ class Sample:
 
     splitter: WordSplitter
     with_lines: bool
+    sentences: bool
     counts: dict[str, int]
     sizes: list[int]
     distinct: list[int]
@@ -69,9 +70,10 @@ class Sample:
     kind_text: dict[str, int]
     kind_raw: dict[str, int]
 
-    def __init__(self, splitter: WordSplitter, with_lines: bool) -> None:
+    def __init__(self, splitter: WordSplitter, with_lines: bool, sentences: bool = False) -> None:
         self.splitter = splitter
         self.with_lines = with_lines
+        self.sentences = sentences  # (the splitter counts whole lines: slices are counted so too)
         self.counts = {}
         self.sizes = []
         self.distinct = []
@@ -89,7 +91,7 @@ class Sample:
 
     def add_slice(self, tokenizer: Tokenizer, piece: FileSlice) -> None:
         counts = self.counts
-        for word, count in _count_piece(tokenizer, piece).items():
+        for word, count in _count_piece(tokenizer, piece, self.sentences).items():
             counts[word] = counts.get(word, 0) + count
         if self.with_lines and piece.size > 0:
             stream = FileRange(piece.path, piece.start, piece.end)
@@ -226,12 +228,13 @@ def _kind(source: CorpusSource) -> str:
     return source.format + "/" + source.compression
 
 
-def _count_piece(tokenizer: Tokenizer, piece: FileSlice) -> dict[str, int]:
-    """The words of one slice; an empty (or wordless) slice has none instead of an error."""
+def _count_piece(tokenizer: Tokenizer, piece: FileSlice, sentences: bool) -> dict[str, int]:
+    """The words (whole lines: `sentences`) of one slice; an empty (or wordless) slice has none
+    instead of an error."""
     if piece.size == 0:
         return {}
     try:
-        return tokenizer.count_words([piece], None, 1)
+        return tokenizer.count_words([piece], None, 1, sentences=sentences)
     except CorpusError as error:
         if error.reason.startswith("no words to train on"):
             return {}

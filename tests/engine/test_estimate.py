@@ -6,6 +6,7 @@ project files load)."""
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 import multiprocessing
 import re
@@ -17,7 +18,15 @@ import pytest
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import CorpusError
-from engine.analysis.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
+from engine.analysis.estimate import (
+    BASE_BYTES,
+    SENTENCE_UNIGRAM_FACTOR,
+    UNIGRAM_BYTES_PER_CHAR,
+    UNIGRAM_US_PER_CHAR,
+    TrainingEstimate,
+    estimate_training,
+    peak_rss_bytes,
+)
 from engine.project.entry import TokenizerEntry
 from engine.project.project_file import Project
 from engine.project.result import TrainedResult
@@ -411,3 +420,43 @@ def test_times_under_a_second_are_not_given_as_numbers() -> None:
     assert _roughly(0.04, "~") == "under 1 s"
     assert _roughly(12.3, "~") == "~12 s"
     assert _roughly(125.0, "about ") == "about 2 min"
+
+
+def six_word_lines(folder: Path, copies: int) -> Path:
+    """The 720 orders of six words, one a line, `copies` times over: 720 distinct lines of the
+    same six distinct words."""
+    words = ["alpha", "beta", "gamma", "delta", "omega", "sigma"]
+    lines = [" ".join(order) + "\n" for order in itertools.permutations(words)]
+    path = folder / "orders.txt"
+    path.write_text("".join(lines * copies), encoding="utf-8")
+    return path
+
+
+def test_a_sentencepiece_trainer_is_estimated_on_the_lines_it_reads(tmp_path: Path) -> None:
+    path = str(six_word_lines(tmp_path, 1))
+    tokenizer = bpe()[0]  # (its Whitespace words; the lines are their words joined)
+    unigram = trainers.SentencePieceTrainer("unigram", 2000)
+    words = estimate_training(tokenizer, [path], trainers.UnigramTrainer(vocab_size=2000), compiled=True)
+    lines = estimate_training(tokenizer, [path], unigram, compiled=True)
+    assert words.exact_words and words.distinct_words == 6
+    assert lines.exact_words and lines.distinct_words == len(tokenizer.count_words([path], None, 1, sentences=True)) == 720
+    # its Unigram costs what the Unigram cost per character of the lines, scaled (`_training_cost`)
+    characters = sum(len(line) for line in tokenizer.count_words([path], None, 1, sentences=True))
+    assert lines.train_seconds == pytest.approx(characters * UNIGRAM_US_PER_CHAR * SENTENCE_UNIGRAM_FACTOR * 1e-6)
+    assert lines.peak_bytes == BASE_BYTES + int(characters * UNIGRAM_BYTES_PER_CHAR)
+    # its BPE by BPE's costs: another estimate of the same lines
+    bpe_lines = estimate_training(tokenizer, [path], trainers.SentencePieceTrainer("bpe", 2000), compiled=True)
+    assert bpe_lines.distinct_words == 720 and bpe_lines.train_seconds != lines.train_seconds
+    # a sample of lines: the very sample training takes, of lines
+    sampled = estimate_training(tokenizer, [path], unigram, sample_lines=100, seed=3)
+    assert sampled.distinct_words == len(tokenizer.count_sampled_words([path], 100, None, 3, sentences=True).counts) == 100
+
+
+def test_a_sentencepiece_trainer_s_sample_of_a_big_input_counts_lines(tmp_path: Path) -> None:
+    path = str(six_word_lines(tmp_path, 12))  # (about 300 KB: read by slices)
+    tokenizer = bpe()[0]
+    unigram = trainers.SentencePieceTrainer("unigram", 2000)
+    words = estimate_training(tokenizer, [path], trainers.UnigramTrainer(vocab_size=2000), sample_bytes=32 << 10)
+    lines = estimate_training(tokenizer, [path], unigram, sample_bytes=32 << 10)
+    assert not lines.exact_words and not words.exact_words
+    assert words.sample_distinct == 6 and 100 < lines.sample_distinct <= 720

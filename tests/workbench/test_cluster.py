@@ -91,6 +91,16 @@ def test_cluster_counts_equal_local_counts(client: Any, tmp_path: Path, preset: 
     assert kinds == {("", ""), ("lines", "gz"), ("jsonl", "")}
 
 
+def test_cluster_counts_a_sentencepiece_presets_lines_as_locally(client: Any, tmp_path: Path) -> None:
+    # (what its trainer reads: `count --preset sentencepiece-bpe --dask ...` counts these)
+    files = [str(corpus_path("shakespeare.txt")), *small_files(tmp_path), *other_sources(tmp_path)]
+    tokenizer, _ = presets.build("sentencepiece-bpe")
+    local = tokenizer.count_words(files, processes=1, sentences=True)
+    remote = count_words_on_cluster(client, tokenizer, files, block_bytes=SMALL_BLOCKS, sentences=True)
+    assert remote == local
+    assert remote["▁hello▁again,▁world!"] == 5000 and "▁hello" not in remote
+
+
 def globbed_folder(folder: Path) -> Path:
     """A folder read with --include '*.txt' --include '*.jsonl' --exclude 'build/*' --field body:
     the texts of small_files, and records.jsonl whose text is under "body" (its "text" a decoy);

@@ -89,24 +89,28 @@ def plan_blocks(
 
 # -- on the workers ------------------------------------------------------------------------
 
-# The last tokenizer JSON a worker process was given, and the word splitter built from it.
+# The last tokenizer JSON (and whether whole lines are counted) a worker process was given,
+# and the word splitter built from it.
 # subtle: a dict, not a global rebound in a function, so the cache survives in each worker
 # process between tasks (every task of one run sends the same JSON).
-_SPLITTERS: dict[str, WordSplitter] = {}
+_SPLITTERS: dict[tuple[str, bool], WordSplitter] = {}
 
 
-def _splitter_for(tokenizer_json: str) -> WordSplitter:
-    """The word splitter of the tokenizer in `tokenizer_json`, built once per worker process."""
-    splitter = _SPLITTERS.get(tokenizer_json)
+def _splitter_for(tokenizer_json: str, sentences: bool) -> WordSplitter:
+    """The word splitter (of whole lines: `sentences`) of the tokenizer in `tokenizer_json`,
+    built once per worker process."""
+    key = (tokenizer_json, sentences)
+    splitter = _SPLITTERS.get(key)
     if splitter is None:
         _SPLITTERS.clear()
-        splitter = Tokenizer.from_str(tokenizer_json)._word_splitter()
-        _SPLITTERS[tokenizer_json] = splitter
+        splitter = Tokenizer.from_str(tokenizer_json)._word_splitter(sentences)
+        _SPLITTERS[key] = splitter
     return splitter
 
 
-def count_block(block: Block, tokenizer_json: str) -> dict[str, int]:
-    """word -> count over the lines of one block, split as `Tokenizer.count_words` splits them.
+def count_block(block: Block, tokenizer_json: str, sentences: bool = False) -> dict[str, int]:
+    """word -> count over the lines of one block, split as `Tokenizer.count_words` splits them
+    (whole lines counted when `sentences`, as its `sentences=True`).
 
     Runs on a worker; a CorpusError comes back as BlockFailed (which pickles)."""
     path, start, end, kind, compression, field = block
@@ -114,7 +118,7 @@ def count_block(block: Block, tokenizer_json: str) -> dict[str, int]:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        splitter = _splitter_for(tokenizer_json)
+        splitter = _splitter_for(tokenizer_json, sentences)
         progress = _SinkProgress(SilentProgress(), end - start)
         if kind:
             _count_unit(CorpusSource(path, kind, compression, field, end), splitter, counts, progress)
@@ -138,11 +142,11 @@ def merge_counts(left: dict[str, int], right: dict[str, int]) -> dict[str, int]:
     return left
 
 
-def count_group(blocks: list[Block], tokenizer_json: str) -> dict[str, int]:
+def count_group(blocks: list[Block], tokenizer_json: str, sentences: bool = False) -> dict[str, int]:
     """The summed counts of a group of blocks (one bag partition's work)."""
     counts: dict[str, int] = {}
     for block in blocks:
-        counts = merge_counts(counts, count_block(block, tokenizer_json))
+        counts = merge_counts(counts, count_block(block, tokenizer_json, sentences))
     return counts
 
 
@@ -158,10 +162,11 @@ def count_words_on_cluster(
     field: str = DEFAULT_FIELD,
     include: Sequence[str] = (),
     exclude: Sequence[str] = (),
+    sentences: bool = False,
 ) -> dict[str, int]:
     """word -> count over every line of the files, exactly
-    `tokenizer.count_words(files, field=field, include=include, exclude=exclude)`, counted by
-    the workers of `client`.
+    `tokenizer.count_words(files, field=field, include=include, exclude=exclude,
+    sentences=sentences)`, counted by the workers of `client`.
 
     The files are planned here and read by the workers at the same paths. `progress` hears the
     bytes of each finished partition (stage "Pre-processing files"). Raises CorpusError for a
@@ -188,7 +193,7 @@ def count_words_on_cluster(
     bag = dask.bag.from_sequence(groups, npartitions=len(groups))
     # Each partition (one group) counts its blocks into one dict; the dicts are kept on the
     # workers (persist) so progress shows as groups finish, then summed by a tree fold.
-    counted = client.persist(bag.map(count_group, tokenizer.to_str()))
+    counted = client.persist(bag.map(count_group, tokenizer.to_str(), sentences))
     futures = futures_of(counted)
     try:
         done = 0

@@ -1,5 +1,6 @@
 """`tokenizer-workbench count`: the words `train` would count, written as a word<TAB>count
-table, on this machine or on a Dask cluster (`workbench.cli.cluster`).
+table, on this machine or on a Dask cluster (`workbench.cli.cluster`). For a preset whose
+trainer reads whole lines (the sentencepiece presets), the lines it would count.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         help="count the words a tokenizer trains on and write them as a word<TAB>count table",
         description="Count the words of every input `train` reads (text files, also compressed; folders; "
         "JSON Lines; Parquet/Arrow; word<TAB>count tables, added as they are) exactly as `train` counts "
-        "them (the tokenizer's added tokens, normalizer and pre-tokenizer) and write them as a "
-        "word<TAB>count table (SentencePiece's input_format=tsv; biggest counts first), for "
+        "them (the tokenizer's added tokens, normalizer and pre-tokenizer; for the sentencepiece presets, whose "
+        "trainer reads whole lines, the normalized lines) and write them as a word<TAB>count table (SentencePiece's input_format=tsv; biggest counts first), for "
         "`train --counts`. With --dask, the counting runs on a Dask cluster (pip install "
         "'tokenizer-workbench[cluster]'): folders are expanded here, and every file must be readable "
         "at the same path here and on every worker. The table is written to a temporary file and "
@@ -76,8 +77,11 @@ def cmd_count(args: argparse.Namespace) -> int:
     skipped: list[str] = []
     units = training_inputs(names, args.field, include, exclude, skipped)
     check_output(output, [Path(unit.path) for unit in units], args.force, "table file", "counts.tsv", "input file")
+    sentences = False
     if args.preset is not None:
-        tokenizer, _ = preset_pipeline(args.preset)
+        tokenizer, trainer = preset_pipeline(args.preset)
+        # (what the preset's trainer reads: sentencepiece's reads whole lines)
+        sentences = trainer.counts_sentences()
     else:
         tokenizer = load(args.tokenizer)
     note_skipped(skipped)
@@ -90,10 +94,10 @@ def cmd_count(args: argparse.Namespace) -> int:
 
             with cluster_client(args.dask, args.processes) as client:
                 counts = count_words_on_cluster(
-                    client, tokenizer, names, progress, field=args.field, include=include, exclude=exclude
+                    client, tokenizer, names, progress, field=args.field, include=include, exclude=exclude, sentences=sentences
                 )
         else:
-            counts = tokenizer.count_words(names, progress, args.processes, args.field, include, exclude)
+            counts = tokenizer.count_words(names, progress, args.processes, args.field, include, exclude, sentences=sentences)
     finally:
         if progress is not None:
             progress.close()
@@ -102,8 +106,9 @@ def cmd_count(args: argparse.Namespace) -> int:
     elapsed = time.monotonic() - started
     total_bytes = sum(unit.size for unit in units)
     read = len({unit.path for unit in units})
+    what = "lines" if sentences else "words"
     print(
-        f"Counted {sum(counts.values()):,} words ({len(counts):,} distinct) in {read} "
+        f"Counted {sum(counts.values()):,} {what} ({len(counts):,} distinct) in {read} "
         f"file{'s' if read != 1 else ''} ({human_size(total_bytes)}) in {elapsed:.1f} s -> {output}",
         file=sys.stderr,
     )

@@ -1,27 +1,35 @@
 """`tokenizer-workbench train`: train a preset on files (or a word-count table) and write
-tokenizer.json, with the estimate before and the time and memory after.
+tokenizer.json, with the estimate before and the time and memory after. The preset's trainer
+options can be set one by one (`--trainer-option NAME=VALUE`, `with_trainer_options`).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
-from engine import models
+from engine import Tokenizer, models, trainers
 from engine.analysis.estimate import TrainingEstimate, estimate_training, peak_rss_bytes
 from engine.corpus.sources import FORMAT_COUNTS, CorpusSource
 from engine.corpus.units import FileSlice, process_count, training_inputs
 from engine.corpus.word_counts import MAX_COUNT, read_counts
 from engine.collector import PausedCollector
-from engine.errors import VocabularyTooSmallError
+from engine.errors import EngineError, VocabularyTooSmallError
 from engine.progress import ProgressSink, SilentProgress
+from engine.schema import JsonValue
+from engine.trainers.base import Trainer
+from engine.trainers.sentencepiece import SentencePieceTrainer
 from workbench.cli.common import (
     TRAINABLE,
     WRITTEN,
     CliError,
     add_input_arguments,
+    argument_text,
     check_output,
     note_skipped,
     preset_pipeline,
@@ -57,7 +65,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         "--counts",
         metavar="TABLE",
         help="train on a word<TAB>count table (from `count`, or SentencePiece's input_format=tsv) instead of FILEs; "
-        "its words must come from the same normalizer and pre-tokenizer as the preset's",
+        "its words must come from the same normalizer and pre-tokenizer as the preset's (for the sentencepiece "
+        "presets, whole lines: `count --preset` counts them so)",
     )
     train.add_argument(
         "--input-sentence-size",
@@ -65,10 +74,44 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         default=0,
         metavar="N",
         help="train on a uniform random sample of N lines (and records) of all the inputs, as SentencePiece's "
-        "input_sentence_size (default 0: every line; counted in one process)",
+        "input_sentence_size (default 0: every line; counted in one process); for the sentencepiece presets the "
+        "same as --trainer-option input_sentence_size=N",
+    )
+    train.add_argument(
+        "--trainer-option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set one of the preset trainer's options (repeatable), by its name in the trainer's settings: for "
+        "the sentencepiece presets sentencepiece's own (character_coverage=0.9995, split_digits=true, "
+        "split_by_unicode_script=false, max_sentencepiece_length=16, byte_fallback=true, "
+        "input_sentence_size=N, ...), for the others HF's (limit_alphabet=N, initial_alphabet=[\"a\"], ...); "
+        "VALUE is read as JSON when it is JSON (true, 0.98, 16, [\"a\"]), else as text. An unknown NAME "
+        "or a bad VALUE is an error naming it; the vocabulary size is --vocab-size",
     )
     add_input_arguments(train, "train on", "*")
     train.set_defaults(func=cmd_train)
+
+
+# Trainer settings `--trainer-option` does not set, and what sets them instead.
+FIXED_OPTIONS: Final = {
+    "type": "the preset chooses the trainer (--preset)",
+    "vocab_size": "the vocabulary size is --vocab-size",
+}
+
+
+def _sample_lines(trainer: Trainer, asked: int) -> int:
+    """The lines training samples: --input-sentence-size, which for sentencepiece's trainer is
+    its input_sentence_size (the trainer's, set by --trainer-option, when only that is given);
+    CliError when the two are given and differ."""
+    if not isinstance(trainer, SentencePieceTrainer) or trainer.input_sentence_size == 0:
+        return asked
+    own = trainer.input_sentence_size
+    if asked > 0 and asked != own:
+        raise CliError(
+            f"--input-sentence-size {asked} and --trainer-option input_sentence_size={own} disagree: give one of them"
+        )
+    return own
 
 
 def _versus(estimate: TrainingEstimate | None) -> str:
@@ -78,6 +121,54 @@ def _versus(estimate: TrainingEstimate | None) -> str:
     peak = peak_rss_bytes()
     memory = f"; peak memory {human_size(peak)}, estimated {human_size(estimate.peak_bytes)}" if peak else ""
     return f" (estimated {estimate.seconds:.1f} s{memory})"
+
+
+def with_trainer_options(trainer: Trainer, tokenizer: Tokenizer, given: Sequence[str]) -> Trainer:
+    """`trainer` with each `--trainer-option NAME=VALUE` of `given` set in its settings
+    (`to_dict()`) and read back (`trainers.from_dict`); VALUE is JSON when it parses, else text.
+
+    CliError naming the option for a NAME the trainer does not have (or one set elsewhere:
+    its type, its vocab_size), a VALUE it refuses, or settings that cannot train `tokenizer`'s
+    model (a sentencepiece preset's model_type is its model's). ["split_digits=true"] on the
+    sentencepiece-unigram preset -> its trainer with split_digits True."""
+    if not given:
+        return trainer
+    settings = trainer.to_dict()
+    kind = str(settings.get("type"))
+    names = [name for name in settings if name not in FIXED_OPTIONS]
+    made = trainer
+    chosen: list[str] = []
+    for item in given:
+        name, equals, text = argument_text("--trainer-option", item).partition("=")
+        name = name.strip()
+        if not equals or not name:
+            raise CliError(f"--trainer-option {item!r}: give NAME=VALUE, NAME one of {kind}'s options: {', '.join(names)}")
+        if name in FIXED_OPTIONS:
+            raise CliError(f"--trainer-option {name}: {FIXED_OPTIONS[name]}")
+        if name not in names:
+            raise CliError(f"--trainer-option {name}: {kind} has no option {name!r}; its options: {', '.join(names)}")
+        settings[name] = _option_value(text)
+        chosen.append(f"{name}={text}")
+        try:
+            made = trainers.from_dict(settings)
+        except (EngineError, ValueError, TypeError) as error:
+            raise CliError(f"--trainer-option {name}={text}: {error}") from None
+    try:
+        made.check_model(tokenizer.model)
+    except EngineError as error:
+        raise CliError(f"--trainer-option {' '.join(chosen)}: {error} (another --preset trains that model)") from None
+    return made
+
+
+def _option_value(text: str) -> JsonValue:
+    """A `--trainer-option` VALUE: the JSON it is ("true" -> True, "0.98" -> 0.98), else the
+    text itself ("<pad>" -> "<pad>")."""
+    try:
+        value: JsonValue = json.loads(text)
+    except ValueError:
+        return text
+    return value
+
 
 def cmd_train(args: argparse.Namespace) -> int:
     if args.vocab_size <= 0:
@@ -110,13 +201,22 @@ def cmd_train(args: argparse.Namespace) -> int:
         check_output(output, [Path(unit.path) for unit in units] if table is None else [table], args.force)
     note_skipped(skipped)
     tokenizer, trainer = preset_pipeline(args.preset, args.vocab_size, args.min_frequency, special_tokens(args.special_tokens))
+    trainer = with_trainer_options(trainer, tokenizer, args.trainer_option)
+    sample_lines = _sample_lines(trainer, args.input_sentence_size)
+    if table is not None and sample_lines > 0:
+        raise CliError(
+            "--trainer-option input_sentence_size samples the lines of FILEs, and a --counts table has none: "
+            "train on the FILEs to sample them, or leave the option out to train on the whole table"
+        )
+    # (sentencepiece's trainer reads whole lines: they are what is counted for it)
+    sentences = trainer.counts_sentences()
 
     estimate: TrainingEstimate | None = None
     if args.estimate_only or not args.quiet:
         # --counts: the table's words, exactly (whatever the file is called)
         inputs: list[FileSlice | CorpusSource] = [CorpusSource(str(table), FORMAT_COUNTS)] if table is not None else list(units)
         processes = 1 if table is not None else process_count(sum(unit.size for unit in units), 0)
-        estimate = estimate_training(tokenizer, inputs, trainer, processes, sample_lines=args.input_sentence_size)
+        estimate = estimate_training(tokenizer, inputs, trainer, processes, sample_lines=sample_lines)
         print(f"estimate: {estimate.describe()}", file=stdout_for("the estimate") if args.estimate_only else sys.stderr)
     if args.estimate_only:
         return 0
@@ -128,11 +228,11 @@ def cmd_train(args: argparse.Namespace) -> int:
     try:
         if table is not None:
             counts = read_counts(str(table))
-        elif args.input_sentence_size > 0:
-            sampled = tokenizer.count_sampled_words(units, args.input_sentence_size, progress=sink)
+        elif sample_lines > 0:
+            sampled = tokenizer.count_sampled_words(units, sample_lines, progress=sink, sentences=sentences)
             counts, sampled_lines, read_lines = sampled.counts, sampled.kept, sampled.seen
         else:
-            counts = tokenizer.count_words(units, progress=sink)
+            counts = tokenizer.count_words(units, progress=sink, sentences=sentences)
         unique_words = len(counts)
         # as Tokenizer.train, but refused before the first merge when the vocabulary cannot hold
         # the alphabet (HF's BPE and WordPiece trainers would make it larger than asked)
@@ -143,7 +243,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             tokenizer.apply_training(trainer, run)
             run.release()
     except VocabularyTooSmallError as error:
-        raise CliError(error.message("--vocab-size", with_hint=False)) from None
+        # (the hint's option, character_coverage or limit_alphabet, is set with --trainer-option)
+        hint = " (--trainer-option)" if error.hint else ""
+        raise CliError(error.message("--vocab-size") + hint) from None
     finally:
         if progress is not None:
             progress.close()
@@ -161,7 +263,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(
         f"Trained {args.preset} tokenizer: vocab {tokenizer.get_vocab_size():,}{merges_text}, "
         f"from {source} ({human_size(total_bytes)}, "
-        f"{unique_words:,} unique words) in {elapsed:.1f} s{_versus(estimate)} -> {output}",
+        f"{unique_words:,} unique {'lines' if sentences else 'words'}) in {elapsed:.1f} s{_versus(estimate)} -> {output}",
         file=sys.stderr,
     )
     return 0

@@ -36,9 +36,10 @@ WORDS: Final = 40
 EVALUATION_INTERVAL: Final = 0.25
 
 
-def count_typed(pipeline: dict[str, JsonValue], text: str) -> dict[str, int]:
-    """The words of a few typed sentences, counted with `pipeline` (EngineError if it cannot)."""
-    return Tokenizer.from_str(json.dumps(pipeline)).count_words_from_iterator(text.split("\n"))
+def count_typed(pipeline: dict[str, JsonValue], text: str, sentences: bool = False) -> dict[str, int]:
+    """The words of a few typed sentences, counted with `pipeline` (EngineError if it cannot);
+    their whole lines when `sentences` (a trainer that reads them: `trainer_counting.counts_sentences`)."""
+    return Tokenizer.from_str(json.dumps(pipeline)).count_words_from_iterator(text.split("\n"), sentences=sentences)
 
 
 class StepSession:

@@ -3,7 +3,8 @@
 A training writes the words it counted as a `word<TAB>count` table, so that Continue can train
 to a larger size without counting again. The table is named by a digest of what the counts
 depend on (`counts_key`): the corpus files (sizes, SHA-256, and the text field read when not
-"text"), the pipeline and the share held out. Beside a saved project it is
+"text"), the pipeline, the share held out, and whether they count words or whole lines (what
+a SentencePieceTrainer reads: `workbench.core.trainer_counting`). Beside a saved project it is
 `<project>.counts-<first 12 hex of the key>.tsv`; for an unsaved one, in the per-user cache.
 """
 
@@ -20,17 +21,31 @@ from workbench.core.settings import cache_dir
 
 # A word-counts table beside a project is named `<project>.counts-<first chars of its key>.tsv`.
 COUNTS_KEY_CHARS: Final = 12
+# What marks the key of counts of whole lines (`counts_key`'s `sentences`).
+SENTENCES: Final = "sentences"
 
 
-def counts_key(corpus: list[CorpusFile], fields: dict[str, str], pipeline: dict[str, JsonValue], held_out: float) -> str:
+def counts_key(
+    corpus: list[CorpusFile],
+    fields: dict[str, str],
+    pipeline: dict[str, JsonValue],
+    held_out: float,
+    sentences: bool = False,
+) -> str:
     """The digest of what word counts depend on: the corpus files (size, SHA-256 and the text
-    field read, `fields[path]`, when not "text"), the pipeline and the held-out share."""
+    field read, `fields[path]`, when not "text"), the pipeline, the held-out share, and whether
+    they are counts of whole lines (`sentences`), so that a word trainer is never handed a
+    sentencepiece training's line counts, nor the other way round."""
     files: list[list[JsonValue]] = []
     for item in corpus:
         chosen = fields.get(item.path)
         # subtle: a file read as "text" keeps the key it had before fields were kept
         files.append([item.size, item.sha256, chosen] if chosen else [item.size, item.sha256])
-    text = json.dumps([files, pipeline, round(held_out, 6)], sort_keys=True)
+    described: list[JsonValue] = [files, pipeline, round(held_out, 6)]
+    if sentences:
+        # subtle: word counts keep the key they had before line counts were kept
+        described.append(SENTENCES)
+    text = json.dumps(described, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -15,19 +15,21 @@ from engine import Tokenizer, trainers
 from engine.errors import EngineError
 from engine.analysis.estimate import TrainingEstimate, estimate_training
 from engine.schema import JsonValue
+from workbench.core.trainer_counting import sample_lines_for
 from workbench.jobs.children.training import inputs_with_fields
 
 def estimate_payload(
     tokenizer_json: str, trainer: dict[str, JsonValue], files: list[str], fields: dict[str, str], processes: int, sample_lines: int
 ) -> dict[str, object]:
-    """What `estimate_main` needs, in a form that crosses to the child."""
+    """What `estimate_main` needs, in a form that crosses to the child; the sample is the one the
+    training takes (the trainer's own input_sentence_size wins: `sample_lines_for`)."""
     return {
         "tokenizer": tokenizer_json,
         "trainer": trainer,
         "files": list(files),
         "fields": dict(fields),
         "processes": processes,
-        "sample_lines": sample_lines,
+        "sample_lines": sample_lines_for(trainer, sample_lines),
     }
 
 

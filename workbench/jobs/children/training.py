@@ -74,12 +74,14 @@ class TrainingJob:
     corpus files, the share of the corpus held out for evaluation (taken from the end of the
     last file, never trained on), and how many processes count words.
 
-    `counts_out`: keep the word counts in this table (for a later continuation; a table that
-    cannot be written is skipped). `counts_in`: train on this table instead of counting the
-    files (a continuation: the files then only give the held-out text). `fields`: path -> text
-    field of the JSON Lines and Parquet/Arrow files read with another field than "text" (the
-    others read "text"). `sample_lines` > 0: count a uniform random sample of that many lines
-    (SentencePiece's input_sentence_size), in one process, and keep no counts."""
+    What is counted is what the trainer reads (`Trainer.counts_sentences`): words, or whole
+    normalized lines for sentencepiece's trainer. `counts_out`: keep those counts in this table
+    (for a later continuation; a table that cannot be written is skipped). `counts_in`: train
+    on this table instead of counting the files (a continuation: the files then only give the
+    held-out text). `fields`: path -> text field of the JSON Lines and Parquet/Arrow files read
+    with another field than "text" (the others read "text"). `sample_lines` > 0: count a
+    uniform random sample of that many lines (SentencePiece's input_sentence_size: the plan
+    puts a SentencePieceTrainer's own here), in one process, and keep no counts."""
 
     tokenizer_json: str
     trainer: dict[str, JsonValue]
@@ -380,11 +382,13 @@ def train(job: TrainingJob, connection: MessageSink, cancel: Event) -> TrainingR
             held_out = ""  # the corpus has gone: a continuation trains without evaluations
     else:
         slices, held_out = held_out_split(job.inputs(), job.held_out_fraction)
+        # (whole lines for a trainer that reads them, sentencepiece's; words for the others)
+        sentences = trainer.counts_sentences()
         if job.sample_lines > 0:
-            sampled = tokenizer.count_sampled_words(slices, job.sample_lines, streamer)
+            sampled = tokenizer.count_sampled_words(slices, job.sample_lines, streamer, sentences=sentences)
             counts, sampled_lines, read_lines = sampled.counts, sampled.kept, sampled.seen
         else:
-            counts = tokenizer.count_words(slices, streamer, job.processes)
+            counts = tokenizer.count_words(slices, streamer, job.processes, sentences=sentences)
     # (refused before the counts are kept: a vocabulary smaller than its alphabet never trains)
     run = start_checked(trainer, counts, streamer)
     counts_file = job.counts_in

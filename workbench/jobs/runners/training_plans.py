@@ -19,6 +19,7 @@ from engine.project.project_file import Project
 from engine.schema import JsonValue
 from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD
 from workbench.core.presets import Configuration
+from workbench.core.trainer_counting import counts_sentences, keeps_counts, sample_lines_for
 from workbench.core.word_count_cache import counts_key, counts_path
 from workbench.jobs.children.training import TrainingJob
 
@@ -51,10 +52,13 @@ def plan_training(
     sample_lines: int,
 ) -> TrainingPlan:
     """A training of `entry` with `configuration` on the project's corpus (`fields`: the text
-    field of each file read with another field than "text"). A BPE training that reads every
-    line keeps its word counts for a continuation, beside the project saved at
-    `counts_folder` (None: in the per-user cache, `counts_path`)."""
+    field of each file read with another field than "text"). It samples `sample_lines` lines
+    (0: every line), or as many as the trainer's own `input_sentence_size` when it sets one
+    (`sample_lines_for`). A BPE or SentencePiece training that reads every line keeps its
+    counts (of words, or of lines for SentencePiece) for a continuation, beside the project
+    saved at `counts_folder` (None: in the per-user cache, `counts_path`)."""
     pipeline, trainer = configuration
+    sampled = sample_lines_for(trainer, sample_lines)
     job = TrainingJob(
         json.dumps(pipeline),
         trainer,
@@ -62,19 +66,20 @@ def plan_training(
         held_out,
         processes,
         fields=fields,
-        sample_lines=sample_lines,
+        sample_lines=sampled,
     )
-    key = counts_key(project.corpus, fields, pipeline, held_out)
-    if trainer.get("type") == "BpeTrainer" and sample_lines == 0:
+    key = counts_key(project.corpus, fields, pipeline, held_out, counts_sentences(trainer))
+    if keeps_counts(trainer) and sampled == 0:
         job.counts_out = counts_path(counts_folder, key)
-    trained_on = TrainedOn(project.corpus, sample_lines, held_out)
+    trained_on = TrainedOn(project.corpus, sampled, held_out)
     return TrainingPlan(entry, configuration, job, key, held_out, trained_on, f"Train “{entry.name}”")
 
 
 def plan_continuation(project: Project, fields: dict[str, str], entry: TokenizerEntry, target: int) -> TrainingPlan:
-    """A continuation of `entry`'s BPE training to `target` tokens from the word counts its
-    last training kept (check `continue_reason` first): no recounting, the same merges as one
-    training to that size."""
+    """A continuation of `entry`'s BPE or SentencePiece training to `target` tokens from the
+    counts its last training kept (check `continue_reason` first): no recounting, the same
+    vocabulary as one training to that size (BPE's merges made again from the first; a
+    SentencePiece Unigram's rounds run again from the seed)."""
     assert entry.trainer is not None
     trainer = dict(entry.trainer)
     trainer["vocab_size"] = target
@@ -94,12 +99,14 @@ def plan_continuation(project: Project, fields: dict[str, str], entry: Tokenizer
 
 
 def continue_reason(project: Project, fields: dict[str, str], entry: TokenizerEntry | None) -> str:
-    """Why `entry` cannot be continued ("" when it can): it must be a trained BPE whose last
-    training read every line and kept word counts that still match the project's corpus."""
+    """Why `entry` cannot be continued ("" when it can): it must be a trained BPE or
+    SentencePiece tokenizer (`keeps_counts`) whose last training read every line and kept
+    counts that still match the project's corpus (and are of words or of lines as its trainer
+    reads them)."""
     if entry is None or not entry.is_trained or entry.trainer is None:
         return "Train the tokenizer first."
-    if entry.trainer.get("type") != "BpeTrainer":
-        return "Only BPE trainings can be continued."
+    if not keeps_counts(entry.trainer):
+        return "Only BPE and SentencePiece trainings can be continued."
     facts = entry.result.facts() if entry.result is not None else None
     if facts is not None and facts.sampled_lines:
         return (
@@ -108,7 +115,8 @@ def continue_reason(project: Project, fields: dict[str, str], entry: TokenizerEn
         )
     if not entry.counts_file or not os.path.isfile(entry.counts_file):
         return "No word counts were kept for this training: train it again first."
-    if entry.counts_key != counts_key(project.corpus, fields, entry.pipeline, entry.counts_held_out):
+    sentences = counts_sentences(entry.trainer)
+    if entry.counts_key != counts_key(project.corpus, fields, entry.pipeline, entry.counts_held_out, sentences):
         return "The corpus has changed since the word counts were kept: train again."
     return ""
 

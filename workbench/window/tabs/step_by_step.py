@@ -40,6 +40,7 @@ from workbench.core.components import trainer_algorithm
 from workbench.core.formatting import score
 from workbench.jobs.runners.child_job import ChildJob
 from workbench.core.step_session import StepSession, count_typed
+from workbench.core.trainer_counting import counts_sentences
 from workbench.jobs.children.step_counts import count_main, count_payload
 from workbench.window.views.heading import Heading
 from workbench.window.views.merges_table import MergesTable
@@ -208,13 +209,14 @@ class StepPanel(QWidget):
         if self._config is None:
             self.status.setText("The settings on the left have errors: fix them to start.")
             return
-        pipeline, _ = self._config
+        pipeline, trainer = self._config
+        sentences = counts_sentences(trainer)  # (sentencepiece's trainer reads whole lines)
         source = self._files.get(self.source.currentText())
         text = self.text.toPlainText()
         if source is None and len(text) <= IN_PROCESS_CHARS:
             # a few typed sentences: counted here, at once
             try:
-                counts = count_typed(pipeline, text)
+                counts = count_typed(pipeline, text, sentences)
             except EngineError as error:
                 self.status.setText(f"Cannot start: {error}")
                 return
@@ -224,7 +226,7 @@ class StepPanel(QWidget):
         self._counting_file = source is not None
         what = os.path.basename(source.path) if source is not None else "the text"
         self.status.setText(f"Counting the words of {what} with the pipeline on the left…")
-        self._counter.start(count_main, count_payload(json.dumps(pipeline), source, text))
+        self._counter.start(count_main, count_payload(json.dumps(pipeline), source, text, sentences))
         self._update_buttons()
         self.state_changed.emit("counting")
 

@@ -619,6 +619,9 @@ class TrainTab(QWidget):
             current = entry.trainer.get("vocab_size")
             continue_from = current if isinstance(current, int) else 0
         runner = self.runner
+        # (the Sample field shows a SentencePiece trainer's own input_sentence_size, disabled)
+        configuration = self.form.configuration()
+        self.training_page.follow_trainer(configuration[1] if configuration is not None else None)
         self.training_page.show_controls(running, runner.is_paused(), runner.cancelling(), reason, continue_from, self._has_pending_edits())
         if reason and not running:
             self._say(reason, error=True)

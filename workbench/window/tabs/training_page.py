@@ -14,6 +14,8 @@ from typing import Final
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDoubleSpinBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget
 
+from engine.schema import JsonValue
+from workbench.core.trainer_counting import trainer_sample_lines
 from workbench.jobs.runners.training import CAN_PAUSE
 from workbench.window.views.estimate_label import EstimateLabel, EstimateRequest
 from workbench.window.views.heading import Heading, say
@@ -23,8 +25,20 @@ from workbench.window.views.training_plots import TrainingPlots
 
 DEFAULT_HELD_OUT_PERCENT: Final = 1.0
 CONTINUE_HINT: Final = (
-    "Continues from the saved word counts (no recounting); merges are recomputed from the start, "
-    "identical to one run to the larger size."
+    "Continues from the saved counts (no recounting); merges are recomputed from the start "
+    "(a SentencePiece Unigram's rounds run again from the seed), identical to one run to the larger size."
+)
+SAMPLE_HINT: Final = (
+    "input_sentence_size, as in SentencePiece: train on a uniform random sample of this many "
+    "lines (and records) of the corpus, to bound memory on a big corpus; the summary says how "
+    "many were sampled. Sampling reads every line in one process, and keeps no word counts to "
+    "continue from. All lines: off."
+)
+# The Sample field while the trainer sets the sample itself (`follow_trainer`).
+SAMPLE_SET_BY_TRAINER: Final = (
+    "Set by the trainer's input_sentence_size ({lines:,} lines): training samples that many lines, "
+    "in one process, and keeps no counts to continue from. Set it to 0 in the trainer's settings "
+    "to choose the sample here."
 )
 
 
@@ -85,12 +99,9 @@ class TrainingPage(QWidget):
         self.sample_lines.setSingleStep(100_000)
         self.sample_lines.setGroupSeparatorShown(True)
         self.sample_lines.setSpecialValueText("all lines")
-        self.sample_lines.setToolTip(
-            "input_sentence_size, as in SentencePiece: train on a uniform random sample of this many "
-            "lines (and records) of the corpus, to bound memory on a big corpus; the summary says how "
-            "many were sampled. Sampling reads every line in one process, and keeps no word counts to "
-            "continue from. All lines: off."
-        )
+        self.sample_lines.setToolTip(SAMPLE_HINT)
+        # the user's own sample while the trainer's input_sentence_size is shown instead (None: not)
+        self._own_sample: int | None = None
         self.message = QLabel()
         self.message.setWordWrap(True)
         # (two lines held for it: a summary that wraps does not move the plots below)
@@ -165,6 +176,26 @@ class TrainingPage(QWidget):
     def name_steps(self, rounds: bool) -> None:
         """Head the steps table for Unigram's `rounds`, else for merges."""
         self.merges_heading.label.setText("Rounds" if rounds else "Latest merges")
+
+    def follow_trainer(self, trainer: dict[str, JsonValue] | None) -> None:
+        """Show the sample the trainer of these settings sets itself (a SentencePieceTrainer's
+        input_sentence_size > 0, which the training uses: `sample_lines_for`) in the Sample
+        field, disabled, and give the user's own value back once it sets none. None (settings
+        with errors): left as it is."""
+        if trainer is None:
+            return
+        own = trainer_sample_lines(trainer)
+        if own > 0:
+            if self._own_sample is None:
+                self._own_sample = self.sample_lines.value()
+            self.sample_lines.setValue(own)
+            self.sample_lines.setEnabled(False)
+            self.sample_lines.setToolTip(SAMPLE_SET_BY_TRAINER.format(lines=own))
+        elif self._own_sample is not None:
+            self.sample_lines.setValue(self._own_sample)
+            self._own_sample = None
+            self.sample_lines.setEnabled(True)
+            self.sample_lines.setToolTip(SAMPLE_HINT)
 
     def _on_sample_lines_changed(self, lines: int) -> None:
         # sampling reads every line in one process: the processes setting does not apply then
