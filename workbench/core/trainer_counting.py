@@ -15,11 +15,11 @@ from typing import Final
 from engine import trainers
 from engine.errors import EngineError
 from engine.schema import JsonValue
+from workbench.core.components import SENTENCEPIECE_TRAINER
 
 # The trainers whose trainings keep their counts and can be continued from them (a larger or
 # smaller vocabulary trained again from the kept counts, as one run to that size would).
-CONTINUABLE: Final = ("BpeTrainer", "SentencePieceTrainer")
-SENTENCEPIECE: Final = "SentencePieceTrainer"
+CONTINUABLE: Final = ("BpeTrainer", SENTENCEPIECE_TRAINER)
 
 
 def counts_sentences(trainer: Mapping[str, JsonValue] | None) -> bool:
@@ -38,7 +38,7 @@ def counts_sentences(trainer: Mapping[str, JsonValue] | None) -> bool:
 def trainer_sample_lines(trainer: Mapping[str, JsonValue] | None) -> int:
     """How many lines the trainer itself asks training to sample: a SentencePieceTrainer's
     `input_sentence_size` (sentencepiece's option; 0: every line); 0 for the others."""
-    if trainer is None or trainer.get("type") != SENTENCEPIECE:
+    if trainer is None or trainer.get("type") != SENTENCEPIECE_TRAINER:
         return 0
     size = trainer.get("input_sentence_size", 0)
     return size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else 0

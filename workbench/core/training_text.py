@@ -62,32 +62,38 @@ def costs_text(report: TrainReport | ResultFacts) -> str:
 
 
 def finished_text(
-    report: TrainReport, held_out_bytes: int, evaluations: Sequence[tuple[int, float]], trained_on: TrainedOn | None
+    report: TrainReport,
+    held_out_bytes: int,
+    evaluations: Sequence[tuple[int, float]],
+    trained_on: TrainedOn | None,
+    unit: str = "words",
 ) -> str:
     """What a training that just ended made, from what, held out and measured on, and at what
     cost: "Trained in 2.8 s: 7,939 merges from a.txt (61,772 words, 6,030 distinct); 2.6 KB held
-    out, 3.66 characters per token on it."."""
+    out, 3.66 characters per token on it.". `unit`: what was counted ("lines" for a trainer
+    that reads whole lines)."""
     held = f"; {held_out_bytes / 1024:,.1f} KB held out" if held_out_bytes else ""
     last = evaluations[-1][1] if evaluations else 0.0
     measured = f", {last:.2f} characters per token on it" if last else ""
     files = trained_on_text(trained_on) or f" from {report.files} file{'s' if report.files != 1 else ''}"
     return (
-        f"Trained in {report.seconds:.1f} s: {steps_text(report.history)}{files} ({report.total_words:,} words, "
+        f"Trained in {report.seconds:.1f} s: {steps_text(report.history)}{files} ({report.total_words:,} {unit}, "
         f"{report.unique_words:,} distinct{sampled_text(report.sampled_lines, report.read_lines)}){held}{measured}."
         f"{costs_text(report)}"
     )
 
 
-def stored_text(facts: ResultFacts, trained_on: TrainedOn | None, changes: Sequence[str]) -> str:
-    """What a result kept in the project is: how it was trained, on what, at what cost, and
-    (`changes`) how the project's corpus differs from what it was trained on."""
+def stored_text(facts: ResultFacts, trained_on: TrainedOn | None, changes: Sequence[str], unit: str = "words") -> str:
+    """What a result kept in the project is: how it was trained, on what (`unit`: "words", or
+    "lines" for a trainer that reads whole lines), at what cost, and (`changes`) how the
+    project's corpus differs from what it was trained on."""
     warning = (
         f" The corpus is no longer what it was trained on: {'; '.join(changes)}. Train again to train on it."
         if changes
         else ""
     )
     return (
-        f"Last trained in {facts.seconds:.1f} s on {facts.total_words:,} words "
+        f"Last trained in {facts.seconds:.1f} s on {facts.total_words:,} {unit} "
         f"({facts.unique_words:,} distinct{sampled_text(facts.sampled_lines, facts.read_lines)})"
         f"{trained_on_text(trained_on)}: {facts_text(facts)}.{costs_text(facts)}{warning}"
     )

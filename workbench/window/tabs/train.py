@@ -54,6 +54,7 @@ from workbench.core.settings import Settings
 from workbench.window.tabs.step_by_step import StepPanel
 from workbench.window.tabs.training_page import TrainingPage
 from workbench.jobs.children.training import FINISH_STEPS, STAGE_FINISH, VOCAB_SIZE, TrainingResult
+from workbench.core.trainer_counting import counts_sentences
 from workbench.core.training_text import finished_text, steps_text, stored_text
 from workbench.window.views.when_shown import WhenShown
 
@@ -390,7 +391,8 @@ class TrainTab(QWidget):
             self._when_shown.flush()
             if result.counts_file:
                 self.counts_kept.emit(result.counts_file)
-        self._say(finished_text(result.report, result.held_out_bytes, result.evaluations, trained_on))
+        unit = "lines" if plan is not None and counts_sentences(plan.configuration[1]) else "words"
+        self._say(finished_text(result.report, result.held_out_bytes, result.evaluations, trained_on, unit))
         self._shown_changes = self._corpus_changes()
         self.state_changed.emit("trained")
         self._update_controls()
@@ -574,7 +576,8 @@ class TrainTab(QWidget):
         self._shown_changes = changed
         facts = entry.result.facts() if entry is not None and entry.result is not None else None
         if entry is not None and facts is not None:
-            self._say(stored_text(facts, entry.trained_on, changed), error=bool(changed))
+            unit = "lines" if counts_sentences(entry.trainer) else "words"
+            self._say(stored_text(facts, entry.trained_on, changed, unit), error=bool(changed))
         elif entry is not None and entry.is_trained:
             self._say("Imported: no training history. Train to retrain this pipeline on the project's corpus.")
         else:
