@@ -30,13 +30,17 @@ SENTENCE_END_RE: Final = regex.compile(r"[.!?]+[\"'”’)\]]*")
 ABBREVIATIONS: Final = frozenset(
     (
         "dr.", "mr.", "mrs.", "ms.", "prof.", "st.", "jr.", "sr.", "rev.", "gen.", "col.", "lt.",
-        "capt.", "sgt.", "gov.", "sen.", "rep.", "hon.", "mt.", "ft.", "no.", "nos.", "vol.",
-        "vols.", "fig.", "figs.", "p.", "pp.", "ch.", "sec.", "art.", "ed.", "eds.", "approx.",
-        "dept.", "est.", "inc.", "ltd.", "co.", "corp.", "vs.", "etc.", "cf.", "e.g.", "i.e.",
-        "viz.", "al.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.", "sep.", "sept.",
-        "oct.", "nov.", "dec.", "a.m.", "p.m.", "u.s.", "u.k.",
+        "capt.", "sgt.", "gov.", "sen.", "rep.", "hon.", "mt.", "ft.", "nos.", "vol.",
+        "vols.", "fig.", "figs.", "p.", "pp.", "ch.", "sec.", "eds.", "approx.",
+        "dept.", "inc.", "ltd.", "co.", "corp.", "vs.", "cf.", "e.g.", "i.e.",
+        "viz.", "jan.", "feb.", "mar.", "apr.", "jun.", "jul.", "aug.", "sep.", "sept.",
+        "oct.", "nov.", "dec.", "u.s.", "u.k.",
     )
 )
+# Words that are abbreviations in one sentence and end another ("No. 5" / "I said no."; "et al.
+# (2019)" / "and so on, etc."; "at 5 p.m. sharp" / "We met at 5 p.m."): their period ends the
+# sentence only when the next word begins with a capital letter.
+AMBIGUOUS: Final = frozenset(("no.", "art.", "ed.", "est.", "al.", "etc.", "a.m.", "p.m."))
 BASELINES: Final = ("characters", "UTF-8 bytes", "words", "sentences")
 
 
@@ -105,7 +109,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
         end = match.end()
         if end < n and not text[end].isspace():
             continue
-        if match.group().startswith(".") and _ends_with_abbreviation(text, start, match.start()):
+        if match.group().startswith(".") and _ends_with_abbreviation(text, start, match.start(), end):
             continue
         _add_trimmed(text, start, end, spans)
         start = end
@@ -113,16 +117,23 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _ends_with_abbreviation(text: str, start: int, period: int) -> bool:
-    """Whether the word just before the period at `period` is a listed abbreviation or an initial."""
+def _ends_with_abbreviation(text: str, start: int, period: int, after: int) -> bool:
+    """Whether the word just before the period at `period` is a listed abbreviation, an
+    ambiguous one not followed (from `after`) by a capitalized word, or an initial (not "I")."""
     begin = period
     while begin > start and not text[begin - 1].isspace():
         begin -= 1
     word = text[begin : period + 1].lstrip("\"'“‘([")
-    if word.lower() in ABBREVIATIONS:
+    lowered = word.lower()
+    if lowered in ABBREVIATIONS:
         return True
-    # an initial: one capital letter and its period ("J. R. R. Tolkien")
-    return len(word) == 2 and word[0].isupper()
+    if lowered in AMBIGUOUS:
+        following = after
+        while following < len(text) and text[following].isspace():
+            following += 1
+        return following < len(text) and not text[following].isupper()
+    # an initial: one capital letter and its period ("J. R. R. Tolkien"); "I." is the pronoun
+    return len(word) == 2 and word[0].isupper() and word[0] != "I"
 
 
 def _add_trimmed(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> None:

@@ -29,6 +29,7 @@ CAUSE_UNKNOWN: Final = "unknown characters became the unknown token"
 CAUSE_UNKNOWN_SKIPPED: Final = "unknown characters became the unknown token, which decoding leaves out (a special token)"
 CAUSE_LOWERCASE: Final = "lowercased by the normalizer"
 CAUSE_ACCENTS: Final = "accents stripped by the normalizer"
+CAUSE_CANONICAL: Final = "composed or decomposed by the normalizer (NFC/NFD): the same text for Unicode"
 CAUSE_COMPATIBILITY: Final = "compatibility characters replaced by the normalizer (NFKC/NFKD)"
 CAUSE_SPACES: Final = "spaces added or removed by the decoder"
 CAUSE_JOINED: Final = "no decoder: decoding joins the tokens with spaces"
@@ -48,6 +49,8 @@ ADVICE: Final[dict[str, str]] = {
     CAUSE_SPACES: "this decoder puts spaces back by rule; a ByteLevel or Metaspace pipeline keeps them exactly",
     CAUSE_LOWERCASE: "remove Lowercase (or BertNormalizer's lowercase) from the normalizers to keep case",
     CAUSE_ACCENTS: "remove StripAccents (or BertNormalizer's strip_accents) to keep accents",
+    CAUSE_CANONICAL: "nothing is lost (the texts are canonically equivalent); to get the very code points back, "
+    "remove the NFC/NFD normalizer",
     CAUSE_COMPATIBILITY: "use NFC, or no Unicode normalizer, instead of NFKC/NFKD to keep these characters",
     CAUSE_SPECIAL: "decode with skip_special_tokens=False to keep them",
 }
@@ -278,6 +281,8 @@ def _cause(
         return CAUSE_ACCENTS
     if _strip_accents(original).lower() == decoded:
         return CAUSE_ACCENTS
+    if unicodedata.normalize("NFC", original) == unicodedata.normalize("NFC", decoded):
+        return CAUSE_CANONICAL
     if unicodedata.normalize("NFKC", original) == decoded or unicodedata.normalize("NFKC", original).lower() == decoded:
         return CAUSE_COMPATIBILITY
     if original.strip() == decoded.strip():

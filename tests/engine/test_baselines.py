@@ -51,6 +51,14 @@ def test_words_read_char_by_char_are_the_patterns_matches(text: str) -> None:
         ("J. R. R. Tolkien wrote it... Really?!", ["J. R. R. Tolkien wrote it...", "Really?!"]),
         ("Version 2.5 is out. Mr. Smith agrees", ["Version 2.5 is out.", "Mr. Smith agrees"]),
         ("  leading and trailing  ", ["leading and trailing"]),
+        # words that are abbreviations only sometimes end a sentence before a capital
+        ("I said no. She agreed.", ["I said no.", "She agreed."]),
+        ("See No. 5 and art. 3 for more.", ["See No. 5 and art. 3 for more."]),
+        ("Smith et al. (2019) agree. We met at 5 p.m. Then we left.", ["Smith et al. (2019) agree.", "We met at 5 p.m.", "Then we left."]),
+        ("Bread, milk, etc. The rest is art. Fine.", ["Bread, milk, etc.", "The rest is art.", "Fine."]),
+        ("It ends with etc.", ["It ends with etc."]),
+        # "I." is the pronoun, not an initial
+        ("So did I. Then we left.", ["So did I.", "Then we left."]),
         ("", []),
     ],
 )

@@ -13,6 +13,8 @@ from engine import Tokenizer, decoders, models, normalizers, pre_tokenizers
 from engine.analysis.inspection import (
     ADVICE,
     CAUSE_ACCENTS,
+    CAUSE_CANONICAL,
+    CAUSE_COMPATIBILITY,
     CAUSE_JOINED,
     CAUSE_LOWERCASE,
     CAUSE_SPACES,
@@ -88,6 +90,21 @@ def test_a_lowercasing_round_trip_names_its_causes() -> None:
     assert CAUSE_LOWERCASE in causes and CAUSE_ACCENTS in causes
     for difference in result.differences:
         assert text[difference.start : difference.end].lower().replace("é", "e") == result.decoded[difference.decoded_start : difference.decoded_end]
+
+
+def test_nfc_composing_is_named_apart_from_compatibility_characters() -> None:
+    """NFC's composition of "cafe" + U+0301 is the same text for Unicode: not NFKC's doing, and
+    the advice is not "use NFC" (it is NFC); NFKC's "ﬁ" -> "fi" is."""
+    tokenizer = byte_level()
+    tokenizer.normalizer = normalizers.NFC()
+    text = "cafe\u0301"
+    result = round_trip(tokenizer, text, tokenizer.encode(text))
+    assert result.decoded == "café" and result.causes == [CAUSE_CANONICAL]
+    assert not ADVICE[CAUSE_CANONICAL].startswith("use NFC")
+    tokenizer.normalizer = normalizers.NFKC()
+    text = "ﬁne"
+    result = round_trip(tokenizer, text, tokenizer.encode(text))
+    assert result.decoded == "fine" and result.causes == [CAUSE_COMPATIBILITY]
 
 
 def test_unknown_tokens_and_spaces_are_named() -> None:
