@@ -8,7 +8,7 @@ from engine import Tokenizer
 from engine.trainers.records import MergeStep, RoundStep
 from workbench.core import presets
 from workbench.core.presets import Configuration
-from workbench.core.step_session import StepSession, count_typed
+from workbench.core.step_session import StepSession, count_typed, tie_text, tied_with_first
 
 TEXT = "the cat sat on the mat\nthe dog sat on the log\na hat on a cat that sat\n"
 
@@ -29,6 +29,25 @@ def test_each_step_merges_the_pair_the_candidates_put_first() -> None:
         assert isinstance(step, MergeStep)
         assert (step.left, step.right) == (first.left, first.right)
     assert ["".join(pieces) for pieces, _ in session.words()][:3] == ["the", "sat", "on"]
+
+
+def test_the_textbook_tie_is_marked_with_the_rule_that_breaks_it() -> None:
+    """ship x3, shipping x2, shop x2: s+h first (7), then sh+i and i+p tie at 5, and HF's queue
+    merges i+p (its left token, i, was made before sh)."""
+    configuration = _configuration("bpe", 60)
+    session = StepSession(configuration, {"ship": 3, "shipping": 2, "shop": 2}, "ship shipping shop", from_file=False)
+    first = session.candidates()[0]
+    assert (first.left, first.right, first.count) == ("s", "h", 7)
+    assert tied_with_first(session.candidates(), session.algorithm, session.score_name) == []
+    assert tie_text(session.candidates(), session.algorithm, session.score_name) == ""
+    session.step(1)
+    candidates = session.candidates()
+    assert [(c.left, c.right, c.count) for c in candidates[:2]] == [("i", "p", 5), ("sh", "i", 5)]
+    assert tied_with_first(candidates, session.algorithm, session.score_name) == [1]
+    text = tie_text(candidates, session.algorithm, session.score_name)
+    assert text.startswith("tied with 1 other pair at 5: HF's queue takes the pair whose left token has the smaller id")
+    [step] = session.step(1)
+    assert isinstance(step, MergeStep) and (step.left, step.right) == ("i", "p")
 
 
 def test_keep_gives_the_tokenizer_the_run_made_and_the_settings_that_make_it() -> None:

@@ -22,7 +22,7 @@ from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.analysis.token_counts import token_statistics
 from engine.trainers.base import Trainer, TrainingRun
-from engine.trainers.records import MergeStep, PairCandidate, RoundStep, TrainReport
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, PairCandidate, RoundStep, TrainReport
 from engine.analysis.vocabulary import TokenStyle
 from workbench.core.components import trainer_algorithm
 from workbench.core.held_out import characters_per_token
@@ -40,6 +40,40 @@ def count_typed(pipeline: dict[str, JsonValue], text: str, sentences: bool = Fal
     """The words of a few typed sentences, counted with `pipeline` (EngineError if it cannot);
     their whole lines when `sentences` (a trainer that reads them: `trainer_counting.counts_sentences`)."""
     return Tokenizer.from_str(json.dumps(pipeline)).count_words_from_iterator(text.split("\n"), sentences=sentences)
+
+
+# The rule that orders pairs tied with the next merge, by what ranks them (a run's score_name).
+TIE_RULES: Final = {
+    SCORE_COUNT: "HF's queue takes the pair whose left token has the smaller id (the one made earlier), "
+    "then the smaller right id",
+    SCORE_LIKELIHOOD: "the more frequent pair goes first, then the pair of smaller ids (left, then right)",
+}
+
+
+def tied_with_first(candidates: list[PairCandidate], algorithm: str, score_name: str) -> list[int]:
+    """The rows of `candidates` after the first that tie with it on what ranks the merge (its
+    count, or its score), so that only the tie rule (`TIE_RULES`) put the first one first; none
+    for Unigram, whose prune removes many pieces at once.
+
+    Counts [5, 5, 3] -> [1]; scores [0.5, 0.5, 0.4] -> [1]."""
+    if algorithm == "Unigram" or len(candidates) < 2 or score_name not in TIE_RULES:
+        return []
+    first = candidates[0].rank_value
+    return [row for row in range(1, len(candidates)) if candidates[row].rank_value == first]
+
+
+def tie_text(candidates: list[PairCandidate], algorithm: str, score_name: str) -> str:
+    """What the step view says of a tie for the next merge ("" when there is none): "tied with
+    1 other pair at 5: HF's queue takes the pair whose left token has the smaller id...".
+    """
+    tied = tied_with_first(candidates, algorithm, score_name)
+    if not tied:
+        return ""
+    first = candidates[0]
+    value = f"{first.count:,}" if score_name == SCORE_COUNT else f"{first.rank_value:.6g}"
+    others = f"{len(tied)} other pair{'s' if len(tied) != 1 else ''}"
+    more = "+" if len(tied) == len(candidates) - 1 and len(candidates) >= CANDIDATES else ""
+    return f"tied with {others}{more} at {value}: {TIE_RULES[score_name]}"
 
 
 class StepSession:

@@ -40,7 +40,7 @@ class ScreenshotError(RuntimeError):
 
 
 def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
-    """Write train.png, train-step-by-step.png, vocabulary.png, encode.png, encode-pipeline.png,
+    """Write train.png, train-step-by-step.png, train-step-tie.png, vocabulary.png, encode.png, encode-pipeline.png,
     compare.png, encode-round-trip.png, train-wordpiece.png, train-unigram.png, audit.png,
     audit-premiums.png, audit-scripts.png, audit-table.png, audit-vocabulary-size.png, audit-health.png, audit-two-vocabularies.png,
     audit-unicode.png, train-failed.png, the dialogs that keep the user's work and an export's
@@ -81,6 +81,15 @@ def _write(folder: Path, theme: str) -> list[Path]:
         panel.start()
         panel.advance(12)
         paths.append(_grab(window, folder / "train-step-by-step.png"))
+        # the textbook tie: ship x3, shipping x2, shop x2; after s+h, sh+i and i+p tie at 5
+        panel.reset()
+        panel.source.setCurrentIndex(0)  # (typed text)
+        panel.text.setPlainText("ship ship ship shipping shipping shop shop")
+        panel.start()
+        _wait(lambda: panel.session is not None)
+        panel.advance(1)
+        paths.append(_grab(window, folder / "train-step-tie.png"))
+        panel.reset()
         panel.reset()
         window.train_tab.modes.setCurrentIndex(0)
 

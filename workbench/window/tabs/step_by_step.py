@@ -39,7 +39,7 @@ from engine.analysis.vocabulary import TokenStyle, readable
 from workbench.core.components import trainer_algorithm
 from workbench.core.formatting import score
 from workbench.jobs.runners.child_job import ChildJob
-from workbench.core.step_session import StepSession, count_typed
+from workbench.core.step_session import TIE_RULES, StepSession, count_typed, tie_text, tied_with_first
 from workbench.core.trainer_counting import counts_sentences
 from workbench.jobs.children.step_counts import count_main, count_payload
 from workbench.window.views.heading import Heading
@@ -376,6 +376,8 @@ class StepPanel(QWidget):
             return
         run = session.run
         candidates = session.candidates()
+        tied = set(tied_with_first(candidates, self._algorithm, session.score_name)) if not run.done else set()
+        tie = tie_text(candidates, self._algorithm, session.score_name) if not run.done else ""
         bold = QFont(self.candidates.font())
         bold.setBold(True)
         self.candidates.setRowCount(len(candidates))
@@ -389,6 +391,8 @@ class StepPanel(QWidget):
                 cells = (readable(left, self._style), readable(right, self._style), score(candidate.score), counts)
             else:
                 cells = (readable(left, self._style), readable(right, self._style), f"{candidate.count:,}", "")
+            if tie and (row == 0 or row in tied):
+                cells = (*cells[:2], f"{cells[2]} (tie)", *cells[3:])
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if column < 2:
@@ -396,8 +400,13 @@ class StepPanel(QWidget):
                 if row == 0 and not run.done:
                     item.setFont(bold)
                     item.setToolTip(
-                        "the next prune removes this piece first" if self._algorithm == "Unigram" else "the next step merges this pair"
+                        "the next prune removes this piece first" if self._algorithm == "Unigram"
+                        else f"the next step merges this pair ({tie})" if tie else "the next step merges this pair"
                     )
+                elif row in tied:
+                    # (a tie with the pair merged next: the same count or score, put after it by the rule)
+                    item.setBackground(self.palette().alternateBase())
+                    item.setToolTip(f"tied with the first pair; {TIE_RULES.get(session.score_name, '')}")
                 self.candidates.setItem(row, column, item)
         words = session.words()
         self.words.setRowCount(len(words))
@@ -416,9 +425,13 @@ class StepPanel(QWidget):
                 if rounds else "next: the seed round (frequent substrings)"
             )
         else:
-            steps = f"{len(self.merges.merges.steps):,} merges"
+            merged = len(self.merges.merges.steps)
+            steps = f"{merged:,} merge{'' if merged == 1 else 's'}"
             state = "done: nothing more to merge" if run.done else "next: the first pair above"
-        self.status.setText(f"{steps} · vocabulary {size:,} · {len(session.counts):,} distinct words · {state}")
+            if tie:
+                state += f", {tie}"
+        units = "lines" if counts_sentences(session.configuration[1]) else "words"
+        self.status.setText(f"{steps} · vocabulary {size:,} · {len(session.counts):,} distinct {units} · {state}")
         self._update_buttons()
         if run.done:
             self.state_changed.emit("done")
