@@ -8,7 +8,7 @@ from engine import Tokenizer
 from engine.trainers.records import MergeStep, RoundStep
 from workbench.core import presets
 from workbench.core.presets import Configuration
-from workbench.core.step_session import StepSession, count_typed, tie_text, tied_with_first
+from workbench.core.step_session import StepSession, count_typed, tie_text, tied_with_first, typed_table
 
 TEXT = "the cat sat on the mat\nthe dog sat on the log\na hat on a cat that sat\n"
 
@@ -48,6 +48,21 @@ def test_the_textbook_tie_is_marked_with_the_rule_that_breaks_it() -> None:
     assert text.startswith("tied with 1 other pair at 5: HF's queue takes the pair whose left token has the smaller id")
     [step] = session.step(1)
     assert isinstance(step, MergeStep) and (step.left, step.right) == ("i", "p")
+
+
+def test_a_typed_word_count_table_is_the_corpus_the_textbooks_give() -> None:
+    """The HF course's BPE corpus: hug 10, pug 5, pun 12, bun 4, hugs 5; u+g is its first merge (20)."""
+    configuration = _configuration("bpe", 60)
+    table = "hug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n"
+    assert typed_table(table) == [("hug", 10), ("pug", 5), ("pun", 12), ("bun", 4), ("hugs", 5)]
+    counts = count_typed(configuration[0], table)
+    assert counts == {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+    session = StepSession(configuration, counts, table, from_file=False)
+    first = session.candidates()[0]
+    assert (first.left, first.right, first.count) == ("u", "g", 20)
+    # a line of text with a tab in it is text, not a table
+    assert typed_table("the cat\tsat\n") is None and typed_table("a\t0\n") is None
+    assert count_typed(configuration[0], "the cat\tsat\n") == {"the": 1, "cat": 1, "sat": 1}
 
 
 def test_keep_gives_the_tokenizer_the_run_made_and_the_settings_that_make_it() -> None:

@@ -38,8 +38,34 @@ EVALUATION_INTERVAL: Final = 0.25
 
 def count_typed(pipeline: dict[str, JsonValue], text: str, sentences: bool = False) -> dict[str, int]:
     """The words of a few typed sentences, counted with `pipeline` (EngineError if it cannot);
-    their whole lines when `sentences` (a trainer that reads them: `trainer_counting.counts_sentences`)."""
-    return Tokenizer.from_str(json.dumps(pipeline)).count_words_from_iterator(text.split("\n"), sentences=sentences)
+    their whole lines when `sentences` (a trainer that reads them: `trainer_counting.counts_sentences`).
+
+    A typed `word<TAB>count` table, as textbooks give their corpora ("hug\t10" on each line),
+    counts each line's text that many times: "low\t5\nlowest\t2" -> {"low": 5, "lowest": 2}
+    under a Whitespace pipeline."""
+    tokenizer = Tokenizer.from_str(json.dumps(pipeline))
+    table = typed_table(text)
+    if table is None:
+        return tokenizer.count_words_from_iterator(text.split("\n"), sentences=sentences)
+    counts: dict[str, int] = {}
+    for line, times in table:
+        for word, seen in tokenizer.count_words_from_iterator([line], sentences=sentences).items():
+            counts[word] = counts.get(word, 0) + seen * times
+    return counts
+
+
+def typed_table(text: str) -> list[tuple[str, int]] | None:
+    """`text` read as a `word<TAB>count` table (every non-blank line a text, a tab and a count
+    of 1 or more), or None when it is not one: "hug\t10\npug\t5\n" -> [("hug", 10), ("pug", 5)]."""
+    rows: list[tuple[str, int]] = []
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        word, tab, count = line.rpartition("\t")
+        if not tab or not word or not count.strip().isdigit() or int(count) < 1:
+            return None
+        rows.append((word, int(count)))
+    return rows or None
 
 
 # The rule that orders pairs tied with the next merge, by what ranks them (a run's score_name).

@@ -76,7 +76,12 @@ class StepPanel(QWidget):
         super().__init__()
         self.source = QComboBox()
         self.text = QPlainTextEdit(DEFAULT_TEXT)
-        self.text.setPlaceholderText("Type or paste a few sentences to train on")
+        typed_tip = (
+            "Type or paste a few sentences to train on, or a word<TAB>count table as textbooks give "
+            "their corpora (hug<TAB>10 on each line)"
+        )
+        self.text.setPlaceholderText(typed_tip)
+        self.text.setToolTip(typed_tip)
         self.text.setMaximumHeight(120)
         self.start_button = QPushButton("Start")
         self.step_button = QPushButton("Step")
