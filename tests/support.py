@@ -285,3 +285,18 @@ def sentencepiece_style() -> Tokenizer:
     text = corpus_path("shakespeare.txt").read_text(encoding="utf-8").splitlines()[:3000]
     tokenizer.train_from_iterator(text, trainers.UnigramTrainer(vocab_size=400, special_tokens=["<unk>"], unk_token="<unk>", show_progress=False))
     return tokenizer
+
+
+def train_sentencepiece_preset(path: Path, model_type: str, vocab_size: int, **options: object) -> Tokenizer:
+    """The `sentencepiece-<model_type>` preset trained on the file at `path`, its trainer's
+    options (sentencepiece's names: character_coverage=0.98...) set as given."""
+    from engine.trainers.sentencepiece import SentencePieceTrainer
+    from workbench.core.presets import build
+
+    tokenizer, trainer = build(f"sentencepiece-{model_type}", vocab_size=vocab_size)
+    assert isinstance(trainer, SentencePieceTrainer)
+    for name, value in options.items():
+        setattr(trainer, name, value)
+    trainer.show_progress = False
+    tokenizer.train([str(path)], trainer)
+    return tokenizer

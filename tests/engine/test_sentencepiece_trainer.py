@@ -13,6 +13,7 @@ from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import TrainerMismatchError, VocabularyTooSmallError
 from engine.trainers.piece_rules import PieceRules, covered_chars, split_words
 from engine.trainers.sentencepiece import SentencePieceTrainer, byte_pieces
+from support import train_sentencepiece_preset
 from workbench.core.presets import build
 
 LINES = [
@@ -109,16 +110,10 @@ def test_options_round_trip_and_bad_values_say_which_option() -> None:
         SentencePieceTrainer(max_sentencepiece_length=0)
 
 
-def _train(tmp_path: Path, key: str, lines: list[str], **options: object) -> Tokenizer:
+def _train(tmp_path: Path, key: str, lines: list[str], vocab_size: int = 120, **options: object) -> Tokenizer:
     path = tmp_path / "text.txt"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    tokenizer, trainer = build(key, vocab_size=int(options.pop("vocab_size", 120)))  # type: ignore[call-overload]
-    assert isinstance(trainer, SentencePieceTrainer)
-    for name, value in options.items():
-        setattr(trainer, name, value)
-    trainer.show_progress = False
-    tokenizer.train([str(path)], trainer)
-    return tokenizer
+    return train_sentencepiece_preset(path, key.removeprefix("sentencepiece-"), vocab_size, **options)
 
 
 @pytest.mark.parametrize("key", ["sentencepiece-unigram", "sentencepiece-bpe"])

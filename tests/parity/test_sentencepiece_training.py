@@ -14,9 +14,7 @@ import sentencepiece as spm
 from engine import Tokenizer
 from engine.formats import sentencepiece as spf
 from engine.trainers.piece_rules import PieceRules
-from engine.trainers.sentencepiece import SentencePieceTrainer
-from support import corpus_path
-from workbench.core.presets import build
+from support import corpus_path, train_sentencepiece_preset
 
 VOCAB_SIZE = 1500
 # sentencepiece's meta pieces, which the presets do not all have (<s>, </s>)
@@ -47,13 +45,7 @@ def _pieces(processor: spm.SentencePieceProcessor) -> set[str]:
 
 
 def _ours(path: Path, model_type: str, **options: object) -> Tokenizer:
-    tokenizer, trainer = build(f"sentencepiece-{model_type}", vocab_size=VOCAB_SIZE)
-    assert isinstance(trainer, SentencePieceTrainer)
-    for name, value in options.items():
-        setattr(trainer, name, value)
-    trainer.show_progress = False
-    tokenizer.train([str(path)], trainer)
-    return tokenizer
+    return train_sentencepiece_preset(path, model_type, VOCAB_SIZE, **options)
 
 
 OPTION_SETS = [
