@@ -225,6 +225,17 @@ def optional_non_negative(name: str, value: object) -> int | None:
     return None if value is None else non_negative(name, value)
 
 
+def share_argument(name: str, value: object, above_zero: bool) -> float:
+    """A number in (0, 1] (`above_zero`) or [0, 1], or a ValueError naming the option (a NaN is
+    out of range)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{name} must be a number, not {value!r}")
+    low_ok = value > 0.0 if above_zero else value >= 0.0
+    if not low_ok or not value <= 1.0:
+        raise ValueError(f"{name} must be in {'(0' if above_zero else '[0'}, 1], not {value!r}")
+    return float(value)
+
+
 def special_tokens_argument(tokens: Sequence[str | AddedToken] | None) -> list[AddedToken]:
     """HF: a str becomes a special AddedToken; a given AddedToken is marked special."""
     return as_added_tokens(tokens if tokens is not None else [], True)

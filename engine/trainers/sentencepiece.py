@@ -19,7 +19,6 @@ whole sentences, its BPE breaks ties by piece length and text) is measured by
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Final
 
@@ -40,6 +39,7 @@ from engine.trainers.base import (
     model_mismatch,
     non_negative,
     run_mismatch,
+    share_argument,
     special_tokens_argument,
 )
 from engine.trainers.options import COUNT, FLAG, NUMBER, SPECIAL_TOKENS, TEXT, Option, TrainerOptions
@@ -155,7 +155,7 @@ class SentencePieceTrainer(Trainer):
         if not isinstance(unk_piece, str) or not unk_piece:
             raise ValueError(f"unk_piece must be a non-empty string, not {unk_piece!r}")
         self.unk_piece = unk_piece
-        self.character_coverage = _share("character_coverage", character_coverage, False)
+        self.character_coverage = share_argument("character_coverage", character_coverage, False)
         self.split_by_unicode_script = split_by_unicode_script
         self.split_by_number = split_by_number
         self.split_by_whitespace = split_by_whitespace
@@ -167,7 +167,7 @@ class SentencePieceTrainer(Trainer):
         self.input_sentence_size = non_negative("input_sentence_size", input_sentence_size)
         self.max_sentence_length = non_negative("max_sentence_length", max_sentence_length)
         self.seed_sentencepiece_size = non_negative("seed_sentencepiece_size", seed_sentencepiece_size)
-        self.shrinking_factor = _share("shrinking_factor", shrinking_factor, True)
+        self.shrinking_factor = share_argument("shrinking_factor", shrinking_factor, True)
         self.num_sub_iterations = non_negative("num_sub_iterations", num_sub_iterations)
 
     def rules(self) -> PieceRules:
@@ -183,8 +183,12 @@ class SentencePieceTrainer(Trainer):
     def meta_pieces(self) -> list[str]:
         """The pieces before any learned one: the unk piece (unless a special token), the special
         tokens, and with byte_fallback the 256 byte pieces."""
-        special = [token.content for token in self.special_tokens]
-        pieces = special if self.unk_piece in special else [self.unk_piece, *special]
+        named = self._named_pieces()
+        return named if self.unk_piece in named else [self.unk_piece, *named]
+
+    def _named_pieces(self) -> list[str]:
+        """The special tokens, then (byte_fallback) the byte pieces none of them is."""
+        pieces = [token.content for token in self.special_tokens]
         if self.byte_fallback:
             pieces.extend(piece for piece in byte_pieces() if piece not in pieces)
         return pieces
@@ -211,15 +215,8 @@ class SentencePieceTrainer(Trainer):
         words: dict[str, int] = {}
         sentences: dict[str, int] = {}
         for k in range(len(lines)):
-            line = lines[k]
             count = counts[k]
-            whole = True
-            for c in line:
-                if c not in kept_set:
-                    whole = False
-                    break
-            parts = [line] if whole else split_words(line, kept_set, False)
-            for part in parts:
+            for part in split_words(lines[k], kept_set, False):
                 sentences[part] = sentences.get(part, 0) + count
                 if self.split_by_whitespace and part.find(WS_CHAR, 1) >= 0:
                     for word in split_words(part, None, True):
@@ -238,11 +235,11 @@ class SentencePieceTrainer(Trainer):
         if need.required > self.vocab_size:
             raise VocabularyTooSmallError(self.vocab_size, need.required, need.detail(), need.hint)
         if self.model_type == "unigram":
-            special = meta[1:] if meta[0] == self.unk_piece and self.unk_piece not in self._special_names() else meta
+            # (the run puts the unk piece first itself when it is not one of these)
             return UnigramTrainingRun(
                 words,
                 vocab_size=self.vocab_size,
-                special_tokens=special,
+                special_tokens=self._named_pieces(),
                 unk_token=self.unk_piece,
                 shrinking_factor=self.shrinking_factor,
                 max_piece_length=self.max_sentencepiece_length,
@@ -273,9 +270,6 @@ class SentencePieceTrainer(Trainer):
     def counts_sentences(self) -> bool:
         """True: sentencepiece seeds from whole lines (the words are cut from them here)."""
         return True
-
-    def _special_names(self) -> list[str]:
-        return [token.content for token in self.special_tokens]
 
     def check_model(self, model: Model) -> None:
         if self.model_type == "unigram" and not isinstance(model, Unigram):
@@ -308,12 +302,3 @@ class SentencePieceTrainer(Trainer):
     def __repr__(self) -> str:
         return OPTIONS.describe(self)
 
-
-def _share(name: str, value: object, above_zero: bool) -> float:
-    """A number in (0, 1] (`above_zero`) or [0, 1], or a ValueError naming the option."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise ValueError(f"{name} must be a number, not {value!r}")
-    low_ok = value > 0.0 if above_zero else value >= 0.0
-    if not low_ok or value > 1.0:
-        raise ValueError(f"{name} must be in {'(0' if above_zero else '[0'}, 1], not {value!r}")
-    return float(value)

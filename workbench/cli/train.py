@@ -23,7 +23,6 @@ from engine.errors import EngineError, VocabularyTooSmallError
 from engine.progress import ProgressSink, SilentProgress
 from engine.schema import JsonValue
 from engine.trainers.base import Trainer
-from engine.trainers.sentencepiece import SentencePieceTrainer
 from workbench.cli.common import (
     TRAINABLE,
     WRITTEN,
@@ -38,6 +37,7 @@ from workbench.cli.common import (
     stdout_for,
 )
 from workbench.core import presets
+from workbench.core.trainer_counting import sample_lines_for, trainer_sample_lines
 from workbench.core.vocab_size_check import start_checked
 from workbench.core.formatting import human_size, sampled_text
 
@@ -104,14 +104,13 @@ def _sample_lines(trainer: Trainer, asked: int) -> int:
     """The lines training samples: --input-sentence-size, which for sentencepiece's trainer is
     its input_sentence_size (the trainer's, set by --trainer-option, when only that is given);
     CliError when the two are given and differ."""
-    if not isinstance(trainer, SentencePieceTrainer) or trainer.input_sentence_size == 0:
-        return asked
-    own = trainer.input_sentence_size
-    if asked > 0 and asked != own:
+    settings = trainer.to_dict()
+    own = trainer_sample_lines(settings)
+    if own > 0 and asked > 0 and asked != own:
         raise CliError(
             f"--input-sentence-size {asked} and --trainer-option input_sentence_size={own} disagree: give one of them"
         )
-    return own
+    return sample_lines_for(settings, asked)
 
 
 def _versus(estimate: TrainingEstimate | None) -> str:

@@ -8,7 +8,6 @@ Unigram model with what a run made. Counting words is `engine.corpus.counting`'s
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Final
 
@@ -22,6 +21,7 @@ from engine.trainers.base import (
     model_mismatch,
     non_negative,
     run_mismatch,
+    share_argument,
     special_tokens_argument,
 )
 from engine.trainers.options import COUNT, FLAG, NUMBER, OPTIONAL_TEXT, SPECIAL_TOKENS, STRINGS, Option, TrainerOptions
@@ -90,11 +90,7 @@ class UnigramTrainer(Trainer):
         self.show_progress = show_progress
         self.special_tokens = special_tokens_argument(special_tokens)
         self.initial_alphabet = initial_alphabet_argument(initial_alphabet)
-        if isinstance(shrinking_factor, bool) or not isinstance(shrinking_factor, (int, float)):
-            raise ValueError(f"shrinking_factor must be a number, not {shrinking_factor!r}")
-        if not (0.0 < shrinking_factor <= 1.0) or math.isnan(shrinking_factor):
-            raise ValueError(f"shrinking_factor must be in (0, 1], not {shrinking_factor!r}")
-        self.shrinking_factor = float(shrinking_factor)
+        self.shrinking_factor = share_argument("shrinking_factor", shrinking_factor, True)
         if unk_token is not None and not isinstance(unk_token, str):
             raise TypeError("unk_token must be a str or None")
         self.unk_token = unk_token
