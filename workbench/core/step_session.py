@@ -98,8 +98,9 @@ def tie_text(candidates: list[PairCandidate], algorithm: str, score_name: str) -
     first = candidates[0]
     value = f"{first.count:,}" if score_name == SCORE_COUNT else f"{first.rank_value:.6g}"
     others = f"{len(tied)} other pair{'s' if len(tied) != 1 else ''}"
-    more = "+" if len(tied) == len(candidates) - 1 and len(candidates) >= CANDIDATES else ""
-    return f"tied with {others}{more} at {value}: {TIE_RULES[score_name]}"
+    if len(tied) == len(candidates) - 1 and len(candidates) >= CANDIDATES:
+        others = f"at least {others}"  # (every pair shown ties: more may, past the list)
+    return f"tied with {others} at {value}: {TIE_RULES[score_name]}"
 
 
 class StepSession:
