@@ -13,7 +13,7 @@ from typing import TextIO, cast
 from engine.corpus import ids as corpus_ids
 from engine.corpus.streams import DecompressedStream, OpenStream
 from engine.corpus.units import as_slices
-from workbench.cli import encode_lines
+from workbench.cli import baseline_lines, encode_lines
 from workbench.cli.common import (
     READABLE,
     WRITTEN,
@@ -46,7 +46,15 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
         ".jsonl = one JSON array of ids per document. The output is written to a temporary file and "
         "renamed when complete; an existing file is replaced only with --force.",
     )
-    encode.add_argument("-t", "--tokenizer", required=True, metavar="TOKENIZER", help=READABLE)
+    chosen = encode.add_mutually_exclusive_group(required=True)
+    chosen.add_argument("-t", "--tokenizer", metavar="TOKENIZER", help=READABLE)
+    chosen.add_argument(
+        "--baseline",
+        choices=tuple(baseline_lines.CHOICES),
+        help="instead of a tokenizer, cut each line by a rule, as the Compare tab's baselines do: characters, "
+        "bytes (UTF-8; a non-ASCII byte printed <0xNN>), words (runs of letters, marks and digits; any other "
+        "character but white space alone) or sentences (at . ! ?, not after a known abbreviation or an initial)",
+    )
     encode.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files, one document per line (default: standard input)")
     encode.add_argument("--text", help="encode this text instead of reading standard input")
     encode.add_argument("--json", action="store_true", help="one JSON object per line with ids, tokens and offsets")
@@ -68,6 +76,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def cmd_encode(args: argparse.Namespace) -> int:
     if args.out is not None:
+        if args.baseline is not None:
+            raise CliError("--baseline prints the pieces of lines; --out writes a tokenizer's ids: give -t TOKENIZER with --out")
         return _encode_to_file(args)
     for option, given in (("--separator", args.separator), ("--processes", args.processes), ("--force", args.force or None)):
         if given is not None:
@@ -79,8 +89,10 @@ def cmd_encode(args: argparse.Namespace) -> int:
     elif args.text is None and sys.stdin is None:
         raise CliError("standard input is closed: give FILE arguments or --text to encode")
     out = stdout_for("the tokens")
-    tokenizer = load(args.tokenizer)
     ascii_only = not _writes_utf8(out)
+    if args.baseline is not None:
+        return _print_baseline(args, out, ascii_only)
+    tokenizer = load(args.tokenizer)
     skipped = 0
     try:
         if args.text is not None:
@@ -101,10 +113,32 @@ def cmd_encode(args: argparse.Namespace) -> int:
             skipped = encode_lines.encode_stream(out, tokenizer, stdin, "standard input", args.errors, args.json, ascii_only)
     except encode_lines.EncodeError as error:
         raise CliError(str(error)) from None
+    _note_skipped(out, skipped)
+    return 0
+
+
+def _print_baseline(args: argparse.Namespace, out: TextIO, ascii_only: bool) -> int:
+    """`encode --baseline NAME`: the lines cut by a rule (`workbench.cli.baseline_lines`)."""
+    skipped = 0
+    try:
+        if args.text is not None:
+            skipped = baseline_lines.print_lines(out, args.baseline, baseline_lines.text_lines(args.text, args.errors), args.json, ascii_only)
+        elif args.files:
+            for name in args.files:
+                skipped += baseline_lines.print_lines(out, args.baseline, baseline_lines.file_lines(name, args.errors), args.json, ascii_only)
+        else:
+            lines = baseline_lines.stream_lines(sys.stdin.buffer, "standard input", args.errors)
+            skipped = baseline_lines.print_lines(out, args.baseline, lines, args.json, ascii_only)
+    except encode_lines.EncodeError as error:
+        raise CliError(str(error)) from None
+    _note_skipped(out, skipped)
+    return 0
+
+
+def _note_skipped(out: TextIO, skipped: int) -> None:
     if skipped:
         out.flush()
         print(f"note: skipped {skipped:,} line{'s' if skipped != 1 else ''} that {'are' if skipped != 1 else 'is'} not UTF-8", file=sys.stderr)
-    return 0
 
 
 def _writes_utf8(stream: TextIO) -> bool:
