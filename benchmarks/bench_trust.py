@@ -7,6 +7,10 @@ and the longest time between two ticks is the longest the window could not answe
 20): every gap under 50 ms; the five-tokenizer project a few MB, saved in under 1 s off the GUI
 thread, opened to a painted, usable window in under 1 s.
 
+0. Step by Step: on the largest file it offers (5 MB of the dictionary), Start, Step, ×10,
+   Run to End for a while, Pause and Keep, for BPE, BERT WordPiece and both Unigram trainers
+   (HF's and sentencepiece's): the counting and the steps run in the Step by Step process, and
+   the gaps say whether the window waited for them.
 1. Training: the real window trains BPE 32k on the 40 MB dictionary through its child process;
    gaps during the training, at the hand-over (the result arriving and being stored, the tabs
    drawing it), and on switching to the Vocabulary and Encode tabs afterwards. The reported
@@ -200,6 +204,67 @@ def measure_training(corpus: Path, vocab_size: int, why: bool = False) -> dict[s
     return {"waited_s": waited, "reported_s": reported, **{f"gap {k}": v for k, v in gaps.longest().items()}}
 
 
+STEP_PRESETS = ("bpe", "bert", "hf-sentencepiece-unigram", "sentencepiece-unigram")
+
+
+def measure_stepping(corpus: Path, work: Path, vocab_size: int, run_seconds: float, presets: list[str], why: bool = False) -> dict[str, dict[str, float]]:
+    """Step by Step on the first 5 MB of `corpus`: each phase's longest gap (ms) and time (s), by preset."""
+    from engine.corpus.checks import check_file
+    from engine.project.project_file import Project
+    from workbench.window.main_window import MainWindow
+    from workbench.window.tabs.step_by_step import MAX_STEP_BYTES
+
+    work.mkdir(parents=True, exist_ok=True)
+    small = work / "step-corpus.txt"
+    if not small.exists():
+        with open(corpus, "rb") as source:
+            data = source.read(MAX_STEP_BYTES - 4096)
+        small.write_bytes(data[: data.rfind(b"\n") + 1])
+    window = new_window()
+    assert isinstance(window, MainWindow)
+    window.document.replace(Project("benchmark"), None)
+    window.document.add_checked_files([check_file(str(small))])
+    window.tabs.setCurrentWidget(window.train_tab)
+    window.train_tab.modes.setCurrentIndex(1)
+    panel = window.train_tab.step_panel
+    figures: dict[str, dict[str, float]] = {}
+    for preset in presets:
+        window.document.add_preset(preset, vocab_size=vocab_size)
+        run_until(lambda: panel.source.count() == 2, 30)
+        panel.source.setCurrentIndex(1)
+        run_for(1.0)
+        gaps = GapMonitor(why)
+        seconds: dict[str, float] = {}
+
+        def phase(name: str, act: Callable[[], None]) -> None:
+            gaps.start(name)
+            act()
+            seconds[name] = run_until(lambda: not panel.is_stepping(), 600)
+
+        phase("Start", panel.start)
+        phase("Step", lambda: panel.advance(1))
+        phase("×10", lambda: panel.advance(10))
+        gaps.start("Run to End")
+        panel.run_to_end()
+        run_for(run_seconds)
+        if panel.is_stepping():
+            phase("Pause", panel.run_to_end)  # (pressed again: Pause)
+        made = len(panel.merges.merges.steps) or len(panel.merges.merges.rounds)
+        phase("Keep", panel.keep)  # (and the result stored in the project and drawn)
+        run_for(2.0)
+        gaps.stop()
+        longest = gaps.longest()
+        figures[preset] = {**{f"gap {k}": v for k, v in longest.items()}, **{f"s {k}": v for k, v in seconds.items()}}
+        figures[preset]["merges"] = float(made)
+        for line in gaps.causes():
+            print(f"  {preset} stalled in {line}")
+        panel.reset()
+    window.document.mark_saved("/nonexistent.tokproj")
+    window.shutdown()
+    window.close()
+    return figures
+
+
 def five_tokenizer_project(corpus: Path, work: Path, megabytes: int) -> Path:
     """The benchmark's project: five 32k tokenizers trained through the window's training code
     on the first `megabytes` MB of `corpus` (made once, then reused)."""
@@ -369,12 +434,26 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "bench-trust")
     parser.add_argument("--skip-training", action="store_true")
     parser.add_argument("--skip-project", action="store_true")
+    parser.add_argument("--skip-stepping", action="store_true")
+    parser.add_argument("--step-vocab", type=int, default=8000, help="vocabulary size of the Step by Step runs")
+    parser.add_argument("--run-seconds", type=float, default=5.0, help="how long Run to End runs before Pause")
+    parser.add_argument("--step-presets", nargs="+", default=list(STEP_PRESETS), choices=STEP_PRESETS, metavar="PRESET")
     parser.add_argument("--why", action="store_true", help="sample the GUI thread's stack during each gap and say where it was")
     args = parser.parse_args()
     import engine
 
     print(f"engine {engine.__version__}, compiled={engine.COMPILED}; corpus {args.corpus} ({args.corpus.stat().st_size / 1e6:.1f} MB)")
     os.environ.setdefault("TOKENIZER_WORKBENCH_HOME", tempfile.mkdtemp(prefix="bench-trust-home-"))
+    if not args.skip_stepping:
+        stepping = measure_stepping(args.corpus, args.work, args.step_vocab, args.run_seconds, args.step_presets, args.why)
+        print(f"Step by Step on 5 MB of the corpus, vocabulary {args.step_vocab:,} (the steps run in their own process):")
+        for preset, figures in stepping.items():
+            phases = [key[4:] for key in figures if key.startswith("gap ")]
+            worst = max(figures[f"gap {name}"] for name in phases)
+            print(f"  {preset}: longest gap {worst:.1f} ms ({verdict(worst <= GAP_BAR_MS)}, bar {GAP_BAR_MS:.0f} ms); {int(figures['merges']):,} steps made")
+            for name in phases:
+                took = figures.get(f"s {name}")
+                print(f"    {name}: longest gap {figures[f'gap {name}']:.1f} ms" + (f", {took:.2f} s until done" if took is not None else ""))
     if not args.skip_training:
         figures = measure_training(args.corpus, args.vocab, args.why)
         print(f"training BPE {args.vocab:,} in the window: waited {figures['waited_s']:.1f} s, reported {figures['reported_s']:.1f} s")

@@ -8,6 +8,7 @@ from pytestqt.qtbot import QtBot
 from support import ROOT
 from workbench.window.active_view import ActiveView
 from workbench.window.main_window import MainWindow
+from workbench.window.tabs.step_by_step import StepPanel
 from workbench.window.views.vocab_model import VocabularyModel
 
 SAMPLE = ROOT / "resources" / "sample" / "shakespeare.txt"
@@ -64,3 +65,13 @@ def header_text(table: QTableWidget, column: int) -> str:
     item = table.horizontalHeaderItem(column)
     assert item is not None, f"no header for column {column}"
     return item.text()
+
+
+def step_and_wait(qtbot: QtBot, panel: StepPanel, count: int = 0) -> None:
+    """Start the Step by Step session when there is none, make `count` steps, and wait until the
+    Step by Step process has answered (it counts and steps outside the window)."""
+    if count:
+        panel.advance(count)
+    elif panel.started is None and not panel.is_stepping():
+        panel.start()
+    qtbot.waitUntil(lambda: panel.started is not None and not panel.is_stepping(), timeout=60_000)

@@ -18,7 +18,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QComboBox
 from pytestqt.qtbot import QtBot
-from window_support import train_and_wait
+from window_support import step_and_wait, train_and_wait
 
 from engine import Tokenizer
 from engine.corpus.checks import check_file
@@ -26,6 +26,7 @@ from engine.corpus.records import opening_text
 from engine.corpus.sources import CorpusSource, source_of
 from engine.errors import CorpusError
 from workbench.core import presets
+from workbench.jobs.children.stepping import count_source, step_payload
 from workbench.jobs.children.training import TrainingJob, train
 from workbench.jobs.runners.file_checks import FileChecker, text_fields
 from workbench.jobs.runners.training_plans import plan_training
@@ -339,14 +340,19 @@ def test_step_by_step_counts_a_files_chosen_field_and_evaluates_on_its_records(
     panel.start()
     # (a file's words are counted in a child process: the window draws meanwhile)
     assert panel.is_counting() and "Counting the words of code.jsonl" in panel.status.text()
-    qtbot.waitUntil(lambda: panel.session is not None, timeout=30_000)
+    step_and_wait(qtbot, panel)
     entry = window.document.active
-    assert entry is not None
+    assert entry is not None and entry.trainer is not None
     tokenizer = Tokenizer.from_str(json.dumps(entry.pipeline))
     expected = tokenizer.count_words([source_of(str(code), "content")], processes=1)
-    assert panel.session is not None and panel.session.from_file
-    assert panel.session.counts == expected
-    assert panel.session.evaluation_lines[:2] == CODE[0].split("\n")
+    started = panel.started
+    assert started is not None and started.from_file
+    assert (started.distinct, started.total) == (len(expected), sum(expected.values()))
+    # what the process counted and measures compression on: the field's records
+    configuration = (entry.pipeline, entry.trainer)
+    counts, sample, _ = count_source(step_payload(configuration, source_of(str(code), "content"), ""))
+    assert counts == expected and sample.split("\n")[:2] == CODE[0].split("\n")
+    assert started.evaluation_lines == len([line for line in sample.split("\n") if line.strip()])
 
 
 def test_the_opening_text_of_a_source_is_its_first_lines_or_records(tmp_path: Path) -> None:

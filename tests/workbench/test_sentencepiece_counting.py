@@ -8,13 +8,11 @@ from __future__ import annotations
 import hashlib
 import json
 import multiprocessing
-import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from pytestqt.qtbot import QtBot
-from window_support import SAMPLE, train_and_wait
+from window_support import SAMPLE, step_and_wait, train_and_wait
 
 from engine import Tokenizer
 from engine.corpus.checks import check_file
@@ -27,7 +25,7 @@ from workbench.core.step_session import count_typed
 from workbench.core.trainer_counting import counts_sentences, keeps_counts, sample_lines_for, trainer_sample_lines
 from workbench.core.word_count_cache import counts_key
 from workbench.jobs.children.estimate import estimate_payload
-from workbench.jobs.children.step_counts import count_main, count_payload
+from workbench.jobs.children.stepping import count_source, step_payload
 from workbench.jobs.children.training import TrainingJob, train
 from workbench.jobs.runners.training_plans import plan_training
 from workbench.window.main_window import MainWindow
@@ -134,29 +132,16 @@ def test_step_by_step_counts_lines_for_sentencepiece_typed_or_in_a_file(tmp_path
         "▁Or▁to▁take▁arms▁against▁a▁sea▁of▁troubles": 1,
     }
     assert count_typed(pipeline, text)["▁to"] == 3  # (words, for a word trainer)
-    # a file: counted in the child, as the payload says
-    for sentences in (True, False):
-        kind, (counts, sample) = counted(count_payload(json.dumps(pipeline), source_of(str(corpus)), "", sentences))
-        assert kind == "done" and sample.startswith("First Citizen:")
+    # a file: counted in the Step by Step process, with the trainer's unit
+    configuration = (pipeline, trainer.to_dict())
+    word_trainer = presets.build("bpe", 300)[1].to_dict()
+    for settings, sentences in ((trainer.to_dict(), True), (word_trainer, False)):
+        counts, sample, from_file = count_source(step_payload((pipeline, settings), source_of(str(corpus)), ""))
+        assert from_file and sample.startswith("First Citizen:")
         assert counts == tokenizer.count_words([str(corpus)], processes=1, sentences=sentences)
         assert (QUESTION in counts) is sentences
-    # a payload of before: words
-    old = count_payload(json.dumps(pipeline), None, text)
-    del old["sentences"]
-    assert counted(old) == ("done", (count_typed(pipeline, text), text))
-
-
-def counted(payload: dict[str, object]) -> Any:
-    """What `count_main` sends for `payload` (run on a thread: the answer outgrows the pipe's buffer)."""
-    reading, writing = multiprocessing.Pipe(duplex=False)
-    worker = threading.Thread(target=count_main, args=(payload, writing))
-    worker.start()
-    try:
-        return reading.recv()
-    finally:
-        worker.join()
-        reading.close()
-        writing.close()
+    # a typed text: the same counting as count_typed
+    assert count_source(step_payload(configuration, None, text)) == (count_typed(pipeline, text, sentences=True), text, False)
 
 
 def project_with(window: MainWindow, files: list[Path], key: str, vocab_size: int) -> None:
@@ -172,12 +157,14 @@ def test_the_step_panel_counts_a_files_lines_for_sentencepiece(qtbot: QtBot, win
     qtbot.waitUntil(lambda: panel.source.count() == 2, timeout=5_000)
     panel.source.setCurrentIndex(1)
     panel.start()
-    qtbot.waitUntil(lambda: panel.session is not None, timeout=30_000)
-    session = panel.session
-    assert session is not None
+    step_and_wait(qtbot, panel)
+    started = panel.started
+    assert started is not None and started.from_file and started.units == "lines"
     tokenizer, _ = presets.build("sentencepiece-bpe", 300)
-    assert session.counts == tokenizer.count_words([str(corpus)], processes=1, sentences=True)
-    assert session.counts[QUESTION] == 3
+    lines = tokenizer.count_words([str(corpus)], processes=1, sentences=True)
+    assert lines[QUESTION] == 3
+    assert (started.distinct, started.total) == (len(lines), sum(lines.values()))
+    assert f"{len(lines):,} distinct lines" in panel.status.text()
 
 
 def test_the_trainers_input_sentence_size_is_the_sample_and_the_field_shows_it(

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QLabel, QLineEdit, QSpinBox, QWidget
-from window_support import header_text
+from pytestqt.qtbot import QtBot
+from window_support import header_text, step_and_wait
 
 from engine import trainers
 from engine.schema import JsonValue
@@ -227,21 +228,19 @@ def test_the_trainer_choice_and_the_model_keep_the_size_and_special_tokens(windo
     assert configured()["type"] == "BpeTrainer"
 
 
-def test_step_mode_steps_a_sentencepiece_trainer_as_its_model(window: MainWindow) -> None:
+def test_step_mode_steps_a_sentencepiece_trainer_as_its_model(qtbot: QtBot, window: MainWindow) -> None:
     window.new_project()
     panel = window.train_tab.step_panel
     window.document.add_preset("sentencepiece-bpe", vocab_size=60)
     assert header_text(panel.candidates, 0) == "Left" and panel.merges_heading.label.text() == "Merges so far"
-    panel.start()
-    panel.advance(3)
+    step_and_wait(qtbot, panel, 3)
     assert [header_text(panel.candidates, c) for c in range(3)] == ["Left", "Right", "Count"]
     assert panel.merges.merges.rowCount() == 3 and all(isinstance(s, MergeStep) for s in panel.merges.merges.steps)
     assert "3 merges" in panel.status.text()
 
     window.document.add_preset("sentencepiece-unigram", vocab_size=40)
     assert header_text(panel.candidates, 0) == "Piece" and panel.merges_heading.label.text() == "Rounds so far"
-    panel.start()
-    panel.advance(2)  # the seed round, then an EM round
+    step_and_wait(qtbot, panel, 2)  # the seed round, then an EM round
     assert [header_text(panel.candidates, c) for c in range(4)] == ["Piece", "Split into", "Uses", "Loss"]
     assert panel.merges.merges.shows_rounds and all(isinstance(s, RoundStep) for s in panel.merges.merges.rounds)
 

@@ -8,6 +8,7 @@ from engine import Tokenizer
 from engine.trainers.records import MergeStep, RoundStep
 from workbench.core import presets
 from workbench.core.presets import Configuration
+from workbench.jobs.children.training import window_result
 from workbench.core.step_session import StepSession, count_typed, tie_text, tied_with_first, typed_table
 
 TEXT = "the cat sat on the mat\nthe dog sat on the log\na hat on a cat that sat\n"
@@ -69,13 +70,19 @@ def test_keep_gives_the_tokenizer_the_run_made_and_the_settings_that_make_it() -
     configuration = _configuration("bpe", 60)
     session = StepSession(configuration, count_typed(configuration[0], TEXT), TEXT, from_file=True)
     made = session.step(7)
-    result, pipeline, trainer = session.keep()
-    kept = Tokenizer.from_str(result.tokenizer_json)
-    assert kept.get_vocab_size() == result.vocab_size == trainer["vocab_size"]
-    assert len(json.loads(result.tokenizer_json)["model"]["merges"]) == len(made) == 7
+    kept = session.keep()
+    pipeline, trainer = kept.pipeline, kept.trainer_settings
+    assert kept.tokenizer.get_vocab_size() == trainer["vocab_size"] == len(kept.frequencies)
+    assert len(json.loads(kept.tokenizer.to_str())["model"]["merges"]) == len(made) == 7
     assert pipeline == configuration[0]
     assert trainer["type"] == "BpeTrainer" and configuration[1]["vocab_size"] == 60  # (the settings given are not changed)
-    report = result.parsed_report()
+    assert kept.report.files == 1 and len(kept.report.history) == 7
+    # as the window takes it: the parts and the vocabulary table made in the process
+    result = window_result(kept.tokenizer, kept.report, kept.frequencies, kept.examples, glyphs=True)
+    stored, shown = result.stored_result()
+    assert shown is not None and len(shown[0]) == stored.vocab_size == trainer["vocab_size"]
+    assert Tokenizer.from_str(stored.tokenizer_json).get_vocab() == kept.tokenizer.get_vocab()
+    report = stored.parsed_report()
     assert report is not None and report.files == 1
 
 

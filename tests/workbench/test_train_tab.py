@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from window_support import TRAINING_TIMEOUT_MS, cell_text, shown_vocabulary, train_and_wait, wait_for_view
+from window_support import TRAINING_TIMEOUT_MS, cell_text, shown_vocabulary, step_and_wait, train_and_wait, wait_for_view
 
 from engine import Tokenizer
 from engine.corpus.checks import check_file
@@ -146,14 +146,14 @@ def test_step_mode_merges_equal_a_full_trainings(qtbot: QtBot, window: MainWindo
     panel = tab.step_panel
     panel.set_files([str(small_corpus)])
     panel.source.setCurrentIndex(1)
-    panel.start()
-    qtbot.waitUntil(lambda: panel.session is not None, timeout=30_000)
+    step_and_wait(qtbot, panel)
     candidates = cell_text(panel.candidates, 0, 0), cell_text(panel.candidates, 0, 1)
-    panel.advance(1)
+    step_and_wait(qtbot, panel, 1)
     first = panel.merges.merges.steps[0]
     assert (first.left, first.right) == candidates
-    panel.advance(10)
+    step_and_wait(qtbot, panel, 10)
     panel.run_to_end()
+    assert panel.end_button.text() == "Pause" and not panel.step_button.isEnabled()
     qtbot.waitUntil(lambda: not panel.is_stepping(), timeout=60_000)
     stepped = list(panel.merges.merges.steps)
     assert panel.plots.point_counts() == (len(stepped), panel.plots.point_counts()[1])
@@ -164,15 +164,44 @@ def test_step_mode_merges_equal_a_full_trainings(qtbot: QtBot, window: MainWindo
     assert [(s.left, s.right, s.count) for s in stepped] == [(s.left, s.right, s.count) for s in entry.report.history.merges]
 
 
+def test_step_mode_counts_and_steps_outside_the_window(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
+    """Start, Step and Run to End only send requests: the Step by Step process counts and steps,
+    and the panel draws its answers (the window never waits for a Unigram round)."""
+    project_with(window, small_corpus, "bpe", 500)
+    panel = window.train_tab.step_panel
+    panel.advance(3)  # (no session yet: Start first, then the steps)
+    assert panel.is_counting() and panel.is_stepping() and panel.started is None
+    assert not panel.step_button.isEnabled() and not panel.keep_button.isEnabled()
+    qtbot.waitUntil(lambda: panel.started is not None and not panel.is_stepping(), timeout=60_000)
+    assert len(panel.merges.merges.steps) == 3 and "3 merges" in panel.status.text()
+    panel.advance(2)
+    assert len(panel.merges.merges.steps) == 3 and panel.is_stepping()  # (asked, not made here)
+    step_and_wait(qtbot, panel)
+    assert len(panel.merges.merges.steps) == 5
+    # Run to End turns into Pause; pressed, no slice is asked for after the one under way
+    panel.run_to_end()
+    assert panel.end_button.text() == "Pause" and panel.end_button.isEnabled()
+    panel.run_to_end()
+    assert panel.end_button.text() == "Run to End"
+    qtbot.waitUntil(lambda: not panel.is_stepping(), timeout=60_000)
+    made = len(panel.merges.merges.steps)
+    qtbot.wait(300)
+    assert len(panel.merges.merges.steps) == made
+    # Reset stops the process and forgets the run
+    panel.reset()
+    assert panel.started is None and not panel.is_stepping() and panel.merges.merges.rowCount() == 0
+
+
 def test_step_mode_keeps_its_result_in_the_project(qtbot: QtBot, window: MainWindow, small_corpus: Path) -> None:
     project_with(window, small_corpus, "bpe", 500)
     panel = window.train_tab.step_panel
     panel.text.setPlainText("low lower lowest\nnew newer newest\n")
     panel.start()
-    panel.advance(5)
+    step_and_wait(qtbot, panel, 5)
     assert "5 merges" in panel.status.text()
     assert panel.words.rowCount() > 0 and cell_text(panel.words, 0, 0).startswith("[")
     panel.keep()
+    qtbot.waitUntil(lambda: not panel.is_stepping(), timeout=30_000)
     entry = window.document.active
     assert entry is not None and entry.is_trained and entry.report is not None
     assert len(entry.report.history) == 5

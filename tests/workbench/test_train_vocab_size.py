@@ -98,11 +98,12 @@ def test_a_refused_retraining_keeps_the_trained_result(qtbot: QtBot, window: Mai
     qtbot.waitUntil(lambda: tab.form.trainer.vocab_size_error.isVisibleTo(tab), timeout=5_000)
 
 
-def test_step_by_step_refuses_it_too(window: MainWindow, tmp_path: Path) -> None:
+def test_step_by_step_refuses_it_too(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     # (a Unigram run would raise at its seed round; a BPE run would have no merge to step)
     project_on_ab(window, tmp_path, 2)
     panel = window.train_tab.step_panel
     panel.text.setPlainText("ab ba\n")
     panel.start()
-    assert panel.session is None
+    qtbot.waitUntil(lambda: not panel.is_stepping(), timeout=30_000)
+    assert panel.started is None
     assert panel.status.text() == f"Cannot start: {TOO_SMALL}"

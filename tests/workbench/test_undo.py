@@ -12,7 +12,7 @@ from engine.project.project_file import Project
 from workbench.window.main_window import MainWindow
 from workbench.window.prompts import ScriptedPrompts
 
-from window_support import shown_vocabulary, train_and_wait, wait_for_view
+from window_support import shown_vocabulary, step_and_wait, train_and_wait, wait_for_view
 
 
 def names(window: MainWindow) -> list[str]:
@@ -98,16 +98,18 @@ def test_keep_as_result_over_a_trained_result_asks_and_can_be_undone(
     panel = window.train_tab.step_panel
     panel.text.setPlainText("low lower lowest\nnew newer newest\n")
     panel.start()
-    panel.advance(5)
+    step_and_wait(qtbot, panel, 5)
     panel.keep()  # asked, and told no: nothing changes
+    qtbot.waitUntil(lambda: bool(prompts.questions("confirm")), timeout=30_000)
     [question] = prompts.questions("confirm")
     assert "“BPE 600” has a trained result (600 tokens)" in question and "Keep the step-by-step result (5 merges)" in question
     assert "Edit ▸ Undo" in question
     assert entry.trained_json == trained and "Not kept" in panel.status.text()
     prompts.answers["confirm"] = True
-    panel.keep()
+    panel.keep()  # (made in the Step by Step process)
+    qtbot.waitUntil(lambda: entry.trained_json != trained, timeout=30_000)
     kept = wait_for_view(qtbot, window)
-    assert entry.trained_json != trained and 0 < kept.vocab_size < 600
+    assert 0 < kept.vocab_size < 600
     # the settings say the size of what was kept, as the form does
     assert entry.trainer is not None and entry.trainer["vocab_size"] == kept.vocab_size
     assert window.train_tab.form.trainer.vocab_size.value() == kept.vocab_size

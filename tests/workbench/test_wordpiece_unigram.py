@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
-from window_support import cell_text, header_text, shown_vocabulary, train_and_wait, wait_for_view
+from window_support import cell_text, header_text, shown_vocabulary, step_and_wait, train_and_wait, wait_for_view
 
 from engine.analysis.vocabulary import TokenStyle
 from engine.corpus.checks import check_file
@@ -141,12 +141,11 @@ def test_sentencepiece_unigram_trains_in_the_window_and_plots_rounds(qtbot: QtBo
     assert em and em[1] >= em[0]
 
 
-def test_step_mode_names_wordpiece_scores_and_unigram_pieces(window: MainWindow) -> None:
+def test_step_mode_names_wordpiece_scores_and_unigram_pieces(qtbot: QtBot, window: MainWindow) -> None:
     window.new_project()
     window.document.add_preset("bert", vocab_size=200)
     panel = window.train_tab.step_panel
-    panel.start()
-    panel.advance(3)
+    step_and_wait(qtbot, panel, 3)
     headers = [header_text(panel.candidates, c) for c in range(4)]
     assert headers == ["Left", "Right", "Likelihood", "ab · a · b"]
     assert not panel.candidates.isColumnHidden(3) and panel.candidates.rowCount() > 0
@@ -154,8 +153,7 @@ def test_step_mode_names_wordpiece_scores_and_unigram_pieces(window: MainWindow)
     assert panel.merges.merges.rowCount() == 3 and all(isinstance(s, MergeStep) for s in panel.merges.merges.steps)
 
     window.document.add_preset("sentencepiece-unigram", vocab_size=40)
-    panel.start()
-    panel.advance(2)  # the seed round, then an EM round
+    step_and_wait(qtbot, panel, 2)  # the seed round, then an EM round
     headers = [header_text(panel.candidates, c) for c in range(4)]
     assert headers == ["Piece", "Split into", "Uses", "Loss"]
     assert panel.candidates_heading.label.text().startswith("Pieces the next prune")
@@ -163,8 +161,7 @@ def test_step_mode_names_wordpiece_scores_and_unigram_pieces(window: MainWindow)
     assert "the seed and 1 round" in panel.status.text() and "EM" in panel.status.text()
     assert all(isinstance(s, RoundStep) for s in panel.merges.merges.rounds)
     panel.run_to_end()
-    while panel.is_stepping():
-        panel._on_timer_timeout()
+    qtbot.waitUntil(lambda: not panel.is_stepping(), timeout=60_000)
     assert "final" in panel.status.text()
     assert panel.plots.point_counts()[0] == panel.merges.merges.rowCount()
 

@@ -1,11 +1,13 @@
 """`StepSession`: a training made one step at a time, for the Step by Step panel to draw (Qt-free:
-the panel holds the buttons, the timer and the child process that counts a file's words).
+the session lives in the Step by Step process, `workbench.jobs.children.stepping`; the panel
+holds the buttons and draws what the process sends).
 
 A session starts from the words counted with the form's pipeline: the trainer's run is made, and
 nothing is merged yet. `step(n)` and `step_for(seconds)` make merges (or Unigram rounds);
 `candidates()` and `words()` say where the run stands; `characters_per_token()` measures the
 training text under the vocabulary made so far; `keep()` turns the run, where it stands, into a
-tokenizer result and the settings that make it.
+tokenizer result and the settings that make it. `start_record()` and `view()` are what the
+window is sent: `StepStart` once, a `StepView` after each request.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ import json
 import math
 import sys
 import time
+from dataclasses import dataclass
 from typing import Final
 
 from engine import Tokenizer, trainers
 from engine.progress import SilentProgress
-from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.analysis.token_counts import token_statistics
 from engine.trainers.base import Trainer, TrainingRun
@@ -27,6 +29,7 @@ from engine.analysis.vocabulary import TokenStyle
 from workbench.core.components import trainer_algorithm
 from workbench.core.held_out import characters_per_token
 from workbench.core.presets import Configuration
+from workbench.core.trainer_counting import counts_sentences
 from workbench.core.vocab_size_check import start_checked
 
 # How many competing pairs (or pieces) and how many words a session shows.
@@ -101,6 +104,52 @@ def tie_text(candidates: list[PairCandidate], algorithm: str, score_name: str) -
     if len(tied) == len(candidates) - 1 and len(candidates) >= CANDIDATES:
         others = f"at least {others}"  # (every pair shown ties: more may, past the list)
     return f"tied with {others} at {value}: {TIE_RULES[score_name]}"
+
+
+@dataclass
+class KeptRun:
+    """A session's run where it stands, made into a tokenizer (`StepSession.keep`): its report
+    and token counts, and the settings that make it."""
+
+    tokenizer: Tokenizer
+    report: TrainReport
+    frequencies: list[int]
+    examples: dict[int, list[tuple[str, int]]]
+    pipeline: dict[str, JsonValue]
+    trainer_settings: dict[str, JsonValue]
+
+
+@dataclass
+class StepStart:
+    """What the window learns once, when a session starts: what a step is (`algorithm`,
+    `score_name`, `rounds`), how tokens are written (`style`), and what was counted: `distinct`
+    words (or whole lines: `units`), `total` occurrences, from a file or not, and how many lines
+    of text the compression is measured on."""
+
+    algorithm: str
+    score_name: str
+    rounds: bool
+    style: TokenStyle
+    units: str
+    distinct: int
+    total: int
+    from_file: bool
+    evaluation_lines: int
+
+
+@dataclass
+class StepView:
+    """Where a session stands after one request: the `steps` it made, the vocabulary's size,
+    whether the run is done, and the compression measured now (None: not measured this time).
+    `candidates` and `words` are None when not looked at this time (a slice of "Run to End"
+    between two looks): the last ones sent still stand for them."""
+
+    steps: list[MergeStep | RoundStep]
+    vocab_size: int
+    done: bool
+    candidates: list[PairCandidate] | None
+    words: list[tuple[list[str], int]] | None
+    compression: float | None
 
 
 class StepSession:
@@ -184,18 +233,45 @@ class StepSession:
         value = characters_per_token(self._evaluator, self.evaluation_lines)
         return value if value > 0 else None
 
-    def keep(self) -> tuple[TrainedResult, dict[str, JsonValue], dict[str, JsonValue]]:
-        """The run, where it stands, as a tokenizer result, with the pipeline and the trainer
-        settings that make it (the trainer's vocab_size set to the size kept)."""
+    def start_record(self) -> StepStart:
+        """What the window needs to know of this session once (`StepStart`)."""
+        sentences = counts_sentences(self.configuration[1])
+        return StepStart(
+            self.algorithm,
+            self.score_name,
+            self.rounds,
+            self.style,
+            "lines" if sentences else "words",
+            len(self.counts),
+            sum(self.counts.values()),
+            self.from_file,
+            len(self.evaluation_lines),
+        )
+
+    def view(self, steps: list[MergeStep | RoundStep], look: bool, measure: bool) -> StepView:
+        """Where the session stands after making `steps`: with the candidates and words when
+        `look` (or the run is done), and the compression when `measure` (else only when it was
+        last measured a while ago: `characters_per_token`)."""
+        look = look or self.done
+        return StepView(
+            steps,
+            len(self.run.vocab),
+            self.done,
+            self.candidates() if look else None,
+            self.words() if look else None,
+            self.characters_per_token(measure or self.done),
+        )
+
+    def keep(self) -> KeptRun:
+        """The run, where it stands, as a trained tokenizer with its report and token counts,
+        and the pipeline and trainer settings that make it (the trainer's vocab_size set to the
+        size kept)."""
         pipeline, trainer_settings = self.configuration
         tokenizer = Tokenizer.from_str(json.dumps(pipeline))
         history = tokenizer.apply_training(self.trainer, self.run)
         report = TrainReport.of(self.counts, 1 if self.from_file else 0, time.monotonic() - self._started, history)
         frequencies, examples = token_statistics(tokenizer, self.counts)
-        result = TrainedResult(tokenizer.to_str(), report, frequencies, examples)
-        result.vocab_size = tokenizer.get_vocab_size()
         # subtle: the settings say the size of what is kept, which a run to that size makes.
         kept_settings = dict(trainer_settings)
         kept_settings["vocab_size"] = tokenizer.get_vocab_size()
-        return result, pipeline, kept_settings
-
+        return KeptRun(tokenizer, report, frequencies, examples, pipeline, kept_settings)

@@ -80,14 +80,14 @@ def _write(folder: Path, theme: str) -> list[Path]:
         panel = window.train_tab.step_panel
         panel.start()
         panel.advance(12)
+        _wait(lambda: panel.started is not None and not panel.is_stepping())
         paths.append(_grab(window, folder / "train-step-by-step.png"))
         # the textbook tie: ship x3, shipping x2, shop x2; after s+h, sh+i and i+p tie at 5
         panel.reset()
         panel.source.setCurrentIndex(0)  # (typed text)
         panel.text.setPlainText("ship ship ship shipping shipping shop shop")
-        panel.start()
-        _wait(lambda: panel.session is not None)
         panel.advance(1)
+        _wait(lambda: panel.started is not None and not panel.is_stepping())
         paths.append(_grab(window, folder / "train-step-tie.png"))
         panel.reset()
         panel.reset()
@@ -253,9 +253,9 @@ def _dialogs(window: object, folder: Path) -> list[Path]:
     window.tabs.setCurrentWidget(window.train_tab)
     window.train_tab.modes.setCurrentIndex(1)
     panel = window.train_tab.step_panel
-    panel.start()
     panel.advance(5)
     panel.keep()
+    _wait(lambda: panel.started is not None and not panel.is_stepping())
     last(window.prompts, "dialog-replace-result.png")
     panel.reset()
     window.train_tab.modes.setCurrentIndex(0)

@@ -27,7 +27,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
@@ -39,6 +39,7 @@ from engine.analysis.estimate import peak_rss_bytes
 from engine.progress import STAGE_COMPUTE_MERGES, ProgressSink, TrainProgress
 from engine.progress import report as report_progress
 from engine.project.archive import Packed, Part
+from engine.project.facts import TrainedOn
 from engine.project.result import TrainedResult
 from engine.corpus.sources import CorpusSource, source_of
 from engine.schema import JsonValue, expect_object, get_bool, get_count, get_float, get_str, get_strings
@@ -163,6 +164,18 @@ class TrainingResult:
     # the word counts table the job kept ("" when none)
     counts_file: str = ""
     round_points: list[RoundPoint] = field(default_factory=list)
+
+    def stored_result(
+        self, counts: tuple[str, str, float] = ("", "", 0.0), trained_on: TrainedOn | None = None
+    ) -> tuple[TrainedResult, tuple[VocabularyColumns, TokenStyle] | None]:
+        """The result as the project keeps it (its parts as they are: `TrainedResult.made`),
+        with the vocabulary table and token style the view draws when they were built."""
+        stored = TrainedResult.made(
+            self.tokenizer_part, self.report, self.history_part, self.vocabulary_part, self.evaluations, counts, trained_on, self.round_points
+        )
+        stored.vocab_size = len(self.table) if self.table is not None else 0
+        shown = (self.table, self.style) if self.table is not None and self.style is not None else None
+        return stored, shown
 
     def to_wire(self) -> dict[str, object]:
         report = self.report
@@ -410,9 +423,43 @@ def train(job: TrainingJob, connection: MessageSink, cancel: Event) -> TrainingR
     run.release()  # (its words and pairs: the memory the next stages need)
     frequencies, examples = token_statistics(tokenizer, counts, streamer)
     finish = _Finish(streamer)
-    finish.stage("making the vocabulary table")
-    table = VocabularyColumns.of(VocabularyTable.of(tokenizer, frequencies, job.glyphs))
-    finish.stage("packing the result")
+    result = window_result(
+        tokenizer,
+        report.with_costs(peak_rss_bytes() or None, None, None),
+        frequencies,
+        examples,
+        job.glyphs,
+        finish.stage,
+        streamer.evaluations,
+        len(held_out.encode("utf-8")),
+        counts_file,
+        streamer.round_points,
+    )
+    finish.stage("sending the result")
+    return result
+
+
+def window_result(
+    tokenizer: Tokenizer,
+    report: TrainReport,
+    frequencies: list[int],
+    examples: dict[int, list[tuple[str, int]]],
+    glyphs: bool,
+    stage: Callable[[str], None] | None = None,
+    evaluations: list[tuple[int, float]] | None = None,
+    held_out_bytes: int = 0,
+    counts_file: str = "",
+    round_points: list[RoundPoint] | None = None,
+) -> TrainingResult:
+    """A trained tokenizer as the window takes it (a training's, or Step by Step's kept run):
+    the project file's parts made and packed here, and the vocabulary table the view draws built
+    here, so that storing it costs the window nothing but the storing. `stage(what)` names each
+    step as it starts."""
+    if stage is not None:
+        stage("making the vocabulary table")
+    table = VocabularyColumns.of(VocabularyTable.of(tokenizer, frequencies, glyphs))
+    if stage is not None:
+        stage("packing the result")
     stored = TrainedResult(tokenizer.to_str(), report, frequencies, examples)
     stored.vocab_size = len(table)
     steps = stored.history_part()
@@ -420,21 +467,19 @@ def train(job: TrainingJob, connection: MessageSink, cancel: Event) -> TrainingR
     parts = [stored.tokenizer_part(), steps, stored.vocabulary_part()]
     for part in parts:
         part.pack()  # (deflated here once: every save of the project writes them as they are)
-    result = TrainingResult(
+    return TrainingResult(
         stored.tokenizer_json,
-        report.with_costs(peak_rss_bytes() or None, None, None),
+        report,
         parts[0],
         parts[1],
         parts[2],
-        streamer.evaluations,
-        len(held_out.encode("utf-8")),
+        evaluations or [],
+        held_out_bytes,
         table,
         TokenStyle.of(tokenizer),
         counts_file,
-        streamer.round_points,
+        round_points or [],
     )
-    finish.stage("sending the result")
-    return result
 
 
 class _Finish:

@@ -9,6 +9,9 @@ the children run are Qt-free (`workbench.jobs.children.estimate`).
 
 A child function takes `(payload, connection)` and sends exactly one message before it returns:
 ("done", answer) or ("failed", message); before it, as many ("progress", record) as it likes.
+A job that talks (`ChildJob(..., talks=True)`) is a conversation: its connection goes both ways,
+the window `ask`s and the child answers each request with a ("progress", reply) (large ones in
+pieces, `workbench.jobs.children.process.send_message`), until it is stopped or says "done".
 """
 
 from __future__ import annotations
@@ -57,15 +60,19 @@ class ChildJob(QObject):
     `prestart(target, warm)` starts the next child ahead of its job: it imports what `target`
     needs, runs `warm()`, then waits; `start` with the same target hands it the payload instead
     of starting a new process (a second or so sooner). `shutdown()` stops both.
+
+    `talks`: the child's connection goes both ways, and `ask(request)` sends it requests while
+    it runs (its replies come as `progressed`).
     """
 
     progressed = Signal(object)
     finished = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, name: str, parent: QObject | None = None) -> None:
+    def __init__(self, name: str, parent: QObject | None = None, talks: bool = False) -> None:
         super().__init__(parent)
         self.name = name
+        self.talks = talks
         self._context = multiprocessing.get_context("spawn")
         self._process: BaseProcess | None = None
         self._connection: Connection | None = None
@@ -94,38 +101,48 @@ class ChildJob(QObject):
             if ready.target is target and ready.process.is_alive():
                 return
             self._discard_ready()
-        answers, sender = self._context.Pipe(duplex=False)
+        self._ready = self._spawn(target, warm)
+
+    def _spawn(self, target: Callable[[object, Connection], None], warm: Callable[[], None] | None) -> _Ready:
+        """A child that imports what `target` needs, runs `warm()` and waits for its payload."""
+        answers, sender = self._context.Pipe(duplex=self.talks)
         jobs, job_sender = self._context.Pipe(duplex=False)
         process = self._context.Process(target=_waiting_child, args=(target, warm, jobs, sender), name=self.name, daemon=False)
         process.start()
         sender.close()
         jobs.close()
-        self._ready = _Ready(process, answers, job_sender, target)
+        return _Ready(process, answers, job_sender, target)
 
     def start(self, target: Callable[[object, Connection], None], payload: object) -> None:
+        """Run `target(payload, connection)` in a child: the one started ahead for `target` if
+        there is one, else a new one. The payload is handed over on a thread of its own.
+
+        subtle: a child reads its payload only once it has started and imported what its
+        target needs (a second or so); a payload larger than a pipe holds (a SentencePiece
+        pipeline's character map is 250 KB) would block the window until then."""
         self.kill()
         ready = self._ready
         self._ready = None
-        if ready is not None and ready.target is target and ready.process.is_alive():
-            try:
-                ready.jobs.send(payload)
-                ready.jobs.close()
-            except (OSError, ValueError):
-                self._stop(ready)  # (it died meanwhile: a new child below)
-            else:
-                self._process = ready.process
-                self._connection = ready.answers
-                self._timer.start()
-                return
-        elif ready is not None:
-            self._stop(ready)
-        receiver, sender = self._context.Pipe(duplex=False)
-        process = self._context.Process(target=_child, args=(target, payload, sender), name=self.name, daemon=False)
-        process.start()
-        sender.close()
-        self._process = process
-        self._connection = receiver
+        if ready is None or ready.target is not target or not ready.process.is_alive():
+            if ready is not None:
+                self._stop(ready)
+            ready = self._spawn(target, None)
+        threading.Thread(target=_hand_over, args=(ready.jobs, payload), name=f"{self.name} payload", daemon=True).start()
+        self._process = ready.process
+        self._connection = ready.answers
         self._timer.start()
+
+    def ask(self, request: object) -> bool:
+        """Send the running child of a talking job a request (its reply comes as `progressed`);
+        False when there is no child to ask (none runs, or it has gone: `failed` says why)."""
+        connection = self._connection
+        if not self.talks or connection is None:
+            return False
+        try:
+            connection.send(request)
+        except (OSError, ValueError):
+            return False
+        return True
 
     def run(self, target: Callable[[object, Connection], None], payload: object) -> tuple[bool, object]:
         """Start a job and run the event loop until it ends (the window keeps drawing):
@@ -214,7 +231,6 @@ class ChildJob(QObject):
                     continue
                 if message == ("pieces",):
                     message = self._pieces.take()
-                    break
                 if not (isinstance(message, tuple) and len(message) == 2 and message[0] == "progress"):
                     break
                 self.progressed.emit(message[1])
@@ -253,18 +269,23 @@ def _waiting(connection: Connection) -> bool:
         return False
 
 
-def _child(target: Callable[[object, Connection], None], payload: object, connection: Connection) -> None:
-    """The child's first steps: a process group of its own (so that it and its counting
-    processes stop together), then the job; a failure is sent, never raised."""
-    _own_group()
-    _run(target, payload, connection)
+def _hand_over(jobs: Connection, payload: object) -> None:
+    """Send a child its payload (on a thread of the window's: `ChildJob.start`). A child
+    stopped meanwhile is not an error here: its end is reported, or was asked for."""
+    try:
+        jobs.send(payload)
+    except (OSError, ValueError):
+        pass
+    finally:
+        jobs.close()
 
 
 def _waiting_child(
     target: Callable[[object, Connection], None], warm: Callable[[], None] | None, jobs: Connection, connection: Connection
 ) -> None:
-    """A child started ahead: its own process group, `warm()`, then the job when its payload
-    comes (nothing when the window closed the pipe instead).
+    """A child: a process group of its own (so that it and its counting processes stop
+    together), `warm()`, then the job when its payload comes (nothing when the window closed
+    the pipe instead); a failure is sent, never raised.
 
     subtle: the payload is read on a thread from the start. A payload larger than the pipe
     holds (a tokenizer.json or two) would otherwise block the window's `send` until the warm-up

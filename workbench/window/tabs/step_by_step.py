@@ -1,22 +1,22 @@
-"""`StepPanel`: train step by step on a small text, and watch each merge win: the words are counted
-in a child process (a file, or a long text), the run stepped in this process, one click at a
-time.
+"""`StepPanel`: train step by step on a small text, and watch each merge win. The words are
+counted, and the run is made and stepped, in the Step by Step process
+(`workbench.jobs.children.stepping`); the panel sends it the clicks and draws what it answers.
 
 It is the same trainer as a full training, driven through a `StepSession` (Qt-free): one merge
 per step, the pairs competing for the next, and the most frequent words as their current
-tokens: the view every tokenizer tutorial draws by hand. "Run to end" steps in short slices so
-the window stays live. The panel draws the session and holds its buttons, timer and counter.
+tokens: the view every tokenizer tutorial draws by hand. "Run to End" asks for slice after slice
+of steps, drawing each as it comes, until the run ends or Pause is pressed; the window never
+waits for a step (a Unigram round on a 5 MB file takes seconds).
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from typing import Final
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -32,16 +32,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from engine.errors import CorpusError, EngineError
+from engine.errors import CorpusError
 from engine.corpus.sources import CorpusSource, source_of
-from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, RoundStep
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, PairCandidate
 from engine.analysis.vocabulary import TokenStyle, readable
 from workbench.core.components import trainer_algorithm
 from workbench.core.formatting import score
 from workbench.jobs.runners.child_job import ChildJob
-from workbench.core.step_session import TIE_RULES, StepSession, count_typed, tie_text, tied_with_first
-from workbench.core.trainer_counting import counts_sentences
-from workbench.jobs.children.step_counts import count_main, count_payload
+from workbench.core.step_session import TIE_RULES, StepStart, StepView, tie_text, tied_with_first
+from workbench.jobs.children.stepping import step_main, step_payload
+from workbench.jobs.children.training import TrainingResult
 from workbench.window.views.heading import Heading
 from workbench.window.views.merges_table import MergesTable
 from workbench.core.training_text import rounds_text
@@ -50,13 +50,13 @@ from workbench.core.presets import Configuration
 
 # Step mode is for small corpora: a file above this size is not offered.
 MAX_STEP_BYTES: Final = 5 * 1024 * 1024
-# A typed text up to this long is counted at once in the window; a longer one, or a file, is
-# counted in a child process.
-IN_PROCESS_CHARS: Final = 20_000
-# "Run to end" works in slices of this many seconds between two redraws.
-SLICE_SECONDS: Final = 0.02
+# "Run to End" asks the process for steps for this long at a time (s), drawing each answer.
+RUN_SLICE_SECONDS: Final = 0.1
+# The process of the next Start is started this long after the panel shows or is reset (ms).
+PRESTART_DELAY_MS: Final = 300
 TYPED_TEXT: Final = "typed text"
 PAIR_HEADINGS: Final = ("Pairs competing for the next merge", "Pieces the next prune would remove first")
+PRESS_START: Final = "Press Start: the words of the text are counted with the pipeline on the left."
 DEFAULT_TEXT: Final = (
     "the cat sat on the mat\n"
     "the dog sat on the log\n"
@@ -66,8 +66,9 @@ DEFAULT_TEXT: Final = (
 
 
 class StepPanel(QWidget):
-    """Step mode. `kept(TrainedResult, pipeline, trainer)` when the user keeps the result (the
-    trainer's vocab_size set to the size kept)."""
+    """Step mode. `kept(TrainingResult, pipeline, trainer)` when the user keeps the result (the
+    trainer's vocab_size set to the size kept; built, packed and tabled in the process, as a
+    training's result is)."""
 
     kept = Signal(object, dict, dict)
     state_changed = Signal(str)
@@ -91,7 +92,7 @@ class StepPanel(QWidget):
         self.reset_button = QPushButton("Reset")
         self.keep_button = QPushButton("Keep as Result")
         self.keep_button.setToolTip("Store this vocabulary and its history in the project, as a full training would")
-        self.status = QLabel("Press Start: the words of the text are counted with the pipeline on the left.")
+        self.status = QLabel(PRESS_START)
         self.status.setWordWrap(True)
 
         self.candidates = QTableWidget(0, 4)
@@ -141,17 +142,19 @@ class StepPanel(QWidget):
         self.keep_button.clicked.connect(self.keep)
         self.source.currentTextChanged.connect(self._on_source_changed)
 
-        self._timer = QTimer(self)
-        self._timer.setInterval(0)
-        self._timer.timeout.connect(self._on_timer_timeout)
-        # counts a file's words in a child process (never in the window's)
-        self._counter = ChildJob("word counting", self)
-        self._counter.finished.connect(self._on_counter_finished)
-        self._counter.failed.connect(self._on_counter_failed)
-        self.session: StepSession | None = None
+        # counts, holds and steps the run in a process of its own (never in the window's)
+        self._stepper = ChildJob("Step by Step", self, talks=True)
+        self._stepper.progressed.connect(self._on_stepper_progressed)
+        self._stepper.failed.connect(self._on_stepper_failed)
+        # what the process said of the session (None: no session) and where the run stands
+        self.started: StepStart | None = None
+        self._view: StepView | None = None
+        self._asked = False  # (a request is out: the next one waits for its answer)
+        self._waiting: list[tuple[object, ...]] = []  # (requests to send, in order)
+        self._running = False  # ("Run to End": a slice is asked for after each answer)
+        self.glyphs = True  # (whitespace shown as glyphs in the vocabulary table a kept run makes)
         self._config: Configuration | None = None
         self._files: dict[str, CorpusSource] = {}  # label -> the file as it is read
-        self._counting_file = False
         self._style = TokenStyle()
         # the model the trainer trains ("BPE"...), which says what a step is
         self._algorithm = "BPE"
@@ -209,133 +212,170 @@ class StepPanel(QWidget):
         self.reset()
 
     def start(self) -> None:
-        """Count the words of the source and start a run (nothing is merged yet)."""
-        self.reset()
+        """Count the words of the source and start a run (nothing is merged yet), in the Step by
+        Step process; the window draws meanwhile."""
+        self._clear()
         if self._config is None:
             self.status.setText("The settings on the left have errors: fix them to start.")
             return
-        pipeline, trainer = self._config
-        sentences = counts_sentences(trainer)  # (sentencepiece's trainer reads whole lines)
         source = self._files.get(self.source.currentText())
-        text = self.text.toPlainText()
-        if source is None and len(text) <= IN_PROCESS_CHARS:
-            # a few typed sentences: counted here, at once
-            try:
-                counts = count_typed(pipeline, text, sentences)
-            except EngineError as error:
-                self.status.setText(f"Cannot start: {error}")
-                return
-            self._begin(counts, text, from_file=False)
-            return
-        # a file (or a long text): counted in a child process, the window drawing meanwhile
-        self._counting_file = source is not None
         what = os.path.basename(source.path) if source is not None else "the text"
         self.status.setText(f"Counting the words of {what} with the pipeline on the left…")
-        self._counter.start(count_main, count_payload(json.dumps(pipeline), source, text, sentences))
+        self._stepper.start(step_main, step_payload(self._config, source, self.text.toPlainText()))
+        self._asked = True  # (the session itself is the first answer)
         self._update_buttons()
         self.state_changed.emit("counting")
 
     def is_counting(self) -> bool:
-        return self._counter.is_running()
+        """Whether the words are being counted (the session is not made yet)."""
+        return self._stepper.is_running() and self.started is None
 
-    def _on_counter_finished(self, answer: object) -> None:
-        if not isinstance(answer, tuple) or len(answer) != 2 or not isinstance(answer[0], dict):
-            self._on_counter_failed("the count sent something else")
-            return
-        self._begin(answer[0], str(answer[1]), from_file=self._counting_file)
-
-    def _on_counter_failed(self, message: str) -> None:
-        self.status.setText(f"Cannot start: {message}")
-        self._update_buttons()
-        self.state_changed.emit("")
-
-    def _begin(self, counts: dict[str, int], sample: str, from_file: bool) -> None:
-        """Start a session on the words counted (nothing is merged yet)."""
-        if self._config is None:
-            return
-        try:
-            session = StepSession(self._config, counts, sample, from_file)
-        except (EngineError, OSError) as error:
-            self.status.setText(f"Cannot start: {error}")
-            self._update_buttons()
-            return
-        self.session = session
-        self._style = session.style
-        self._algorithm = session.algorithm
-        self._label_tables(session.algorithm, session.score_name)
-        self.merges.merges.reset([], self._style, session.score_name)
-        self.plots.clear(session.score_name, rounds=session.rounds)
-        self._evaluate(force=True)
-        self._show()
-        self.state_changed.emit("stepping")
+    def is_stepping(self) -> bool:
+        """Whether the process is at work for the panel: counting, stepping, running or keeping."""
+        return self._stepper.is_running() and (self._asked or self._running or bool(self._waiting))
 
     def advance(self, count: int) -> None:
-        """Make up to `count` steps and show where the run stands."""
-        session = self.session
-        if session is None:
-            if self.is_counting():
-                return  # (the words are being counted: the run starts when they are)
-            self.start()
-            session = self.session
-            if session is None:
-                return
-        self._record(session.step(count))
-        self._evaluate(force=True)
-        self._show()
+        """Make up to `count` steps (starting the session first when there is none) and show
+        where the run stands when the process answers."""
+        self._ask(("step", count))
 
     def run_to_end(self) -> None:
-        if self.session is None and not self.is_counting():
-            self.start()
-        if self.session is not None and not self.session.done:
-            self._timer.start()
+        """Step until the run ends, drawing as it goes; pressed again (Pause), stop after the
+        slice under way."""
+        if self._running:
+            self._running = False
             self._update_buttons()
+            return
+        if self._view is not None and self._view.done:
+            return
+        self._running = True
+        self._ask(None)
+
+    def keep(self) -> None:
+        """Turn the run, where it stands, into the tokenizer's result (`kept` once the process
+        has made it)."""
+        if self.started is None:
+            return
+        self._running = False
+        self._ask(("keep", self.glyphs))
 
     def reset(self) -> None:
-        self._timer.stop()
-        self._counter.kill()
-        self.session = None
+        """Forget the session (its process is stopped) and clear the view; the process of the
+        next Start is started meanwhile."""
+        self._clear()
+        # (the next Start a second sooner; a moment later, not in the event that reset it)
+        QTimer.singleShot(PRESTART_DELAY_MS, self._prestart)
+
+    def _clear(self) -> None:
+        self._stepper.kill()
+        self.started = None
+        self._view = None
+        self._asked = False
+        self._waiting = []
+        self._running = False
         self.candidates.setRowCount(0)
         self.words.setRowCount(0)
         self.merges.merges.reset([], self._style, self._score_name)
         self.plots_place.clear(self._score_name, rounds=self._algorithm == "Unigram")
-        self.status.setText("Press Start: the words of the text are counted with the pipeline on the left.")
+        self.status.setText(PRESS_START)
         self._update_buttons()
         self.state_changed.emit("")
 
-    def keep(self) -> None:
-        """Turn the run, where it stands, into the tokenizer's result."""
-        if self.session is None:
-            return
-        self._timer.stop()
-        result, pipeline, trainer_settings = self.session.keep()
-        self.kept.emit(result, pipeline, trainer_settings)
-
-    def is_stepping(self) -> bool:
-        return self._timer.isActive()
-
     def stop(self) -> None:
-        self._timer.stop()
-        self._counter.kill()
+        """Stop the process for good (the window is closing)."""
+        self._running = False
+        self._stepper.shutdown()
         self._update_buttons()
 
-    def _on_timer_timeout(self) -> None:
-        session = self.session
-        if session is None:
-            self._timer.stop()
-            return
-        self._record(session.step_for(SLICE_SECONDS))
-        self._evaluate(force=session.done)
-        if session.done:
-            self._timer.stop()
-            self._show()
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        QTimer.singleShot(PRESTART_DELAY_MS, self._prestart)
 
-    def _evaluate(self, force: bool) -> None:
-        """Characters per token of the training text under the vocabulary made so far."""
-        value = self.session.characters_per_token(force) if self.session is not None else None
-        if value is not None:
+    def _prestart(self) -> None:
+        """Start the process of the next Start ahead, while the panel shows and none runs."""
+        if self.isVisible() and not self._stepper.is_running():
+            self._stepper.prestart(step_main)
+
+    def _ask(self, request: tuple[object, ...] | None, start: bool = True) -> None:
+        """Send `request` when the process is free (else after the requests before it); with
+        None, only send what waits (or the next slice of a run). Unless told not to (`start`),
+        starts a session first when there is none."""
+        if request is not None:
+            self._waiting.append(request)
+        if not self._stepper.is_running():
+            if not start or self._config is None:
+                self._waiting = []
+                self._running = False
+                return
+            waiting, running = self._waiting, self._running
+            self.start()  # (which forgets the requests: they are for the session it starts)
+            self._waiting, self._running = waiting, running
+            self._update_buttons()
+            return
+        if self._asked or self.started is None:
+            return  # (sent when the answer before comes)
+        if self._waiting:
+            next_request = self._waiting.pop(0)
+        elif self._running and not (self._view is not None and self._view.done):
+            next_request = ("run", RUN_SLICE_SECONDS)
+        else:
+            self._running = False
+            self._update_buttons()
+            return
+        self._asked = self._stepper.ask(next_request)
+        self._update_buttons()
+
+    def _on_stepper_progressed(self, record: object) -> None:
+        """An answer of the process: the session started, steps made, or the result kept."""
+        if not (isinstance(record, tuple) and len(record) == 2):
+            return
+        self._asked = False
+        kind, body = record
+        if kind == "started" and isinstance(body, tuple):
+            start, view = body
+            self._begin(start, view)
+        elif kind == "stepped" and isinstance(body, StepView):
+            self._take(body)
+        elif kind == "kept" and isinstance(body, tuple):
+            result, pipeline, trainer_settings = body
+            if isinstance(result, TrainingResult):
+                self.kept.emit(result, pipeline, trainer_settings)
+        self._ask(None, start=False)  # (a kept result may have reset the panel: nothing more then)
+
+    def _on_stepper_failed(self, message: str) -> None:
+        started = self.started is not None
+        self._asked = False
+        self._waiting = []
+        self._running = False
+        self.status.setText(f"Step by Step stopped: {message}" if started else f"Cannot start: {message}")
+        self._update_buttons()
+        self.state_changed.emit("")
+
+    def _begin(self, start: StepStart, view: StepView) -> None:
+        """The session is made (nothing is merged yet): name the tables after its steps."""
+        self.started = start
+        self._style = start.style
+        self._algorithm = start.algorithm
+        self._score_name = start.score_name
+        self._label_tables(start.algorithm, start.score_name)
+        self.merges.merges.reset([], self._style, start.score_name)
+        self.plots.clear(start.score_name, rounds=start.rounds)
+        self._take(view)
+        self.state_changed.emit("stepping")
+
+    def _take(self, view: StepView) -> None:
+        """Record the steps of an answer, and draw where the run stands."""
+        self.merges.append(view.steps)
+        self.plots.add_steps(view.steps)
+        if view.compression is not None and view.compression > 0:
             model = self.merges.merges
             # (after n merges; at the latest round's number, the seed being round 0)
-            self.plots.add_evaluation(len(model.rounds) - 1 if model.shows_rounds else len(model.steps), value)
+            self.plots.add_evaluation(len(model.rounds) - 1 if model.shows_rounds else len(model.steps), view.compression)
+        looked = view.candidates is not None
+        if not looked and self._view is not None:
+            view.candidates, view.words = self._view.candidates, self._view.words
+        self._view = view
+        self._show(tables=looked)
 
     # -- drawing -------------------------------------------------------------------------------
 
@@ -371,18 +411,46 @@ class StepPanel(QWidget):
         self.candidates_heading.label.setText(PAIR_HEADINGS[1] if unigram else PAIR_HEADINGS[0])
         self.merges_heading.label.setText("Rounds so far" if unigram else "Merges so far")
 
-    def _record(self, made: list[MergeStep | RoundStep]) -> None:
-        self.merges.append(made)
-        self.plots.add_steps(made)
-
-    def _show(self) -> None:
-        session = self.session
-        if session is None:
+    def _show(self, tables: bool = True) -> None:
+        """Draw where the run stands: the status line, and (`tables`) the candidates and words."""
+        start, view = self.started, self._view
+        if start is None or view is None:
             return
-        run = session.run
-        candidates = session.candidates()
-        tied = set(tied_with_first(candidates, self._algorithm, session.score_name)) if not run.done else set()
-        tie = tie_text(candidates, self._algorithm, session.score_name) if not run.done else ""
+        candidates = view.candidates or []
+        tie = tie_text(candidates, self._algorithm, start.score_name) if not view.done else ""
+        if tables:
+            self._show_candidates(candidates, start.score_name, view.done, tie)
+            words = view.words or []
+            self.words.setRowCount(len(words))
+            for row, (pieces, count) in enumerate(words):
+                shown = "".join(f"[{readable(piece, self._style)}]" for piece in pieces) if pieces else "(not a token yet)"
+                self.words.setItem(row, 0, QTableWidgetItem(shown))
+                self.words.setItem(row, 1, QTableWidgetItem(f"{count:,}"))
+        if self._algorithm == "Unigram":
+            rounds = self.merges.merges.rounds
+            steps = rounds_text(rounds)
+            state = (
+                "done: the vocabulary is final" if view.done
+                else f"last round: {rounds[-1].phase}" + (", the next prune removes the pieces above first" if candidates else "")
+                if rounds else "next: the seed round (frequent substrings)"
+            )
+        else:
+            merged = len(self.merges.merges.steps)
+            steps = f"{merged:,} merge{'' if merged == 1 else 's'}"
+            state = "done: nothing more to merge" if view.done else "next: the first pair above"
+            if tie:
+                state += f", {tie}"
+        if self._running and not view.done:
+            state = "running (Pause stops after the steps under way)"
+        self.status.setText(f"{steps} · vocabulary {view.vocab_size:,} · {start.distinct:,} distinct {start.units} · {state}")
+        self._update_buttons()
+        if view.done:
+            self.state_changed.emit("done")
+
+    def _show_candidates(self, candidates: list[PairCandidate], score_name: str, done: bool, tie: str) -> None:
+        """The pairs (or pieces) competing for the next step, the next one in bold and the pairs
+        tied with it marked."""
+        tied = set(tied_with_first(candidates, self._algorithm, score_name)) if not done else set()
         bold = QFont(self.candidates.font())
         bold.setBold(True)
         self.candidates.setRowCount(len(candidates))
@@ -402,7 +470,7 @@ class StepPanel(QWidget):
                 item = QTableWidgetItem(text)
                 if column < 2:
                     item.setToolTip(f"raw: {(left, right)[column]!r}")
-                if row == 0 and not run.done:
+                if row == 0 and not done:
                     item.setFont(bold)
                     item.setToolTip(
                         "the next prune removes this piece first" if self._algorithm == "Unigram"
@@ -411,45 +479,22 @@ class StepPanel(QWidget):
                 elif row in tied:
                     # (a tie with the pair merged next: the same count or score, put after it by the rule)
                     item.setBackground(self.palette().alternateBase())
-                    item.setToolTip(f"tied with the first pair; {TIE_RULES.get(session.score_name, '')}")
+                    item.setToolTip(f"tied with the first pair; {TIE_RULES.get(score_name, '')}")
                 self.candidates.setItem(row, column, item)
-        words = session.words()
-        self.words.setRowCount(len(words))
-        for row, (pieces, count) in enumerate(words):
-            shown = "".join(f"[{readable(piece, self._style)}]" for piece in pieces) if pieces else "(not a token yet)"
-            self.words.setItem(row, 0, QTableWidgetItem(shown))
-            self.words.setItem(row, 1, QTableWidgetItem(f"{count:,}"))
-        size = len(run.vocab)
-        if self._algorithm == "Unigram":
-            rounds = self.merges.merges.rounds
-            steps = rounds_text(rounds)
-            upcoming = run.top_candidates(1)
-            state = (
-                "done: the vocabulary is final" if run.done
-                else f"last round: {rounds[-1].phase}" + (", the next prune removes the pieces above first" if upcoming else "")
-                if rounds else "next: the seed round (frequent substrings)"
-            )
-        else:
-            merged = len(self.merges.merges.steps)
-            steps = f"{merged:,} merge{'' if merged == 1 else 's'}"
-            state = "done: nothing more to merge" if run.done else "next: the first pair above"
-            if tie:
-                state += f", {tie}"
-        units = "lines" if counts_sentences(session.configuration[1]) else "words"
-        self.status.setText(f"{steps} · vocabulary {size:,} · {len(session.counts):,} distinct {units} · {state}")
-        self._update_buttons()
-        if run.done:
-            self.state_changed.emit("done")
 
     def _update_buttons(self) -> None:
-        running = self.session is not None
-        busy = self._timer.isActive() or self._counter.is_running()
-        done = self.session is not None and self.session.done
-        for button in (self.step_button, self.ten_button, self.hundred_button, self.end_button):
-            button.setEnabled(not busy and not done and self._config is not None)
+        started = self.started is not None
+        busy = self.is_stepping()
+        done = self._view is not None and self._view.done
+        ready = self._config is not None and not done
+        for button in (self.step_button, self.ten_button, self.hundred_button):
+            button.setEnabled(ready and not busy)
+        # Run to End turns into Pause while it runs
+        self.end_button.setText("Pause" if self._running else "Run to End")
+        self.end_button.setEnabled(self._running or (ready and not busy))
         self.start_button.setEnabled(not busy and self._config is not None)
-        self.reset_button.setEnabled(running or self._counter.is_running())
-        self.keep_button.setEnabled(running and not busy)
+        self.reset_button.setEnabled(started or self._stepper.is_running())
+        self.keep_button.setEnabled(started and not busy)
 
 
 def _count(value: int | None) -> str:

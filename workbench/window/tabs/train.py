@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
 from engine.analysis.estimate import TrainingEstimate
 from engine.progress import TrainProgress
 from engine.project.entry import TokenizerEntry
-from engine.project.result import TrainedResult
 from engine.schema import JsonValue
 from engine.trainers.records import MergeStep, RoundStep
 from engine.analysis.vocabulary import TokenStyle
@@ -374,18 +373,8 @@ class TrainTab(QWidget):
         trained_on = plan.trained_on if plan is not None else None
         if plan is not None and plan.entry in self.document.project.tokenizers:
             self._plotted = (plan.entry, len(result.report.history))
-            stored = TrainedResult.made(
-                result.tokenizer_part,
-                result.report,
-                result.history_part,
-                result.vocabulary_part,
-                result.evaluations,
-                (result.counts_file, plan.counts_key if result.counts_file else "", plan.held_out),
-                trained_on,
-                result.round_points,
-            )
-            stored.vocab_size = len(result.table) if result.table is not None else 0
-            shown = (result.table, result.style) if result.table is not None and result.style is not None else None
+            counts = (result.counts_file, plan.counts_key if result.counts_file else "", plan.held_out)
+            stored, shown = result.stored_result(counts, trained_on)
             self.document.store_result(plan.entry, stored, plan.configuration, shown, plan.text)
             # (a tab hidden meanwhile shows the result now: what follows says how it was made)
             self._when_shown.flush()
@@ -457,16 +446,16 @@ class TrainTab(QWidget):
             return "no tokenizer"
         return "trained" if entry.is_trained else "not trained"
 
-    def _on_step_panel_kept(self, result: TrainedResult, pipeline: dict[str, JsonValue], trainer: dict[str, JsonValue]) -> None:
+    def _on_step_panel_kept(self, result: TrainingResult, pipeline: dict[str, JsonValue], trainer: dict[str, JsonValue]) -> None:
         entry = self.document.active
         if entry is None:
             return
-        report = result.report
-        steps = steps_text(report.history) if report is not None else "the steps made"
+        steps = steps_text(result.report.history)
         if not self.confirm_replacing(entry, f"Keep the step-by-step result ({steps}) instead", ""):
             self.step_panel.status.setText("Not kept: the project's tokenizer is unchanged.")
             return
-        self.document.store_result(entry, result, (pipeline, trainer), None, f"Keep the step-by-step result as “{entry.name}”")
+        stored, shown = result.stored_result()
+        self.document.store_result(entry, stored, (pipeline, trainer), shown, f"Keep the step-by-step result as “{entry.name}”")
         self.step_panel.status.setText("Kept: the project's tokenizer is now this result (see the Vocabulary tab; Edit ▸ Undo takes it back).")
 
     # -- settings ----------------------------------------------------------------------------
@@ -650,5 +639,6 @@ class TrainTab(QWidget):
         self.step_panel.plots_place.apply_palette()
 
     def set_whitespace_glyphs(self, on: bool) -> None:
+        self.step_panel.glyphs = on
         self.merges.merges.glyphs = on
         self.merges.viewport().update()

@@ -42,6 +42,7 @@ class PipelineForm(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
+        self._checked_pipeline = ""  # (the last pipeline JSON the engine read without an error)
         self.normalizers = NormalizerList()
         self.pre_tokenizer = StageEditor(PRE_TOKENIZERS)
         self.model = StageEditor(MODELS, allow_none=False)
@@ -126,8 +127,14 @@ class PipelineForm(QWidget):
                 model["vocab"] = [["<unk>", 0.0]] if model.get("unk_id") is not None else []
         if failed:
             return None
+        text = json.dumps(pipeline)
         try:
-            Tokenizer.from_str(json.dumps(pipeline))
+            # subtle: the form is asked for its configuration several times per change; a
+            # SentencePiece normalizer's character map takes 50 ms to read, so a pipeline read
+            # once is not read again.
+            if text != self._checked_pipeline:
+                Tokenizer.from_str(text)
+                self._checked_pipeline = text
         except EngineError as error:
             message = str(error).removeprefix("<string>: ")
             section = message.split(":", 1)[0]
