@@ -253,9 +253,9 @@ class StepPanel(QWidget):
 
     def keep(self) -> None:
         """Turn the run, where it stands, into the tokenizer's result (`kept` once the process
-        has made it)."""
-        if self.started is None:
-            return
+        has made it; after the steps asked for before it)."""
+        if self.started is None and not self._stepper.is_running():
+            return  # (no session, none starting: nothing to keep)
         self._running = False
         self._ask(("keep", self.glyphs))
 
