@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QFormLayout,
-    QGroupBox,
+    QCheckBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -55,6 +55,8 @@ RUN_MS: Final = 300
 # The drawings' pages: a message, WordPiece, BPE, Unigram.
 MESSAGE_PAGE, WORDPIECE_PAGE, BPE_PAGE, UNIGRAM_PAGE = 0, 1, 2, 3
 PAGES: Final = {"wordpiece": WORDPIECE_PAGE, "bpe": BPE_PAGE, "unigram": UNIGRAM_PAGE}
+# The share of the page a drawing and a table split between them, in pixels of one share.
+PAIR_WIDTH: Final = 300
 START_MESSAGE: Final = "Put the cursor in a word of the text: how the model cuts it is shown here, step by step."
 
 Token = tuple[int, str, int, int]
@@ -138,8 +140,7 @@ class EncodeStepper(QWidget):
         self.description.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
 
         # the toy vocabulary
-        self.toy = QGroupBox("Toy vocabulary")
-        self.toy.setCheckable(True)
+        self.toy = QCheckBox("Toy vocabulary")
         self.toy.setChecked(False)
         self.toy.setToolTip("Step through a vocabulary you type instead of the project's tokenizer")
         self.toy_kind = QComboBox()
@@ -155,10 +156,20 @@ class EncodeStepper(QWidget):
         form = QFormLayout()
         form.addRow("Model", self.toy_kind)
         form.addRow("Word", self.toy_word)
-        toy_layout = QVBoxLayout(self.toy)
-        toy_layout.addLayout(form)
-        toy_layout.addWidget(self.toy_text, 1)
-        toy_layout.addWidget(self.toy_syntax)
+        # (unticked, the box is only its title: the drawings get the width)
+        self.toy_fields = QWidget()
+        fields_layout = QVBoxLayout(self.toy_fields)
+        fields_layout.setContentsMargins(0, 0, 0, 0)
+        fields_layout.addLayout(form)
+        fields_layout.addWidget(self.toy_text, 1)
+        fields_layout.addWidget(self.toy_syntax)
+        self.toy_fields.setFixedWidth(self.fontMetrics().horizontalAdvance("M") * 24)
+        self.toy_fields.hide()
+        toy_box = QVBoxLayout()
+        toy_box.addWidget(self.toy)
+        toy_box.addWidget(self.toy_fields, 1)
+        toy_box.addStretch(1)
+        self._toy_box = toy_box
 
         # WordPiece: the word and its lookups
         self.word_window = WordWindow()
@@ -178,6 +189,7 @@ class EncodeStepper(QWidget):
         bpe_page.addWidget(Heading("Merges applied, in order", self.merges))
         bpe_page.setStretchFactor(0, 3)
         bpe_page.setStretchFactor(1, 2)
+        bpe_page.setSizes([3 * PAIR_WIDTH, 2 * PAIR_WIDTH])
         # Unigram: the lattice, the n best paths and sampled segmentations
         self.lattice = LatticeDrawing()
         self.nbest_count = QSpinBox()
@@ -205,11 +217,14 @@ class EncodeStepper(QWidget):
             listing.setFont(monospace(self.font()))  # (so "▁c at s" and "▁c a t s" read apart)
         self.nbest_heading = Heading("The best segmentations (n-best)", self.nbest)
         self.samples_heading = Heading("Sampled segmentations", self.samples)
+        for heading in (self.nbest_heading, self.samples_heading):
+            heading.label.setWordWrap(True)  # (a long heading must not widen the tables)
         choices = QHBoxLayout()
-        for label, widget in (("n-best", self.nbest_count), ("α", self.alpha), ("seed", self.seed), ("samples", self.sample_count)):
+        for label, widget in (("n-best", self.nbest_count), ("samples", self.sample_count), ("α", self.alpha), ("seed", self.seed)):
             choices.addWidget(QLabel(label))
             choices.addWidget(widget)
         choices.addStretch(1)
+        self.seed.setMaximumWidth(self.fontMetrics().horizontalAdvance("0" * 12))
         paths = QSplitter(Qt.Orientation.Vertical)
         paths.addWidget(self.nbest_heading)
         paths.addWidget(self.samples_heading)
@@ -222,7 +237,8 @@ class EncodeStepper(QWidget):
         unigram_page.addWidget(scrolled(self.lattice))
         unigram_page.addWidget(paths_box)
         unigram_page.setStretchFactor(0, 3)
-        unigram_page.setStretchFactor(1, 2)
+        unigram_page.setStretchFactor(1, 1)
+        unigram_page.setSizes([3 * PAIR_WIDTH, PAIR_WIDTH])  # (the lattice is the page)
 
         self.message = QLabel(START_MESSAGE)
         self.message.setWordWrap(True)
@@ -243,13 +259,9 @@ class EncodeStepper(QWidget):
         stepper_layout.addLayout(buttons)
         stepper_layout.addWidget(self.description)
         stepper_layout.addWidget(self.drawings, 1)
-        body = QSplitter(Qt.Orientation.Horizontal)
-        body.addWidget(stepper)
-        body.addWidget(self.toy)
-        body.setStretchFactor(0, 4)
-        body.setStretchFactor(1, 1)
-        layout = QVBoxLayout(self)
-        layout.addWidget(body)
+        layout = QHBoxLayout(self)
+        layout.addWidget(stepper, 1)
+        layout.addLayout(toy_box, 0)
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -264,7 +276,7 @@ class EncodeStepper(QWidget):
         self.run_button.clicked.connect(self._on_run_button_clicked)
         editor.cursorPositionChanged.connect(self._debounce.start)
         editor.edited.connect(self._debounce.start)
-        self.toy.toggled.connect(self._debounce.start)
+        self.toy.toggled.connect(self._on_toy_toggled)
         self.toy_kind.currentIndexChanged.connect(self._on_toy_kind_changed)
         self.toy_word.textChanged.connect(self._debounce.start)
         self.toy_text.textChanged.connect(self._debounce.start)
@@ -317,6 +329,12 @@ class EncodeStepper(QWidget):
             return
         self._shown_id = request_id
         self._show_wire({"kind": "none", "message": message, "error": True})
+
+    def _on_toy_toggled(self, on: bool) -> None:
+        self.toy_fields.setVisible(on)
+        # (ticked, the vocabulary takes the page's height; unticked, the box is its check box)
+        self._toy_box.setStretch(2, 0 if on else 1)
+        self._debounce.start()
 
     def _on_toy_kind_changed(self) -> None:
         kind = str(self.toy_kind.currentData())
@@ -513,7 +531,7 @@ class EncodeStepper(QWidget):
         nbest = [item for item in _items(wire["nbest"]) if isinstance(item, (tuple, list))]
         fill(self.nbest, [[str(rank), pieces(p), f"{float(s):.2f}", f"{float(q):.4f}"] for rank, (p, s, q) in enumerate(nbest, start=1)])
         self.nbest.setHorizontalHeaderLabels(["#", "Pieces", "Score", f"P at α {alpha:g}"])
-        self.nbest_heading.label.setText(f"The {len(nbest)} best segmentations (n-best), each with its probability when sampling")
+        self.nbest_heading.label.setText(f"The {len(nbest)} best segmentations (n-best), and how often sampling draws each")
         samples = [item for item in _items(wire["samples"]) if isinstance(item, (tuple, list))]
         fill(self.samples, [[str(number), pieces(p), f"{float(s):.2f}"] for number, (p, s) in enumerate(samples, start=1)])
         self.samples_heading.label.setText(f"{len(samples)} segmentations sampled with α {alpha:g}, seed {wire['seed']}")

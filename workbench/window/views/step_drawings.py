@@ -24,15 +24,18 @@ LIT: Final = ("#f9e79f", "#8a7209")
 # the outlines of the same, drawn over any fill
 FOUND_EDGE: Final = ("#1e8449", "#58d68d")
 MISSED_EDGE: Final = ("#c0392b", "#f1948a")
+# How much larger than the window's text the drawings write characters and pieces.
+DRAWING_SCALE: Final = 1.2
 MARGIN: Final = 12
 PAD: Final = 6
 
 
-def monospace(base: QFont) -> QFont:
-    """The editor's font for characters and pieces: fixed width, at least 10 points."""
+def monospace(base: QFont, scale: float = 1.0) -> QFont:
+    """The editor's font for characters and pieces: fixed width, at least 10 points (`scale`
+    times as large: the drawings are read from further than a table)."""
     font = QFont("Monospace")
     font.setStyleHint(QFont.StyleHint.TypeWriter)
-    font.setPointSizeF(max(base.pointSizeF(), 10.0))
+    font.setPointSizeF(max(base.pointSizeF(), 10.0) * scale)
     return font
 
 
@@ -50,7 +53,7 @@ class _Drawing(QWidget):
 
     def __init__(self) -> None:
         super().__init__()
-        self.mono = monospace(self.font())
+        self.mono = monospace(self.font(), DRAWING_SCALE)
         self._size = QSize(200, 80)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
@@ -276,13 +279,10 @@ class LatticeDrawing(_Drawing):
         cell = max([metrics.horizontalAdvance("M") + 2 * PAD, small.horizontalAdvance("-00.00") + 2 * PAD])
         for start, end, id, piece, score, unknown in nodes:
             if end - start == 1:  # (a longer piece's label may be shortened; a character's is not)
-                cell = max(cell, self._label_width(piece, score, metrics) + 2 * PAD)
+                cell = max(cell, metrics.horizontalAdvance(shown(piece)) + 2 * PAD, small.horizontalAdvance(f"{score:.2f}") + 2 * PAD)
         self._cell = cell
         count = max(self._lanes, default=-1) + 1
         self._resize_to(self._left() + len(word) * cell + 2 * MARGIN, self._best_top(count) + 6 * metrics.height())
-
-    def _label_width(self, piece: str, score: float, metrics: QFontMetrics) -> int:
-        return metrics.horizontalAdvance(f"{shown(piece)} {score:.2f}")
 
     def _left(self) -> int:
         # (the "best score" label, then half a score's box: the boxes sit on the boundaries)
@@ -292,9 +292,13 @@ class LatticeDrawing(_Drawing):
     def _box_width(self) -> int:
         return QFontMetrics(self.font()).horizontalAdvance("-000.00") + PAD
 
+    def _node_height(self) -> int:
+        """A node's box: its piece, and its score under it in the window's font."""
+        return QFontMetrics(self.mono).height() + QFontMetrics(self.font()).height() + 4
+
     def _lane_top(self, lane: int) -> int:
         metrics = QFontMetrics(self.mono)
-        return MARGIN + 2 * metrics.height() + 2 * PAD + lane * (metrics.height() + PAD + 4)
+        return MARGIN + 2 * metrics.height() + 2 * PAD + lane * (self._node_height() + PAD)
 
     def _best_top(self, count: int) -> int:
         return self._lane_top(count) + PAD
@@ -337,7 +341,7 @@ class LatticeDrawing(_Drawing):
             chosen = self.back[self.current]
             considered = {k for k, node in enumerate(self.nodes) if node[1] == self.current}
         for k, (start, end, id, piece, score, unknown) in enumerate(self.nodes):
-            rect = QRectF(self.x_of(start) + 2, self._lane_top(self._lanes[k]), (end - start) * cell - 4, line + 4)
+            rect = QRectF(self.x_of(start) + 2, self._lane_top(self._lanes[k]), (end - start) * cell - 4, self._node_height())
             if k in lit:
                 fill = theme(LIT, dark)
             elif unknown:
@@ -356,9 +360,11 @@ class LatticeDrawing(_Drawing):
             painter.setPen(pen)
             painter.drawRoundedRect(rect, 3, 3)
             painter.setPen(self._text_color())
-            label = f"{shown(piece)} {score:.2f}"
-            text = metrics.elidedText(label, Qt.TextElideMode.ElideMiddle, int(rect.width()) - 4)
-            painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+            painter.setFont(self.mono)
+            text = metrics.elidedText(shown(piece), Qt.TextElideMode.ElideMiddle, int(rect.width()) - 4)
+            painter.drawText(QRectF(rect.left(), rect.top() + 1, rect.width(), line), Qt.AlignmentFlag.AlignCenter, text)
+            painter.setFont(small)
+            painter.drawText(QRectF(rect.left(), rect.top() + line, rect.width(), small_metrics.height()), Qt.AlignmentFlag.AlignCenter, f"{score:.2f}")
         # the best score of each position
         painter.setFont(small)
         painter.setPen(self._text_color())
