@@ -1,6 +1,7 @@
 """`EncodeTab`: type a text (and a pair), see every token over the original characters, the token
-table, the ids (and decode ids typed back), the text after each stage of the pipeline, and
-whether decoding gives the text back.
+table, the ids (and decode ids typed back), the text after each stage of the pipeline,
+whether decoding gives the text back, and how the model cuts the word under the cursor, step by
+step (the Step Through page, `workbench.window.views.encode_stepper`).
 
 Encoding happens in the encoding process (`EncodingRunner`), a short while after the last
 keystroke, so typing never waits for it; replies older than the newest request are dropped.
