@@ -1,5 +1,6 @@
-"""How a model cuts ONE word, step by step: WordPiece's lookups, BPE's merges in rank order and
-Unigram's lattice (Viterbi, n-best, samples), each step with its numbers and a sentence saying it.
+"""How a model cuts ONE word, step by step: WordPiece's lookups and BPE's merges in rank order
+here, Unigram's lattice in `engine.analysis.lattice_steps`; each step with its numbers and a
+sentence saying it.
 
 `trace_word(model, word)` follows the model's own algorithm on its own data (vocabulary, merge
 ranks, piece scores, `Unigram.lattice`) and ends in the tokens its `tokenize_run` gives;
@@ -346,9 +347,9 @@ def _row(ids: list[int], values: list[str], starts: list[int], ends: list[int], 
 
 
 def row_after(symbols: list[TokenTuple], merges: list[tuple[int, int, str]], count: int) -> list[TokenTuple]:
-    """The word's symbols after its first `count` merges, each given as (position, made id,
-    made): l o w and [(0, 3, "lo")] -> lo w. (A row a merge is: the rows of a long word are not
-    kept, their sizes add up to its length squared.)"""
+    """The word's symbols after its first `count` merges, each merge given as (position, made
+    id, made): l o w and [(0, 3, "lo")], 1 -> lo w. (The rows are made again when asked for,
+    not kept: a long word's rows add up to its length squared.)"""
     row = list(symbols)
     for k in range(min(count, len(merges))):
         position, made_id, made = merges[k]
