@@ -42,7 +42,8 @@ def test_the_readme_shows_the_screenshots_the_command_writes() -> None:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     names = (
         "train.png", "train-wordpiece.png", "train-unigram.png", "train-step-by-step.png", "vocabulary.png", "encode.png",
-        "encode-pipeline.png", "encode-round-trip.png", "compare.png", "train-failed.png", "dialog-replace-result.png",
+        "encode-pipeline.png", "encode-round-trip.png", "encode-step-wordpiece.png", "encode-step-unigram.png", "encode-step-bpe.png",
+        "compare.png", "train-failed.png", "dialog-replace-result.png",
         "dialog-restore.png", "dialog-outside-files.png",
     )  # fmt: skip
     for name in names:

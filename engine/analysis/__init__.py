@@ -7,7 +7,9 @@ and two vocabularies side by side (`vocab_compare`), and what a text is made of 
 with the ids each normal form of it gets (`unicode_report`, on the character facts of
 `unicode_characters`), and an export's certificate: the written file read by the library that
 owns its format, encoding a suite of texts as the exported tokenizer does (`certificate`, on the
-two sides of `certificate_readers`).
+two sides of `certificate_readers`), and how a model cuts one word, step by step: WordPiece's
+lookups and BPE's merges (`encode_steps`), Unigram's lattice (`lattice_steps`), on the records
+they share (`steps`).
 
 The library never imports this package: training, loading and encoding work without it
 (`tests/test_import_contracts.py`).

@@ -87,7 +87,8 @@ def test_screenshots_writes_one_png_per_tab(tmp_path: Path, private_home: Path) 
     assert names == [
         "audit-health.png", "audit-premiums.png", "audit-scripts.png", "audit-table.png", "audit-two-vocabularies.png",
         "audit-unicode.png", "audit-vocabulary-size.png", "audit.png", "compare.png", "dialog-damaged-copy.png", "dialog-export-certificate.png", "dialog-open-elsewhere.png", "dialog-outside-files.png",
-        "dialog-replace-result.png", "dialog-restore.png", "encode-pipeline.png", "encode-round-trip.png", "encode.png",
+        "dialog-replace-result.png", "dialog-restore.png", "encode-pipeline.png", "encode-round-trip.png", "encode-step-bpe.png",
+        "encode-step-unigram.png", "encode-step-wordpiece.png", "encode.png",
         "train-failed.png", "train-step-by-step.png", "train-step-tie.png", "train-unigram.png", "train-wordpiece.png", "train.png", "vocabulary.png",
     ]  # fmt: skip
     for name in names:

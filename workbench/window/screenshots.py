@@ -41,7 +41,8 @@ class ScreenshotError(RuntimeError):
 
 def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
     """Write train.png, train-step-by-step.png, train-step-tie.png, vocabulary.png, encode.png, encode-pipeline.png,
-    compare.png, encode-round-trip.png, train-wordpiece.png, train-unigram.png, audit.png,
+    compare.png, encode-round-trip.png, train-wordpiece.png, train-unigram.png, encode-step-wordpiece.png,
+    encode-step-unigram.png, encode-step-bpe.png, audit.png,
     audit-premiums.png, audit-scripts.png, audit-table.png, audit-vocabulary-size.png, audit-health.png, audit-two-vocabularies.png,
     audit-unicode.png, train-failed.png, the dialogs that keep the user's work and an export's
     certificate (dialog-*.png) into `folder`; return them."""
@@ -144,12 +145,58 @@ def _write(folder: Path, theme: str) -> list[Path]:
                 _show_trainer_options(window)
             paths.append(_grab(window, folder / name))
             window.train_tab.form_area.verticalScrollBar().setValue(0)
+        paths.extend(_steppers(window, folder))
         paths.extend(_audit(window, folder))
         paths.extend(_dialogs(window, folder))
     finally:
         window.shutdown()
         window.document.mark_saved(window.document.path or str(folder / "sample.tokproj"))
         window.close()
+    return paths
+
+
+def _steppers(window: object, folder: Path) -> list[Path]:
+    """The Encode tab's Step Through page on one word of a line of the sample, for each model:
+    BERT's WordPiece at its second piece found (encode-step-wordpiece.png), the SentencePiece
+    Unigram's lattice with the best path followed back to the start (encode-step-unigram.png),
+    and the GPT-2 byte-level BPE's merges to the end (encode-step-bpe.png)."""
+    from engine.analysis.steps import BACK, LOOKUP
+    from workbench.window.main_window import MainWindow
+    from workbench.window.tabs.encode import STEP_PAGE
+
+    assert isinstance(window, MainWindow)
+    tab = window.encode_tab
+    stepper = tab.stepper
+    text = "Thou art the unkindest of all the kingdoms here."
+    sizes = tab.splitter.sizes()
+    paths: list[Path] = []
+    for prefix, word, name in (("BERT", "unkindest", "encode-step-wordpiece.png"), ("SentencePiece Unigram", "kingdoms", "encode-step-unigram.png"), ("GPT-2", "unkindest", "encode-step-bpe.png")):
+        index = next(i for i, entry in enumerate(window.document.project.tokenizers) if entry.name.startswith(prefix) and entry.is_trained)
+        window.document.set_active(index)
+        window.tabs.setCurrentWidget(tab)
+        tab.pages.setCurrentIndex(STEP_PAGE)
+        tab.splitter.setSizes([sum(sizes) // 5, sum(sizes) - sum(sizes) // 5])
+        tab.editor.set_text(text)
+        cursor = tab.editor.textCursor()
+        cursor.setPosition(text.index(word) + 2)
+        tab.editor.setTextCursor(cursor)
+        _wait(lambda: stepper.is_current() and bool(stepper.steps))
+        # where to stop: WordPiece at the lookup of its second piece; Unigram with the whole
+        # path followed back; BPE at the end
+        stop = len(stepper.steps) - 1
+        if name == "encode-step-wordpiece.png":
+            lookups = stepper.wire.get("lookups")
+            assert isinstance(lookups, list)
+            found = [k for k, lookup in enumerate(lookups) if lookup[3] >= 0]
+            if len(found) >= 2:
+                stop = next(k for k, step in enumerate(stepper.steps) if step["phase"] == LOOKUP and step["index"] == found[1])
+        elif name == "encode-step-unigram.png":
+            stop = max(k for k, step in enumerate(stepper.steps) if step["phase"] == BACK)
+        while stepper.position < stop:
+            stepper.step()
+        paths.append(_grab(window, folder / name))
+    tab.pages.setCurrentIndex(0)
+    tab.splitter.setSizes(sizes)
     return paths
 
 

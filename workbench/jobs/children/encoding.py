@@ -12,6 +12,7 @@ Requests, window -> process (tuples):
     ("history", id, history_data)                        -> ("history", id, stored_history_wire(...))
     ("export", id, key)                                  -> ("checked", id, {format: why not, or ""})
     ("unicode", id, key or None, text)                   -> ("unicoded", id, unicode_wire(...))
+    ("steps", id, key or None, text, cursor, options)    -> ("stepped", id, steps_wire(...))
     ("stop",)
 Any request can get ("error", id, message) instead. Of several waiting requests of one kind,
 only the newest is done: the others are out of date already.
@@ -33,10 +34,14 @@ from engine.errors import EngineError
 from engine.formats import convert
 from engine.project.result import history_columns, part_frequencies
 from engine.analysis.inspection import Counts, content_tokens, counts, padding_tokens, shared_spans, trace, unknown_positions, unknown_token, unshared_boundaries
+from engine.analysis.encode_steps import trace_word, word_at
+from engine.analysis.lattice_steps import ALPHA, NBEST, SAMPLES, SEED
+from engine.analysis.steps import quoted
 from engine.analysis.unicode_report import code_points, flags_summary, normal_forms
 from engine.analysis.vocabulary import TokenStyle, VocabularyTable, merges_made, readable, token_bytes
 from workbench.jobs.children.process import lower_priority, send_message
 from workbench.core.packed import PackedStrings, VocabularyColumns, pack_made
+from workbench.core.toy_models import toy_tokenizer
 
 # Token kinds, as the views paint them (`workbench.window.views.token_view`).
 NORMAL = 0
@@ -44,7 +49,7 @@ UNKNOWN = 1
 SPECIAL = 2
 
 # Requests of these kinds replace older ones still waiting.
-SUPERSEDING = ("encode", "trace", "compare", "decode", "view", "history", "export", "unicode")
+SUPERSEDING = ("encode", "trace", "compare", "decode", "view", "history", "export", "unicode", "steps")
 # The formats File > Export offers besides tokenizer.json (`convert.FORMATS`).
 EXPORT_KINDS = (convert.BERT_VOCAB, convert.GPT2, convert.SENTENCEPIECE, convert.TIKTOKEN)
 
@@ -183,6 +188,12 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
             key = request[2]
             loaded_or_none = tokenizers[str(key)] if key is not None else None
             return ("unicoded", request_id, unicode_wire(str(request[3]), loaded_or_none))
+        if kind == "steps":
+            key = request[2]
+            loaded_or_none = tokenizers[str(key)] if key is not None else None
+            options = request[5]
+            assert isinstance(options, dict)
+            return ("stepped", request_id, steps_wire(loaded_or_none, str(request[3]), int(str(request[4])), options))
         if kind == "decode":
             ids = [int(str(i)) for i in _items(request[3])]
             tokenizer = tokenizers[str(request[2])].tokenizer
@@ -194,6 +205,56 @@ def handle(request: tuple[object, ...], tokenizers: dict[str, Loaded]) -> tuple[
     except (EngineError, ValueError, TypeError, IndexError) as error:
         return ("error", request_id, str(error))
     return ("error", request_id, f"unknown request {kind!r}")
+
+
+def steps_wire(loaded: Loaded | None, text: str, cursor: int, options: dict[str, object]) -> dict[str, object]:
+    """How the model cuts the word under `cursor` in `text`, step by step (`trace_word`'s wire),
+    with where the word is ("span", in `text`), what model it is ("model") and what the
+    pre-tokenizer did to the word ("note"); {"kind": "none", "message"} where there is no word.
+
+    `options`: "nbest", "alpha", "seed", "samples" for a Unigram; "toy": (kind, vocabulary text,
+    word) to step through a toy vocabulary (`workbench.core.toy_models`) instead of `loaded`,
+    on `word` when it is not empty (else on the word under the cursor)."""
+    toy = options.get("toy")
+    typed = False
+    if isinstance(toy, (tuple, list)):
+        tokenizer = toy_tokenizer(str(toy[0]), str(toy[1]))
+        if str(toy[2]).strip():
+            text, cursor, typed = str(toy[2]).strip(), 0, True
+    elif loaded is not None:
+        tokenizer = loaded.tokenizer
+    else:
+        return {"kind": "none", "message": "No trained tokenizer: train one, or tick Toy vocabulary and type one."}
+    found = word_at(tokenizer, text, cursor)
+    if found is None:
+        return {"kind": "none", "message": "Put the cursor in a word of the text: its steps are shown here."}
+    if found.added:
+        id = tokenizer.token_to_id(found.word)
+        return {"kind": "none", "message": (
+            f"{quoted(found.word)} is an added token (id {id}): it is cut out of the text before the "
+            "model runs, so the model never cuts it. Put the cursor in another word."
+        )}  # fmt: skip
+    trace = trace_word(
+        tokenizer.model, found.word, int(str(options.get("nbest", NBEST))), float(str(options.get("alpha", ALPHA))),
+        int(str(options.get("seed", SEED))), int(str(options.get("samples", SAMPLES))),
+    )  # fmt: skip
+    wire = trace.to_wire()
+    model = tokenizer.model
+    style = TokenStyle.of(tokenizer)
+    note = ""
+    if style.byte_level:
+        note = "Byte-level: the pre-tokenizer writes each UTF-8 byte of the word as one character (a space is Ġ)."
+    elif style.metaspace and found.word.startswith(style.metaspace):
+        note = f"The pre-tokenizer marks the word's start with {quoted(style.metaspace)} (a space before it)."
+    wire.update({
+        "span": (found.start, found.end),
+        "typed": typed,
+        "source": "toy" if toy else "tokenizer",
+        "model": f"{type(model).__name__}, {model.get_vocab_size():,} tokens",
+        "note": note,
+        "original": text[found.start : found.end],
+    })  # fmt: skip
+    return wire
 
 
 def unicode_wire(text: str, loaded: Loaded | None) -> dict[str, object]:

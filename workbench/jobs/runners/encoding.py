@@ -34,8 +34,8 @@ def tokenizer_key(tokenizer_json: str) -> str:
 class EncodingRunner(QObject):
     """Signals: `encoded(id, encoding)`, `traced(id, trace)`, `compared(id, columns)`,
     `decoded(id, {"text", "unknown"})`, `viewed(id, view)`, `history_read(id, history)`,
-    `checked(id, reasons)`, `unicoded(id, report)`, `failed(id, message)` (plain dicts and lists:
-    see the worker)."""
+    `checked(id, reasons)`, `unicoded(id, report)`, `stepped(id, steps)`, `failed(id, message)`
+    (plain dicts and lists: see the worker)."""
 
     encoded = Signal(int, object)
     traced = Signal(int, object)
@@ -45,6 +45,7 @@ class EncodingRunner(QObject):
     history_read = Signal(int, object)
     checked = Signal(int, object)
     unicoded = Signal(int, object)
+    stepped = Signal(int, object)
     failed = Signal(int, str)
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -107,6 +108,12 @@ class EncodingRunner(QObject):
         """Each code point of `text`, its normal forms (encoded with the tokenizer `key`, when
         given) and its flags (`unicoded`)."""
         return self._request(("unicode", key, text), [key] if key is not None else [])
+
+    def steps(self, key: str | None, text: str, cursor: int, options: dict[str, object]) -> int:
+        """How the model of tokenizer `key` cuts the word at character `cursor` of `text`, step
+        by step (`stepped`); `options` as the worker's `steps_wire` takes them (a toy vocabulary
+        needs no `key`)."""
+        return self._request(("steps", key, text, cursor, options), [key] if key is not None else [])
 
     def _request(self, body: tuple[object, ...], keys: list[str]) -> int:
         self._ensure_running()
@@ -233,6 +240,8 @@ class EncodingRunner(QObject):
             self.checked.emit(request_id, body)
         elif kind == "unicoded":
             self.unicoded.emit(request_id, body)
+        elif kind == "stepped":
+            self.stepped.emit(request_id, body)
         elif kind == "error":
             self.failed.emit(request_id, str(body))
 

@@ -1,6 +1,7 @@
 """`EncodeTab`: type a text (and a pair), see every token over the original characters, the token
-table, the ids (and decode ids typed back), the text after each stage of the pipeline, and
-whether decoding gives the text back.
+table, the ids (and decode ids typed back), the text after each stage of the pipeline,
+whether decoding gives the text back, and how the model cuts the word under the cursor, step by
+step (the Step Through page, `workbench.window.views.encode_stepper`).
 
 Encoding happens in the encoding process (`EncodingRunner`), a short while after the last
 keystroke, so typing never waits for it; replies older than the newest request are dropped.
@@ -38,10 +39,13 @@ from workbench.jobs.runners.encoding import EncodingRunner, ints, spans, strs
 from workbench.jobs.children.encoding import SPECIAL, UNKNOWN
 from workbench.core.formatting import ERROR_COLOR, ERROR_STYLE
 from workbench.core.settings import Settings
+from workbench.window.views.encode_stepper import EncodeStepper
 from workbench.window.views.token_view import SPECIAL_COLOR, UNKNOWN_COLOR, Spans, TokenTextEdit, is_dark, quoted, token_color
 from workbench.window.views.when_shown import WhenShown
 
 DEBOUNCE_MS: Final = 60
+# The pages below the editor: the pipeline and the round trip are drawn from a trace of the text.
+PIPELINE_PAGE, ROUND_TRIP_PAGE, STEP_PAGE = 1, 2, 3
 NOTES_LIMIT: Final = 60  # differences listed one by one in the round trip
 # backgrounds (light theme, dark theme) of a character the normalizer changed, of a difference
 CHANGED: Final = ("#f9e79f", "#7d6608")
@@ -175,10 +179,13 @@ class EncodeTab(QWidget):
         round_layout.addWidget(self.verdict)
         round_layout.addWidget(self.round_trip, 1)
 
+        self.stepper = EncodeStepper(service, self.editor)
         self.pages = QTabWidget()
         self.pages.addTab(tokens_page, "Tokens")
         self.pages.addTab(self.pipeline, "Pipeline")
         self.pages.addTab(round_page, "Round Trip")
+        self.pages.addTab(self.stepper, "Step Through")
+        self.pages.setTabToolTip(STEP_PAGE, "How the model cuts the word under the cursor, step by step")
 
         top = QHBoxLayout()
         top.addWidget(self.tokenizer_label)
@@ -193,7 +200,7 @@ class EncodeTab(QWidget):
         editors_layout.addWidget(self.pair_editor, 1)
         editors_layout.addWidget(self.counts)
         editors_layout.addWidget(self.status)
-        splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter = splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.addWidget(editors)
         splitter.addWidget(self.pages)
         splitter.setStretchFactor(0, 1)
@@ -245,6 +252,7 @@ class EncodeTab(QWidget):
             else:
                 self._when_shown.wait()  # (the encoding process is asked once the tab is seen)
         self._clear()
+        self.stepper.set_key(self.key)
         self._debounce.start()
         self._request_decode()
 
@@ -271,7 +279,7 @@ class EncodeTab(QWidget):
             return  # (a hidden tab asks when it is shown)
         pair = self.pair_editor.text() if self.pair_box.isChecked() else None
         self._latest = self.service.encode(self.key, self.editor.text(), pair, self.add_special.isChecked())
-        if self.pages.currentIndex() != 0:
+        if self.pages.currentIndex() in (PIPELINE_PAGE, ROUND_TRIP_PAGE):
             self._request_trace()
 
     def _request_trace(self) -> None:
@@ -364,7 +372,7 @@ class EncodeTab(QWidget):
     # -- the pipeline and the round trip -------------------------------------------------------------
 
     def _on_page_changed(self, index: int) -> None:
-        if index != 0:
+        if index in (PIPELINE_PAGE, ROUND_TRIP_PAGE):
             self._request_trace()
 
     def _draw_trace(self) -> None:

@@ -493,6 +493,10 @@ class TokenTextEdit(QPlainTextEdit):
         else:
             super().insertFromMimeData(source)
 
+    def cursor_character(self) -> int:
+        """The cursor's place as a character index of `text()` (Qt counts an emoji as two)."""
+        return bisect_left(qt_positions(self.toPlainText()), self.textCursor().position())
+
     def set_spans(self, data: Spans) -> None:
         self._selected = -1
         self.setExtraSelections([])
