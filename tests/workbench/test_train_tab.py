@@ -196,6 +196,8 @@ def test_step_mode_keeps_its_result_in_the_project(qtbot: QtBot, window: MainWin
     project_with(window, small_corpus, "bpe", 500)
     panel = window.train_tab.step_panel
     panel.text.setPlainText("low lower lowest\nnew newer newest\n")
+    tab = window.train_tab
+    tab.modes.setCurrentIndex(1)  # (Step by Step shows; the Training page is behind it)
     panel.start()
     step_and_wait(qtbot, panel, 5)
     assert "5 merges" in panel.status.text()
@@ -205,6 +207,9 @@ def test_step_mode_keeps_its_result_in_the_project(qtbot: QtBot, window: MainWin
     entry = window.document.active
     assert entry is not None and entry.is_trained and entry.report is not None
     assert len(entry.report.history) == 5
+    # the Training page draws the kept history when it shows (not while it is hidden)
+    tab.modes.setCurrentIndex(0)
+    assert tab.merges.merges.rowCount() == 5 and tab.plots.point_counts()[0] == 5
     wait_for_view(qtbot, window)
     assert shown_vocabulary(window).rowCount() == Tokenizer.from_str(json.dumps(entry.trained)).get_vocab_size()
 

@@ -59,6 +59,8 @@ from workbench.window.views.when_shown import WhenShown
 
 # How often the elapsed time is redrawn while a training runs (ms).
 CLOCK_INTERVAL_MS: Final = 500
+# The Train tab's pages: the training and its plots, and Step by Step.
+TRAINING_PAGE: Final = 0
 
 
 def result_size(entry: TokenizerEntry, view: ActiveView | None) -> int:
@@ -149,6 +151,7 @@ class TrainTab(QWidget):
             area.setWidgetResizable(True)
             area.setFrameShape(QScrollArea.Shape.NoFrame)
             self.modes.addTab(area, title)
+        self.modes.currentChanged.connect(self._on_modes_current_changed)
 
         splitter = QSplitter()
         splitter.addWidget(form_area)
@@ -486,7 +489,7 @@ class TrainTab(QWidget):
         if view is None or self.runner.is_running():
             return
         if view.history is not None and self._shown_history is not view.history:
-            if self._when_shown.put_off():
+            if self._when_shown.put_off() or self.modes.currentIndex() != TRAINING_PAGE:
                 self._stale_stored = True
             else:
                 self._show_stored()
@@ -506,13 +509,21 @@ class TrainTab(QWidget):
             self._show_refusal(self._refusal)  # (shown again for its tokenizer only)
             self.form.setEnabled(entry is not None)
             self.step_panel.set_configuration(self.form.configuration() if entry is not None else None)
-        if self._stale_stored:
+        if self._stale_stored and self.modes.currentIndex() == TRAINING_PAGE:
+            # (behind Step by Step, the Training page is drawn when it shows: keeping a run
+            # of 8,000 merges then redraws no hidden plots)
             self._stale_stored = False
             if not self.runner.is_running():
                 self._show_stored()
         self.refresh_estimate()
         self._offer_step_files()
         self._update_controls()
+
+    def _on_modes_current_changed(self, index: int) -> None:
+        if index == TRAINING_PAGE and self._stale_stored:
+            self._stale_stored = False
+            if not self.runner.is_running():
+                self._show_stored()
 
     def _show_stored(self) -> None:
         """Redraw the plots and the merges from the active tokenizer's stored history: the
