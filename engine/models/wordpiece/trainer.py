@@ -76,11 +76,12 @@ class WordPieceTrainer(Trainer):
 
     - "likelihood" (the default): the highest `count(ab) / (count(a) * count(b))`, the formula
       the HF course teaches (and often explained as "the pair that raises the likelihood
-      most", hence the name; it favours rare pairs: ("##c", "##urgu"), seen once, scores 1).
+      most", hence the name). It favours rare pairs: a pair seen once, of symbols seen once,
+      scores 1, the most any pair can, so rare words are merged whole before common pieces.
     - "likelihood_gain": the largest rise in the training words' log-likelihood under a
-      unigram model of their symbols, as the WordPiece paper picks units; about
-      `count(ab) * log(count(ab) * N / (count(a) * count(b)))`, N all symbols (exactly:
-      `engine.models.wordpiece.likelihood_gain`). What the BERT preset trains with.
+      unigram model of their symbols, as the WordPiece paper picks units; to first order
+      `count(ab) * log(count(ab) * N / (count(a) * count(b))) - count(ab)`, N all symbols
+      (computed exactly: `engine.models.wordpiece.likelihood_gain`). The BERT preset's.
     - "frequency": the most frequent pair, as HF's WordPieceTrainer (BPE with `##`
       continuations): HF's vocabulary.
 
