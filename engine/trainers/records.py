@@ -28,9 +28,12 @@ from engine.schema import (
     get_strings,
 )
 
-# What `MergeStep.score` means, per algorithm (TrainHistory.score_name).
+# What `MergeStep.score` means, per algorithm (TrainHistory.score_name): BPE's count; WordPiece's
+# course ratio count(ab) / (count(a) * count(b)) (named "likelihood", as histories have always
+# named it), or its likelihood gain (`engine.models.wordpiece.likelihood_gain`).
 SCORE_COUNT: Final = "count"
 SCORE_LIKELIHOOD: Final = "likelihood"
+SCORE_LIKELIHOOD_GAIN: Final = "likelihood gain"
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class MergeStep:
 
     `count` is how often the pair occurred, `vocab_size` the size after the merge,
     `words_touched` the distinct words it changed. `score` is what chose the pair where that is
-    not the count (WordPiece's likelihood; None for BPE), with the two symbols' own counts
+    not the count (WordPiece's ratio or likelihood gain; None for BPE), with the two symbols' own counts
     behind it. `seconds` (time since the run started) is left out of comparisons.
     """
 

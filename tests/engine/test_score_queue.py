@@ -55,3 +55,15 @@ def test_entries_leave_as_a_heap_of_negated_tuples_would(
     while waiting:
         drop_one()
     assert len(queue) == 0
+
+
+def test_replacing_the_next_entry_is_dropping_it_and_pushing_another() -> None:
+    replaced = ScoreQueue()
+    pushed = ScoreQueue()
+    for queue in (replaced, pushed):
+        for score, count, key in [(0.9, 1, 2), (0.5, 3, 7), (0.5, 4, 9), (0.7, 2, 4)]:
+            queue.push(score, count, key)
+    replaced.replace_next(0.6, 1, 2)
+    pushed.drop()
+    pushed.push(0.6, 1, 2)
+    assert drain(replaced) == drain(pushed) == [(0.7, 2, 4), (0.6, 1, 2), (0.5, 4, 9), (0.5, 3, 7)]

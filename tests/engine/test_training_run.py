@@ -25,6 +25,7 @@ TEXT = "the cat sat on the mat\nthe cat ate the rat\nthat hat is flat\na bat and
 KINDS: dict[str, tuple[Callable[[], Trainer], Callable[[], Model], type]] = {
     "bpe": (lambda: trainers.BpeTrainer(vocab_size=45, special_tokens=["[UNK]"]), lambda: models.BPE(unk_token="[UNK]"), MergeStep),
     "wordpiece": (lambda: trainers.WordPieceTrainer(vocab_size=60, special_tokens=["[UNK]"]), lambda: models.WordPiece(unk_token="[UNK]"), MergeStep),
+    "wordpiece-likelihood-gain": (lambda: trainers.WordPieceTrainer(vocab_size=60, special_tokens=["[UNK]"], scoring="likelihood_gain"), lambda: models.WordPiece(unk_token="[UNK]"), MergeStep),
     "wordpiece-frequency": (lambda: trainers.WordPieceTrainer(vocab_size=60, special_tokens=["[UNK]"], scoring="frequency"), lambda: models.WordPiece(unk_token="[UNK]"), MergeStep),
     "wordlevel": (lambda: trainers.WordLevelTrainer(vocab_size=10, special_tokens=["[UNK]"]), lambda: models.WordLevel(unk_token="[UNK]"), RoundStep),
     "unigram": (lambda: trainers.UnigramTrainer(vocab_size=30, special_tokens=["[UNK]"], unk_token="[UNK]"), lambda: models.Unigram(), RoundStep),

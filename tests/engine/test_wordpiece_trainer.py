@@ -1,19 +1,27 @@
-"""WordPieceTrainer: the likelihood algorithm on the HF course's worked example, an oracle that
-rescores every pair from scratch at every step, and HF's frequency mode.
+"""WordPieceTrainer: the course's ratio ("likelihood") on the HF course's worked example, an
+oracle that rescores every pair from scratch at every step, the three scorings side by side,
+HF's frequency mode, and files written before the likelihood gain existed.
 
-The course corpus and its merges are from the HF NLP course's WordPiece chapter ("WordPiece
-tokenization"): its first merges are ("a", "##b") and ("##f", "##u"), each at score 0.2.
+The course corpus, its first-round scores and its merges are from the HF NLP course's WordPiece
+chapter ("WordPiece tokenization", section 6 of chapter 6, and its notebook): its first merges
+are ("a", "##b") and ("##f", "##u"), each at score 0.2. The likelihood gain's own machinery is
+tests/engine/test_likelihood_gain.py's.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import random
 
 import pytest
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import SchemaError
-from engine.trainers.records import SCORE_LIKELIHOOD
+from engine.schema import JsonValue
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, SCORE_LIKELIHOOD_GAIN
+from engine.models.bpe.training_run import BpeTrainingRun
+from engine.models.wordpiece.likelihood_gain import LikelihoodGainRun
 from engine.models.wordpiece.trainer import WordPieceTrainer
 from engine.models.wordpiece.training_run import WordPieceTrainingRun
 
@@ -33,6 +41,33 @@ def course_words() -> dict[str, int]:
         for word, _ in pre.pre_tokenize_str(line):
             counts[word] = counts.get(word, 0) + 1
     return counts
+
+
+def test_the_course_corpus_first_round_of_scores() -> None:
+    # The course splits each word into its first character and ##-prefixed others, and scores
+    # every adjacent pair freq(pair) / (freq(first) * freq(second)); its notebook prints these.
+    words = course_words()
+    assert (len(words), sum(words.values())) == (30, 36)
+    pairs: set[tuple[str, str]] = set()
+    for word in words:
+        split = [word[0]] + ["##" + ch for ch in word[1:]]
+        pairs.update(zip(split, split[1:]))
+    assert len(pairs) == 92
+    run = WordPieceTrainer(vocab_size=1000, special_tokens=SPECIALS, scoring="likelihood").start(words)
+    scores = {(c.left, c.right): c.rank_value for c in run.top_candidates(1000)}
+    assert set(scores) == pairs
+    printed = {
+        ("T", "##h"): 0.125,
+        ("##h", "##i"): 0.03409090909090909,
+        ("##i", "##s"): 0.02727272727272727,
+        ("i", "##s"): 0.1,
+        ("t", "##h"): 0.03571428571428571,
+        ("##h", "##e"): 0.011904761904761904,
+    }
+    assert {pair: scores[pair] for pair in printed} == printed
+    assert max(scores.values()) == scores[("a", "##b")] == 0.2
+    step = run.step()
+    assert step is not None and (step.left, step.right, step.new_token, step.score) == ("a", "##b", "ab", 0.2)
 
 
 def test_the_course_example_merge_by_merge() -> None:
@@ -160,14 +195,104 @@ def test_frequency_scoring_is_bpe_with_the_prefix() -> None:
     assert wordpiece.history.score_name == "count"
 
 
+# The course's BPE corpus, split WordPiece's way: h ##u ##g (10), p ##u ##g (5), p ##u ##n (12),
+# b ##u ##n (4), h ##u ##g ##s (5). Symbols: h 15, p 17, b 4, ##u 36, ##g 20, ##n 16, ##s 5;
+# N = 113 in all.
+HUG = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+
+
+def f(x: int) -> float:
+    return x * math.log(x) if x > 0 else 0.0
+
+
+def test_each_scoring_merges_its_own_first_pair() -> None:
+    firsts: dict[str, list[tuple[str, str, int, float | None]]] = {}
+    merges: dict[str, list[str]] = {}
+    for scoring in ("likelihood", "likelihood_gain", "frequency"):
+        run = WordPieceTrainer(vocab_size=30, scoring=scoring).start(HUG)
+        firsts[scoring] = [(c.left, c.right, c.count, c.score) for c in run.top_candidates(2)]
+        made = []
+        while (step := run.step()) is not None:
+            made.append(step.new_token)
+        merges[scoring] = made
+    # The course's ratio: (##g, ##s) 5 / (20 * 5) = 1/20 beats (##u, ##g) 20 / (36 * 20) = 1/36,
+    # as the course says. Then every pair holds ##u and scores 1/36: the tie goes to the most
+    # frequent, (p, ##u) 17 (the course takes the first it meets, (h, ##u)).
+    assert firsts["likelihood"] == [("##g", "##s", 5, 5 / (20 * 5)), ("##u", "##g", 20, 20 / (36 * 20))]
+    assert merges["likelihood"][:2] == ["##gs", "pu"]
+    # The gain: (##u, ##g) leaves 16 ##u and no ##g, and N falls to 93:
+    # f(20) - (f(36) - f(16)) - (f(20) - f(0)) + f(113) - f(93) = 28.02; (p, ##u) leaves no p,
+    # 19 ##u and N = 96: f(17) - f(17) - (f(36) - f(19)) + f(113) - f(96) = 22.96.
+    gains = firsts["likelihood_gain"]
+    assert [gain[:3] for gain in gains] == [("##u", "##g", 20), ("p", "##u", 17)]
+    assert [gain[3] for gain in gains] == [
+        pytest.approx(f(20) - (f(36) - f(16)) - f(20) + f(113) - f(93), abs=1e-9),
+        pytest.approx(-(f(36) - f(19)) + f(113) - f(96), abs=1e-9),
+    ]
+    assert merges["likelihood_gain"][:3] == ["##ug", "##un", "hug"]
+    # HF's: the most frequent pair, (##u, ##g) 20, then (##u, ##n) 16 once ##u's pairs are split.
+    assert firsts["frequency"] == [("##u", "##g", 20, None), ("p", "##u", 17, None)]
+    assert merges["frequency"][:3] == ["##ug", "##un", "hug"]
+
+
+@pytest.mark.parametrize(
+    ("scoring", "run_class", "score_name"),
+    [
+        ("likelihood", WordPieceTrainingRun, SCORE_LIKELIHOOD),
+        ("likelihood_gain", LikelihoodGainRun, SCORE_LIKELIHOOD_GAIN),
+        ("frequency", BpeTrainingRun, SCORE_COUNT),
+    ],
+)
+def test_each_scoring_survives_the_trainer_json(scoring: str, run_class: type, score_name: str) -> None:
+    trainer = WordPieceTrainer(vocab_size=40, special_tokens=["[UNK]"], scoring=scoring)
+    written = trainer.to_dict()
+    assert written["scoring"] == scoring
+    again = trainers.from_dict(json.loads(json.dumps(written)))
+    assert isinstance(again, WordPieceTrainer) and again.scoring == scoring
+    assert again.to_dict() == written
+    run = again.start(HUG)
+    assert type(run) is run_class
+    run.run_to_end()
+    assert run.history.score_name == score_name
+
+
+def test_a_file_written_before_the_gain_still_trains_the_course_ratio() -> None:
+    # A WordPieceTrainer as projects and trainer files have held it since "scoring" existed:
+    # "likelihood" is the course's ratio, and it still trains the course's merges.
+    special = [
+        {"content": token, "single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+        for token in SPECIALS
+    ]
+    written: dict[str, JsonValue] = {
+        "type": "WordPieceTrainer", "vocab_size": 70, "min_frequency": 0, "show_progress": True,
+        "special_tokens": list[JsonValue](special), "limit_alphabet": None, "initial_alphabet": [],
+        "continuing_subword_prefix": "##", "end_of_word_suffix": None, "scoring": "likelihood",
+    }  # fmt: skip
+    trainer = trainers.from_dict(written)
+    assert isinstance(trainer, WordPieceTrainer)
+    assert trainer.to_dict() == written  # (saved again, the file says the same)
+    run = trainer.start(course_words())
+    assert type(run) is WordPieceTrainingRun
+    made = []
+    for _ in range(11):
+        step = run.step()
+        assert step is not None and step.left_count and step.right_count
+        assert step.score == step.count / (step.left_count * step.right_count)
+        made.append(step.new_token)
+    assert made == ["ab", "##fu", "Fa", "Fac", "##ct", "##ful", "##full", "##fully", "Th", "ch", "##hm"]
+    assert run.history.score_name == SCORE_LIKELIHOOD
+    # (a trainer written without "scoring" is the same: the default has not moved)
+    assert WordPieceTrainer.from_dict({"type": "WordPieceTrainer"}).scoring == "likelihood"
+
+
 def test_settings_round_trip_and_bad_options() -> None:
     trainer = WordPieceTrainer(vocab_size=500, min_frequency=2, special_tokens=["[UNK]"], limit_alphabet=50, scoring="frequency")
     again = trainers.from_dict(trainer.to_dict())
     assert isinstance(again, WordPieceTrainer)
     assert again.to_dict() == trainer.to_dict()
-    with pytest.raises(ValueError, match="scoring"):
+    with pytest.raises(ValueError, match="scoring must be 'likelihood' .*'likelihood_gain' or 'frequency'"):
         WordPieceTrainer(scoring="entropy")
-    with pytest.raises(SchemaError, match="scoring"):
-        WordPieceTrainer.from_dict({"type": "WordPieceTrainer", "scoring": "entropy"})
+    with pytest.raises(SchemaError, match="unknown scoring 'ratio', expected 'likelihood'"):
+        WordPieceTrainer.from_dict({"type": "WordPieceTrainer", "scoring": "ratio"})
     assert isinstance(trainers.default_trainer(models.WordPiece()), WordPieceTrainer)
     assert isinstance(WordPieceTrainer().start({"ab": 1}), WordPieceTrainingRun)

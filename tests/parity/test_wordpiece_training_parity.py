@@ -1,5 +1,6 @@
 """WordPieceTrainer(scoring="frequency") against HF's WordPieceTrainer, which trains BPE by pair
-count with the "##" prefix and reads the result as WordPiece.
+count with the "##" prefix and reads the result as WordPiece; the other two scorings' vocabularies
+in HF's WordPiece.
 
 HF numbers the "##x" symbols in hash-map order (HF issue #1794), so which of two equally
 frequent pairs it merges first, and so its vocabulary, changes from run to run. Listing every
@@ -53,22 +54,24 @@ def test_frequency_scoring_gives_hfs_vocabulary(name: str, vocab_size: int) -> N
     assert ours(path, vocab_size, specials, "frequency").get_vocab() == expected
 
 
-def test_likelihood_vocabulary_loads_and_encodes_alike_in_hf() -> None:
+@pytest.mark.parametrize("scoring", ["likelihood", "likelihood_gain"])
+def test_a_scored_vocabulary_loads_and_encodes_alike_in_hf(scoring: str) -> None:
     path = corpus_path("botchan.txt")
-    tokenizer = ours(path, 3000, ["[UNK]", "[CLS]", "[SEP]"], "likelihood")
+    tokenizer = ours(path, 3000, ["[UNK]", "[CLS]", "[SEP]"], scoring)
     hf = tokenizers.Tokenizer.from_str(tokenizer.to_str())
     lines = path.read_text(encoding="utf-8").splitlines()
     for line in lines:
         mine = tokenizer.encode(line)
         theirs = hf.encode(line)
         assert (mine.ids, mine.offsets) == (theirs.ids, theirs.offsets), line
-    # The likelihood vocabulary differs from the frequency one: it prefers pieces whose parts
-    # rarely occur apart, where frequency prefers the most common pairs.
+    # A scored vocabulary differs from the frequency one: the ratio prefers pieces whose parts
+    # rarely occur apart, the gain weighs that by how often the pair occurs, frequency takes
+    # the most common pairs.
     frequency = ours(path, 3000, ["[UNK]", "[CLS]", "[SEP]"], "frequency")
     assert set(tokenizer.get_vocab()) != set(frequency.get_vocab())
 
 
-@pytest.mark.parametrize("scoring", ["frequency", "likelihood"])
+@pytest.mark.parametrize("scoring", ["frequency", "likelihood", "likelihood_gain"])
 def test_a_vocabulary_below_the_alphabet_comes_out_as_large_as_it_needs(scoring: str) -> None:
     # HF keeps every character and its ## form, whatever vocab_size says; so does the engine,
     # and its run's alphabet_need counts exactly those tokens (the workbench refuses them).

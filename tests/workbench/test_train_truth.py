@@ -44,6 +44,11 @@ def test_a_reason_not_to_train_goes_with_its_cause(window: MainWindow, small_cor
 
 def test_step_mode_names_its_tables_after_the_trainer_it_will_step(window: MainWindow) -> None:
     project_with(window, [], "bert", 500)
+    # (WordPiece by the course's ratio, "likelihood": the panel names a scored run's tables from
+    # that scoring alone until a run starts; a started run names its own, the likelihood gain
+    # included, test_step_session's)
+    fields = window.train_tab.form.trainer
+    fields.scoring.setCurrentIndex(fields.scoring.findData("likelihood"))
     panel = window.train_tab.step_panel
     assert header_text(panel.candidates, 2) == "Likelihood"
     assert panel.plots.score_name == "likelihood"

@@ -8,12 +8,15 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
+from support import edit_saved_index
 from window_support import cell_text, header_text, shown_vocabulary, step_and_wait, train_and_wait, wait_for_view
 
 from engine.analysis.vocabulary import TokenStyle
 from engine.corpus.checks import check_file
 from engine.trainers.records import MergeStep, RoundStep, TrainHistory
+from workbench.core.settings import Settings
 from workbench.window.main_window import MainWindow
+from workbench.window.prompts import ScriptedPrompts
 from workbench.core.training_text import steps_text
 from workbench.window.views.merges_table import MergesModel
 
@@ -34,8 +37,16 @@ def test_the_form_shows_each_trainers_own_options(window: MainWindow) -> None:
     assert fields.kind == "WordPieceTrainer" and form.trainable_reason() == ""
     shown = {name for name, widget in fields._optional_rows().items() if fields.form.isRowVisible(widget)}
     assert shown == {"limit_alphabet", "continuing_subword_prefix", "scoring", "scoring_note"}
-    assert fields.scoring.currentText() == "likelihood" and "count(ab)" in fields.scoring_note.text()
-    fields.scoring.setCurrentText("frequency")
+    # the three scorings, named for people, each note saying its formula; the preset's is the gain
+    labels = [fields.scoring.itemText(i) for i in range(fields.scoring.count())]
+    assert labels == ["ratio (the HF course)", "likelihood gain (the WordPiece paper)", "frequency (HF's WordPieceTrainer)"]
+    assert fields.scoring.currentText() == labels[1] and fields.scoring_value() == "likelihood_gain"
+    assert "log-likelihood" in fields.scoring_note.text() and "log(count(ab) × N" in fields.scoring_note.text()
+    fields.scoring.setCurrentIndex(0)
+    assert "count(ab) / (count(a) × count(b))" in fields.scoring_note.text()
+    configuration = form.configuration()
+    assert configuration is not None and configuration[1]["scoring"] == "likelihood"
+    fields.scoring.setCurrentIndex(2)
     assert "HF" in fields.scoring_note.text()
     configuration = form.configuration()
     assert configuration is not None and configuration[1]["scoring"] == "frequency"
@@ -69,21 +80,54 @@ def test_bert_wordpiece_trains_in_the_window_and_plots_likelihood(qtbot: QtBot, 
     entry = window.document.active
     assert entry is not None and entry.is_trained and entry.report is not None
     history = entry.report.history
-    assert history.score_name == "likelihood" and history.merges and not history.rounds
+    assert history.score_name == "likelihood gain" and history.merges and not history.rounds
     tab = window.train_tab
     steps, evaluations = tab.plots.point_counts()
     assert steps == len(history.merges) and evaluations >= 1
-    assert "likelihood" in tab.plots.score.getPlotItem().titleLabel.text
-    assert tab.plots.score.getPlotItem().ctrl.logYCheck.isChecked()  # tiny scores: a log scale
+    assert "likelihood gain" in tab.plots.score.getPlotItem().titleLabel.text
+    assert tab.plots.score.getPlotItem().ctrl.logYCheck.isChecked()  # gains span decades: a log scale
     model = tab.merges.merges
     assert model.rowCount() == len(history.merges)
-    assert model.headerData(4, Qt.Orientation.Horizontal) == "Likelihood"
+    assert model.headerData(4, Qt.Orientation.Horizontal) == "Likelihood gain"
+    assert "log-likelihood" in str(model.headerData(4, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole))
     last = history.merges[-1]
     assert last.score is not None and last.left_count is not None
     assert model.data(model.index(model.rowCount() - 1, 4)) == f"{last.score:.3e}"  # (one format down the column)
     counts = model.data(model.index(model.rowCount() - 1, 5))
     assert isinstance(counts, str) and counts.startswith(f"{last.count:,} · {last.left_count:,}")
     assert shown_vocabulary(window).rowCount() == 400
+
+
+def test_a_project_opens_with_the_scoring_it_was_saved_with(
+    qtbot: QtBot, window: MainWindow, prompts: ScriptedPrompts, small_corpus: Path, tmp_path: Path
+) -> None:
+    # A BERT tokenizer trained before the likelihood gain existed says "likelihood" (the course's
+    # ratio): the form shows the ratio and writes back what it read, so the trained result is
+    # not taken for edited settings.
+    trained(qtbot, window, small_corpus, "bert", 400)
+    path = tmp_path / "before.tokproj"
+    prompts.answers["save_project"] = str(path)
+    assert window.save_as()
+    edit_saved_index(path, with_ratio_scoring)
+    again = MainWindow(Settings(), ScriptedPrompts(confirm=True, save_changes="discard"))
+    qtbot.addWidget(again)
+    assert again.open_file(str(path))
+    entry = again.document.active
+    assert entry is not None and entry.is_trained and entry.trainer is not None
+    assert entry.trainer["scoring"] == "likelihood"
+    fields = again.train_tab.form.trainer
+    assert fields.scoring.currentText() == "ratio (the HF course)" and fields.scoring_value() == "likelihood"
+    assert again.train_tab.form.configuration() == (entry.pipeline, entry.trainer)
+    again.shutdown()
+
+
+def with_ratio_scoring(index: dict[str, object]) -> None:
+    """`edit_saved_index`'s edit: the tokenizer's trainer as projects saved it before the gain."""
+    tokenizers = index["tokenizers"]
+    assert isinstance(tokenizers, list)
+    trainer = tokenizers[0]["trainer"]
+    assert trainer["scoring"] == "likelihood_gain"
+    trainer["scoring"] = "likelihood"
 
 
 def test_plots_behind_another_tab_are_drawn_for_the_tokenizer_shown_when_they_show(
@@ -147,7 +191,7 @@ def test_step_mode_names_wordpiece_scores_and_unigram_pieces(qtbot: QtBot, windo
     panel = window.train_tab.step_panel
     step_and_wait(qtbot, panel, 3)
     headers = [header_text(panel.candidates, c) for c in range(4)]
-    assert headers == ["Left", "Right", "Likelihood", "ab · a · b"]
+    assert headers == ["Left", "Right", "Likelihood gain", "ab · a · b"]
     assert not panel.candidates.isColumnHidden(3) and panel.candidates.rowCount() > 0
     assert " · " in cell_text(panel.candidates, 0, 3)
     assert panel.merges.merges.rowCount() == 3 and all(isinstance(s, MergeStep) for s in panel.merges.merges.steps)

@@ -29,7 +29,7 @@ def short_size(size: int) -> str:
 
 
 def score(value: float) -> str:
-    """A merge's score (WordPiece's likelihood) in one format for every row, so a column of
+    """A merge's score (WordPiece's ratio or likelihood gain) in one format for every row, so a column of
     them scans: 0.0005988 -> "5.988e-04", 6.016e-05 -> "6.016e-05"."""
     return f"{value:.3e}"
 

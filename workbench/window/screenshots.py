@@ -134,7 +134,7 @@ def _write(folder: Path, theme: str) -> list[Path]:
         paths.append(_grab(window, folder / "encode-round-trip.png"))
         tab.pages.setCurrentIndex(0)
 
-        # WordPiece (merges ranked by likelihood) and Unigram (EM and pruning rounds); the
+        # WordPiece (merges ranked by likelihood gain) and Unigram (EM and pruning rounds); the
         # form scrolled to sentencepiece's trainer options for Unigram
         for key, size, name in (("bert", 8000, "train-wordpiece.png"), ("sentencepiece-unigram", 2000, "train-unigram.png")):
             window.document.add_preset(key, vocab_size=size)

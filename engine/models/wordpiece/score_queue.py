@@ -62,6 +62,14 @@ class ScoreQueue(SlotHeap):
             self._keys[0] = key
             self._sift_down(0)
 
+    def replace_next(self, score: float, count: i64, key: i64) -> None:
+        """Drop the next entry and add (score, count, key), in one sift (the queue must not be
+        empty): what `drop` then `push` do, for an entry queued again at a lower score."""
+        self._scores[0] = score
+        self._counts[0] = count
+        self._keys[0] = key
+        self._sift_down(0)
+
     def _before(self, a: i64, b: i64) -> bool:
         scores = self._scores
         if scores[a] != scores[b]:

@@ -1,5 +1,6 @@
 """The WordPiece merge loop people learn: `WordPieceTrainingRun` merges the pair with the highest
-likelihood score `count(ab) / (count(a) * count(b))` until the vocabulary is full.
+ratio `count(ab) / (count(a) * count(b))` (the HF course's score, `scoring="likelihood"`) until the
+vocabulary is full; `engine.models.wordpiece.likelihood_gain` scores the same loop by likelihood gain.
 
 `{"hug": 10, "pug": 5, "hugs": 5}`: count(h)=15, count(##u)=20, count(##g)=20, count(##s)=5, and
 (##u, ##g) 20 / (20 * 20), (h, ##u) 15 / (15 * 20) and (##g, ##s) 5 / (20 * 5) all score 0.05; the
@@ -11,10 +12,12 @@ new symbol, so only the pairs that hold a, b or the new symbol are rescored, and
 they could matter: no pair holding a symbol s scores above 1 / count(s) (count(sy) <= count(y)),
 so a changed symbol first enters the queue as that bound, and its pairs are rescored when the
 bound reaches the top. Frequent symbols, whose pairs are many and score low, rarely get there.
+A subclass scores pairs its own way (`_score`, `_mark`, `_requeue`) over the same queue.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Final
 
 from librt.vecs import extend, vec
@@ -25,8 +28,8 @@ from engine.progress import SilentProgress
 from engine.trainers.records import SCORE_LIKELIHOOD, PairCandidate
 from engine.models.wordpiece.score_queue import ScoreQueue
 
-# A symbol's queue entry leaves before a pair's at the same score: (bound, _BEFORE_PAIRS, -1 - id).
-_BEFORE_PAIRS: Final = 1 << 62
+# A symbol's queue entry leaves before a pair's at the same score: (bound, BEFORE_PAIRS, -1 - id).
+BEFORE_PAIRS: Final = 1 << 62
 # Rescoring a symbol queues its pairs scoring at least this fraction of the queue's top.
 _NEAR_TOP: Final = 0.5
 # Rebuild the queue from the live pairs when stale entries outnumber them this many times.
@@ -35,13 +38,13 @@ _MIN_QUEUE_REBUILD: Final = 1 << 16
 
 
 class WordPieceTrainingRun(PairMergeRun):
-    """One WordPiece training by likelihood, advanced one merge at a time or to the end.
+    """One WordPiece training by the course's ratio, advanced one merge at a time or to the end.
 
     Ties: the higher score, then the more frequent pair, then the smaller pair of ids (the
     alphabet in code-point order, then merged tokens in creation order). The queue holds
     (score, count, pair) with lazy invalidation: an entry whose count or score is no longer
     current is dropped when it comes up. A symbol whose count changed is "dirty": it is queued
-    as (1 / count, _BEFORE_PAIRS, -1 - id), and when that entry comes up its live pairs are
+    as (1 / count, BEFORE_PAIRS, -1 - id), and when that entry comes up its live pairs are
     queued at their current scores. So when a pair entry comes up current, no pair can score
     more: a pair whose entry is stale holds a dirty symbol, whose bound would have come first.
     """
@@ -51,6 +54,7 @@ class WordPieceTrainingRun(PairMergeRun):
     _pairs_of: list[set[int]]
     _symbol_counts: list[int]
     _dirty: list[bool]
+    _total: int  # every symbol occurrence in the words: N, the unigram model's sample size
 
     def _algorithm(self) -> str:
         return "WordPiece"
@@ -64,12 +68,45 @@ class WordPieceTrainingRun(PairMergeRun):
         self._pairs_of = []
         self._symbol_counts = []
         self._dirty = []
+        self._total = 0
 
     def symbol_count(self, token: str) -> int:
         """How often `token` occurs in the words as they are now (0 if it is not a symbol)."""
         self._prepare(SilentProgress())
         id = self._vocab.token_to_id.get(token)
         return self._symbol_counts[id] if id is not None and id < len(self._symbol_counts) else 0
+
+    # -- the score (what a subclass changes) -------------------------------------------------
+
+    def _score(self, count: int, left: int, right: int) -> float:
+        """The score of the pair (left, right) seen `count` times, the symbols' counts as they
+        are now: count / (count(left) * count(right))."""
+        symbol_counts = self._symbol_counts
+        return count / (symbol_counts[left] * symbol_counts[right])
+
+    def _floor(self) -> float:
+        """The score from which a rescored symbol's pairs are queued at once: a fraction of the
+        queue's top (`_NEAR_TOP`), or every pair when the queue is empty."""
+        queue = self._queue
+        if len(queue) == 0:
+            return -math.inf
+        top = queue.score_at(0)
+        # (top * 0.5 for a positive top, as the ratio always is; below a negative top, as a gain may be)
+        return top - self._near_top() * abs(top)
+
+    def _near_top(self) -> float:
+        """How far below the queue's top a rescored symbol's pairs are queued at once, as a
+        fraction of the top: farther, fewer symbols come up again; nearer, fewer pairs are queued."""
+        return _NEAR_TOP
+
+    def _made(self, pair: int) -> None:
+        """The last merge made `pair` (or gave it more occurrences); its symbols are marked next."""
+
+    def _requeue(self) -> None:
+        """Drop the stale pair entry at the top of the queue. A ratio changes only with the
+        counts of the pair and of its symbols, and a merge that changes them marks a symbol of
+        the pair, whose rescoring queues the pair again."""
+        self._queue.drop()
 
     # -- the index ------------------------------------------------------------------------------
 
@@ -90,7 +127,11 @@ class WordPieceTrainingRun(PairMergeRun):
                 id = token_to_id.get(text + suffix)
                 if id is not None:
                     symbol_counts[id] += count
+        total = 0
+        for count in symbol_counts:
+            total += count
         self._symbol_counts = symbol_counts
+        self._total = total
         self._dirty = [False] * id_space
         pairs_of: list[set[int]] = [set() for _ in range(id_space)]
         self._pairs_of = pairs_of
@@ -107,8 +148,7 @@ class WordPieceTrainingRun(PairMergeRun):
             pairs_of[left].add(pair)
             pairs_of[right].add(pair)
             if count >= minimum:
-                score = count / (symbol_counts[left] * symbol_counts[right])
-                queue.add_unordered(score, count, pair)
+                queue.add_unordered(self._score(count, left, right), count, pair)
         queue.heapify()
 
     def _mark(self, symbol: int) -> None:
@@ -120,21 +160,20 @@ class WordPieceTrainingRun(PairMergeRun):
             self._pairs_of[symbol] = set()
             return
         self._dirty[symbol] = True
-        self._queue.push(1.0 / count, _BEFORE_PAIRS, -1 - symbol)
+        self._queue.push(1.0 / count, BEFORE_PAIRS, -1 - symbol)
 
     def _rescore(self, symbol: int, floor: float) -> None:
         """Queue the live pairs holding `symbol` that score `floor` or more at their current
         scores, and the best of the others as the symbol's bound; forget dead pairs."""
         self._dirty[symbol] = False
         pair_counts = self._pair_counts
-        symbol_counts = self._symbol_counts
         pairs_of = self._pairs_of
         shift = self._shift
         mask = self._id_mask
         minimum = max(self._min_frequency, 1)
         queue = self._queue
         dead: list[int] = []
-        deferred = 0.0
+        deferred = -math.inf
         for pair in pairs_of[symbol]:
             count = pair_counts.get(pair, 0)
             if count < minimum:
@@ -142,7 +181,7 @@ class WordPieceTrainingRun(PairMergeRun):
                 # registered again then; so a pair below the minimum is out for good.
                 dead.append(pair)
                 continue
-            score = count / (symbol_counts[pair >> shift] * symbol_counts[pair & mask])
+            score = self._score(count, pair >> shift, pair & mask)
             if score >= floor:
                 queue.push(score, count, pair)
             elif score > deferred:
@@ -151,11 +190,11 @@ class WordPieceTrainingRun(PairMergeRun):
             pairs_of[pair >> shift].discard(pair)
             pairs_of[pair & mask].discard(pair)
             self._positions.pop(pair, None)
-        if deferred > 0.0:
+        if deferred > -math.inf:
             # The pairs left out wait behind their best score: the symbol is rescored when that
             # comes up (or earlier, if its count changes again).
             self._dirty[symbol] = True
-            queue.push(deferred, _BEFORE_PAIRS, -1 - symbol)
+            queue.push(deferred, BEFORE_PAIRS, -1 - symbol)
 
     def _is_current(self, slot: int) -> bool:
         """Whether the pair entry in queue slot `slot` has its pair's current count and score."""
@@ -164,9 +203,7 @@ class WordPieceTrainingRun(PairMergeRun):
         count = self._pair_counts.get(pair, 0)
         if count != queue.count_at(slot) or count < 1:
             return False
-        symbol_counts = self._symbol_counts
-        score = count / (symbol_counts[pair >> self._shift] * symbol_counts[pair & self._id_mask])
-        return score == queue.score_at(slot)
+        return self._score(count, pair >> self._shift, pair & self._id_mask) == queue.score_at(slot)
 
     def _settle(self) -> None:
         """Pop until the top is a current pair (rescoring dirty symbols that come up); finished
@@ -183,11 +220,11 @@ class WordPieceTrainingRun(PairMergeRun):
                 symbol = -1 - key
                 if dirty[symbol]:
                     # Queue only what is near the top now; the rest waits behind a new bound.
-                    self._rescore(symbol, queue.score_at(0) * _NEAR_TOP if len(queue) > 0 else 0.0)
+                    self._rescore(symbol, self._floor())
                 continue
             if self._is_current(0):
                 return
-            queue.drop()
+            self._requeue()
 
     def _merge_next(self) -> bool:
         self._settle()
@@ -214,6 +251,7 @@ class WordPieceTrainingRun(PairMergeRun):
         symbol_counts[left] -= merged
         symbol_counts[right] -= merged
         symbol_counts[new_id] += merged
+        self._total -= merged
         pairs_of = self._pairs_of
         pairs_of[left].discard(pair)
         pairs_of[right].discard(pair)
@@ -231,6 +269,7 @@ class WordPieceTrainingRun(PairMergeRun):
                 positions_of[made] = extend(found, gained_pos[i])
             pairs_of[made >> shift].add(made)
             pairs_of[made & mask].add(made)
+            self._made(made)
         self._mark(left)
         if right != left:
             self._mark(right)
@@ -243,7 +282,6 @@ class WordPieceTrainingRun(PairMergeRun):
     def _rebuild_queue(self) -> None:
         """Drop the stale entries: one entry per live pair, at its current score."""
         pair_counts = self._pair_counts
-        symbol_counts = self._symbol_counts
         shift = self._shift
         mask = self._id_mask
         minimum = max(self._min_frequency, 1)
@@ -251,37 +289,34 @@ class WordPieceTrainingRun(PairMergeRun):
         for pair in self._positions:
             count = pair_counts.get(pair, 0)
             if count >= minimum:
-                score = count / (symbol_counts[pair >> shift] * symbol_counts[pair & mask])
-                queue.add_unordered(score, count, pair)
+                queue.add_unordered(self._score(count, pair >> shift, pair & mask), count, pair)
         queue.heapify()
         self._queue = queue
         self._dirty = [False] * len(self._dirty)
 
     def top_candidates(self, k: int) -> list[PairCandidate]:
         """The `k` best-scoring pairs, best first; unless the run is done, the first one is
-        exactly what the next `step()` merges."""
+        exactly what the next `step()` merges (every live pair scored as it is now, ranked by
+        the queue's rule)."""
         self._prepare(SilentProgress())
-        dirty = self._dirty
-        for symbol in range(len(dirty)):
-            if dirty[symbol]:
-                self._rescore(symbol, 0.0)
         if not self._finished:
             self._settle()
-        queue = self._queue
+        pair_counts = self._pair_counts
+        shift = self._shift
+        mask = self._id_mask
+        minimum = max(self._min_frequency, 1)
         best: list[tuple[float, int, int]] = []  # (-score, -count, pair): best first when sorted
-        seen: set[int] = set()
-        for slot in range(len(queue)):
-            pair = int(queue.key_at(slot))
-            if pair >= 0 and pair not in seen and self._is_current(slot):
-                seen.add(pair)
-                best.append((-queue.score_at(slot), -int(queue.count_at(slot)), pair))
+        for pair in self._positions:
+            count = pair_counts.get(pair, 0)
+            if count >= minimum:
+                best.append((-self._score(count, pair >> shift, pair & mask), -count, pair))
         best.sort()
         tokens = self._vocab.id_to_token
         symbol_counts = self._symbol_counts
         result: list[PairCandidate] = []
         for entry in best[: max(k, 0)]:
-            left = entry[2] >> self._shift
-            right = entry[2] & self._id_mask
+            left = entry[2] >> shift
+            right = entry[2] & mask
             result.append(
                 PairCandidate(
                     tokens[left], tokens[right], -entry[1], -entry[0], symbol_counts[left], symbol_counts[right]

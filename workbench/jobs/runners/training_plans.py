@@ -17,7 +17,8 @@ from engine.project.entry import TokenizerEntry
 from engine.project.facts import TrainedOn
 from engine.project.project_file import Project
 from engine.schema import JsonValue
-from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD
+from engine.models.wordpiece.trainer import LIKELIHOOD_GAIN, RATIO
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, SCORE_LIKELIHOOD_GAIN
 from workbench.core.presets import Configuration
 from workbench.core.trainer_counting import counts_sentences, keeps_counts, sample_lines_for
 from workbench.core.word_count_cache import counts_key, counts_path
@@ -133,8 +134,14 @@ def estimate_key(project: Project, fields: dict[str, str], configuration: Config
 
 
 def score_name_of(trainer: dict[str, JsonValue]) -> str:
-    """What ranks the merges of this trainer's run: "likelihood" for WordPiece scored by
-    likelihood, else "count" (TrainHistory.score_name)."""
-    if trainer.get("type") == "WordPieceTrainer" and trainer.get("scoring", "likelihood") == "likelihood":
+    """What ranks the merges of this trainer's run (TrainHistory.score_name): for WordPiece,
+    "likelihood" by the course's ratio (its scoring "likelihood", the default) and "likelihood
+    gain" by its gain; else, and for WordPiece by frequency, "count"."""
+    if trainer.get("type") != "WordPieceTrainer":
+        return SCORE_COUNT
+    scoring = trainer.get("scoring", RATIO)
+    if scoring == RATIO:
         return SCORE_LIKELIHOOD
+    if scoring == LIKELIHOOD_GAIN:
+        return SCORE_LIKELIHOOD_GAIN
     return SCORE_COUNT

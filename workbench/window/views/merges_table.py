@@ -13,7 +13,7 @@ from typing import Final
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
-from engine.trainers.records import MergeStep, RoundStep
+from engine.trainers.records import SCORE_LIKELIHOOD, SCORE_LIKELIHOOD_GAIN, MergeStep, RoundStep
 from engine.analysis.vocabulary import TokenStyle, readable
 from workbench.core.formatting import score
 from workbench.core.history import ColumnSteps
@@ -25,6 +25,12 @@ MERGE_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Count", "Words to
 # A scored merge (WordPiece) shows its score where BPE shows the count, and the counts behind it.
 SCORED_COLUMNS: Final = ("Rank", "Left", "Right", "New token", "Score", "Pair · left · right counts")
 ROUND_COLUMNS: Final = ("Round", "Phase", "Vocabulary", "Removed", "Log-likelihood", "Seconds")
+# What the score column of a scored training holds, by its history's score name.
+SCORE_TIPS: Final = {
+    SCORE_LIKELIHOOD: "count(pair) / (count(left) × count(right)), the HF course's score: the highest was merged",
+    SCORE_LIKELIHOOD_GAIN: "how much the merge raised the corpus log-likelihood under a unigram model of the "
+    "symbols (in nats): the highest was merged",
+}
 
 
 class MergesModel(QAbstractTableModel):
@@ -100,8 +106,8 @@ class MergesModel(QAbstractTableModel):
                 return self.score_name.capitalize()
             return columns[section]
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole and section == 4:
-            if self.score_name == "likelihood" and not self.shows_rounds:
-                return "count(pair) / (count(left) × count(right)): the pair that raises the likelihood most wins"
+            if not self.shows_rounds:
+                return SCORE_TIPS.get(self.score_name)
         return None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:

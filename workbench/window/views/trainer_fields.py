@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QDoubleSpinBox, QFormLayout, QLabel, QLineEdit, QSpinBox, QWidget
 
 from engine import pre_tokenizers
@@ -40,12 +40,31 @@ TRAINER_ROWS: Final[dict[str, tuple[str, ...]]] = {
     "WordPieceTrainer": ("limit_alphabet", "continuing_subword_prefix", "scoring", "scoring_note"),
     "UnigramTrainer": ("unk_token", "shrinking_factor", "max_piece_length", "n_sub_iterations", "seed_size"),
 }
-SCORING_NOTES: Final = {
-    "likelihood": "Merge the pair with the highest count(ab) / (count(a) × count(b)): the pair that raises "
-    "the corpus likelihood most, as the WordPiece paper does.",
-    "frequency": "Merge the most frequent pair (BPE with ## continuations), as HF's WordPieceTrainer does: "
-    "the same vocabulary as HF.",
+# WordPiece's scorings: what the trainer's JSON says (`WordPieceTrainer.scoring`), what the
+# form's Scoring field shows, and the note beneath it.
+# subtle: the course's ratio is "likelihood" in the JSON (every project written so far says so);
+# only the field calls it the ratio.
+SCORINGS: Final = {
+    "likelihood": (
+        "ratio (the HF course)",
+        "Merge the pair with the highest count(ab) / (count(a) × count(b)), the score the HF course teaches. "
+        "Pairs of rare symbols score highest (a pair seen once, of symbols seen once, scores 1), so rare "
+        "words are merged whole before common pieces. Saved as scoring \"likelihood\", its earlier name.",
+    ),
+    "likelihood_gain": (
+        "likelihood gain (the WordPiece paper)",
+        "Merge the pair whose merge raises the corpus log-likelihood most under a unigram model of the "
+        "symbols, as the WordPiece paper does: about count(ab) × log(count(ab) × N / (count(a) × count(b))) "
+        "− count(ab), N all symbols (computed exactly): the course's ratio times N, logged and weighted by how "
+        "often the pair occurs, so frequent pieces come before rare words.",
+    ),
+    "frequency": (
+        "frequency (HF's WordPieceTrainer)",
+        "Merge the most frequent pair (BPE with ## continuations), as HF's WordPieceTrainer does: "
+        "the same vocabulary as HF.",
+    ),
 }
+SCORING_NOTES: Final = {scoring: note for scoring, (_, note) in SCORINGS.items()}
 # Why a trainer has no minimum frequency: what the field says, and its tooltip.
 NO_MIN_FREQUENCY: Final = {
     "UnigramTrainer": (
@@ -102,7 +121,9 @@ class TrainerFields(QWidget):
         self.suffix = QLineEdit()
         self.suffix.setPlaceholderText("none (e.g. </w>)")
         self.scoring = QComboBox()
-        self.scoring.addItems(list(SCORING_NOTES))
+        for scoring, (label, note) in SCORINGS.items():
+            self.scoring.addItem(label, scoring)
+            self.scoring.setItemData(self.scoring.count() - 1, note, Qt.ItemDataRole.ToolTipRole)
         self.scoring_note = QLabel()
         self.scoring_note.setWordWrap(True)
         self.scoring_note.setEnabled(False)
@@ -161,7 +182,7 @@ class TrainerFields(QWidget):
         for edit in (self.special_tokens, self.prefix, self.suffix, self.unk_token):
             edit.editingFinished.connect(self.edited.emit)
         self.byte_alphabet.toggled.connect(self._on_byte_alphabet_toggled)
-        self.scoring.currentTextChanged.connect(self._on_scoring_changed)
+        self.scoring.currentIndexChanged.connect(self._on_scoring_changed)
         self.library.currentTextChanged.connect(self._on_library_changed)
         self.sentencepiece.edited.connect(self.edited.emit)
         self._initial_alphabet: list[str] = []
@@ -198,8 +219,8 @@ class TrainerFields(QWidget):
         self.prefix.setPlaceholderText("##" if self.kind == "WordPieceTrainer" else "none (WordPiece-style: ##)")
         self.suffix.setText(str(get("end_of_word_suffix") or ""))
         scoring = str(get("scoring") or "likelihood")
-        self.scoring.setCurrentText(scoring if scoring in SCORING_NOTES else "likelihood")
-        self.scoring_note.setText(SCORING_NOTES[self.scoring.currentText()])
+        self.scoring.setCurrentIndex(max(self.scoring.findData(scoring), 0))
+        self.scoring_note.setText(SCORING_NOTES[self.scoring_value()])
         self.unk_token.setText(str(get("unk_token") or ""))
         shrinking = get("shrinking_factor")
         self.shrinking_factor.setValue(float(shrinking) if isinstance(shrinking, (int, float)) else 0.75)
@@ -274,7 +295,7 @@ class TrainerFields(QWidget):
             data["max_token_length"] = self.max_token_length.value() or None
         elif self.kind == "WordPieceTrainer":
             data["continuing_subword_prefix"] = self.prefix.text() or "##"
-            data["scoring"] = self.scoring.currentText()
+            data["scoring"] = self.scoring_value()
         elif self.kind == "UnigramTrainer":
             data["unk_token"] = self.unk_token.text().strip() or None
             data["shrinking_factor"] = round(self.shrinking_factor.value(), 4)
@@ -309,8 +330,12 @@ class TrainerFields(QWidget):
         self.set_trainer(trainer_for(self.trainer(), trainer_algorithm(self._data), library))
         self.edited.emit()
 
-    def _on_scoring_changed(self, scoring: str) -> None:
-        self.scoring_note.setText(SCORING_NOTES.get(scoring, ""))
+    def scoring_value(self) -> str:
+        """The chosen WordPiece scoring as the trainer's JSON says it ("likelihood_gain")."""
+        return str(self.scoring.currentData())
+
+    def _on_scoring_changed(self, index: int) -> None:
+        self.scoring_note.setText(SCORING_NOTES.get(self.scoring_value(), ""))
         self.edited.emit()
 
 
