@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QTableWidget
 from pytestqt.qtbot import QtBot
 from window_support import TRAINING_TIMEOUT_MS, header_text, train_and_wait
 
@@ -44,14 +45,14 @@ def test_a_reason_not_to_train_goes_with_its_cause(window: MainWindow, small_cor
 
 def test_step_mode_names_its_tables_after_the_trainer_it_will_step(window: MainWindow) -> None:
     project_with(window, [], "bert", 500)
-    # (WordPiece by the course's ratio, "likelihood": the panel names a scored run's tables from
-    # that scoring alone until a run starts; a started run names its own, the likelihood gain
-    # included, test_step_session's)
+    # (the BERT preset scores by likelihood gain; the course's ratio is "likelihood")
+    panel = window.train_tab.step_panel
+    assert header_text(panel.candidates, 2) == "Likelihood gain" and panel.plots.score_name == "likelihood gain"
+    assert "log-likelihood under a unigram model" in header_tip(panel.candidates, 2)
     fields = window.train_tab.form.trainer
     fields.scoring.setCurrentIndex(fields.scoring.findData("likelihood"))
-    panel = window.train_tab.step_panel
     assert header_text(panel.candidates, 2) == "Likelihood"
-    assert panel.plots.score_name == "likelihood"
+    assert panel.plots.score_name == "likelihood" and "count(ab) / (count(a) × count(b))" in header_tip(panel.candidates, 2)
     window.document.add_preset("sentencepiece-unigram", vocab_size=300)
     assert header_text(panel.candidates, 0) == "Piece" and panel.merges_heading.label.text() == "Rounds so far"
     window.document.add_preset("bpe", vocab_size=300)
@@ -257,3 +258,8 @@ def _alive(pid: int) -> bool:
             return stat.read().split(") ")[1][0] != "Z"
     except OSError:
         return False
+
+
+def header_tip(table: QTableWidget, column: int) -> str:
+    item = table.horizontalHeaderItem(column)
+    return item.toolTip() if item is not None else ""

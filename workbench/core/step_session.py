@@ -24,7 +24,7 @@ from engine.progress import SilentProgress
 from engine.schema import JsonValue
 from engine.analysis.token_counts import token_statistics
 from engine.trainers.base import Trainer, TrainingRun
-from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, MergeStep, PairCandidate, RoundStep, TrainReport
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, SCORE_LIKELIHOOD_GAIN, MergeStep, PairCandidate, RoundStep, TrainReport
 from engine.analysis.vocabulary import TokenStyle
 from workbench.core.components import trainer_algorithm
 from workbench.core.held_out import characters_per_token
@@ -76,6 +76,7 @@ TIE_RULES: Final = {
     SCORE_COUNT: "HF's queue takes the pair whose left token has the smaller id (the one made earlier), "
     "then the smaller right id",
     SCORE_LIKELIHOOD: "the more frequent pair goes first, then the pair of smaller ids (left, then right)",
+    SCORE_LIKELIHOOD_GAIN: "the more frequent pair goes first, then the pair of smaller ids (left, then right)",
 }
 
 

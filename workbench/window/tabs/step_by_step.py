@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from engine.errors import CorpusError
 from engine.corpus.sources import CorpusSource, source_of
-from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, PairCandidate
+from engine.trainers.records import SCORE_COUNT, SCORE_LIKELIHOOD, SCORE_LIKELIHOOD_GAIN, PairCandidate
 from engine.analysis.vocabulary import TokenStyle, readable
 from workbench.core.components import trainer_algorithm
 from workbench.core.formatting import score
@@ -42,6 +42,7 @@ from workbench.jobs.runners.child_job import ChildJob
 from workbench.core.step_session import TIE_RULES, StepStart, StepView, tie_text, tied_with_first
 from workbench.jobs.children.stepping import step_main, step_payload
 from workbench.jobs.children.training import TrainingResult
+from workbench.jobs.runners.training_plans import score_name_of
 from workbench.window.views.heading import Heading
 from workbench.window.views.merges_table import MergesTable
 from workbench.core.training_text import rounds_text
@@ -56,6 +57,12 @@ RUN_SLICE_SECONDS: Final = 0.1
 PRESTART_DELAY_MS: Final = 300
 TYPED_TEXT: Final = "typed text"
 PAIR_HEADINGS: Final = ("Pairs competing for the next merge", "Pieces the next prune would remove first")
+# What a WordPiece pair's score is, by the run's score name (the score column's tooltip).
+SCORE_TIPS: Final = {
+    SCORE_LIKELIHOOD: "count(ab) / (count(a) × count(b)), as the HF course teaches: the highest is merged next",
+    SCORE_LIKELIHOOD_GAIN: "how much merging the pair raises the words' log-likelihood under a unigram model of "
+    "their symbols (nats), as the WordPiece paper picks units: the highest is merged next",
+}
 PRESS_START: Final = "Press Start: the words of the text are counted with the pipeline on the left."
 DEFAULT_TEXT: Final = (
     "the cat sat on the mat\n"
@@ -206,8 +213,7 @@ class StepPanel(QWidget):
         if configuration is not None:
             trainer = configuration[1]
             self._algorithm = trainer_algorithm(trainer)
-            likelihood = self._algorithm == "WordPiece" and trainer.get("scoring", "likelihood") == "likelihood"
-            self._score_name = SCORE_LIKELIHOOD if likelihood else SCORE_COUNT
+            self._score_name = score_name_of(trainer)
             self._label_tables(self._algorithm, self._score_name)
         self.reset()
 
@@ -396,7 +402,7 @@ class StepPanel(QWidget):
             tips = [
                 "the left symbol",
                 "the right symbol",
-                "count(ab) / (count(a) × count(b)): the highest is merged next",
+                SCORE_TIPS.get(score_name, "the pair's score: the highest is merged next"),
                 "how often the pair, the left symbol and the right symbol occur",
             ]
         else:
