@@ -313,7 +313,7 @@ class PairMergeRun(TrainingRun):
                 gc.enable()
 
     def segmentations(self, k: int) -> list[tuple[list[str], int]]:
-        """The `k` most frequent words (of two characters or more) as their current tokens.
+        """The `k` most frequent words (of two symbols or more) as their current tokens.
 
         {"hug": 10, "pug": 5} after merging (u, g) -> [(["h", "ug"], 10), (["p", "ug"], 5)]
         """
