@@ -122,6 +122,13 @@ def test_a_word_of_one_char_takes_part_in_training() -> None:
     assert glued.merges == [("a", "b</w>")]
 
 
+def test_the_alphabet_need_counts_the_symbol_apart() -> None:
+    trainer = BpeTrainer(vocab_size=5, show_progress=False, end_of_word_suffix="</w>", end_of_word_symbol=True)
+    need = trainer.start(CORPUS).alphabet_need()
+    assert need.detail() == "10 characters + 1 end-of-word symbol (</w>)"
+    assert need.required == 11
+
+
 def test_max_token_length_counts_no_char_for_the_symbol() -> None:
     """As a glued suffix adds no char (`b</w>` is 1 long), the pair (ab, </w>) is 2 long here.
 
@@ -220,9 +227,10 @@ def test_the_flag_needs_a_suffix_and_the_suffix_token() -> None:
         model.end_of_word_suffix = None
     with pytest.raises(SchemaError, match="end_of_word_symbol needs an end_of_word_suffix"):
         BPE.from_dict({"type": "BPE", "vocab": {}, "merges": [], "end_of_word_symbol": True})
-    missing = BPE({"a": 0}, [], end_of_word_suffix="</w>", end_of_word_symbol=True)
-    with pytest.raises(EngineError, match="`</w>` is not in the vocabulary"):
-        missing.tokenize_run("a")
+    # a vocabulary without `</w>` (an untrained model's) leaves it out, as any symbol it lacks
+    missing = BPE({"a": 0}, [], end_of_word_suffix="</w>", end_of_word_symbol=True, unk_token="a")
+    assert spans(missing, "a") == [("a", 0, 1)]
+    assert BPE(end_of_word_suffix="</w>", end_of_word_symbol=True).tokenize_run("low").ids == []
 
 
 # -- the pipeline: decoding, JSON -------------------------------------------------------------

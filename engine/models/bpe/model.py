@@ -496,17 +496,13 @@ class BPE(VocabModel):
             lens.append(unk_len)
         if separate and suffix is not None:
             # (length 1, not 0: merge_all and the packing skip a symbol of length 0)
-            ids.append(self._suffix_id(suffix))
-            lens.append(1)
+            found = vocab.get(suffix)
+            if found is not None:
+                ids.append(found)
+                lens.append(1)
+            # (a vocabulary without it, such as an untrained model's, leaves it out like any
+            # symbol it lacks when there is no unk token: nothing fails)
         return True
-
-    def _suffix_id(self, suffix: str) -> int:
-        found = self._vocab.get(suffix)
-        if found is None:
-            raise EngineError(
-                f"end_of_word_symbol: the end-of-word suffix `{suffix}` is not in the vocabulary"
-            )
-        return found
 
     # -- serialization ----------------------------------------------------------------------
 

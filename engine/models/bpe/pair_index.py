@@ -374,10 +374,10 @@ class PairMergeRun(TrainingRun):
             vocab = initial_vocabulary(
                 self._word_counts, self._special_tokens, self._limit_alphabet, self._initial_alphabet
             )
+            alphabet_end = len(vocab)
             if self._end_of_word_symbol and self._suffix:
                 # the end-of-word symbol is one more initial symbol, right after the alphabet
                 vocab.add(self._suffix)
-            alphabet_end = len(vocab)
             self._words = training_words(
                 self._word_counts,
                 vocab,
@@ -403,8 +403,10 @@ class PairMergeRun(TrainingRun):
         self._prepare_words(sink if sink is not None else SilentProgress())
         special = len(dict.fromkeys(self._special_tokens))
         prefix = self._prefix or ""
-        suffix = "" if self._end_of_word_symbol else self._suffix or ""
-        if prefix and suffix:
+        suffix = self._suffix or ""
+        if self._end_of_word_symbol and suffix:
+            forms = f"continuing forms ({prefix}x) and end-of-word symbol ({suffix})" if prefix else f"end-of-word symbol ({suffix})"
+        elif prefix and suffix:
             forms = f"continuing and end-of-word forms ({prefix}x, x{suffix})"
         elif suffix:
             forms = f"end-of-word forms (x{suffix})"
