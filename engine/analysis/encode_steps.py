@@ -246,10 +246,13 @@ def bpe_trace(model: BPE, word: str) -> BpeTrace:
         return trace
     vocab = model.get_vocab()
     if model.ignore_merges:
-        whole = vocab.get(word)
+        suffix = model.end_of_word_suffix
+        # (with the end-of-word symbol the whole word is `low</w>`, as the model looks it up)
+        whole_token = word + suffix if model.end_of_word_symbol and suffix is not None else word
+        whole = vocab.get(whole_token)
         if whole is not None:
             trace.whole = True
-            trace.symbols = [(whole, word, 0, len(word))]
+            trace.symbols = [(whole, whole_token, 0, len(word))]
             trace.tokens = list(trace.symbols)
             trace.steps.append(Step(START, 0, (
                 f"{quoted(word)} is a token of the vocabulary as a whole (id {whole}), and this model "
@@ -263,6 +266,7 @@ def bpe_trace(model: BPE, word: str) -> BpeTrace:
         vocab, [], cache_capacity=0, unk_token=model.unk_token,
         continuing_subword_prefix=model.continuing_subword_prefix,
         end_of_word_suffix=model.end_of_word_suffix, fuse_unk=model.fuse_unk, byte_fallback=model.byte_fallback,
+        end_of_word_symbol=model.end_of_word_symbol,
     )  # fmt: skip
     first = base.tokenize_run(word)
     n = len(first.ids)
@@ -392,7 +396,12 @@ def _symbol_notes(model: BPE, word: str, symbols: list[TokenTuple]) -> list[str]
     suffix = model.end_of_word_suffix
     if prefix and len(word) > 1:
         notes.append(f"Every character after the first carries the continuing prefix {quoted(prefix)}.")
-    if suffix:
+    if suffix and model.end_of_word_symbol:
+        notes.append(
+            f"The word ends with the end-of-word symbol {quoted(suffix)}, a symbol of its own (as in "
+            "subword-nmt and the textbooks): merges join it like any other symbol."
+        )
+    elif suffix:
         notes.append(f"The last character carries the end-of-word suffix {quoted(suffix)}.")
     unk = model.unk_token
     covered = [False] * len(word)

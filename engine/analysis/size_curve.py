@@ -235,10 +235,13 @@ def bpe_curve(tokenizer: Tokenizer, word_counts: dict[str, int], characters: int
         end_of_word_suffix=model.end_of_word_suffix,
         fuse_unk=model.fuse_unk,
         byte_fallback=model.byte_fallback,
+        end_of_word_symbol=model.end_of_word_symbol,
     )
     added = _added_contents(tokenizer)
     prefix = model.continuing_subword_prefix
     suffix = model.end_of_word_suffix
+    # with the end-of-word symbol, a word ends in `</w>` on its own (and is whole as `low</w>`)
+    separate = model.end_of_word_symbol
     ignore_merges = model.ignore_merges
     # drops[r]: tokens saved from k = r + 1 on
     drops = [0] * (n_merges + 1)
@@ -248,13 +251,13 @@ def bpe_curve(tokenizer: Tokenizer, word_counts: dict[str, int], characters: int
             continue
         whole = n_merges + 1  # the first k at which the word is one vocabulary token
         if ignore_merges:
-            found = vocab.get(word)
+            found = vocab.get(word + suffix if separate and suffix is not None else word)
             if found is not None:
                 whole = first_made[found] + 1 if first_made[found] < n_merges else 0
         if whole == 0:
             start_total += count
             continue
-        ids = _plain_symbols(word, vocab, prefix, suffix)
+        ids = _plain_symbols(word, vocab, prefix, suffix, separate)
         if ids is None:
             ids = base.tokenize_run(word).ids
         start_total += count * len(ids)
@@ -526,12 +529,16 @@ def _is_byte_piece(piece: str) -> bool:
     return True
 
 
-def _plain_symbols(word: str, vocab: dict[str, int], prefix: str | None, suffix: str | None) -> list[int] | None:
+def _plain_symbols(
+    word: str, vocab: dict[str, int], prefix: str | None, suffix: str | None, separate: bool = False
+) -> list[int] | None:
     """The word's initial BPE symbols when every character is in the vocabulary (with the
     continuing prefix after the first, the end-of-word suffix on the last, as the model forms
-    them); None when one is not: unknown characters and byte fallback are the model's to split.
+    them; with `separate`, the suffix as a symbol of its own after the last); None when one is
+    not: unknown characters and byte fallback are the model's to split.
 
-    "low" with {l, ##o, ##w} and prefix "##" -> [id(l), id(##o), id(##w)]; "lo!" -> None
+    "low" with {l, ##o, ##w} and prefix "##" -> [id(l), id(##o), id(##w)]; "lo!" -> None;
+    "low" with {l, o, w, </w>}, suffix "</w>" and `separate` -> [id(l), id(o), id(w), id(</w>)]
     """
     ids: list[int] = []
     last = len(word) - 1
@@ -539,9 +546,14 @@ def _plain_symbols(word: str, vocab: dict[str, int], prefix: str | None, suffix:
         symbol = word[i]
         if i > 0 and prefix is not None:
             symbol = prefix + symbol
-        if i == last and suffix is not None:
+        if i == last and suffix is not None and not separate:
             symbol = symbol + suffix
         found = vocab.get(symbol)
+        if found is None:
+            return None
+        ids.append(found)
+    if separate and suffix is not None:
+        found = vocab.get(suffix)
         if found is None:
             return None
         ids.append(found)

@@ -16,6 +16,7 @@ from typing import Final
 
 from engine.errors import TokenizerFileError
 from engine.formats import bert_vocab, gpt2, sentencepiece, tiktoken
+from engine.formats.export_notes import separate_end_of_word
 from engine.tokenizer import Tokenizer
 
 HF: Final = "hf"
@@ -126,7 +127,10 @@ def save(tokenizer: Tokenizer, kind: str, path: str) -> list[str]:
     writes nothing."""
     if kind == HF:
         tokenizer.save(path, pretty=True)
-        return []
+        # subtle: written all the same (this app reads "end_of_word_symbol" back as it was), and
+        # flagged: HF's tokenizers ignores the key and loads the file without complaint.
+        lost = separate_end_of_word(tokenizer, "HF tokenizers (which ignores \"end_of_word_symbol\")")
+        return [lost] if lost else []
     if kind == SENTENCEPIECE:
         return sentencepiece.write(tokenizer, path)
     if kind == TIKTOKEN:

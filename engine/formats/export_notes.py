@@ -8,10 +8,24 @@ from __future__ import annotations
 
 from typing import Final
 
+from engine.models.bpe.model import BPE
 from engine.schema import JsonValue
 from engine.tokenizer import Tokenizer
 
 PARTS: Final[list[str]] = ["normalizer", "pre_tokenizer", "post_processor", "decoder"]
+
+
+def separate_end_of_word(tokenizer: Tokenizer, format: str) -> str:
+    """Why `format` cannot hold a BPE whose end-of-word suffix is a symbol of its own
+    (`BPE.end_of_word_symbol`), or "" when the model has none."""
+    model = tokenizer.model
+    if not isinstance(model, BPE) or not model.end_of_word_symbol:
+        return ""
+    suffix = model.end_of_word_suffix
+    return (
+        f"{format} has no separate end-of-word symbol (this BPE splits `low` as `l o w {suffix}`; "
+        f"HF's BPE glues the suffix to the last char, `l o w{suffix}`): it would encode these words differently"
+    )
 
 
 def describe(data: dict[str, JsonValue]) -> str:

@@ -12,7 +12,7 @@ from typing import Final
 from engine import byte_level, decoders, pre_tokenizers, processors
 from engine.models.bpe.model import BPE
 from engine.errors import TokenizerFileError
-from engine.formats.export_notes import lost_parts
+from engine.formats.export_notes import lost_parts, separate_end_of_word
 from engine.formats.files import write_texts_atomically
 from engine.formats.vocab_files import (
     check_merges,
@@ -93,6 +93,9 @@ def write(tokenizer: Tokenizer, vocab_path: str, merges_path: str) -> list[str]:
             vocab_path,
             f"cannot be written: vocab.json + merges.txt hold a BPE model, and this tokenizer's model is {type(model).__name__}",
         )
+    refused = separate_end_of_word(tokenizer, "vocab.json + merges.txt (HF's BPE)")
+    if refused:
+        raise TokenizerFileError(vocab_path, f"cannot be written: {refused}")
     vocab = model.get_vocab()
     merges = model.merges
     notes: list[str] = []

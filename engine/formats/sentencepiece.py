@@ -17,6 +17,7 @@ from engine import decoders, normalizers, pre_tokenizers
 from engine.added_vocabulary import AddedToken
 from engine.models.bpe.model import BPE
 from engine.errors import EngineError, SchemaError, TokenizerFileError
+from engine.formats.export_notes import separate_end_of_word
 from engine.formats.charsmap import nfkc_charsmap
 from engine.formats.files import write_files_atomically
 from engine.formats.sentencepiece_proto import (
@@ -288,6 +289,9 @@ def _from_tokenizer(
     elif isinstance(model, BPE):
         model_type = BPE_TYPE
         byte_fallback = model.byte_fallback
+        refused = separate_end_of_word(tokenizer, "a SentencePiece .model")
+        if refused:
+            raise EngineError(refused)
         if model.continuing_subword_prefix or model.end_of_word_suffix:
             raise EngineError(
                 "a BPE continuing_subword_prefix or end_of_word_suffix cannot be stored in a .model"

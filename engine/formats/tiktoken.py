@@ -33,7 +33,7 @@ from engine import byte_level, decoders, pre_tokenizers, processors
 from engine.added_vocabulary import AddedToken
 from engine.models.bpe.model import BPE
 from engine.errors import EngineError, TokenizerFileError
-from engine.formats.export_notes import lost_parts
+from engine.formats.export_notes import lost_parts, separate_end_of_word
 from engine.formats.files import decode_text, read_bytes, read_text, write_texts_atomically
 from engine.formats.openai_encodings import KNOWN_RANK_FILES, OpenAIEncoding
 from engine.formats.safe_json import parse_json
@@ -437,6 +437,9 @@ def export(tokenizer: Tokenizer, name: str) -> Export:
     model = tokenizer.model
     if not isinstance(model, BPE):
         raise EngineError(f"tiktoken holds a byte-level BPE, and this tokenizer's model is {type(model).__name__}")
+    refused = separate_end_of_word(tokenizer, "tiktoken")
+    if refused:
+        raise EngineError(refused)
     if model.continuing_subword_prefix or model.end_of_word_suffix:
         raise EngineError("tiktoken has no continuing-subword prefix or end-of-word suffix, and this BPE uses one")
     notes: list[str] = []

@@ -77,6 +77,7 @@ def with_merges(tokenizer: Tokenizer, k: int) -> Tokenizer:
         fuse_unk=model.fuse_unk,
         byte_fallback=model.byte_fallback,
         ignore_merges=model.ignore_merges,
+        end_of_word_symbol=model.end_of_word_symbol,
     )
     return smaller
 
@@ -281,6 +282,23 @@ def test_bpe_with_end_of_word_suffix() -> None:
         BPE(unk_token="[UNK]", end_of_word_suffix="</w>"),
         BpeTrainer(vocab_size=150, show_progress=False, special_tokens=["[UNK]"], end_of_word_suffix="</w>"),
     )
+    check_bpe_curve(tokenizer, every=True)
+
+
+@pytest.mark.parametrize("ignore_merges", [False, True])
+def test_bpe_with_a_separate_end_of_word_symbol(ignore_merges: bool) -> None:
+    """`l o w </w>`: the curve replays `</w>` as a symbol of its own, as the model does."""
+    tokenizer = trained_bpe(
+        pre_tokenizers.Whitespace(),
+        BPE(unk_token="[UNK]", end_of_word_suffix="</w>", ignore_merges=ignore_merges),
+        BpeTrainer(
+            vocab_size=150, show_progress=False, special_tokens=["[UNK]"], end_of_word_suffix="</w>",
+            end_of_word_symbol=True,
+        ),
+    )
+    model = tokenizer.model
+    assert isinstance(model, BPE) and model.end_of_word_symbol
+    assert any(right == "</w>" for _, right in model.merges)
     check_bpe_curve(tokenizer, every=True)
 
 

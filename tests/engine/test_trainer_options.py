@@ -33,6 +33,7 @@ def _unusual(cls: type[Trainer]) -> Trainer:
         return BpeTrainer(
             vocab_size=123, min_frequency=4, show_progress=False, special_tokens=specials, limit_alphabet=50,
             initial_alphabet=["x", "y"], continuing_subword_prefix="##", end_of_word_suffix="</w>", max_token_length=9,
+            end_of_word_symbol=True,
         )  # fmt: skip
     if cls is WordPieceTrainer:
         return WordPieceTrainer(

@@ -27,10 +27,16 @@ from engine.formats.vocab_files import (
 
 class BPE(VocabModel):
     """Byte-pair encoding with HF's options: unk_token, fuse_unk, byte_fallback, dropout,
-    ignore_merges, continuing_subword_prefix and end_of_word_suffix.
+    ignore_merges, continuing_subword_prefix and end_of_word_suffix; and one of ours,
+    end_of_word_symbol (not HF's).
 
     Token offsets are characters of the piece; a byte-fallback `<0xNN>` token covers its whole
     character. Results of deterministic tokenization are cached per word.
+
+    `end_of_word_symbol` (needs `end_of_word_suffix`): a word starts as its characters followed
+    by the suffix as a symbol of its own, `l o w </w>` as in subword-nmt and the textbooks,
+    instead of HF's `l o w</w>`. A token holding the `</w>` ends at the word's end; a lone
+    `</w>` token is kept, zero-width at the word's end (the decoder reads the word end from it).
     """
 
     # The merges as given, in rank order (duplicates kept, as HF's trainer may emit them).
@@ -49,6 +55,7 @@ class BPE(VocabModel):
     _fuse_unk: bool
     _byte_fallback: bool
     _ignore_merges: bool
+    _end_of_word_symbol: bool
 
     def __init__(
         self,
@@ -62,6 +69,7 @@ class BPE(VocabModel):
         fuse_unk: bool | None = None,
         byte_fallback: bool = False,
         ignore_merges: bool = False,
+        end_of_word_symbol: bool = False,
     ) -> None:
         if (vocab is None) != (merges is None):
             raise ValueError("`vocab` and `merges` must be both specified")
@@ -74,6 +82,8 @@ class BPE(VocabModel):
         self._fuse_unk = bool(fuse_unk)
         self._byte_fallback = byte_fallback
         self._ignore_merges = ignore_merges
+        _check_end_of_word_symbol(end_of_word_symbol, end_of_word_suffix)
+        self._end_of_word_symbol = end_of_word_symbol
         self._cache = RunCache(DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity)
         vocab_dict: dict[str, int] = {}
         merge_list: list[tuple[str, str]] = []
@@ -134,7 +144,8 @@ class BPE(VocabModel):
             b_id = vocab.get(b)
             if b_id is None:
                 raise ValueError(f"Error while initializing BPE: Token `{b}` out of vocabulary")
-            if prefix_len == 0:
+            if prefix_len == 0 or (b == self._end_of_word_suffix and self._end_of_word_symbol):
+                # (the separate end-of-word symbol is never a continuing piece: `est` + `</w>`)
                 merged = a + b
             elif prefix is not None and b.startswith(prefix):
                 merged = a + b[len(prefix) :]
@@ -164,6 +175,7 @@ class BPE(VocabModel):
         fuse_unk: bool | None = None,
         byte_fallback: bool = False,
         ignore_merges: bool = False,
+        end_of_word_symbol: bool = False,
     ) -> BPE:
         vocab_dict, merge_list = BPE.read_file(vocab, merges)
         return BPE(
@@ -177,6 +189,7 @@ class BPE(VocabModel):
             fuse_unk,
             byte_fallback,
             ignore_merges,
+            end_of_word_symbol,
         )
 
     @staticmethod
@@ -219,7 +232,19 @@ class BPE(VocabModel):
 
     @end_of_word_suffix.setter
     def end_of_word_suffix(self, suffix: str | None) -> None:
+        _check_end_of_word_symbol(self._end_of_word_symbol, suffix)
         self._end_of_word_suffix = suffix
+        self._cache.clear()
+
+    @property
+    def end_of_word_symbol(self) -> bool:
+        """Whether `end_of_word_suffix` is a symbol of its own after the word's last char."""
+        return self._end_of_word_symbol
+
+    @end_of_word_symbol.setter
+    def end_of_word_symbol(self, separate: bool) -> None:
+        _check_end_of_word_symbol(separate, self._end_of_word_suffix)
+        self._end_of_word_symbol = separate
         self._cache.clear()
 
     @property
@@ -295,7 +320,7 @@ class BPE(VocabModel):
         if not self._merges_built:
             self._build_merges()
         dropout = self._dropout
-        if self._ignore_merges and self._vocab.get(sequence) is not None:
+        if self._ignore_merges and self._vocab.get(self._whole_word(sequence)) is not None:
             return super().tokenize(sequence)
         packed = self._merge_word(sequence, dropout if dropout is not None else 0.0, False)
         return self._run(packed).tokens()
@@ -313,13 +338,21 @@ class BPE(VocabModel):
         dropout = self._dropout
         if dropout is not None and dropout != 0.0:
             return self._run(self._merge_word(sequence, dropout, True))
-        whole = self._vocab.get(sequence) if self._ignore_merges else None
+        whole = self._vocab.get(self._whole_word(sequence)) if self._ignore_merges else None
         if whole is not None:
-            cached = TokenRun([whole], [sequence], [0], [len(sequence)])
+            cached = TokenRun([whole], [self._vocab_r[whole]], [0], [len(sequence)])
         else:
             cached = self._run(self._merge_word(sequence, 0.0, True))
         self._cache.put(sequence, cached)
         return cached
+
+    def _whole_word(self, sequence: str) -> str:
+        """The token `ignore_merges` looks for: the word itself (HF), or with the separate
+        end-of-word symbol, the word and its end (`low</w>`: `low` alone is no whole word)."""
+        suffix = self._end_of_word_suffix
+        if self._end_of_word_symbol and suffix is not None:
+            return sequence + suffix
+        return sequence
 
     def _run(self, packed: list[int]) -> TokenRun:
         """[id, start, end, id, start, end, ...] -> a TokenRun."""
@@ -362,14 +395,29 @@ class BPE(VocabModel):
             merge_all(ids, lens, self._merge_ranks, self._merge_new_ids, self._stride, dropout)
         packed: list[int] = []
         pos = 0
+        # subtle: the separate end-of-word symbol is a virtual unit just past the word's end;
+        # clamping to the word's length here (before any byte/char conversion) ends a token
+        # holding it at the word's end. A lone one (still the last symbol, of length 1) is
+        # zero-width at the word's end, even when chars before it were dropped.
+        limit = -1
+        lone = -1
+        if self._end_of_word_symbol and n > 0:
+            limit = len(word.encode("utf-8", "surrogatepass")) if in_bytes else len(word)
+            if lens[n - 1] == 1 and ids[n - 1] == self._vocab.get(self._end_of_word_suffix or ""):
+                lone = ids[n - 1]
+                n -= 1
         for i in range(n):
             length = lens[i]
             if length == 0:
                 continue
             packed.append(ids[i])
-            packed.append(pos)
+            packed.append(pos if limit < 0 or pos < limit else limit)
             pos += length
-            packed.append(pos)
+            packed.append(pos if limit < 0 or pos < limit else limit)
+        if lone >= 0:
+            packed.append(lone)
+            packed.append(limit)
+            packed.append(limit)
         if in_bytes and in_chars:
             char_offsets_from_bytes(packed, word)
         elif not in_bytes and not in_chars and not word.isascii():
@@ -397,6 +445,7 @@ class BPE(VocabModel):
         n_chars = len(word)
         last = n_chars - 1
         exact = in_bytes or word.isascii()
+        separate = self._end_of_word_symbol and suffix is not None
         unk_id = -1
         unk_len = 0
         for i in range(n_chars):
@@ -404,7 +453,7 @@ class BPE(VocabModel):
             s = ch
             if i > 0 and prefix is not None:
                 s = prefix + s
-            if i == last and suffix is not None:
+            if i == last and suffix is not None and not separate:
                 s = s + suffix
             size = utf8_len(ord(ch)) if in_bytes else 1
             found = vocab.get(s)
@@ -445,6 +494,14 @@ class BPE(VocabModel):
         if unk_id >= 0:
             ids.append(unk_id)
             lens.append(unk_len)
+        if separate and suffix is not None:
+            # (length 1, not 0: merge_all and the packing skip a symbol of length 0)
+            found = vocab.get(suffix)
+            if found is not None:
+                ids.append(found)
+                lens.append(1)
+            # (a vocabulary without it, such as an untrained model's, leaves it out like any
+            # symbol it lacks when there is no unk token: nothing fails)
         return True
 
     # -- serialization ----------------------------------------------------------------------
@@ -453,18 +510,23 @@ class BPE(VocabModel):
         merges: list[JsonValue] = []
         for a, b in self.merges:
             merges.append([a, b])
-        return {
+        data: dict[str, JsonValue] = {
             "type": "BPE",
             "dropout": self._dropout,
             "unk_token": self._unk_token,
             "continuing_subword_prefix": self._continuing_subword_prefix,
             "end_of_word_suffix": self._end_of_word_suffix,
-            "fuse_unk": self._fuse_unk,
-            "byte_fallback": self._byte_fallback,
-            "ignore_merges": self._ignore_merges,
-            "vocab": ordered_vocab(self._vocab_r),
-            "merges": merges,
         }
+        if self._end_of_word_symbol:
+            # subtle: written only when on, so every file made without it stays HF's byte for
+            # byte (HF ignores the key and would encode with the suffix glued: see exports).
+            data["end_of_word_symbol"] = True
+        data["fuse_unk"] = self._fuse_unk
+        data["byte_fallback"] = self._byte_fallback
+        data["ignore_merges"] = self._ignore_merges
+        data["vocab"] = ordered_vocab(self._vocab_r)
+        data["merges"] = merges
+        return data
 
     @staticmethod
     def from_dict(data: object) -> BPE:
@@ -489,6 +551,7 @@ class BPE(VocabModel):
                 fuse_unk=get_bool(obj, "fuse_unk", where, False),
                 byte_fallback=get_bool(obj, "byte_fallback", where, False),
                 ignore_merges=get_bool(obj, "ignore_merges", where, False),
+                end_of_word_symbol=get_bool(obj, "end_of_word_symbol", where, False),
             )
         except ValueError as error:
             raise SchemaError(f"{where}: {error}") from None
@@ -513,11 +576,17 @@ class BPE(VocabModel):
             f"BPE(vocab_size={len(self._vocab)}, merges={len(self._merge_list)}, dropout={self._dropout}, "
             f"unk_token={self._unk_token!r}, continuing_subword_prefix={self._continuing_subword_prefix!r}, "
             f"end_of_word_suffix={self._end_of_word_suffix!r}, fuse_unk={self._fuse_unk}, "
-            f"byte_fallback={self._byte_fallback}, ignore_merges={self._ignore_merges})"
+            f"byte_fallback={self._byte_fallback}, ignore_merges={self._ignore_merges}"
+            + (", end_of_word_symbol=True)" if self._end_of_word_symbol else ")")
         )
 
 
 # -- helpers shared with the other models -----------------------------------------------------
+
+
+def _check_end_of_word_symbol(separate: bool, suffix: str | None) -> None:
+    if separate and not suffix:
+        raise ValueError("end_of_word_symbol needs an end_of_word_suffix (the symbol it adds, such as `</w>`)")
 
 
 def _merge_pairs(items: list[object]) -> list[tuple[str, str]]:

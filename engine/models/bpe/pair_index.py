@@ -50,6 +50,7 @@ class PairMergeRun(TrainingRun):
     _min_frequency: int
     _prefix: str | None
     _suffix: str | None
+    _end_of_word_symbol: bool  # the suffix a symbol of its own after the last char (l o w </w>)
     _max_length: int  # -1: no limit
     _special_tokens: list[str]
     _limit_alphabet: int | None
@@ -113,6 +114,7 @@ class PairMergeRun(TrainingRun):
         max_token_length: int | None = None,
         rules: PieceRules | None = None,
         hint: str = "",
+        end_of_word_symbol: bool = False,
     ) -> None:
         """Usually made by a trainer's `start`; the options mean what the trainer's do. `rules`:
         the tokens a merge may make (sentencepiece's trainer), `hint` a way out of a vocabulary
@@ -121,6 +123,9 @@ class PairMergeRun(TrainingRun):
         self._min_frequency = min_frequency
         self._prefix = continuing_subword_prefix
         self._suffix = end_of_word_suffix
+        if end_of_word_symbol and not end_of_word_suffix:
+            raise ValueError("end_of_word_symbol needs an end_of_word_suffix (the symbol it adds, such as `</w>`)")
+        self._end_of_word_symbol = end_of_word_symbol
         self._max_length = -1 if max_token_length is None else max_token_length
         self._special_tokens = list(special_tokens) if special_tokens is not None else []
         self._limit_alphabet = limit_alphabet
@@ -308,7 +313,7 @@ class PairMergeRun(TrainingRun):
                 gc.enable()
 
     def segmentations(self, k: int) -> list[tuple[list[str], int]]:
-        """The `k` most frequent words (of two characters or more) as their current tokens.
+        """The `k` most frequent words (of two symbols or more) as their current tokens.
 
         {"hug": 10, "pug": 5} after merging (u, g) -> [(["h", "ug"], 10), (["p", "ug"], 5)]
         """
@@ -370,8 +375,18 @@ class PairMergeRun(TrainingRun):
                 self._word_counts, self._special_tokens, self._limit_alphabet, self._initial_alphabet
             )
             alphabet_end = len(vocab)
+            if self._end_of_word_symbol and self._suffix:
+                # the end-of-word symbol is one more initial symbol, right after the alphabet
+                vocab.add(self._suffix)
             self._words = training_words(
-                self._word_counts, vocab, self._prefix, self._suffix, limited, self._max_length >= 0, sink
+                self._word_counts,
+                vocab,
+                self._prefix,
+                self._suffix,
+                limited,
+                self._max_length >= 0,
+                sink,
+                self._end_of_word_symbol,
             )
             self._vocab = vocab
             self._initial_size = len(vocab)
@@ -389,7 +404,9 @@ class PairMergeRun(TrainingRun):
         special = len(dict.fromkeys(self._special_tokens))
         prefix = self._prefix or ""
         suffix = self._suffix or ""
-        if prefix and suffix:
+        if self._end_of_word_symbol and suffix:
+            forms = f"continuing forms ({prefix}x) and end-of-word symbol ({suffix})" if prefix else f"end-of-word symbol ({suffix})"
+        elif prefix and suffix:
             forms = f"continuing and end-of-word forms ({prefix}x, x{suffix})"
         elif suffix:
             forms = f"end-of-word forms (x{suffix})"

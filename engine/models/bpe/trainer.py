@@ -47,6 +47,7 @@ OPTIONS: Final = TrainerOptions(
         Option("continuing_subword_prefix", OPTIONAL_TEXT),
         Option("end_of_word_suffix", OPTIONAL_TEXT),
         Option("max_token_length", OPTIONAL_COUNT),
+        Option("end_of_word_symbol", FLAG, False),
     ],
 )
 
@@ -63,6 +64,7 @@ class BpeTrainer(Trainer):
     continuing_subword_prefix: str | None
     end_of_word_suffix: str | None
     max_token_length: int | None
+    end_of_word_symbol: bool
     progress_format: str
 
     def __init__(
@@ -77,7 +79,11 @@ class BpeTrainer(Trainer):
         end_of_word_suffix: str | None = None,
         max_token_length: int | None = None,
         progress_format: str = "indicatif",
+        end_of_word_symbol: bool = False,
     ) -> None:
+        """`end_of_word_symbol` (ours, not HF's; needs `end_of_word_suffix`): words start as
+        their chars followed by the suffix as a symbol of its own (`l o w </w>`, subword-nmt's
+        and the textbooks' BPE) instead of HF's suffix glued to the last char (`l o w</w>`)."""
         self.vocab_size = non_negative("vocab_size", vocab_size)
         if self.vocab_size > MAX_IDS:
             raise ValueError(f"vocab_size above {MAX_IDS:,} is not supported")
@@ -89,6 +95,9 @@ class BpeTrainer(Trainer):
         self.continuing_subword_prefix = continuing_subword_prefix
         self.end_of_word_suffix = end_of_word_suffix
         self.max_token_length = optional_non_negative("max_token_length", max_token_length)
+        if end_of_word_symbol and not end_of_word_suffix:
+            raise ValueError("end_of_word_symbol needs an end_of_word_suffix (the symbol it adds, such as `</w>`)")
+        self.end_of_word_symbol = end_of_word_symbol
         self.progress_format = progress_format
 
     def start(self, word_counts: dict[str, int]) -> BpeTrainingRun:
@@ -105,6 +114,7 @@ class BpeTrainer(Trainer):
             continuing_subword_prefix=self.continuing_subword_prefix,
             end_of_word_suffix=self.end_of_word_suffix,
             max_token_length=self.max_token_length,
+            end_of_word_symbol=self.end_of_word_symbol,
         )
 
     def check_model(self, model: Model) -> None:
@@ -120,7 +130,13 @@ class BpeTrainer(Trainer):
             raise run_mismatch("BpeTrainer", run)
         # HF sets these two options on the model; its own options (unk_token, dropout...) stay.
         model.continuing_subword_prefix = self.continuing_subword_prefix
-        model.end_of_word_suffix = self.end_of_word_suffix
+        # (in this order: the model refuses the flag without a suffix at any moment)
+        if self.end_of_word_symbol:
+            model.end_of_word_suffix = self.end_of_word_suffix
+            model.end_of_word_symbol = True
+        else:
+            model.end_of_word_symbol = False
+            model.end_of_word_suffix = self.end_of_word_suffix
         model.set_vocab_and_merges(run.vocab, run.model_merges())
         return list(self.special_tokens)
 

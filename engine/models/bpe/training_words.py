@@ -143,13 +143,24 @@ def training_words(
     limited: bool,
     keep_sizes: bool,
     sink: ProgressSink,
+    end_of_word_symbol: bool = False,
 ) -> TrainingWords:
     """HF `tokenize_words`: each word as symbol ids (chars outside the alphabet are dropped, a
     non-first char gets the prefix, the last char the suffix). Words of fewer than 2 symbols
     have no pair and are left out. `limited`: the alphabet may lack some chars. Reports the
-    "Tokenize words" stage."""
+    "Tokenize words" stage.
+
+    `end_of_word_symbol`: the suffix is not glued to the last char but follows it as a symbol
+    of its own, which must already be in `vocab` (`{"ab": 3}` with "</w>" -> a b </w>); a word
+    of one char then has 2 symbols (`a </w>`) and a pair."""
     total = len(word_counts)
     report(sink, STAGE_TOKENIZE_WORDS, 0, total, "words")
+    separate_id = -1
+    if end_of_word_symbol:
+        if not suffix:
+            raise ValueError("end_of_word_symbol needs an end_of_word_suffix")
+        separate_id = vocab.token_to_id[suffix]
+        suffix = None
     plain = prefix is None and suffix is None and not limited
     if prefix is not None or suffix is not None:
         add_decorated_symbols(word_counts, vocab, prefix or "", suffix or "")
@@ -168,12 +179,15 @@ def training_words(
         done += 1
         if done % every == 0:
             report(sink, STAGE_TOKENIZE_WORDS, done, total, "words")
-        if len(word) < 2:
+        if len(word) < 2 and separate_id < 0:
             continue
         if plain:
             symbols = word.translate(table)
         else:
             symbols = _decorated(word, vocab.token_to_id, prefix or "", suffix or "")
+        if separate_id >= 0:
+            # subtle: a word whose chars all fell outside the alphabet is a lone `</w>`: no pair
+            symbols = symbols + chr(separate_id) if symbols else ""
         if len(symbols) < 2:
             continue
         offsets = append(offsets, len(flat))
@@ -184,6 +198,10 @@ def training_words(
     report(sink, STAGE_TOKENIZE_WORDS, total, total, "words")
     # (every symbol starts as one char; the header slots' sizes are never read)
     sizes = vec[i64]([1] * len(flat)) if keep_sizes else vec[i64]()
+    if keep_sizes and separate_id >= 0:
+        # the separate end-of-word symbol adds no char to a token, as a glued suffix adds none
+        for o in offsets:
+            sizes[o + 1 + flat[o]] = 0
     return TrainingWords(flat, offsets, sizes)
 
 

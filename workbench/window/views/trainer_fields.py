@@ -35,6 +35,7 @@ MAX_VOCAB: Final = 1_114_111
 TRAINER_ROWS: Final[dict[str, tuple[str, ...]]] = {
     "BpeTrainer": (
         "limit_alphabet", "initial_alphabet", "max_token_length", "continuing_subword_prefix", "end_of_word_suffix",
+        "end_of_word_symbol",
     ),
     "WordLevelTrainer": (),
     "WordPieceTrainer": ("limit_alphabet", "continuing_subword_prefix", "scoring", "scoring_note"),
@@ -78,6 +79,14 @@ NO_MIN_FREQUENCY: Final = {
         "character_coverage which characters.",
     ),
 }
+END_OF_WORD_SYMBOL: Final = "End-of-word marker as a separate symbol (l o w </w>, as subword-nmt and the textbooks)"
+END_OF_WORD_SYMBOL_TIP: Final = (
+    "Each word starts as its characters followed by the end-of-word suffix as a symbol of its own, so "
+    "merges such as est + </w> are learned as the guides show them. HF's BpeTrainer glues the suffix to "
+    "the last character instead (l o w</w>). HF tokenizers has no such option: a tokenizer.json with it "
+    "encodes differently there."
+)
+NO_END_OF_WORD_SYMBOL: Final = "Needs an end-of-word suffix (such as </w>): the separate symbol is that suffix."
 LIBRARY_TIP: Final = (
     "Whose trainer trains the model: HF tokenizers' (BpeTrainer, UnigramTrainer, with HF's options) or "
     "sentencepiece's (its spm_train options and defaults). Switching keeps the vocabulary size and the "
@@ -120,6 +129,7 @@ class TrainerFields(QWidget):
         self.prefix = QLineEdit()
         self.suffix = QLineEdit()
         self.suffix.setPlaceholderText("none (e.g. </w>)")
+        self.end_of_word_symbol = QCheckBox(END_OF_WORD_SYMBOL)
         self.scoring = QComboBox()
         for scoring, (label, note) in SCORINGS.items():
             self.scoring.addItem(label, scoring)
@@ -167,6 +177,7 @@ class TrainerFields(QWidget):
         self.form.addRow("Max token length", self.max_token_length)
         self.form.addRow("Continuing prefix", self.prefix)
         self.form.addRow("End-of-word suffix", self.suffix)
+        self.form.addRow("", self.end_of_word_symbol)
         self.form.addRow("Scoring", self.scoring)
         self.form.addRow(self.scoring_note)
         self.form.addRow("Shrinking factor", self.shrinking_factor)
@@ -183,6 +194,8 @@ class TrainerFields(QWidget):
             edit.editingFinished.connect(self.edited.emit)
         self.byte_alphabet.toggled.connect(self._on_byte_alphabet_toggled)
         self.scoring.currentIndexChanged.connect(self._on_scoring_changed)
+        self.suffix.textChanged.connect(self._on_suffix_changed)
+        self.end_of_word_symbol.toggled.connect(self._on_end_of_word_symbol_toggled)
         self.library.currentTextChanged.connect(self._on_library_changed)
         self.sentencepiece.edited.connect(self.edited.emit)
         self._initial_alphabet: list[str] = []
@@ -218,6 +231,8 @@ class TrainerFields(QWidget):
         self.prefix.setText(str(get("continuing_subword_prefix") or ""))
         self.prefix.setPlaceholderText("##" if self.kind == "WordPieceTrainer" else "none (WordPiece-style: ##)")
         self.suffix.setText(str(get("end_of_word_suffix") or ""))
+        self.end_of_word_symbol.setChecked(get("end_of_word_symbol") is True)
+        self._on_suffix_changed(self.suffix.text())
         scoring = str(get("scoring") or "likelihood")
         self.scoring.setCurrentIndex(max(self.scoring.findData(scoring), 0))
         self.scoring_note.setText(SCORING_NOTES[self.scoring_value()])
@@ -267,6 +282,7 @@ class TrainerFields(QWidget):
             "max_token_length": self.max_token_length,
             "continuing_subword_prefix": self.prefix,
             "end_of_word_suffix": self.suffix,
+            "end_of_word_symbol": self.end_of_word_symbol,
             "scoring": self.scoring,
             "scoring_note": self.scoring_note,
             "shrinking_factor": self.shrinking_factor,
@@ -292,6 +308,8 @@ class TrainerFields(QWidget):
             data["initial_alphabet"] = list[JsonValue](self._initial_alphabet)
             data["continuing_subword_prefix"] = self.prefix.text() or None
             data["end_of_word_suffix"] = self.suffix.text() or None
+            # (without a suffix the box is disabled and the option off: it needs one)
+            data["end_of_word_symbol"] = self.end_of_word_symbol.isChecked() and bool(self.suffix.text())
             data["max_token_length"] = self.max_token_length.value() or None
         elif self.kind == "WordPieceTrainer":
             data["continuing_subword_prefix"] = self.prefix.text() or "##"
@@ -324,6 +342,16 @@ class TrainerFields(QWidget):
         else:
             self._initial_alphabet = [c for c in self._initial_alphabet if c not in set(byte_chars)]
         self.edited.emit()
+
+    def _on_end_of_word_symbol_toggled(self, checked: bool) -> None:
+        self.edited.emit()
+
+    def _on_suffix_changed(self, suffix: str) -> None:
+        """The separate end-of-word symbol is the suffix: without one, the box says so."""
+        self.end_of_word_symbol.setEnabled(bool(suffix))
+        tip = END_OF_WORD_SYMBOL_TIP if suffix else NO_END_OF_WORD_SYMBOL
+        self.end_of_word_symbol.setToolTip(tip)
+        self.end_of_word_symbol.setStatusTip(tip)
 
     def _on_library_changed(self, library: str) -> None:
         """The same model trained by the other library's trainer, keeping the settings both have."""
