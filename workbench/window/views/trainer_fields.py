@@ -79,9 +79,11 @@ NO_MIN_FREQUENCY: Final = {
         "character_coverage which characters.",
     ),
 }
-END_OF_WORD_SYMBOL: Final = "End-of-word marker as a separate symbol (l o w </w>, as subword-nmt and the textbooks)"
+# (short, so the form stays narrow; the tooltip says the rest)
+END_OF_WORD_SYMBOL: Final = "a symbol of its own: l o w </w>"
 END_OF_WORD_SYMBOL_TIP: Final = (
-    "Each word starts as its characters followed by the end-of-word suffix as a symbol of its own, so "
+    "As subword-nmt and the textbooks write words: each word starts as its characters followed by the "
+    "end-of-word suffix as a symbol of its own, so "
     "merges such as est + </w> are learned as the guides show them. HF's BpeTrainer glues the suffix to "
     "the last character instead (l o w</w>). HF tokenizers has no such option: a tokenizer.json with it "
     "encodes differently there."
@@ -177,7 +179,7 @@ class TrainerFields(QWidget):
         self.form.addRow("Max token length", self.max_token_length)
         self.form.addRow("Continuing prefix", self.prefix)
         self.form.addRow("End-of-word suffix", self.suffix)
-        self.form.addRow("", self.end_of_word_symbol)
+        self.form.addRow("End-of-word marker", self.end_of_word_symbol)
         self.form.addRow("Scoring", self.scoring)
         self.form.addRow(self.scoring_note)
         self.form.addRow("Shrinking factor", self.shrinking_factor)
