@@ -80,7 +80,7 @@ NO_MIN_FREQUENCY: Final = {
     ),
 }
 # (short, so the form stays narrow; the tooltip says the rest)
-END_OF_WORD_SYMBOL: Final = "a symbol of its own: l o w </w>"
+END_OF_WORD_SYMBOL: Final = "as a symbol of its own: l o w </w>"
 END_OF_WORD_SYMBOL_TIP: Final = (
     "As subword-nmt and the textbooks write words: each word starts as its characters followed by the "
     "end-of-word suffix as a symbol of its own, so "
@@ -179,7 +179,7 @@ class TrainerFields(QWidget):
         self.form.addRow("Max token length", self.max_token_length)
         self.form.addRow("Continuing prefix", self.prefix)
         self.form.addRow("End-of-word suffix", self.suffix)
-        self.form.addRow("End-of-word marker", self.end_of_word_symbol)
+        self.form.addRow("", self.end_of_word_symbol)  # (beneath the suffix it is about)
         self.form.addRow("Scoring", self.scoring)
         self.form.addRow(self.scoring_note)
         self.form.addRow("Shrinking factor", self.shrinking_factor)
