@@ -11,7 +11,6 @@ record does not unpickle). Nothing here draws.
 
 from __future__ import annotations
 
-import heapq
 from typing import Final
 
 from engine.analysis.lattice_steps import ALPHA, NBEST, SAMPLES, SEED, UnigramTrace, unigram_trace
@@ -19,6 +18,7 @@ from engine.analysis.steps import END, LISTED, LOOKUP, MERGE, START, Step, Token
 from engine.errors import EngineError
 from engine.input_sequence import pre_tokenized
 from engine.models.base import Model
+from engine.models.bpe.encoder import merge_all
 from engine.models.bpe.model import BPE
 from engine.models.unigram.model import Unigram
 from engine.models.wordpiece.model import WordPiece
@@ -288,32 +288,18 @@ def bpe_trace(model: BPE, word: str) -> BpeTrace:
     for rank in range(len(merges)):
         a, b = merges[rank]
         ranks[vocab[a] * stride + vocab[b]] = rank
-    # HF's Word.merge_all (engine.models.bpe.encoder), each merge recorded
+    # the merges HF's Word.merge_all applies (engine.models.bpe.encoder: the one place that
+    # decides them), replayed one by one with the symbols around each
+    applied: list[int] = []
+    if n > 1:
+        merge_all(list(ids), [1] * n, ranks, new_ids, stride, 0.0, None, applied)
     alive = [True] * n
-    prev = list(range(-1, n - 1))
     nxt = list(range(1, n + 1))
     if n > 0:
         nxt[n - 1] = -1
-    heap: list[int] = []
-    for i in range(n - 1):
-        found = ranks.get(ids[i] * stride + ids[i + 1])
-        if found is not None:
-            heap.append(found * n + i)
-    heapq.heapify(heap)
-    while heap:
-        top = heapq.heappop(heap)
-        rank = top // n
-        pos = top - rank * n
-        if not alive[pos]:
-            continue
-        right = nxt[pos]
-        if right == -1:
-            continue
-        new_id = new_ids[rank]
-        current = ranks.get(ids[pos] * stride + ids[right])
-        # (an entry whose pair is gone, unless the pair there now makes the same token: HF's check)
-        if current is None or new_ids[current] != new_id:
-            continue
+    for k in range(0, len(applied), 3):
+        pos, right, current = applied[k], applied[k + 1], applied[k + 2]
+        new_id = new_ids[current]
         made = model.id_to_token(new_id)
         step = MergeStep(current, _row_index(alive, pos), values[pos], values[right], made if made is not None else "", new_id)
         step.present = _present(ids, values, alive, nxt, ranks, stride)
@@ -321,19 +307,7 @@ def bpe_trace(model: BPE, word: str) -> BpeTrace:
         values[pos] = step.made
         ends[pos] = ends[right]
         alive[right] = False
-        after = nxt[right]
-        nxt[pos] = after
-        if after != -1:
-            prev[after] = pos
-        before = prev[pos]
-        if before >= 0:
-            found = ranks.get(ids[before] * stride + new_id)
-            if found is not None:
-                heapq.heappush(heap, found * n + before)
-        if after != -1:
-            found = ranks.get(new_id * stride + ids[after])
-            if found is not None:
-                heapq.heappush(heap, found * n + pos)
+        nxt[pos] = nxt[right]
         trace.steps.append(Step(MERGE, len(trace.merges), _merge_text(step)))
         trace.merges.append(step)
     trace.tokens = _row(ids, values, starts, ends, alive)

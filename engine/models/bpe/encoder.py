@@ -20,6 +20,7 @@ def merge_all(
     stride: int,
     dropout: float,
     thresholds: list[int] | None = None,
+    applied: list[int] | None = None,
 ) -> None:
     """Apply merges lowest rank first, leftmost first, in place; merged-away symbols get length 0.
 
@@ -32,6 +33,10 @@ def merge_all(
     far (stale entries included): with only the first k merges the loop pops the same entries
     while their ranks are below k, so that merge happens iff k > its threshold
     (`engine.analysis.size_curve`'s one-pass curve). [a, b, c] above -> [0, 1].
+
+    `applied`, when given, gets each merge applied, in order, as three numbers: the position of
+    its left symbol, of its right symbol, and the rank of the pair merged (the Encode tab's
+    stepper replays them: `engine.analysis.encode_steps`). [a, b, c] above -> [1, 2, 0, 0, 1, 1].
     """
     n = len(ids)
     prev: list[int] = list(range(-1, n - 1))
@@ -75,6 +80,10 @@ def merge_all(
                 # token; the first k merges apply it only if they hold that pair too.
                 highest = current
             thresholds.append(highest)
+        if applied is not None:
+            applied.append(pos)
+            applied.append(right)
+            applied.append(current)
         ids[pos] = new_id
         lens[pos] += lens[right]
         lens[right] = 0
