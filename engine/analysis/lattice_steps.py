@@ -14,9 +14,8 @@ import random
 from typing import Final
 
 from engine.analysis.steps import BACK, END, FILL, LISTED, START, Step, TokenTuple, done_text, plural, quoted, score_text
-from engine.errors import EngineError
 from engine.models.unigram.lattice import Lattice
-from engine.models.unigram.model import MISSING_UNK, Unigram
+from engine.models.unigram.model import Unigram
 
 # What the page asks for by default: paths of the n-best list, sampled segmentations, alpha, seed.
 NBEST: Final = 5
@@ -150,50 +149,13 @@ def _back_pointers(lattice: Lattice, best: list[float]) -> list[int]:
 
 
 def _path_tokens(model: Unigram, word: str, lattice: Lattice, path: list[int]) -> list[TokenTuple]:
-    """The model's tokens for a path: a run of unknown nodes is one token, looked up whole, else
-    spelled as `<0xNN>` byte pieces (byte_fallback, when all exist), else the unknown piece."""
-    unk = model.unk_id if model.unk_id is not None else -1
+    """The model's tokens for a path (`Unigram.path_run`: unknown runs fused, looked up whole,
+    byte-fallen-back, as the model encodes)."""
+    run = model.path_run(word, lattice, path)
     tokens: list[TokenTuple] = []
-    k = 0
-    while k < len(path):
-        node = path[k]
-        id = lattice.ids[node]
-        start = lattice.starts[node]
-        end = lattice.ends[node]
-        if id != unk:
-            name = model.id_to_token(id)
-            tokens.append((id, name if name is not None else word[start:end], start, end))
-            k += 1
-            continue
-        while k + 1 < len(path) and lattice.ids[path[k + 1]] == unk:
-            k += 1
-            end = lattice.ends[path[k]]
-        k += 1
-        value = word[start:end]
-        found = model.token_to_id(value)
-        if found is not None:
-            tokens.append((found, value, start, end))
-            continue
-        if model.byte_fallback and _append_bytes(model, tokens, value, start, end):
-            continue
-        if unk < 0:
-            raise EngineError(MISSING_UNK)
-        tokens.append((unk, value, start, end))
+    for k in range(len(run.ids)):
+        tokens.append((run.ids[k], run.values[k], run.starts[k], run.ends[k]))
     return tokens
-
-
-def _append_bytes(model: Unigram, tokens: list[TokenTuple], value: str, start: int, end: int) -> bool:
-    """One `<0xNN>` token per UTF-8 byte of `value`, all spanning start..end; False (nothing
-    added) when one of them is not a piece."""
-    found: list[TokenTuple] = []
-    for byte in value.encode("utf-8"):
-        name = f"<0x{byte:02X}>"
-        id = model.token_to_id(name)
-        if id is None:
-            return False
-        found.append((id, name, start, end))
-    tokens.extend(found)
-    return True
 
 
 def _node_text(trace: UnigramTrace, node: int) -> str:

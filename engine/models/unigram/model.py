@@ -195,6 +195,12 @@ class Unigram(Model):
         flat.reverse()
         return flat
 
+    def path_run(self, sequence: str, lattice: Lattice, path: list[int]) -> TokenRun:
+        """The model's tokens for a path through `lattice` (of `sequence`), as `tokenize_run`
+        makes them of the best path: a run of unknown nodes is one token, looked up whole, else
+        byte pieces (byte_fallback), else the unknown piece (the Encode tab's stepper)."""
+        return self._run(sequence, self._path_flat(lattice, path))
+
     def _path_flat(self, lattice: Lattice, path: list[int]) -> list[int]:
         """A lattice path as [id, start, end, ...] with consecutive unknown nodes fused."""
         flat: list[int] = []
