@@ -300,3 +300,55 @@ def train_sentencepiece_preset(path: Path, model_type: str, vocab_size: int, **o
     trainer.show_progress = False
     tokenizer.train([str(path)], trainer)
     return tokenizer
+
+
+def naive_wordpiece(
+    words: dict[str, int], vocab_size: int, specials: list[str], score: Callable[[int, int, int, int, bool], float], min_frequency: int = 0
+) -> list[str]:
+    """WordPiece training the slow way, the oracle of the incremental runs: every pair rescored
+    from scratch at every step by `score(count(ab), count(a), count(b), all symbols, a == b)`;
+    the highest score, then the more frequent pair, then the smaller ids (the specials, the
+    alphabet in code-point order, the ## symbols, then tokens as made) go first. The tokens made."""
+    vocab: list[str] = list(specials)
+    chars = sorted({ch for word in words for ch in word})
+    vocab += [ch for ch in chars if ch not in vocab]
+    decorated = sorted({"##" + word[i] for word in words for i in range(1, len(word))})
+    vocab += [symbol for symbol in decorated if symbol not in vocab]
+    ids = {token: i for i, token in enumerate(vocab)}
+    split = {word: [word[0]] + ["##" + ch for ch in word[1:]] for word in words}
+    made: list[str] = []
+    while len(vocab) < vocab_size:
+        symbols: dict[str, int] = {}
+        pairs: dict[tuple[str, str], int] = {}
+        for word, count in words.items():
+            pieces = split[word]
+            for piece in pieces:
+                symbols[piece] = symbols.get(piece, 0) + count
+            for a, b in zip(pieces, pieces[1:]):
+                pairs[(a, b)] = pairs.get((a, b), 0) + count
+        total = sum(symbols.values())
+        ranked = [
+            (-score(count, symbols[a], symbols[b], total, a == b), -count, ids[a], ids[b], a, b)
+            for (a, b), count in pairs.items()
+            if count >= max(min_frequency, 1)
+        ]
+        if not ranked:
+            break
+        _, _, _, _, a, b = min(ranked)
+        new = a + b[2:] if b.startswith("##") else a + b
+        if new not in ids:
+            ids[new] = len(vocab)
+            vocab.append(new)
+        made.append(new)
+        for word, pieces in split.items():
+            merged: list[str] = []
+            i = 0
+            while i < len(pieces):
+                if i + 1 < len(pieces) and pieces[i] == a and pieces[i + 1] == b:
+                    merged.append(new)
+                    i += 2
+                else:
+                    merged.append(pieces[i])
+                    i += 1
+            split[word] = merged
+    return made

@@ -11,6 +11,7 @@ import random
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from support import naive_wordpiece
 
 from engine.models.wordpiece.likelihood_gain import LikelihoodGainRun, gain_bound, likelihood_gain
 from engine.models.wordpiece.trainer import WordPieceTrainer
@@ -72,50 +73,8 @@ def test_no_pair_gains_more_than_its_bound(count: int, left_more: int, right_mor
 
 
 def naive_gain(words: dict[str, int], vocab_size: int, specials: list[str], min_frequency: int = 0) -> list[str]:
-    """Rescore every pair from scratch at every step: the highest gain, then the more frequent
-    pair, then the smaller ids (the alphabet in code-point order, then tokens as made)."""
-    vocab: list[str] = list(specials)
-    vocab += [ch for ch in sorted({ch for word in words for ch in word}) if ch not in vocab]
-    decorated = sorted({"##" + word[i] for word in words for i in range(1, len(word))})
-    vocab += [symbol for symbol in decorated if symbol not in vocab]
-    ids = {token: i for i, token in enumerate(vocab)}
-    split = {word: [word[0]] + ["##" + ch for ch in word[1:]] for word in words}
-    made: list[str] = []
-    while len(vocab) < vocab_size:
-        symbols: dict[str, int] = {}
-        pairs: dict[tuple[str, str], int] = {}
-        for word, count in words.items():
-            pieces = split[word]
-            for piece in pieces:
-                symbols[piece] = symbols.get(piece, 0) + count
-            for a, b in zip(pieces, pieces[1:]):
-                pairs[(a, b)] = pairs.get((a, b), 0) + count
-        total = sum(symbols.values())
-        ranked = [
-            (-likelihood_gain(count, symbols[a], symbols[b], total, a == b), -count, ids[a], ids[b], a, b)
-            for (a, b), count in pairs.items()
-            if count >= max(min_frequency, 1)
-        ]
-        if not ranked:
-            break
-        _, _, _, _, a, b = min(ranked)
-        new = a + b[2:] if b.startswith("##") else a + b
-        if new not in ids:
-            ids[new] = len(vocab)
-            vocab.append(new)
-        made.append(new)
-        for word, pieces in split.items():
-            merged: list[str] = []
-            i = 0
-            while i < len(pieces):
-                if i + 1 < len(pieces) and pieces[i] == a and pieces[i + 1] == b:
-                    merged.append(new)
-                    i += 2
-                else:
-                    merged.append(pieces[i])
-                    i += 1
-            split[word] = merged
-    return made
+    """The likelihood gain, rescored from scratch at every step (`support.naive_wordpiece`)."""
+    return naive_wordpiece(words, vocab_size, specials, likelihood_gain, min_frequency)
 
 
 @pytest.mark.parametrize("seed", range(16))

@@ -16,6 +16,8 @@ import random
 
 import pytest
 
+from support import naive_wordpiece
+
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import SchemaError
 from engine.schema import JsonValue
@@ -113,49 +115,8 @@ def test_symbol_counts_follow_the_merges() -> None:
 
 
 def naive_likelihood(words: dict[str, int], vocab_size: int, specials: list[str], min_frequency: int = 0) -> list[str]:
-    """Rescore every pair from scratch at every step, with the documented ties."""
-    vocab: list[str] = list(specials)
-    chars = sorted({ch for word in words for ch in word})
-    vocab += [ch for ch in chars if ch not in vocab]
-    decorated = sorted({"##" + word[i] for word in words for i in range(1, len(word))})
-    vocab += [symbol for symbol in decorated if symbol not in vocab]
-    ids = {token: i for i, token in enumerate(vocab)}
-    split = {word: [word[0]] + ["##" + ch for ch in word[1:]] for word in words}
-    made: list[str] = []
-    while len(vocab) < vocab_size:
-        symbols: dict[str, int] = {}
-        pairs: dict[tuple[str, str], int] = {}
-        for word, count in words.items():
-            pieces = split[word]
-            for piece in pieces:
-                symbols[piece] = symbols.get(piece, 0) + count
-            for a, b in zip(pieces, pieces[1:]):
-                pairs[(a, b)] = pairs.get((a, b), 0) + count
-        ranked = [
-            (-(count / (symbols[a] * symbols[b])), -count, ids[a], ids[b], a, b)
-            for (a, b), count in pairs.items()
-            if count >= max(min_frequency, 1)
-        ]
-        if not ranked:
-            break
-        _, _, _, _, a, b = min(ranked)
-        new = a + b[2:] if b.startswith("##") else a + b
-        if new not in ids:
-            ids[new] = len(vocab)
-            vocab.append(new)
-        made.append(new)
-        for word, pieces in split.items():
-            merged: list[str] = []
-            i = 0
-            while i < len(pieces):
-                if i + 1 < len(pieces) and pieces[i] == a and pieces[i + 1] == b:
-                    merged.append(new)
-                    i += 2
-                else:
-                    merged.append(pieces[i])
-                    i += 1
-            split[word] = merged
-    return made
+    """The course's ratio, rescored from scratch at every step (`support.naive_wordpiece`)."""
+    return naive_wordpiece(words, vocab_size, specials, lambda count, a, b, total, same: count / (a * b), min_frequency)
 
 
 @pytest.mark.parametrize("seed", range(12))
