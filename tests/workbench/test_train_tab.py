@@ -187,6 +187,11 @@ def test_step_mode_counts_and_steps_outside_the_window(qtbot: QtBot, window: Mai
     made = len(panel.merges.merges.steps)
     qtbot.wait(300)
     assert len(panel.merges.merges.steps) == made
+    # a session whose process has stopped keeps nothing (and starts nothing)
+    panel._stepper.kill()
+    panel.keep()
+    assert not panel.is_stepping() and "Nothing kept" in panel.status.text()
+    assert window.document.active is not None and not window.document.active.is_trained
     # Reset stops the process and forgets the run
     panel.reset()
     assert panel.started is None and not panel.is_stepping() and panel.merges.merges.rowCount() == 0

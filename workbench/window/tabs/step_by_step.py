@@ -260,10 +260,14 @@ class StepPanel(QWidget):
     def keep(self) -> None:
         """Turn the run, where it stands, into the tokenizer's result (`kept` once the process
         has made it; after the steps asked for before it)."""
-        if self.started is None and not self._stepper.is_running():
-            return  # (no session, none starting: nothing to keep)
+        if not self._stepper.is_running():
+            # (no session, none starting, or its process stopped: there is no run to keep, and
+            # starting one here would keep an empty one)
+            if self.started is not None:
+                self.status.setText("Nothing kept: the Step by Step process has stopped. Start again to make a run to keep.")
+            return
         self._running = False
-        self._ask(("keep", self.glyphs))
+        self._ask(("keep", self.glyphs), start=False)
 
     def reset(self) -> None:
         """Forget the session (its process is stopped) and clear the view; the process of the
