@@ -48,8 +48,8 @@ Tasks:
             BERT's pipeline, vocabulary 30000, on the same --mb MB as bpe: different algorithms,
             so the times are reported, not compared for output.
 
-    python benchmarks/bench_peers.py                              # everything at 40 MB (~10 min)
-    python benchmarks/bench_peers.py --gb 1                       # plus BPE training at 1 GB
+    python benchmarks/bench_peers.py                              # everything at 40 MB (~9 min)
+    python benchmarks/bench_peers.py --gb 1                       # plus BPE training at 1 GB (~14 min)
     python benchmarks/bench_peers.py --skip-training --repeats 5  # encoding only
     python benchmarks/bench_peers.py --mb 5 --text-mb 2 --skip-unigram  # a quick look
 
