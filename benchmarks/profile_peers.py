@@ -1,0 +1,215 @@
+"""Where our side of bench_peers spends its time: byte-level BPE training (the stages, and the
+counting stage in its parts) and encoding per line (the word cache, a merge, the rest), measured
+on whichever build runs it, so that the same script run on both builds shows what mypyc makes
+fast and what it cannot.
+
+cProfile cannot see inside compiled code, so the compiled build is timed from outside, part by
+part: each part is a call into the compiled engine from a Python loop (its ~50 ns a call is
+negligible next to the parts). `--cprofile` adds cProfile's top functions (meaningful on the
+pure build only).
+
+    python benchmarks/profile_peers.py                                    # compiled, as installed
+    ENGINE_PURE=1 PYTHONPATH=. python benchmarks/profile_peers.py --mb 4 --text-mb 1 --cprofile
+
+Parts:
+  stages    BPE 32k training, ByteLevel(add_prefix_space=False), no initial alphabet, on the
+            first --mb MB of gcide.txt in ONE process: the engine's stages (bench_train's sink)
+  counting  the "reading+counting" stage taken apart, one process: reading and decoding the
+            file; `chunking.count_segments` (cutting lines at spaces, a str-keyed dict update a
+            segment); the splitter's flush (each distinct segment through ByteLevel's
+            `split_words`, a dict update a word); and, for scale, CPython's own C loop
+            `collections.Counter(text.split())` over the same text, the floor of any str-keyed count
+  encode    per line on the first --text-mb MB of gcide.txt with the trained tokenizer: `encode`
+            and `encode_ids` with the default word cache and with one holding every distinct word;
+            one BPE merge of a word (cache off) against a cache hit; and, with every word cached,
+            the fast path's parts: `fast_path.cut` (regex split and byte-level mapping),
+            `fast_path.token_lists` (cache lookups and offsets) and building the `Encoding`
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import collections
+import gc
+import json
+import pstats
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_train  # noqa: E402  (the stage sink and the corpus slicer)
+
+import engine  # noqa: E402
+from engine import models, pre_tokenizers, trainers  # noqa: E402
+from engine.corpus import chunking  # noqa: E402
+from engine.corpus.counting import PipelineWords  # noqa: E402
+from engine import fast_path, input_sequence  # noqa: E402
+from engine.tokenizer import Tokenizer  # noqa: E402
+
+CORPUS = bench_train.ROOT.parent / "shared" / "corpora" / "gcide.txt"
+BIG_CACHE = 10_000_000
+
+
+def timed(work: Callable[[], object], repeats: int = 1) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        work()
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def per_line_of(call: Callable[[str], object], items: list[str]) -> Callable[[], None]:
+    """A pass calling `call` on each item, every result dropped at once."""
+
+    def work() -> None:
+        for item in items:
+            call(item)
+
+    return work
+
+
+def profiled(work: Callable[[], object], top: int) -> None:
+    profile = cProfile.Profile()
+    profile.enable()
+    work()
+    profile.disable()
+    pstats.Stats(profile).sort_stats("tottime").print_stats(top)
+
+
+def train(corpus: Path, cprofile: bool) -> Tokenizer:
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=32000, show_progress=False)
+    sink = bench_train._stage_sink(-1)
+    started = time.perf_counter()
+    if cprofile:
+        profiled(lambda: tokenizer.train([str(corpus)], trainer, progress=sink, processes=1), 25)
+    else:
+        tokenizer.train([str(corpus)], trainer, progress=sink, processes=1)
+    ended = time.perf_counter()
+    stages = bench_train._stage_seconds(sink.starts, started, sink.last, ended)
+    parts = " | ".join(f"{bench_train.STAGE_LABELS.get(stage, stage.lower())} {seconds:.2f} s" for stage, seconds in stages)
+    print(f"stages, one process ({ended - started:.2f} s): {parts}")
+    return tokenizer
+
+
+def counting(corpus: Path) -> None:
+    started = time.perf_counter()
+    text = corpus.read_bytes().decode("utf-8")
+    read = time.perf_counter() - started
+    splitter = PipelineWords(None, pre_tokenizers.ByteLevel(add_prefix_space=False))
+    leading: dict[str, int] = {}
+    spaced: dict[str, int] = {}
+    segments = timed(lambda: chunking.count_segments(text, True, leading, spaced))
+    splitter.pending_leading = leading
+    splitter.pending = spaced
+    counts: dict[str, int] = {}
+    distinct = len(leading) + len(spaced)
+    flush = timed(lambda: splitter.flush(counts))
+    floor = timed(lambda: collections.Counter(text.split()))
+    megabytes = len(text) / 1e6
+    print(
+        f"counting, one process, {megabytes:.1f} MB: read+decode {read:.2f} s | count_segments {segments:.2f} s"
+        f" ({distinct:,} distinct segments) | flush: split_words of each, count words {flush:.2f} s"
+        f" ({len(counts):,} distinct words)\n"
+        f"  for scale: Counter(text.split()) (CPython's C loop, no pre-tokenizer) {floor:.2f} s"
+    )
+
+
+def encoding(tokenizer: Tokenizer, text_path: Path, cprofile: bool) -> None:
+    lines = text_path.read_text(encoding="utf-8").split("\n")
+    megabytes = text_path.stat().st_size / 1e6
+    saved = tokenizer.to_str()
+    words: list[str] = []
+    seen: set[str] = set()
+    for line in lines:
+        for word in pre_tokenizers.ByteLevel(add_prefix_space=False).split_words(line):
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+    total = sum(len(pre_tokenizers.ByteLevel(add_prefix_space=False).split_words(line)) for line in lines)
+    print(f"encode per line, {megabytes:.1f} MB, {len(lines):,} lines, {total:,} words, {len(words):,} distinct")
+
+    def per_line(call: Callable[[str], object]) -> Callable[[], None]:
+        return per_line_of(call, lines)
+
+    for capacity in (0, BIG_CACHE):
+        fresh = Tokenizer.from_str(saved)
+        label = "default cache" if capacity == 0 else "cache of every word"
+        if capacity:
+            fresh.model._resize_cache(capacity)
+            per_line(fresh.encode_ids)()  # fill it
+        seconds_encode = timed(per_line(fresh.encode), 3)
+        seconds_ids = timed(per_line(fresh.encode_ids), 3)
+        print(f"  {label:20} encode {seconds_encode:.2f} s ({megabytes / seconds_encode:.2f} MB/s)"
+              f" | encode_ids {seconds_ids:.2f} s ({megabytes / seconds_ids:.2f} MB/s)")
+    model = Tokenizer.from_str(saved).model
+    model._resize_cache(0)
+    miss = timed(per_line_of(model.tokenize_run, words), 2)
+    model._resize_cache(BIG_CACHE)
+    per_line_of(model.tokenize_run, words)()
+    hit = timed(per_line_of(model.tokenize_run, words), 3)
+    print(f"  one word: BPE merge (cache off) {miss / len(words) * 1e6:.2f} us | cache hit {hit / len(words) * 1e6:.3f} us")
+    cached = Tokenizer.from_str(saved)
+    cached.model._resize_cache(BIG_CACHE)
+    per_line(cached.encode_ids)()
+    added, normalizer, pre_tokenizer, bpe = cached._added, cached._normalizer, cached._pre_tokenizer, cached.model
+    cuts = [fast_path.cut(line, added, normalizer, pre_tokenizer) for line in lines]
+    lists = [fast_path.token_lists(piece, bpe, -1) for piece in cuts if piece is not None]
+
+    def token_lists() -> None:
+        for piece in cuts:
+            if piece is not None:
+                fast_path.token_lists(piece, bpe, -1)
+
+    def encodings() -> None:
+        for x in lists:
+            if x is not None:
+                input_sequence._lists_encoding(x.ids, x.tokens, x.spans, x.words, 0)
+
+    # subtle: the parts' inputs are kept (a list of 333,000 cuts), so the collector would walk
+    # them again and again; each part is timed with it off, as is the whole it is set against.
+    gc.disable()
+    try:
+        cut_s = timed(per_line(lambda line: fast_path.cut(line, added, normalizer, pre_tokenizer)), 3)
+        lists_s = timed(token_lists, 3)
+        build_s = timed(encodings, 3)
+        whole = timed(per_line(cached.encode), 3)
+    finally:
+        gc.enable()
+    print(f"  parts of encode with every word cached (collector off): cut {cut_s:.2f} s | token_lists {lists_s:.2f} s"
+          f" | Encoding {build_s:.2f} s | the rest (checks, post-processing, calls) {whole - cut_s - lists_s - build_s:.2f} s"
+          f" | whole {whole:.2f} s")
+    if cprofile:
+        fresh = Tokenizer.from_str(saved)
+        print("cProfile of encode per line, default cache:")
+        profiled(per_line(fresh.encode), 20)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mb", type=float, default=40.0, help="train on the first MB of gcide.txt")
+    parser.add_argument("--text-mb", type=float, default=11.0, help="encode the first MB of gcide.txt")
+    parser.add_argument("--parts", default="stages,counting,encode")
+    parser.add_argument("--cprofile", action="store_true", help="also print cProfile's top functions (pure build)")
+    args = parser.parse_args()
+    parts = args.parts.split(",")
+    print(f"engine compiled={engine.COMPILED} at {Path(engine.__file__).parent}")
+    with tempfile.TemporaryDirectory(prefix="profile-peers-") as tmp:
+        corpus = bench_train._slice_corpus(CORPUS, args.mb, Path(tmp))
+        text = bench_train._slice_corpus(CORPUS, args.text_mb, Path(tmp))
+        if "counting" in parts:
+            counting(corpus)
+        if "stages" in parts or "encode" in parts:
+            tokenizer = train(corpus, args.cprofile)
+            if "encode" in parts:
+                encoding(tokenizer, text, args.cprofile)
+
+
+if __name__ == "__main__":
+    main()
