@@ -165,20 +165,8 @@ def _train_bpe(side: str, config: str, corpus: str, vocab_size: int, marks_fd: i
         tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     trainer = trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False)
     bench_train._send_mark(marks_fd, WORK)
-    if side == "hf":
-        started = time.perf_counter()
-        tokenizer.train([corpus], trainer)
-        info["seconds"] = time.perf_counter() - started
-    else:
-        from engine.corpus.units import process_count
-
-        info["processes"] = process_count(os.path.getsize(corpus), 0)
-        sink = bench_train._stage_sink(marks_fd)
-        started = time.perf_counter()
-        tokenizer.train([corpus], trainer, progress=sink)  # type: ignore[call-arg]
-        ended = time.perf_counter()
-        info["seconds"] = ended - started
-        info["stages"] = bench_train._stage_seconds(sink.starts, started, sink.last, ended)
+    info.update(bench_train.train_timed(side, tokenizer, trainer, corpus, marks_fd, marked=False))
+    if side != "hf":
         info["tokenizer_json"] = tokenizer.to_str()
     model = json.loads(tokenizer.to_str())["model"]
     info["merges"] = _merges_of(model)
@@ -200,17 +188,7 @@ def _train_wordpiece(side: str, corpus: str, vocab_size: int, marks_fd: int) -> 
     trainer = library.trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials, show_progress=False)
     info: dict[str, Any] = {}
     bench_train._send_mark(marks_fd, WORK)
-    if side == "hf":
-        started = time.perf_counter()
-        tokenizer.train([corpus], trainer)
-        info["seconds"] = time.perf_counter() - started
-    else:
-        sink = bench_train._stage_sink(marks_fd)
-        started = time.perf_counter()
-        tokenizer.train([corpus], trainer, progress=sink)  # type: ignore[call-arg]
-        ended = time.perf_counter()
-        info["seconds"] = ended - started
-        info["stages"] = bench_train._stage_seconds(sink.starts, started, sink.last, ended)
+    info.update(bench_train.train_timed(side, tokenizer, trainer, corpus, marks_fd, processes=False, marked=False))
     info["pieces"] = sorted(tokenizer.get_vocab())
     return info
 

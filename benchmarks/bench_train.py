@@ -169,23 +169,7 @@ def _child(side: str, config: str, corpus: str, vocab_size: int, out: str, marks
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
             show_progress=False,
         )
-    if side == "hf":
-        started = time.perf_counter()
-        tokenizer.train([corpus], trainer)
-        info["seconds"] = time.perf_counter() - started
-    else:
-        from engine.corpus.units import process_count
-
-        info["processes"] = process_count(os.path.getsize(corpus), 0)
-        sink = _stage_sink(marks_fd)
-        _send_mark(marks_fd, BEFORE_TRAIN)
-        started = time.perf_counter()
-        tokenizer.train([corpus], trainer, progress=sink)  # type: ignore[call-arg]
-        ended = time.perf_counter()
-        _send_mark(marks_fd, AFTER_TRAIN)
-        info["seconds"] = ended - started
-        info["stages"] = _stage_seconds(sink.starts, started, sink.last, ended)
-        info["reports"] = sink.reports
+    info.update(train_timed(side, tokenizer, trainer, corpus, marks_fd))
     model = json.loads(tokenizer.to_str())["model"]
     merges = model.get("merges", [])
     info["merges"] = [list(pair) if not isinstance(pair, str) else pair.split(" ", 1) for pair in merges]
@@ -194,6 +178,36 @@ def _child(side: str, config: str, corpus: str, vocab_size: int, out: str, marks
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     info["maxrss_kb"] = max(usage, children)
     Path(out).write_text(json.dumps(info), encoding="utf-8")
+
+
+def train_timed(
+    side: str, tokenizer: Any, trainer: Any, corpus: str, marks_fd: int, processes: bool = True, marked: bool = True
+) -> dict[str, Any]:
+    """Train `tokenizer` on `corpus` and time it: {"seconds"}, and for our side (`side` not
+    "hf") the stages' seconds, the progress reports and (`processes`) the counting processes;
+    with `marked`, the marks BEFORE_TRAIN and AFTER_TRAIN around it, for the memory sampler."""
+    info: dict[str, Any] = {}
+    if side == "hf":
+        started = time.perf_counter()
+        tokenizer.train([corpus], trainer)
+        info["seconds"] = time.perf_counter() - started
+        return info
+    if processes:
+        from engine.corpus.units import process_count
+
+        info["processes"] = process_count(os.path.getsize(corpus), 0)
+    sink = _stage_sink(marks_fd)
+    if marked:
+        _send_mark(marks_fd, BEFORE_TRAIN)
+    started = time.perf_counter()
+    tokenizer.train([corpus], trainer, progress=sink)
+    ended = time.perf_counter()
+    if marked:
+        _send_mark(marks_fd, AFTER_TRAIN)
+    info["seconds"] = ended - started
+    info["stages"] = _stage_seconds(sink.starts, started, sink.last, ended)
+    info["reports"] = sink.reports
+    return info
 
 
 # -- memory sampling ---------------------------------------------------------------------
