@@ -64,7 +64,6 @@ import argparse
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -520,21 +519,8 @@ class Runner:
         else:
             env.pop("RAYON_NUM_THREADS", None)
             env["TOKENIZERS_PARALLELISM"] = "true"
-        read_fd, write_fd = os.pipe()
-        command = [python, str(Path(__file__).resolve()), "--child", str(spec_path), "--marks-fd", str(write_fd)]
-        try:
-            process = subprocess.Popen(command, cwd=self.workdir, env=env, pass_fds=(write_fd,))
-        finally:
-            os.close(write_fd)
-        sampler = bench_train._Sampler(process.pid)
-        reader = bench_train._MarkReader(read_fd, sampler)
-        sampler.start()
-        reader.start()
-        code = process.wait()
-        sampler.stopping.set()
-        sampler.woken.set()
-        sampler.join()
-        reader.join(1.0)
+        command = [python, str(Path(__file__).resolve()), "--child", str(spec_path)]
+        code, sampler = bench_train.run_sampled(command, self.workdir, env)
         if code != 0:
             return {"missing": f"child exited with {code} (its error is printed above)"}
         info: dict[str, Any] = json.loads(Path(spec["out"]).read_text(encoding="utf-8"))

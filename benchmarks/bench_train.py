@@ -276,18 +276,12 @@ class _MarkReader(threading.Thread):
                 self.sampler.enter(line.decode("utf-8").rstrip("\n"))
 
 
-def _run_side(side: str, config: str, corpus: Path, vocab_size: int, workdir: Path) -> dict[str, object]:
-    """Run one side in a child process: its JSON result plus "peak_tree_kb" and (ours)
-    "stage_peaks_kb", {stage mark: peak PSS KiB while it ran}."""
-    out = workdir / f"{side}-{config}.json"
-    command = [sys.executable, str(Path(__file__).resolve()), "--child", side, "--config", config,
-               "--corpus", str(corpus), "--vocab", str(vocab_size), "--out", str(out)]
-    env = dict(os.environ)
-    env.pop("PYTHONPATH", None)
+def run_sampled(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, _Sampler]:
+    """Run `command` (a child that takes "--marks-fd FD" for its stage marks) while sampling
+    the PSS of its process tree: its exit code, and the sampler with its peaks by stage."""
     read_fd, write_fd = os.pipe()
-    command += ["--marks-fd", str(write_fd)]
     try:
-        process = subprocess.Popen(command, cwd=workdir, env=env, pass_fds=(write_fd,))
+        process = subprocess.Popen([*command, "--marks-fd", str(write_fd)], cwd=cwd, env=env, pass_fds=(write_fd,))
     except BaseException:
         os.close(read_fd)
         raise
@@ -302,6 +296,18 @@ def _run_side(side: str, config: str, corpus: Path, vocab_size: int, workdir: Pa
     sampler.woken.set()
     sampler.join()
     reader.join(1.0)
+    return code, sampler
+
+
+def _run_side(side: str, config: str, corpus: Path, vocab_size: int, workdir: Path) -> dict[str, object]:
+    """Run one side in a child process: its JSON result plus "peak_tree_kb" and (ours)
+    "stage_peaks_kb", {stage mark: peak PSS KiB while it ran}."""
+    out = workdir / f"{side}-{config}.json"
+    command = [sys.executable, str(Path(__file__).resolve()), "--child", side, "--config", config,
+               "--corpus", str(corpus), "--vocab", str(vocab_size), "--out", str(out)]
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    code, sampler = run_sampled(command, workdir, env)
     if code != 0:
         raise SystemExit(f"{side} {config}: child exited with {code}")
     info: dict[str, object] = json.loads(out.read_text(encoding="utf-8"))
