@@ -94,6 +94,31 @@ def _normalizer_allows(normalizer: n.Normalizer, mode: int) -> bool:
     return False
 
 
+def ascii_byte_level(normalizer: n.Normalizer | None, pre_tokenizer: p.PreTokenizer | None) -> p.ByteLevel | None:
+    """The pipeline's ByteLevel pre-tokenizer when an ASCII line's words are that pre-tokenizer's
+    words of the line as it is (`engine.corpus.byte_words` counts them on bytes); else None.
+
+    The Unicode forms leave ASCII as it is; Lowercase and the rest are not taken.
+    """
+    if type(pre_tokenizer) is not p.ByteLevel or not isinstance(pre_tokenizer, p.ByteLevel):
+        return None
+    if not pre_tokenizer.use_regex or (normalizer is not None and not _ascii_unchanged(normalizer)):
+        return None
+    return pre_tokenizer
+
+
+def _ascii_unchanged(normalizer: n.Normalizer) -> bool:
+    kind = type(normalizer)
+    if kind is n.NFC or kind is n.NFD or kind is n.NFKC or kind is n.NFKD:
+        return True
+    if isinstance(normalizer, n.Sequence) and kind is n.Sequence:
+        for step in normalizer.normalizers:
+            if not _ascii_unchanged(step):
+                return False
+        return True
+    return False
+
+
 def needs_lines(text: str) -> bool:
     """True when `text` holds a char that chunks could cut at wrongly (`_UNSAFE_CHARS`)."""
     for char in _UNSAFE_CHARS:

@@ -16,7 +16,8 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from engine.added_vocabulary import AddedVocabulary
-from engine.corpus import chunking
+import engine
+from engine.corpus import byte_words, chunking
 from engine.corpus.checks import no_words_reason
 from engine.corpus.forked import ByteProgress, Children
 from engine.corpus.records import LineSample, decode_text, open_texts
@@ -69,8 +70,13 @@ class WordSplitter(ABC):
             for word in self.words(lines[whole]):
                 counts[word] = counts.get(word, 0) + 1
 
+    def count_bytes(self, path: str, data: bytes, offset: int, ends_with_newline: bool, counts: dict[str, int]) -> None:
+        """`count_text` of `data`, the lines from byte `offset` of `path` (decoded strictly: a
+        bad UTF-8 sequence raises CorpusError naming the file and its byte)."""
+        self.count_text(decode_text(path, data, offset), ends_with_newline, counts)
+
     def flush(self, counts: dict[str, int]) -> None:
-        """Count into `counts` whatever `count_text` held back."""
+        """Count into `counts` whatever `count_text` and `count_bytes` held back."""
 
     def line_cutter(self) -> LineCutter | None:
         """Where a line may be cut into parts that `count_text` counts apart to the same words
@@ -83,25 +89,38 @@ class PipelineWords(WordSplitter):
 
     No pre-tokenizer: the normalized line is one word. Empty words are never counted. Where the
     pipeline allows (`engine.corpus.chunking`), `count_text` counts whitespace chunks and `flush` splits
-    each distinct chunk once.
+    each distinct chunk once. In the compiled build, a byte-level pipeline's ASCII lines are
+    counted on their bytes (`engine.corpus.byte_words`), the others as text; `on_bytes` says so.
     """
 
     normalizer: Normalizer | None
     pre_tokenizer: PreTokenizer | None
     mode: int
+    on_bytes: bool
+    add_prefix_space: bool
+    # the words of the lines counted on bytes, held until `flush`
+    table: byte_words.WordTable
     # held back: chunks (CHUNKS_DROPPED); segments that follow a space, and segments that start
     # a line (CHUNKS_SEGMENTS)
     chunks: Counter[str]
     pending: dict[str, int]
     pending_leading: dict[str, int]
 
-    def __init__(self, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None) -> None:
+    def __init__(
+        self, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None, on_bytes: bool | None = None
+    ) -> None:
+        """`on_bytes`: count ASCII lines on bytes where the pipeline allows it (None: in the
+        compiled build only, where it is the faster way; the pure build counts text faster)."""
         self.normalizer = normalizer
         self.pre_tokenizer = pre_tokenizer
         self.mode = chunking.chunk_mode(normalizer, pre_tokenizer)
         self.chunks = Counter()
         self.pending = {}
         self.pending_leading = {}
+        byte_level = chunking.ascii_byte_level(normalizer, pre_tokenizer)
+        self.on_bytes = byte_level is not None and (engine.COMPILED if on_bytes is None else on_bytes)
+        self.add_prefix_space = byte_level is not None and byte_level.add_prefix_space
+        self.table = byte_words.WordTable()
 
     def words(self, line: str) -> list[str]:
         text = line if self.normalizer is None else self.normalizer.normalize_str(line)
@@ -109,6 +128,21 @@ class PipelineWords(WordSplitter):
 
     def line_cutter(self) -> LineCutter | None:
         return chunking.line_cutter(self.mode)
+
+    def count_bytes(self, path: str, data: bytes, offset: int, ends_with_newline: bool, counts: dict[str, int]) -> None:
+        if not self.on_bytes:
+            WordSplitter.count_bytes(self, path, data, offset, ends_with_newline, counts)
+            return
+        skipped = byte_words.count_lines(data, self.table, self.add_prefix_space)
+        if len(skipped) == 0:
+            return
+        # The lines past ASCII, counted as text (decoded one by one: an error names its byte).
+        lines: list[str] = []
+        for k in range(0, len(skipped), 2):
+            start = skipped[k]
+            lines.append(decode_text(path, data[start : skipped[k + 1]], offset + start))
+        last_whole = ends_with_newline or skipped[len(skipped) - 1] < len(data)
+        self.count_text("".join(lines), last_whole, counts)
 
     def count_text(self, text: str, ends_with_newline: bool, counts: dict[str, int]) -> None:
         mode = self.mode
@@ -123,6 +157,7 @@ class PipelineWords(WordSplitter):
             self.flush(counts)
 
     def flush(self, counts: dict[str, int]) -> None:
+        self.table.add_to(counts)
         for chunk, times in self.chunks.items():
             for word in self.words(chunk):
                 counts[word] = counts.get(word, 0) + times
@@ -301,7 +336,7 @@ def count_sampled_words(
 
 
 def _offer_lines(path: str, data: bytes, offset: int, ends_with_newline: bool, sample: LineSample) -> None:
-    """Offer each line of `data` (with its "\\n", as `_count_lines` splits it) to the sample."""
+    """Offer each line of `data` (with its "\\n", as `WordSplitter.count_text` splits it) to the sample."""
     text = decode_text(path, data, offset)
     lines = text.split("\n")
     whole = len(lines) - 1
@@ -395,10 +430,10 @@ class _Counting(_TextSink):
         self.counts = counts
 
     def lines(self, path: str, data: bytes, offset: int, ends_with_newline: bool) -> None:
-        _count_lines(path, data, offset, ends_with_newline, self.splitter, self.counts)
+        self.splitter.count_bytes(path, data, offset, ends_with_newline, self.counts)
 
     def texts(self, texts: list[str]) -> None:
-        # equal texts of a batch are split once (as `_count_lines` does for equal lines)
+        # equal texts of a batch are split once (as `WordSplitter.count_text` does for equal lines)
         seen: dict[str, int] = {}
         for text in texts:
             seen[text] = seen.get(text, 0) + 1
@@ -494,15 +529,6 @@ def _count_table(source: CorpusSource, counts: dict[str, int], progress: BytePro
             raise CorpusError(source.path, f"the word {word!r} is counted more than {MAX_COUNT:,} times with the other inputs, the most the trainers can count")
         counts[word] = total
     _advance(progress, 0, source.size, source.size)
-
-
-def _count_lines(
-    path: str, data: bytes, offset: int, ends_with_newline: bool, splitter: WordSplitter, counts: dict[str, int]
-) -> None:
-    """Count the words of the lines in `data` (which starts at byte `offset` of `path`); the
-    splitter may hold some back until its `flush`."""
-    text = decode_text(path, data, offset)
-    splitter.count_text(text, ends_with_newline, counts)
 
 
 # -- progress ------------------------------------------------------------------------------

@@ -1,0 +1,283 @@
+"""GPT-2's words of ASCII lines counted on their bytes, for byte-level BPE training: no object
+is made per occurrence, and none per distinct word of up to 7 bytes until the end (issue 25:
+counting was three quarters of a 40 MB training, and mypyc makes str-keyed counting only twice
+as fast).
+
+`count_lines` scans each line of a block with GPT-2's pattern on ASCII classes (the scan of
+`scanners.gpt2_ascii_words`, on bytes), and counts each word in a `WordTable` of native ints.
+A line holding a byte past ASCII is not scanned: its bounds are handed back, to be counted the
+str way. `WordTable.add_to` gives the byte-level words: b" the" -> "Ġthe".
+Exactness against `ByteLevel.split_words` is tested in tests/engine/test_byte_words.py.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from librt.vecs import append, vec
+from mypy_extensions import i64
+
+from engine import byte_level
+
+# Byte classes: GPT-2's ASCII classes (as `scanners.GPT2_ASCII_CLASSES`), and NOT_ASCII.
+OTHER: Final = 0
+LETTER: Final = 1
+DIGIT: Final = 2
+SPACE: Final = 3
+NOT_ASCII: Final = 4
+
+
+def _byte_classes() -> bytes:
+    out = bytearray(256)
+    for b in range(256):
+        if b >= 0x80:
+            out[b] = NOT_ASCII
+        elif 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A:
+            out[b] = LETTER
+        elif 0x30 <= b <= 0x39:
+            out[b] = DIGIT
+        elif b == 0x20 or 0x09 <= b <= 0x0D:
+            out[b] = SPACE
+    return bytes(out)
+
+
+CLASSES: Final = _byte_classes()
+EMPTY: Final[i64] = 0
+# A word of up to SHORT bytes is its own key: its bytes, the first lowest, and its length in the
+# top byte. A longer word's key is LONG in the top byte and a hash of its bytes.
+SHORT: Final[i64] = 7
+LONG: Final[i64] = 8 << 56
+# subtle: masking keeps (h * 31 + b) and the slot's product far from i64 overflow in compiled
+# code, and gives the same values in the pure build, where ints never wrap.
+HASH_MASK: Final[i64] = (1 << 55) - 1
+LOW_31: Final[i64] = (1 << 31) - 1
+GOLDEN: Final[i64] = 0x9E3779B1
+
+
+class WordTable:
+    """word bytes -> count, by open addressing over native ints, in the order words are first
+    seen. `cells` holds two ints a slot: (key, count) for a short word, which needs no object
+    at all; (key, entry) for a long one, whose bytes and count are its entry's in `words` and
+    `long_counts`. One probe usually touches one cache line."""
+
+    cells: vec[i64]
+    mask: i64
+    used: i64
+    # each word in the order first seen: a short word's key, or -1 - entry for a long one
+    order: vec[i64]
+    words: list[bytes]
+    long_counts: vec[i64]
+
+    def __init__(self) -> None:
+        self.clear()
+
+    def __len__(self) -> int:
+        return self.used
+
+    def clear(self) -> None:
+        self.cells = vec[i64]([EMPTY] * 2048)
+        self.mask = 1023
+        self.used = 0
+        self.order = vec[i64]()
+        self.words = []
+        self.long_counts = vec[i64]()
+
+    def add(self, data: bytes, start: i64, end: i64, prefixed: bool) -> None:
+        """Count the word data[start:end], after a " " if `prefixed` (GPT-2's prefix space)."""
+        length = end - start + 1 if prefixed else end - start
+        if length > SHORT:
+            self._add_long(data, start, end, prefixed)
+            return
+        key: i64 = 32 if prefixed else 0
+        shift: i64 = 8 if prefixed else 0
+        i = start
+        while i < end:
+            b: i64 = data[i]
+            key |= b << shift
+            shift += 8
+            i += 1
+        key |= length << 56
+        s = _slot_of(key) & self.mask
+        while True:
+            found = self.cells[2 * s]
+            if found == key:
+                self.cells[2 * s + 1] += 1
+                return
+            if found == EMPTY:
+                self._insert(s, key, 1)
+                self.order = append(self.order, key)
+                return
+            s = (s + 1) & self.mask
+
+    def _add_long(self, data: bytes, start: i64, end: i64, prefixed: bool) -> None:
+        h: i64 = 32 if prefixed else 0
+        i = start
+        while i < end:
+            h = (h * 31 + data[i]) & HASH_MASK
+            i += 1
+        key = LONG | h
+        s = _slot_of(key) & self.mask
+        while True:
+            found = self.cells[2 * s]
+            if found == key:
+                entry = self.cells[2 * s + 1]
+                if _same(self.words[entry], data, start, end, prefixed):
+                    self.long_counts[entry] += 1
+                    return
+            elif found == EMPTY:
+                entry = len(self.words)
+                self.words.append(b" " + data[start:end] if prefixed else data[start:end])
+                self.long_counts = append(self.long_counts, 1)
+                self._insert(s, key, entry)
+                self.order = append(self.order, -1 - entry)
+                return
+            s = (s + 1) & self.mask
+
+    def _insert(self, s: i64, key: i64, value: i64) -> None:
+        self.cells[2 * s] = key
+        self.cells[2 * s + 1] = value
+        self.used += 1
+        if 2 * self.used > self.mask:
+            self._grow()
+
+    def _grow(self) -> None:
+        old = self.cells
+        size = 2 * (self.mask + 1)
+        self.cells = vec[i64]([EMPTY] * (2 * size))
+        self.mask = size - 1
+        for k in range(0, len(old), 2):
+            key = old[k]
+            if key != EMPTY:
+                s = _slot_of(key) & self.mask
+                while self.cells[2 * s] != EMPTY:
+                    s = (s + 1) & self.mask
+                self.cells[2 * s] = key
+                self.cells[2 * s + 1] = old[k + 1]
+
+    def _short_count(self, key: i64) -> i64:
+        s = _slot_of(key) & self.mask
+        while self.cells[2 * s] != key:
+            s = (s + 1) & self.mask
+        return self.cells[2 * s + 1]
+
+    def add_to(self, counts: dict[str, int]) -> None:
+        """Add every word, as its byte-level chars, to `counts` (in the order first seen); then
+        start over empty."""
+        for known in self.order:
+            if known >= 0:
+                length = known >> 56
+                raw = int(known & ((1 << 56) - 1)).to_bytes(7, "little")[:length]
+                count = self._short_count(known)
+            else:
+                raw = self.words[-1 - known]
+                count = self.long_counts[-1 - known]
+            word = byte_level.ascii_to_chars(raw.decode("ascii"))
+            counts[word] = counts.get(word, 0) + count
+        self.clear()
+
+
+def _slot_of(key: i64) -> i64:
+    folded = key ^ (key >> 23) ^ (key >> 41)
+    return ((folded & LOW_31) * GOLDEN) >> 16
+
+
+def _same(word: bytes, data: bytes, start: i64, end: i64, prefixed: bool) -> bool:
+    """Whether `word` is data[start:end] (after a " " if `prefixed`)."""
+    k: i64 = 0
+    if prefixed:
+        if len(word) != end - start + 1 or word[0] != 32:
+            return False
+        k = 1
+    elif len(word) != end - start:
+        return False
+    i = start
+    while i < end:
+        if word[k] != data[i]:
+            return False
+        i += 1
+        k += 1
+    return True
+
+
+def count_lines(data: bytes, table: WordTable, add_prefix_space: bool) -> vec[i64]:
+    """Count the GPT-2 words of every line of `data` (each ends with "\\n" but maybe the last)
+    into `table`, as `ByteLevel(add_prefix_space).split_words` gives them for each line; the
+    lines holding a byte past ASCII are left out, their (start, end) returned in order, flat.
+
+    b"a b\\n\\xc3\\xa9\\n" -> counts b"a", b" b\\n"; returns [4, 7].
+    """
+    skipped = vec[i64]()
+    n: i64 = len(data)
+    ascii_only = data.isascii()
+    start: i64 = 0
+    while start < n:
+        end = start
+        plain = True
+        if ascii_only:
+            while end < n and data[end] != 10:
+                end += 1
+        else:
+            while end < n and data[end] != 10:
+                if data[end] >= 0x80:
+                    plain = False
+                end += 1
+        if end < n:
+            end += 1  # the line's "\n"
+        if plain:
+            _count_line(data, start, end, table, add_prefix_space)
+        else:
+            skipped = append(skipped, start)
+            skipped = append(skipped, end)
+        start = end
+    return skipped
+
+
+def _count_line(data: bytes, start: i64, end: i64, table: WordTable, add_prefix_space: bool) -> None:
+    """GPT-2's split of the ASCII line data[start:end] (`scanners.gpt2_ascii_words`, in its order
+    of alternatives: 's 't 're 've 'm 'll 'd; an optional space then letters, digits or other
+    chars; a run of spaces that leaves its last one to the word after it; a run of spaces)."""
+    i = start
+    if add_prefix_space and start < end and data[start] != 32:
+        # The prefix " " starts the first word: " " + a run of the first char's class, or a
+        # run of spaces (the prefix with them) that leaves its last one to the next word.
+        kind = CLASSES[data[start]]
+        j = start + 1
+        while j < end and CLASSES[data[j]] == kind:
+            j += 1
+        if kind == SPACE and j < end:
+            j -= 1
+        table.add(data, start, j, True)
+        i = j
+    while i < end:
+        c = data[i]
+        if c == 39 and i + 1 < end:  # "'"
+            d = data[i + 1]
+            if d == 115 or d == 116 or d == 109 or d == 100:  # s t m d
+                table.add(data, i, i + 2, False)
+                i += 2
+                continue
+            if i + 2 < end:
+                e = data[i + 2]
+                if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):  # re ve ll
+                    table.add(data, i, i + 3, False)
+                    i += 3
+                    continue
+        kind = CLASSES[c]
+        j = i
+        if c == 32 and i + 1 < end and CLASSES[data[i + 1]] != SPACE:
+            j = i + 1  # " ?X": the space starts the word
+            kind = CLASSES[data[j]]
+        if kind != SPACE:
+            j += 1
+            while j < end and CLASSES[data[j]] == kind:
+                j += 1
+            table.add(data, i, j, False)
+            i = j
+            continue
+        j = i + 1
+        while j < end and CLASSES[data[j]] == SPACE:
+            j += 1
+        if j < end and j - i > 1:
+            j -= 1  # \s+(?!\S): the last space goes with the next word
+        table.add(data, i, j, False)
+        i = j
