@@ -77,6 +77,18 @@ class WordSplitter(ABC):
 
     def flush(self, counts: dict[str, int]) -> None:
         """Count into `counts` whatever `count_text` and `count_bytes` held back."""
+        self.flush_text(counts)
+
+    def flush_text(self, counts: dict[str, int]) -> None:
+        """`flush`, but the words `count_bytes` counted on bytes stay held: a counting process
+        hands them over packed (`pack_bytes`), and the parent takes them in (`absorb_bytes`)."""
+
+    def pack_bytes(self) -> tuple[bytes, list[int]]:
+        """The words held on bytes (`byte_words.WordTable.pack`), no longer held."""
+        return b"", []
+
+    def absorb_bytes(self, packed: tuple[bytes, list[int]]) -> None:
+        """Hold another splitter's `pack_bytes` as if counted here."""
 
     def line_cutter(self) -> LineCutter | None:
         """Where a line may be cut into parts that `count_text` counts apart to the same words
@@ -158,6 +170,15 @@ class PipelineWords(WordSplitter):
 
     def flush(self, counts: dict[str, int]) -> None:
         self.table.add_to(counts)
+        self.flush_text(counts)
+
+    def pack_bytes(self) -> tuple[bytes, list[int]]:
+        return self.table.pack()
+
+    def absorb_bytes(self, packed: tuple[bytes, list[int]]) -> None:
+        self.table.absorb(packed[0], packed[1])
+
+    def flush_text(self, counts: dict[str, int]) -> None:
         for chunk, times in self.chunks.items():
             for word in self.words(chunk):
                 counts[word] = counts.get(word, 0) + times
@@ -266,11 +287,10 @@ def count_words(
         if processes > 1:
             counts = _count_in_processes(units, processes, splitter, sink)
         else:
-            counts = {}
             progress = _SinkProgress(sink, total)
             progress.start()
-            for unit in units:
-                _count_unit(unit, splitter, counts, progress)
+            counts = _count_share(units, splitter, progress)
+            splitter.flush(counts)
             progress.finish()
     finally:
         if enabled:
@@ -421,13 +441,16 @@ class _TextSink(ABC):
 
 
 class _Counting(_TextSink):
-    """Counts the words of what it is handed into `counts`."""
+    """Counts the words of what it is handed into `counts` (`hold_bytes`: all but those the
+    splitter counted on bytes, which it keeps for `flush`, `pack_bytes`)."""
 
     splitter: WordSplitter
+    hold_bytes: bool
 
-    def __init__(self, splitter: WordSplitter, counts: dict[str, int]) -> None:
+    def __init__(self, splitter: WordSplitter, counts: dict[str, int], hold_bytes: bool = False) -> None:
         self.splitter = splitter
         self.counts = counts
+        self.hold_bytes = hold_bytes
 
     def lines(self, path: str, data: bytes, offset: int, ends_with_newline: bool) -> None:
         self.splitter.count_bytes(path, data, offset, ends_with_newline, self.counts)
@@ -446,7 +469,10 @@ class _Counting(_TextSink):
         return self.splitter.line_cutter()
 
     def unit_done(self) -> None:
-        self.splitter.flush(self.counts)
+        if self.hold_bytes:
+            self.splitter.flush_text(self.counts)
+        else:
+            self.splitter.flush(self.counts)
 
 
 class _Sampling(_TextSink):
@@ -568,11 +594,21 @@ class _SinkProgress(ByteProgress):
 
 
 def _count_share(units: list[FileSlice | CorpusSource], splitter: WordSplitter, progress: ByteProgress) -> dict[str, int]:
-    """The word counts of one process's share of the units."""
+    """The word counts of one process's share of the units, but those the splitter counted on
+    bytes: it holds them (for one `flush` at the end, or `pack_bytes`)."""
     counts: dict[str, int] = {}
     for unit in units:
-        _count_unit(unit, splitter, counts, progress)
+        _read_unit(unit, _Counting(splitter, counts, hold_bytes=True), progress)
     return counts
+
+
+def _child_share(
+    units: list[FileSlice | CorpusSource], splitter: WordSplitter, progress: ByteProgress
+) -> tuple[dict[str, int], tuple[bytes, list[int]]]:
+    """A counting process's result: its share's word counts, and the words it counted on bytes
+    packed (one bytes object and a list: far cheaper to send than a dict of them)."""
+    counts = _count_share(units, splitter, progress)
+    return counts, splitter.pack_bytes()
 
 
 def _count_in_processes(
@@ -585,7 +621,7 @@ def _count_in_processes(
     children = Children("word-counting")
     try:
         for share in work[1:]:
-            children.start(functools.partial(_count_share, share, splitter))
+            children.start(functools.partial(_child_share, share, splitter))
         progress.children = children
         counts = _count_share(work[0], splitter, progress)
         children.wait(progress.send)
@@ -594,12 +630,15 @@ def _count_in_processes(
         if error is not None:
             raise error
         for result in children.results:
-            if not isinstance(result, dict):
+            if not isinstance(result, tuple):
                 raise EngineError("a word-counting process sent an unexpected result")
-            if len(result) > len(counts):
-                result, counts = counts, result
-            for word, count in result.items():
+            child_counts, packed = result
+            splitter.absorb_bytes(packed)
+            if len(child_counts) > len(counts):
+                child_counts, counts = counts, child_counts
+            for word, count in child_counts.items():
                 counts[word] = counts.get(word, 0) + count
+        splitter.flush(counts)
         progress.finish()
         return counts
     finally:

@@ -129,3 +129,34 @@ def test_a_file_counts_the_same_on_bytes_and_as_text(tmp_path: Path) -> None:
         as_text = count_words([str(path)], PipelineWords(None, pre_tokenizer, on_bytes=False), SilentProgress(), processes=1)
         assert on_bytes == as_text
         assert on_bytes["Ġcat"] == 200 and on_bytes["Ġcaf" + "Ã©"] == 200
+
+
+def test_a_packed_table_absorbed_elsewhere_counts_the_same() -> None:
+    first, second = WordTable(), WordTable()
+    count_lines(b"a b a\n" + b"long_words_here " * 3 + b"\n", first, add_prefix_space=True)
+    count_lines(b"a c\n", second, add_prefix_space=True)
+    joined, counts = first.pack()
+    # in the order first seen; " long" once as the line's first word (the prefix), twice after a space
+    assert joined.split(b"\xff")[:5] == [b" a", b" b", b"\n", b" long", b"_"] and counts[:5] == [2, 1, 1, 3, 6]
+    assert len(first) == 0  # packing empties it
+    second.absorb(joined, counts)
+    added: dict[str, int] = {}
+    second.add_to(added)
+    expected: dict[str, int] = {}
+    for line in ["a b a\n", "long_words_here " * 3 + "\n", "a c\n"]:
+        for word in pre_tokenizers.ByteLevel(add_prefix_space=True).split_words(line):
+            expected[word] = expected.get(word, 0) + 1
+    assert added == expected
+    assert added["Ġa"] == 3 and added["Ġlong"] == 3 and added["ĠĊ"] == 1
+
+
+@pytest.mark.parametrize("prefix", [False, True])
+def test_counting_processes_hand_their_words_over_packed(tmp_path: Path, prefix: bool) -> None:
+    lines = ["The cat's toys, 12 of them.\n", "naïve café — ok\n", "  spaced   out\t\n", "word%d and more\n"]
+    path = tmp_path / "corpus.txt"
+    path.write_text("".join(lines[i % 4].replace("%d", str(i)) for i in range(4000)), encoding="utf-8")
+    pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=prefix)
+    forked = count_words([str(path)], PipelineWords(None, pre_tokenizer, on_bytes=True), SilentProgress(), processes=2)
+    as_text = count_words([str(path)], PipelineWords(None, pre_tokenizer, on_bytes=False), SilentProgress(), processes=1)
+    assert forked == as_text
+    assert forked["Ġcat"] == 1000 and forked["Ġcaf" + "Ã©"] == 1000
