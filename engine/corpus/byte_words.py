@@ -1,13 +1,15 @@
-"""GPT-2's words of ASCII lines counted on their bytes, for byte-level BPE training: no object
-is made per occurrence, and none per distinct word of up to 7 bytes until the end (issue 25:
-counting was three quarters of a 40 MB training, and mypyc makes str-keyed counting only twice
-as fast).
+"""Training words of ASCII lines counted on their bytes: no object is made per occurrence, and
+none per distinct word of up to 7 bytes until the end (issue 25: counting was three quarters of
+a 40 MB BPE training, and mypyc makes str-keyed counting only twice as fast).
 
-`count_lines` scans each line of a block with GPT-2's pattern on ASCII classes (the scan of
-`scanners.gpt2_ascii_words`, on bytes), and counts each word in a `WordTable` of native ints.
-A line holding a byte past ASCII is not scanned: its bounds are handed back, to be counted the
-str way. `WordTable.add_to` gives the byte-level words: b" the" -> "Ġthe".
-Exactness against `ByteLevel.split_words` is tested in tests/engine/test_byte_words.py.
+`count_lines` scans each line of a block as a `ByteScan` says: GPT-2's pattern on ASCII classes
+(the scan of `scanners.gpt2_ascii_words`, on bytes), or runs of byte classes (BERT's,
+Whitespace's and WhitespaceSplit's splits), ASCII lowercased or not, and counts each word in a
+`WordTable` of native ints. A line holding a byte the scan cannot decide (past ASCII; a control
+a normalizer may delete) is not scanned: its bounds are handed back, to be counted as text.
+`WordTable.add_to` gives the words: b" the" -> "Ġthe" for GPT-2's, b"the" -> "the" else.
+Which pipelines qualify is `engine.corpus.chunking.byte_scan`'s. Exactness against the
+pipelines' own `split_words` is tested in tests/engine/test_byte_words.py.
 """
 
 from __future__ import annotations
@@ -19,29 +21,83 @@ from mypy_extensions import i64
 
 from engine import byte_level
 
-# Byte classes: GPT-2's ASCII classes (as `scanners.GPT2_ASCII_CLASSES`), and NOT_ASCII.
+# The classes of a byte for GPT-2's scan (as `scanners.GPT2_ASCII_CLASSES`), and for the scans
+# of runs (BERT's, Whitespace's, WhitespaceSplit's): dropped, alone, or in a run of its class.
+# UNDECIDED bytes (past ASCII; for runs also the controls a normalizer may delete) send their
+# line to be counted as text.
 OTHER: Final = 0
 LETTER: Final = 1
 DIGIT: Final = 2
 SPACE: Final = 3
-NOT_ASCII: Final = 4
+DROP: Final = 0
+ALONE: Final = 1
+WORD: Final = 2
+NOT_WORD: Final = 3
+UNDECIDED: Final = 255
 
 
-def _byte_classes() -> bytes:
+def _is_letter(b: int) -> bool:
+    return 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A
+
+
+def _is_digit(b: int) -> bool:
+    return 0x30 <= b <= 0x39
+
+
+def _byte_classes(kind: str) -> bytes:
     out = bytearray(256)
     for b in range(256):
+        space = b == 0x20 or b == 0x09 or b == 0x0A or b == 0x0D
+        control = b < 0x20 and not space or b == 0x7F
         if b >= 0x80:
-            out[b] = NOT_ASCII
-        elif 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A:
-            out[b] = LETTER
-        elif 0x30 <= b <= 0x39:
-            out[b] = DIGIT
-        elif b == 0x20 or 0x09 <= b <= 0x0D:
-            out[b] = SPACE
+            out[b] = UNDECIDED
+        elif kind == "gpt2":
+            if _is_letter(b):
+                out[b] = LETTER
+            elif _is_digit(b):
+                out[b] = DIGIT
+            elif space or b == 0x0B or b == 0x0C:
+                out[b] = SPACE
+        elif control:
+            out[b] = UNDECIDED
+        elif space:
+            out[b] = DROP
+        elif kind == "bert":
+            out[b] = WORD if _is_letter(b) or _is_digit(b) else ALONE
+        elif kind == "whitespace":
+            out[b] = WORD if _is_letter(b) or _is_digit(b) or b == 0x5F else NOT_WORD
+        else:
+            out[b] = WORD
     return bytes(out)
 
 
-CLASSES: Final = _byte_classes()
+GPT2_CLASSES: Final = _byte_classes("gpt2")
+BERT_CLASSES: Final = _byte_classes("bert")
+WHITESPACE_CLASSES: Final = _byte_classes("whitespace")
+WHITESPACE_SPLIT_CLASSES: Final = _byte_classes("whitespace_split")
+SAME_CASE: Final = bytes(range(256))
+LOWER_CASE: Final = bytes(b + 32 if 0x41 <= b <= 0x5A else b for b in range(256))
+
+
+class ByteScan:
+    """How a pipeline's ASCII lines are split on bytes: GPT-2's pattern (`gpt2`, with
+    `add_prefix_space`) or runs of `classes`; `lower`: ASCII lowercased first; `byte_level`:
+    the words are written as byte-level chars."""
+
+    gpt2: bool
+    add_prefix_space: bool
+    classes: bytes
+    lower: bool
+    byte_level: bool
+
+    def __init__(self, gpt2: bool, add_prefix_space: bool, classes: bytes, lower: bool) -> None:
+        self.gpt2 = gpt2
+        self.add_prefix_space = add_prefix_space
+        self.classes = classes
+        self.lower = lower
+        self.byte_level = gpt2
+
+
 EMPTY: Final[i64] = 0
 # A word of up to SHORT bytes is its own key: its bytes, the first lowest, and its length in the
 # top byte. A longer word's key is LONG in the top byte and a hash of its bytes.
@@ -63,6 +119,10 @@ class WordTable:
     at all; (key, entry) for a long one, whose bytes and count are its entry's in `words` and
     `long_counts`. One probe usually touches one cache line."""
 
+    # every byte as it is counted (SAME_CASE, or LOWER_CASE); whether `add_to` writes the words
+    # as byte-level chars
+    fold: bytes
+    byte_level: bool
     cells: vec[i64]
     mask: i64
     used: i64
@@ -71,7 +131,9 @@ class WordTable:
     words: list[bytes]
     long_counts: vec[i64]
 
-    def __init__(self) -> None:
+    def __init__(self, fold: bytes = SAME_CASE, byte_level: bool = True) -> None:
+        self.fold = fold
+        self.byte_level = byte_level
         self.clear()
 
     def __len__(self) -> int:
@@ -92,11 +154,12 @@ class WordTable:
         if length > SHORT:
             self._add_long(data, start, end, prefixed, times)
             return
+        fold = self.fold
         key: i64 = 32 if prefixed else 0
         shift: i64 = 8 if prefixed else 0
         i = start
         while i < end:
-            b: i64 = data[i]
+            b: i64 = fold[data[i]]
             key |= b << shift
             shift += 8
             i += 1
@@ -114,10 +177,11 @@ class WordTable:
             s = (s + 1) & self.mask
 
     def _add_long(self, data: bytes, start: i64, end: i64, prefixed: bool, times: i64) -> None:
+        fold = self.fold
         h: i64 = 32 if prefixed else 0
         i = start
         while i < end:
-            h = (h * 31 + data[i]) & HASH_MASK
+            h = (h * 31 + fold[data[i]]) & HASH_MASK
             i += 1
         key = LONG | h
         s = _slot_of(key) & self.mask
@@ -125,12 +189,13 @@ class WordTable:
             found = self.cells[2 * s]
             if found == key:
                 entry = self.cells[2 * s + 1]
-                if _same(self.words[entry], data, start, end, prefixed):
+                if _same(self.words[entry], data, start, end, prefixed, fold):
                     self.long_counts[entry] += times
                     return
             elif found == EMPTY:
                 entry = len(self.words)
-                self.words.append(b" " + data[start:end] if prefixed else data[start:end])
+                word = data[start:end].translate(fold)
+                self.words.append(b" " + word if prefixed else word)
                 self.long_counts = append(self.long_counts, times)
                 self._insert(s, key, entry)
                 self.order = append(self.order, -1 - entry)
@@ -206,7 +271,7 @@ class WordTable:
         # "ÿ") are their own byte-level chars, so only the spaces and controls present are
         # replaced (4x faster than `translate`, which looks each char up in a dict).
         text = joined.decode("latin-1")
-        for b in range(0x80):
+        for b in range(0x80 if self.byte_level else 0):
             if not 0x21 <= b <= 0x7E:
                 char = chr(b)
                 if char in text:
@@ -222,8 +287,8 @@ def _slot_of(key: i64) -> i64:
     return ((folded & LOW_31) * GOLDEN) >> 16
 
 
-def _same(word: bytes, data: bytes, start: i64, end: i64, prefixed: bool) -> bool:
-    """Whether `word` is data[start:end] (after a " " if `prefixed`)."""
+def _same(word: bytes, data: bytes, start: i64, end: i64, prefixed: bool, fold: bytes) -> bool:
+    """Whether `word` is data[start:end] folded (after a " " if `prefixed`)."""
     k: i64 = 0
     if prefixed:
         if len(word) != end - start + 1 or word[0] != 32:
@@ -233,57 +298,80 @@ def _same(word: bytes, data: bytes, start: i64, end: i64, prefixed: bool) -> boo
         return False
     i = start
     while i < end:
-        if word[k] != data[i]:
+        if word[k] != fold[data[i]]:
             return False
         i += 1
         k += 1
     return True
 
 
-def count_lines(data: bytes, table: WordTable, add_prefix_space: bool) -> vec[i64]:
-    """Count the GPT-2 words of every line of `data` (each ends with "\\n" but maybe the last)
-    into `table`, as `ByteLevel(add_prefix_space).split_words` gives them for each line; the
-    lines holding a byte past ASCII are left out, their (start, end) returned in order, flat.
+def count_lines(data: bytes, table: WordTable, scan: ByteScan) -> vec[i64]:
+    """Count the words of every line of `data` (each ends with "\n" but maybe the last) into
+    `table`, as the pipeline `scan` stands for gives them for each line; the lines holding an
+    UNDECIDED byte are left out, their (start, end) returned in order, flat.
 
-    b"a b\\n\\xc3\\xa9\\n" -> counts b"a", b" b\\n"; returns [4, 7].
+    GPT-2's: b"a b\n\xc3\xa9\n" -> counts b"a", b" b\n"; returns [4, 7].
     """
     skipped = vec[i64]()
     n: i64 = len(data)
-    ascii_only = data.isascii()
+    classes = scan.classes
+    # subtle: GPT-2's classes decide every ASCII byte, so an ASCII block needs no look per byte
+    checked = not (scan.gpt2 and data.isascii())
     start: i64 = 0
     while start < n:
         end = start
         plain = True
-        if ascii_only:
+        if checked:
             while end < n and data[end] != 10:
+                if classes[data[end]] == UNDECIDED:
+                    plain = False
                 end += 1
         else:
             while end < n and data[end] != 10:
-                if data[end] >= 0x80:
-                    plain = False
                 end += 1
         if end < n:
             end += 1  # the line's "\n"
-        if plain:
-            _count_line(data, start, end, table, add_prefix_space)
-        else:
+        if not plain:
             skipped = append(skipped, start)
             skipped = append(skipped, end)
+        elif scan.gpt2:
+            _count_gpt2_line(data, start, end, table, scan.add_prefix_space)
+        else:
+            _count_runs(data, start, end, table, classes)
         start = end
     return skipped
 
 
-def _count_line(data: bytes, start: i64, end: i64, table: WordTable, add_prefix_space: bool) -> None:
+def _count_runs(data: bytes, start: i64, end: i64, table: WordTable, classes: bytes) -> None:
+    """The words of data[start:end]: runs of bytes of one class, DROP bytes dropped, ALONE ones
+    a word each (BERT's punctuation)."""
+    i = start
+    while i < end:
+        kind = classes[data[i]]
+        if kind == DROP:
+            i += 1
+            continue
+        j = i + 1
+        if kind != ALONE:
+            while j < end and classes[data[j]] == kind:
+                j += 1
+        table.add(data, i, j, False)
+        i = j
+
+
+def _count_gpt2_line(data: bytes, start: i64, end: i64, table: WordTable, add_prefix_space: bool) -> None:
     """GPT-2's split of the ASCII line data[start:end] (`scanners.gpt2_ascii_words`, in its order
     of alternatives: 's 't 're 've 'm 'll 'd; an optional space then letters, digits or other
-    chars; a run of spaces that leaves its last one to the word after it; a run of spaces)."""
+    chars; a run of spaces that leaves its last one to the word after it; a run of spaces).
+    The contractions are matched after folding ("'S" lowercased is "'s")."""
+    fold = table.fold
     i = start
     if add_prefix_space and start < end and data[start] != 32:
         # The prefix " " starts the first word: " " + a run of the first char's class, or a
         # run of spaces (the prefix with them) that leaves its last one to the next word.
-        kind = CLASSES[data[start]]
+        kind = GPT2_CLASSES[data[start]]
         j = start + 1
-        while j < end and CLASSES[data[j]] == kind:
+        while j < end and GPT2_CLASSES[data[j]] == kind:
             j += 1
         if kind == SPACE and j < end:
             j -= 1
@@ -292,31 +380,31 @@ def _count_line(data: bytes, start: i64, end: i64, table: WordTable, add_prefix_
     while i < end:
         c = data[i]
         if c == 39 and i + 1 < end:  # "'"
-            d = data[i + 1]
+            d = fold[data[i + 1]]
             if d == 115 or d == 116 or d == 109 or d == 100:  # s t m d
                 table.add(data, i, i + 2, False)
                 i += 2
                 continue
             if i + 2 < end:
-                e = data[i + 2]
+                e = fold[data[i + 2]]
                 if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):  # re ve ll
                     table.add(data, i, i + 3, False)
                     i += 3
                     continue
-        kind = CLASSES[c]
+        kind = GPT2_CLASSES[c]
         j = i
-        if c == 32 and i + 1 < end and CLASSES[data[i + 1]] != SPACE:
+        if c == 32 and i + 1 < end and GPT2_CLASSES[data[i + 1]] != SPACE:
             j = i + 1  # " ?X": the space starts the word
-            kind = CLASSES[data[j]]
+            kind = GPT2_CLASSES[data[j]]
         if kind != SPACE:
             j += 1
-            while j < end and CLASSES[data[j]] == kind:
+            while j < end and GPT2_CLASSES[data[j]] == kind:
                 j += 1
             table.add(data, i, j, False)
             i = j
             continue
         j = i + 1
-        while j < end and CLASSES[data[j]] == SPACE:
+        while j < end and GPT2_CLASSES[data[j]] == SPACE:
             j += 1
         if j < end and j - i > 1:
             j -= 1  # \s+(?!\S): the last space goes with the next word

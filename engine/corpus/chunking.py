@@ -23,6 +23,8 @@ from typing import Final
 
 from engine import normalizers as n
 from engine import pre_tokenizers as p
+from engine.corpus import byte_words
+from engine.corpus.byte_words import ByteScan
 from engine.corpus.streams import LineCutter
 from engine.metaspace import FIRST
 
@@ -94,29 +96,57 @@ def _normalizer_allows(normalizer: n.Normalizer, mode: int) -> bool:
     return False
 
 
-def ascii_byte_level(normalizer: n.Normalizer | None, pre_tokenizer: p.PreTokenizer | None) -> p.ByteLevel | None:
-    """The pipeline's ByteLevel pre-tokenizer when an ASCII line's words are that pre-tokenizer's
-    words of the line as it is (`engine.corpus.byte_words` counts them on bytes); else None.
+def byte_scan(normalizer: n.Normalizer | None, pre_tokenizer: p.PreTokenizer | None) -> ByteScan | None:
+    """How `engine.corpus.byte_words` splits the pipeline's ASCII lines to the same words as
+    the pipeline does; None when it cannot.
 
-    The Unicode forms leave ASCII as it is; Lowercase and the rest are not taken.
+    Pre-tokenizers: ByteLevel with its regex (GPT-2's split); BertPreTokenizer, Whitespace,
+    WhitespaceSplit (runs). Normalizers: the Unicode forms and StripAccents leave ASCII as it
+    is, Lowercase lowers it; BertNormalizer too, where whitespace is dropped (its clean_text
+    turns tabs into spaces, and deletes controls: the scan leaves lines with those to the text
+    path).
     """
-    if type(pre_tokenizer) is not p.ByteLevel or not isinstance(pre_tokenizer, p.ByteLevel):
+    kind = type(pre_tokenizer)
+    if kind is p.ByteLevel and isinstance(pre_tokenizer, p.ByteLevel):
+        if not pre_tokenizer.use_regex:
+            return None
+        lower = _ascii_lowered(normalizer, False)
+        if lower is None:
+            return None
+        return ByteScan(True, pre_tokenizer.add_prefix_space, byte_words.GPT2_CLASSES, lower)
+    if kind is p.BertPreTokenizer:
+        classes = byte_words.BERT_CLASSES
+    elif kind is p.Whitespace:
+        classes = byte_words.WHITESPACE_CLASSES
+    elif kind is p.WhitespaceSplit:
+        classes = byte_words.WHITESPACE_SPLIT_CLASSES
+    else:
         return None
-    if not pre_tokenizer.use_regex or (normalizer is not None and not _ascii_unchanged(normalizer)):
-        return None
-    return pre_tokenizer
+    lower = _ascii_lowered(normalizer, True)
+    return None if lower is None else ByteScan(False, False, classes, lower)
 
 
-def _ascii_unchanged(normalizer: n.Normalizer) -> bool:
+def _ascii_lowered(normalizer: n.Normalizer | None, dropped: bool) -> bool | None:
+    """Whether the normalizer lowercases ASCII, when all it does to ASCII text is that (or
+    nothing); None when it does more. `dropped`: the pre-tokenizer drops whitespace."""
+    if normalizer is None:
+        return False
     kind = type(normalizer)
-    if kind is n.NFC or kind is n.NFD or kind is n.NFKC or kind is n.NFKD:
+    if kind is n.NFC or kind is n.NFD or kind is n.NFKC or kind is n.NFKD or kind is n.StripAccents:
+        return False
+    if kind is n.Lowercase:
         return True
+    if kind is n.BertNormalizer and isinstance(normalizer, n.BertNormalizer):
+        return normalizer.lowercase if dropped else None
     if isinstance(normalizer, n.Sequence) and kind is n.Sequence:
+        lower = False
         for step in normalizer.normalizers:
-            if not _ascii_unchanged(step):
-                return False
-        return True
-    return False
+            lowered = _ascii_lowered(step, dropped)
+            if lowered is None:
+                return None
+            lower = lower or lowered
+        return lower
+    return None
 
 
 def needs_lines(text: str) -> bool:

@@ -101,15 +101,15 @@ class PipelineWords(WordSplitter):
 
     No pre-tokenizer: the normalized line is one word. Empty words are never counted. Where the
     pipeline allows (`engine.corpus.chunking`), `count_text` counts whitespace chunks and `flush` splits
-    each distinct chunk once. In the compiled build, a byte-level pipeline's ASCII lines are
-    counted on their bytes (`engine.corpus.byte_words`), the others as text; `on_bytes` says so.
+    each distinct chunk once. In the compiled build, where the pipeline allows
+    (`chunking.byte_scan`), ASCII lines are counted on their bytes (`engine.corpus.byte_words`)
+    and the others as text; `scan` says how, None when not.
     """
 
     normalizer: Normalizer | None
     pre_tokenizer: PreTokenizer | None
     mode: int
-    on_bytes: bool
-    add_prefix_space: bool
+    scan: byte_words.ByteScan | None
     # the words of the lines counted on bytes, held until `flush`
     table: byte_words.WordTable
     # held back: chunks (CHUNKS_DROPPED); segments that follow a space, and segments that start
@@ -129,10 +129,12 @@ class PipelineWords(WordSplitter):
         self.chunks = Counter()
         self.pending = {}
         self.pending_leading = {}
-        byte_level = chunking.ascii_byte_level(normalizer, pre_tokenizer)
-        self.on_bytes = byte_level is not None and (engine.COMPILED if on_bytes is None else on_bytes)
-        self.add_prefix_space = byte_level is not None and byte_level.add_prefix_space
-        self.table = byte_words.WordTable()
+        scan = chunking.byte_scan(normalizer, pre_tokenizer)
+        self.scan = scan if (engine.COMPILED if on_bytes is None else on_bytes) else None
+        lower = scan is not None and scan.lower
+        self.table = byte_words.WordTable(
+            byte_words.LOWER_CASE if lower else byte_words.SAME_CASE, scan is not None and scan.byte_level
+        )
 
     def words(self, line: str) -> list[str]:
         text = line if self.normalizer is None else self.normalizer.normalize_str(line)
@@ -142,10 +144,11 @@ class PipelineWords(WordSplitter):
         return chunking.line_cutter(self.mode)
 
     def count_bytes(self, path: str, data: bytes, offset: int, ends_with_newline: bool, counts: dict[str, int]) -> None:
-        if not self.on_bytes:
+        scan = self.scan
+        if scan is None:
             WordSplitter.count_bytes(self, path, data, offset, ends_with_newline, counts)
             return
-        skipped = byte_words.count_lines(data, self.table, self.add_prefix_space)
+        skipped = byte_words.count_lines(data, self.table, scan)
         if len(skipped) == 0:
             return
         # The lines past ASCII, counted as text (decoded one by one: an error names its byte).

@@ -1,5 +1,5 @@
-"""Byte-level training words counted on bytes (engine.corpus.byte_words) equal the words HF's
-trainer counts line by line: `ByteLevel.split_words` of each line, whatever the blocks."""
+"""Training words counted on bytes (engine.corpus.byte_words) equal the words HF's trainer
+counts line by line: the pipeline's words of each line, whatever the blocks."""
 
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import CorpusError, normalizers, pre_tokenizers
-from engine.corpus.byte_words import WordTable, count_lines
-from engine.corpus.chunking import SEGMENT_CUTTER, ascii_byte_level
+from engine.corpus.byte_words import GPT2_CLASSES, ByteScan, WordTable, count_lines
+from engine.corpus.chunking import SEGMENT_CUTTER, SPACE_CUTTER, byte_scan
 from engine.corpus.counting import PipelineWords, WordSplitter, count_words
 from engine.progress import SilentProgress
 
 # GPT-2's classes and contractions, every ASCII space char and control, the chars `needs_lines`
 # sends line by line, and non-ASCII text (spaces included) for the lines counted as text.
-ALPHABET = "ab Z9'srtvelmd \t\r\x0b\x0c\x1c\x1f\x01,.!~é中\u3000\x85\u00a0"
-WORDS = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'x", " ", "  ", "\t ", "ab", " 12", "!!"]
+ALPHABET = "abZ9_'srtvelmd \t\r\x0b\x0c\x1c\x1f\x01\x7f,.!~é中\u3000\x85\u00a0"
+WORDS = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'LL", "'x", " ", "  ", "\t ", "ab", "AB", " 12", "!!", "a_b"]
 
 PIPELINES = {
     "byte_level": (None, pre_tokenizers.ByteLevel(add_prefix_space=False)),
@@ -28,7 +28,17 @@ PIPELINES = {
         normalizers.Sequence([normalizers.NFKC(), normalizers.NFD()]),
         pre_tokenizers.ByteLevel(add_prefix_space=True),
     ),
+    "lower_byte_level": (normalizers.Lowercase(), pre_tokenizers.ByteLevel(add_prefix_space=False)),
+    "bert": (normalizers.BertNormalizer(lowercase=True), pre_tokenizers.BertPreTokenizer()),
+    "bert_cased": (normalizers.BertNormalizer(lowercase=False, strip_accents=False), pre_tokenizers.BertPreTokenizer()),
+    "bert_no_clean": (normalizers.BertNormalizer(clean_text=False), pre_tokenizers.BertPreTokenizer()),
+    "whitespace": (None, pre_tokenizers.Whitespace()),
+    "nfkc_lower_whitespace": (normalizers.Sequence([normalizers.NFKC(), normalizers.Lowercase()]), pre_tokenizers.Whitespace()),
+    "whitespace_split": (normalizers.StripAccents(), pre_tokenizers.WhitespaceSplit()),
 }
+
+GPT2 = ByteScan(True, False, GPT2_CLASSES, False)
+GPT2_PREFIX = ByteScan(True, True, GPT2_CLASSES, False)
 
 texts = st.lists(st.sampled_from(list(ALPHABET) + WORDS + ["\n"]), max_size=40).map("".join)
 
@@ -55,12 +65,13 @@ def _on_bytes(splitter: PipelineWords, blocks: list[bytes], complete: list[bool]
 def test_words_counted_on_bytes_equal_the_words_of_each_line(name: str, text: str, cut: int) -> None:
     normalizer, pre_tokenizer = PIPELINES[name]
     splitter = PipelineWords(normalizer, pre_tokenizer, on_bytes=True)
-    assert splitter.on_bytes
+    assert splitter.scan is not None
     data = text.encode()
     expected = _line_by_line(splitter, text)
     assert _on_bytes(splitter, [data], [text.endswith("\n")]) == expected
     # Two blocks: at a line end, or inside a line where the long-line cutter allows it.
-    at = data.rfind(b"\n", 0, cut) + 1 or SEGMENT_CUTTER.cut(data[:cut])
+    cutter = SEGMENT_CUTTER if splitter.scan.gpt2 else SPACE_CUTTER
+    at = data.rfind(b"\n", 0, cut) + 1 or cutter.cut(data[:cut])
     if 0 < at < len(data):
         first, rest = data[:at], data[at:]
         assert _on_bytes(splitter, [first, rest], [first.endswith(b"\n"), text.endswith("\n")]) == expected
@@ -69,7 +80,7 @@ def test_words_counted_on_bytes_equal_the_words_of_each_line(name: str, text: st
 def test_a_hand_checked_block() -> None:
     table = WordTable()
     data = "He's  here\t\n\n12 ab!!\né ok\nlast".encode()
-    skipped = count_lines(data, table, add_prefix_space=True)
+    skipped = count_lines(data, table, ByteScan(True, True, GPT2_CLASSES, False))
     counts: dict[str, int] = {}
     table.add_to(counts)
     # " He" (the prefix space) "'s" " " " here" "\t\n"; " \n" (an empty line gets the prefix
@@ -82,7 +93,7 @@ def test_a_hand_checked_block() -> None:
 def test_many_distinct_words_grow_the_table() -> None:
     table = WordTable()
     lines = [f"w{i} x{i % 7}\n" for i in range(5000)]
-    assert len(count_lines("".join(lines).encode(), table, add_prefix_space=False)) == 0
+    assert len(count_lines("".join(lines).encode(), table, GPT2)) == 0
     assert len(table) == 5003  # "w", "0" to "4999", " x", "\n"
     counts: dict[str, int] = {}
     table.add_to(counts)
@@ -96,15 +107,18 @@ def test_many_distinct_words_grow_the_table() -> None:
 
 def test_pipelines_counted_on_bytes() -> None:
     byte_level = pre_tokenizers.ByteLevel()
-    assert ascii_byte_level(None, byte_level) is byte_level
-    assert ascii_byte_level(normalizers.Sequence([normalizers.NFC(), normalizers.NFKD()]), byte_level) is byte_level
-    # Lowercase changes ASCII; no regex, or ByteLevel inside a Sequence, is another split.
-    assert ascii_byte_level(normalizers.Lowercase(), byte_level) is None
-    assert ascii_byte_level(None, pre_tokenizers.ByteLevel(use_regex=False)) is None
-    assert ascii_byte_level(None, pre_tokenizers.Sequence([byte_level])) is None
-    assert ascii_byte_level(None, pre_tokenizers.Whitespace()) is None
-    assert not PipelineWords(normalizers.Lowercase(), byte_level, on_bytes=True).on_bytes
-    assert not PipelineWords(None, byte_level, on_bytes=False).on_bytes
+    scan = byte_scan(normalizers.Sequence([normalizers.NFC(), normalizers.Lowercase()]), byte_level)
+    assert scan is not None and scan.gpt2 and scan.add_prefix_space and scan.lower and scan.byte_level
+    bert = byte_scan(normalizers.BertNormalizer(lowercase=False), pre_tokenizers.BertPreTokenizer())
+    assert bert is not None and not bert.gpt2 and not bert.lower and not bert.byte_level
+    # No regex, ByteLevel inside a Sequence, a normalizer that changes ASCII otherwise (or BERT's
+    # tabs-to-spaces before GPT-2's split, which keeps spaces), another split: as text.
+    assert byte_scan(None, pre_tokenizers.ByteLevel(use_regex=False)) is None
+    assert byte_scan(None, pre_tokenizers.Sequence([byte_level])) is None
+    assert byte_scan(normalizers.BertNormalizer(), byte_level) is None
+    assert byte_scan(normalizers.Replace("a", "b"), pre_tokenizers.Whitespace()) is None
+    assert byte_scan(None, pre_tokenizers.Metaspace()) is None
+    assert PipelineWords(None, byte_level, on_bytes=False).scan is None
 
 
 def test_a_bad_utf8_line_is_named_by_its_byte_and_nothing_is_counted_past_it(tmp_path: Path) -> None:
@@ -119,22 +133,22 @@ def test_a_bad_utf8_line_is_named_by_its_byte_and_nothing_is_counted_past_it(tmp
     assert "not valid UTF-8" in str(raised.value)
 
 
-def test_a_file_counts_the_same_on_bytes_and_as_text(tmp_path: Path) -> None:
-    lines = ["The cat's toys, 12 of them.\n", "  indented\tand tabbed  \n", "naïve café — ok\n", "\n", "x" * 50 + " " + "y" * 50]
+@pytest.mark.parametrize("name", ["byte_level", "byte_level_prefix", "bert", "whitespace"])
+def test_a_file_counts_the_same_on_bytes_and_as_text(tmp_path: Path, name: str) -> None:
+    normalizer, pre_tokenizer = PIPELINES[name]
+    lines = ["The Cat's toys, 12 of them.\n", "  indented\tand tabbed  \n", "naïve café — ok\n", "\n", "x" * 50 + " " + "y" * 50]
     path = tmp_path / "corpus.txt"
     path.write_text("".join(lines * 200), encoding="utf-8")
-    for prefix in (False, True):
-        pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=prefix)
-        on_bytes = count_words([str(path)], PipelineWords(None, pre_tokenizer, on_bytes=True), SilentProgress(), processes=1)
-        as_text = count_words([str(path)], PipelineWords(None, pre_tokenizer, on_bytes=False), SilentProgress(), processes=1)
-        assert on_bytes == as_text
-        assert on_bytes["Ġcat"] == 200 and on_bytes["Ġcaf" + "Ã©"] == 200
+    on_bytes = count_words([str(path)], PipelineWords(normalizer, pre_tokenizer, on_bytes=True), SilentProgress(), processes=1)
+    as_text = count_words([str(path)], PipelineWords(normalizer, pre_tokenizer, on_bytes=False), SilentProgress(), processes=1)
+    assert on_bytes == as_text
+    assert on_bytes[{"bert": "cat", "whitespace": "Cat"}.get(name, "ĠCat")] == 200
 
 
 def test_a_packed_table_absorbed_elsewhere_counts_the_same() -> None:
     first, second = WordTable(), WordTable()
-    count_lines(b"a b a\n" + b"long_words_here " * 3 + b"\n", first, add_prefix_space=True)
-    count_lines(b"a c\n", second, add_prefix_space=True)
+    count_lines(b"a b a\n" + b"long_words_here " * 3 + b"\n", first, GPT2_PREFIX)
+    count_lines(b"a c\n", second, GPT2_PREFIX)
     joined, counts = first.pack()
     # in the order first seen; " long" once as the line's first word (the prefix), twice after a space
     assert joined.split(b"\xff")[:5] == [b" a", b" b", b"\n", b" long", b"_"] and counts[:5] == [2, 1, 1, 3, 6]
@@ -150,13 +164,13 @@ def test_a_packed_table_absorbed_elsewhere_counts_the_same() -> None:
     assert added["Ġa"] == 3 and added["Ġlong"] == 3 and added["ĠĊ"] == 1
 
 
-@pytest.mark.parametrize("prefix", [False, True])
-def test_counting_processes_hand_their_words_over_packed(tmp_path: Path, prefix: bool) -> None:
+@pytest.mark.parametrize("name", ["byte_level", "byte_level_prefix", "bert"])
+def test_counting_processes_hand_their_words_over_packed(tmp_path: Path, name: str) -> None:
+    normalizer, pre_tokenizer = PIPELINES[name]
     lines = ["The cat's toys, 12 of them.\n", "naïve café — ok\n", "  spaced   out\t\n", "word%d and more\n"]
     path = tmp_path / "corpus.txt"
     path.write_text("".join(lines[i % 4].replace("%d", str(i)) for i in range(4000)), encoding="utf-8")
-    pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=prefix)
-    forked = count_words([str(path)], PipelineWords(None, pre_tokenizer, on_bytes=True), SilentProgress(), processes=2)
-    as_text = count_words([str(path)], PipelineWords(None, pre_tokenizer, on_bytes=False), SilentProgress(), processes=1)
+    forked = count_words([str(path)], PipelineWords(normalizer, pre_tokenizer, on_bytes=True), SilentProgress(), processes=2)
+    as_text = count_words([str(path)], PipelineWords(normalizer, pre_tokenizer, on_bytes=False), SilentProgress(), processes=1)
     assert forked == as_text
-    assert forked["Ġcat"] == 1000 and forked["Ġcaf" + "Ã©"] == 1000
+    assert forked["cat" if name == "bert" else "Ġcat"] == 1000
