@@ -18,6 +18,7 @@ from abc import abstractmethod
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
+from engine.models.bpe.pair_table import PairCounts
 from engine.models.bpe.pair_counting import DENSE_PAIRS_MAX_IDS, count_pairs_dense, count_pairs_sparse, empty_lists
 from engine.models.bpe.training_words import TrainingWords, Vocabulary, initial_vocabulary, training_words
 from engine.progress import (
@@ -38,8 +39,8 @@ class PairMergeRun(TrainingRun):
 
     Layout (DESIGN.md "engine: speed"): the words are `TrainingWords`, one flat vec in which a
     word is known by its offset, and the words a pair occurs in are a vec of offsets; a pair is
-    one int (`left << shift | right`); pair counts live in `dict[int, int]`, without the pairs
-    at 0. Subclasses keep their own
+    one int (`left << shift | right`); pair counts live in a `PairCounts` table, without the
+    pairs at 0. Subclasses keep their own
     queue, fed by `_index_pairs` (the initial pairs) and by `_gained_pairs`/`_gained_pos` after
     each `_merge` (the pairs a merge created, with the words they are in), and implement
     `_merge_next` (choose a pair and `_merge` it) and `_settle` (make the queue top current).
@@ -70,7 +71,7 @@ class PairMergeRun(TrainingRun):
     # pairs
     _shift: int
     _id_mask: int
-    _pair_counts: dict[int, int]
+    _pair_counts: PairCounts
     # per-merge accumulators, indexed by the id of a neighbour of the merged pair (the counts in
     # vecs: unboxed, so adding to one allocates nothing)
     _left_lost: vec[i64]
@@ -143,7 +144,7 @@ class PairMergeRun(TrainingRun):
         self._words = _no_words()
         self._shift = 0
         self._id_mask = 0
-        self._pair_counts = {}
+        self._pair_counts = PairCounts()
         self._left_lost = vec[i64]()
         self._left_gain = vec[i64]()
         self._left_pos = vec[vec[i64]]()
@@ -262,7 +263,7 @@ class PairMergeRun(TrainingRun):
         self._finished = True
         self._word_counts = {}
         self._words = _no_words()
-        self._pair_counts = {}
+        self._pair_counts = PairCounts()
         self._clear_queue()
         self._left_pos = vec[vec[i64]]()
         self._right_pos = vec[vec[i64]]()
@@ -339,7 +340,7 @@ class PairMergeRun(TrainingRun):
         gc.disable()
         try:
             # (a cancelled preparation starts again from the words, or from nothing)
-            self._pair_counts = {}
+            self._pair_counts = PairCounts()
             self._clear_queue()
             self._prepare_words(sink)
             # Every id the run can make fits in `shift` bits (new ids stop at vocab_size).
@@ -440,9 +441,10 @@ class PairMergeRun(TrainingRun):
             pairs, counts, positions = count_pairs_dense(words, size, self._shift, sink)
         else:
             pairs, counts, positions = count_pairs_sparse(words, self._shift, sink)
-        pair_counts = self._pair_counts
+        pair_counts = PairCounts(len(pairs))
         for i in range(len(pairs)):
-            pair_counts[pairs[i]] = counts[i]
+            pair_counts.set(pairs[i], counts[i])
+        self._pair_counts = pair_counts
         self._index_pairs(pairs, counts, positions)
         report(sink, STAGE_COUNT_PAIRS, total, total, "words")
 
@@ -563,16 +565,12 @@ class PairMergeRun(TrainingRun):
         left_pos = self._left_pos
         for x in self._left_seen:
             lost = (x << shift) | a
-            left_count = pair_counts.get(lost, 0) - left_lost[x]
-            if left_count == 0:
-                # A pair no word holds is forgotten (a third of them by the end of a run).
-                del pair_counts[lost]
-            else:
-                pair_counts[lost] = left_count
+            # (a pair no word holds is forgotten: a third of them by the end of a run)
+            pair_counts.add(lost, -left_lost[x])
             found = left_pos[x]
             if len(found) > 0:
                 made = (x << shift) | new_id
-                pair_counts[made] = pair_counts.get(made, 0) + (left_gain[x] if limited else left_lost[x])
+                pair_counts.add(made, left_gain[x] if limited else left_lost[x])
                 gained_pairs.append(made)
                 gained_pos = append(gained_pos, found)
                 left_pos[x] = vec[i64]()
@@ -583,15 +581,11 @@ class PairMergeRun(TrainingRun):
         right_pos = self._right_pos
         for y in self._right_seen:
             lost = (b << shift) | y
-            right_count = pair_counts.get(lost, 0) - right_lost[y]
-            if right_count == 0:
-                del pair_counts[lost]
-            else:
-                pair_counts[lost] = right_count
+            pair_counts.add(lost, -right_lost[y])
             found = right_pos[y]
             if len(found) > 0:
                 made = (new_id << shift) | y
-                pair_counts[made] = pair_counts.get(made, 0) + (right_gain[y] if limited else right_lost[y])
+                pair_counts.add(made, right_gain[y] if limited else right_lost[y])
                 if y == new_id and made in gained_pairs:
                     # subtle: (n, n) gained on both sides is ONE `where_to_update` entry in HF.
                     both = gained_pairs.index(made)

@@ -75,7 +75,7 @@ class BpeTrainingRun(PairMergeRun):
         best: dict[int, int] = {}
         for slot in range(len(queue)):
             pair = int(queue.pair_at(slot))
-            count = pair_counts.get(pair, 0)
+            count = pair_counts.get(pair)
             if count > 0:
                 best[pair] = count
         ranked = [(-count, pair) for pair, count in best.items()]
@@ -84,7 +84,7 @@ class BpeTrainingRun(PairMergeRun):
             # subtle: the settled queue top is what `step` merges, even in HF's rare case where
             # another pair's count grew past the count it was queued with.
             top = int(queue.top_pair())
-            ranked = [(-pair_counts.get(top, 0), top)] + [item for item in ranked if item[1] != top]
+            ranked = [(-pair_counts.get(top), top)] + [item for item in ranked if item[1] != top]
         tokens = self._vocab.id_to_token
         result: list[PairCandidate] = []
         for neg_count, pair in ranked[: max(k, 0)]:
@@ -109,7 +109,7 @@ class BpeTrainingRun(PairMergeRun):
                 return
             count = queue.top_count()
             pair = queue.top_pair()
-            current: i64 = pair_counts.get(pair, 0)
+            current: i64 = pair_counts.get(pair)
             if count == current:
                 if self._stops_at(count):
                     self._finished = True
@@ -130,7 +130,7 @@ class BpeTrainingRun(PairMergeRun):
             count = queue.top_count()
             pair = queue.top_pair()
             positions = queue.take()
-            current: i64 = pair_counts.get(pair, 0)
+            current: i64 = pair_counts.get(pair)
             if count != current:
                 # subtle: HF queues a stale entry again at its current count, even at 0. At 0
                 # it is dropped instead: an entry at 0 can never lead to a merge (every word
@@ -152,7 +152,7 @@ class BpeTrainingRun(PairMergeRun):
             ruled = self._rules is not None
             for i in range(len(gained_pairs)):
                 made = gained_pairs[i]
-                gained = pair_counts.get(made, 0)
+                gained = pair_counts.get(made)
                 if gained > 0 and (not ruled or self._may_merge(made)):
                     queue.push(gained, made, gained_pos[i])
             return True

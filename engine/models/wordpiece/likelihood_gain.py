@@ -137,7 +137,7 @@ class LikelihoodGainRun(WordPieceTrainingRun):
         self._pair_bits = 2 * self._shift
 
     def _made(self, pair: int) -> None:
-        key = -((self._pair_counts[pair] << self._pair_bits) | pair)
+        key = -((self._pair_counts.get(pair) << self._pair_bits) | pair)
         heapq.heappush(self._waiting[pair >> self._shift], key)
         heapq.heappush(self._waiting[pair & self._id_mask], key)
 
@@ -157,7 +157,7 @@ class LikelihoodGainRun(WordPieceTrainingRun):
             bits = self._pair_bits
             minimum = max(self._min_frequency, 1)
             for pair in scored:
-                count = pair_counts.get(pair, 0)
+                count = pair_counts.get(pair)
                 if count >= minimum:
                     waiting.append(-((count << bits) | pair))
                 else:
@@ -192,7 +192,7 @@ class LikelihoodGainRun(WordPieceTrainingRun):
                 break
             heapq.heappop(waiting)
             pair = key & pair_mask
-            count = pair_counts.get(pair, 0)
+            count = pair_counts.get(pair)
             if count >= minimum:
                 queue.push(self._score(count, pair >> shift, pair & mask), count, pair)
                 scored.append(pair)
@@ -228,7 +228,7 @@ class LikelihoodGainRun(WordPieceTrainingRun):
         was marked, which queued it again or put its bound in the queue)."""
         queue = self._queue
         pair = int(queue.key_at(0))
-        count = self._pair_counts.get(pair, 0)
+        count = self._pair_counts.get(pair)
         if count == queue.count_at(0) and count >= max(self._min_frequency, 1):
             queue.replace_next(self._score(count, pair >> self._shift, pair & self._id_mask), count, pair)
         else:

@@ -175,7 +175,7 @@ class WordPieceTrainingRun(PairMergeRun):
         dead: list[int] = []
         deferred = -math.inf
         for pair in pairs_of[symbol]:
-            count = pair_counts.get(pair, 0)
+            count = pair_counts.get(pair)
             if count < minimum:
                 # subtle: counts only fall, except for pairs a merge creates, which are
                 # registered again then; so a pair below the minimum is out for good.
@@ -200,7 +200,7 @@ class WordPieceTrainingRun(PairMergeRun):
         """Whether the pair entry in queue slot `slot` has its pair's current count and score."""
         queue = self._queue
         pair = int(queue.key_at(slot))
-        count = self._pair_counts.get(pair, 0)
+        count = self._pair_counts.get(pair)
         if count != queue.count_at(slot) or count < 1:
             return False
         return self._score(count, pair >> self._shift, pair & self._id_mask) == queue.score_at(slot)
@@ -245,7 +245,7 @@ class WordPieceTrainingRun(PairMergeRun):
         self._merge(left, right, count, positions)
         # Every occurrence is merged: the pair is gone (the pair index does not drop it itself,
         # as HF's BPE queue never looks at a merged pair's count again).
-        self._pair_counts.pop(pair, None)
+        self._pair_counts.remove(pair)
         new_id = self._merge_new[len(self._merge_new) - 1]
         merged = self._merged_occurrences
         symbol_counts[left] -= merged
@@ -287,7 +287,7 @@ class WordPieceTrainingRun(PairMergeRun):
         minimum = max(self._min_frequency, 1)
         queue = ScoreQueue()
         for pair in self._positions:
-            count = pair_counts.get(pair, 0)
+            count = pair_counts.get(pair)
             if count >= minimum:
                 queue.add_unordered(self._score(count, pair >> shift, pair & mask), count, pair)
         queue.heapify()
@@ -307,7 +307,7 @@ class WordPieceTrainingRun(PairMergeRun):
         minimum = max(self._min_frequency, 1)
         best: list[tuple[float, int, int]] = []  # (-score, -count, pair): best first when sorted
         for pair in self._positions:
-            count = pair_counts.get(pair, 0)
+            count = pair_counts.get(pair)
             if count >= minimum:
                 best.append((-self._score(count, pair >> shift, pair & mask), -count, pair))
         best.sort()
