@@ -171,6 +171,18 @@ def training_words(
     for token, id in vocab.token_to_id.items():
         if len(token) == 1:
             table[ord(token)] = id
+    # ord(char) -> id of prefix + char: the chars after the first, when every char is in the
+    # alphabet (then `add_decorated_symbols` made every decorated symbol a word needs)
+    after_first: dict[int, int] = {}
+    token_to_id = vocab.token_to_id
+    if prefix and not limited:
+        for code in table:
+            decorated = token_to_id.get(prefix + chr(code))
+            if decorated is not None:
+                after_first[code] = decorated
+    else:
+        after_first = table
+    glued = suffix or ""
     flat = vec[i64]()
     offsets = vec[i64]()
     every = report_every(total)
@@ -183,8 +195,17 @@ def training_words(
             continue
         if plain:
             symbols = word.translate(table)
+        elif not limited:
+            # (`_decorated` by C loops: the first char, the middle ones, the last one)
+            if not glued:
+                symbols = word[:1].translate(table) + word[1:].translate(after_first)
+            elif len(word) == 1:
+                symbols = chr(token_to_id[word + glued])
+            else:
+                last = (prefix or "") + word[len(word) - 1] + glued
+                symbols = word[:1].translate(table) + word[1 : len(word) - 1].translate(after_first) + chr(token_to_id[last])
         else:
-            symbols = _decorated(word, vocab.token_to_id, prefix or "", suffix or "")
+            symbols = _decorated(word, token_to_id, prefix or "", glued)
         if separate_id >= 0:
             # subtle: a word whose chars all fell outside the alphabet is a lone `</w>`: no pair
             symbols = symbols + chr(separate_id) if symbols else ""
