@@ -60,11 +60,11 @@ def test_frequent_substrings_are_repeated_and_branching() -> None:
     assert frequent_substrings(["▁abc", "▁abd"], [1, 1], 2) == {"ab": 2}
 
 
-def branching_substrings(words: list[str], counts: list[int], max_length: int) -> dict[str, int]:
+def branching_substrings(words: list[str], counts: list[int], max_length: int, ends_branch: bool = True) -> dict[str, int]:
     """`frequent_substrings` by its definition, by brute force: every substring of 2 to
     `max_length` chars seen at least twice (weighted) that is followed by at least two
     different things, where each occurrence of a word at its end is followed by something
-    different (the next word varies)."""
+    different (the next word varies), or (not `ends_branch`: whole sentences) by one same end."""
     weight: dict[str, int] = {}
     followers: dict[str, set[object]] = {}
     for k, (word, count) in enumerate(zip(words, counts)):
@@ -75,20 +75,25 @@ def branching_substrings(words: list[str], counts: list[int], max_length: int) -
                 after = followers.setdefault(piece, set())
                 if end < len(word):
                     after.add(word[end])
-                else:
+                elif ends_branch:
                     after.update((k, copy) for copy in range(count))
+                else:
+                    after.add(None)
     return {piece: w for piece, w in weight.items() if w >= 2 and len(followers[piece]) >= 2}
 
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.dictionaries(st.text("abc▁", min_size=1, max_size=9), st.integers(1, 3), min_size=1, max_size=8),
+    st.dictionaries(st.text("abc▁", min_size=1, max_size=9), st.integers(1, 3), min_size=1, max_size=8)
+    | st.dictionaries(st.text("ab", min_size=1, max_size=40), st.integers(1, 3), min_size=1, max_size=30),
     st.integers(2, 5),
+    st.booleans(),
 )
-def test_frequent_substrings_equal_the_brute_force_definition(counted: dict[str, int], max_length: int) -> None:
+def test_frequent_substrings_equal_the_brute_force_definition(counted: dict[str, int], max_length: int, ends_branch: bool) -> None:
     words = sorted(counted)
     counts = [counted[word] for word in words]
-    assert frequent_substrings(words, counts, max_length) == branching_substrings(words, counts, max_length)
+    expected = branching_substrings(words, counts, max_length, ends_branch)
+    assert frequent_substrings(words, counts, max_length, ends_branch) == expected
 
 
 def test_seed_pieces_are_characters_then_substrings_by_count_times_length() -> None:

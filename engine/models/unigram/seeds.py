@@ -12,11 +12,14 @@ import math
 from collections import Counter
 from typing import Final
 
+from librt.vecs import append, pop, vec
+from mypy_extensions import i64
+
+from engine.models.unigram.suffix_sort import shared_length, sort_suffixes, suffix_length
 from engine.trainers.piece_rules import PieceRules
 
-# Marks the end of a word in the sorted suffixes (the lowest code point sorts first).
+# Ends each word in the text the suffixes are read from (as code 0; a char c is code c + 1).
 _END: Final = "\0"
-_END_CODE: Final = 0  # ord(_END)
 
 
 class SeedPieces:
@@ -76,61 +79,71 @@ def frequent_substrings(words: list[str], counts: list[int], max_length: int, en
     counts as "followed by many": the next word varies, as in sentencepiece's sentences).
 
     The suffixes of every word, cut to `max_length + 1` characters (+ an end mark when they
-    reach the word's end), are counted (equal ones are one entry, their weights summed: they
-    stay together in any interval) and sorted in one C-level sort; the repeated prefixes of
+    reach the word's end), are sorted on native ints (`suffix_sort`); equal ones are one entry,
+    their weights summed (they stay together in any interval). The repeated prefixes of
     neighbours (their LCPs) then give the suffix tree's internal nodes with a stack, as esaxx does.
     """
-    weights: dict[str, int] = {}
-    cut = max_length + 1
+    cut: i64 = max_length + 1
+    # the words' code points + 1, each word followed by 0 (`_END`, lowest), and the weight of
+    # each suffix start
+    codes = vec[i64]()
+    weights = vec[i64]()
+    starts = vec[i64]()
     for k in range(len(words)):
         word = words[k]
-        count = counts[k]
-        size = len(word)
-        for start in range(size):
-            key = word[start : start + cut] if start + cut <= size else word[start:] + _END
-            weights[key] = weights.get(key, 0) + count
-    sorted_keys = sorted(weights)
-    n = len(sorted_keys)
-    prefix_weight: list[int] = [0]
-    running = 0
-    for key in sorted_keys:
-        running += weights[key]
-        prefix_weight.append(running)
-    del weights
+        count: i64 = counts[k]
+        for char in word:
+            starts = append(starts, len(codes))
+            codes = append(codes, ord(char) + 1)
+            weights = append(weights, count)
+        codes = append(codes, 0)
+        weights = append(weights, 0)
+    text = _END.join(words) + _END  # (the same positions as `codes`)
+    sort_suffixes(codes, starts, cut)
+    # One entry per distinct suffix: where it starts, and the weights up to it (prefix sums).
+    entries = vec[i64]()
+    prefix_weight = vec[i64]([0])
+    running: i64 = 0
+    for i in range(len(starts)):
+        start = starts[i]
+        if i > 0 and shared_length(codes, entries[len(entries) - 1], start, cut) < 0:
+            running += weights[start]
+            prefix_weight[len(prefix_weight) - 1] = running
+            continue
+        entries = append(entries, start)
+        running += weights[start]
+        prefix_weight = append(prefix_weight, running)
+    n: i64 = len(entries)
     found: dict[str, int] = {}
     # subtle: the stack holds (left boundary, depth) of open LCP intervals; depth 0 is the root.
-    # An interval holds two keys or more, which differ before their end marks: its shared
+    # An interval holds two entries or more, which differ before their end marks: its shared
     # prefix never holds one.
-    stack_left: list[int] = [0]
-    stack_depth: list[int] = [0]
+    stack_left = vec[i64]([0])
+    stack_depth = vec[i64]([0])
     for i in range(1, n + 1):
-        lcp = 0
-        if i < n:
-            current = sorted_keys[i]
-            previous = sorted_keys[i - 1]
-            limit = len(current) if len(current) < len(previous) else len(previous)
-            while lcp < limit and ord(current[lcp]) == ord(previous[lcp]):  # ord: no 1-char strs
-                lcp += 1
-        left = i - 1
-        while stack_depth[-1] > lcp:
-            depth = stack_depth.pop()
-            left = stack_left.pop()
+        lcp: i64 = shared_length(codes, entries[i - 1], entries[i], cut) if i < n else 0
+        left: i64 = i - 1
+        while stack_depth[len(stack_depth) - 1] > lcp:
+            stack_depth, depth = pop(stack_depth)
+            stack_left, left = pop(stack_left)
             # the interval [left, i) of suffixes shares `depth` characters and no more
             if 2 <= depth <= max_length:
-                found[sorted_keys[left][:depth]] = prefix_weight[i] - prefix_weight[left]
-        if stack_depth[-1] < lcp:
-            stack_left.append(left)
-            stack_depth.append(lcp)
-    # A word-final substring no branching node reports: its one key, from word ends that add up
-    # to two or more (each is followed by whatever word comes next). Not for whole sentences
+                start = entries[left]
+                found[text[start : start + depth]] = int(prefix_weight[i] - prefix_weight[left])
+        if stack_depth[len(stack_depth) - 1] < lcp:
+            stack_left = append(stack_left, left)
+            stack_depth = append(stack_depth, lcp)
+    # A word-final substring no branching node reports: its one entry, from word ends that add
+    # up to two or more (each is followed by whatever word comes next). Not for whole sentences
     # (`ends_branch` False): their ends are followed by one same mark, as in sentencepiece.
     for i in range(n if ends_branch else 0):
-        key = sorted_keys[i]
-        if ord(key[-1]) == _END_CODE and 3 <= len(key) <= max_length + 1:
+        start = entries[i]
+        size = suffix_length(codes, start, cut)
+        if codes[start + size - 1] == 0 and 3 <= size:
             weight = prefix_weight[i + 1] - prefix_weight[i]
-            substring = key[:-1]
+            substring = text[start : start + size - 1]
             if weight >= 2 and substring not in found:
-                found[substring] = weight
+                found[substring] = int(weight)
     return found
 
 
