@@ -328,7 +328,11 @@ class BPE(VocabModel):
     def tokenize_run(self, sequence: str) -> TokenRun:
         # subtle: the cache only ever holds deterministic results (changing the dropout clears
         # it), so a hit is the answer whatever the options are now.
-        cached = self._cache.runs.get(sequence)
+        cache = self._cache
+        cached = cache.runs.get(sequence)
+        if cached is not None:
+            return cached
+        cached = cache.recall(sequence)
         if cached is not None:
             return cached
         if not sequence:
@@ -343,7 +347,7 @@ class BPE(VocabModel):
             cached = TokenRun([whole], [self._vocab_r[whole]], [0], [len(sequence)])
         else:
             cached = self._run(self._merge_word(sequence, 0.0, True))
-        self._cache.put(sequence, cached)
+        cache.put(sequence, cached)
         return cached
 
     def _whole_word(self, sequence: str) -> str:
