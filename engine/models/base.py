@@ -7,7 +7,7 @@ Concrete models live in their algorithm packages (`engine.models.bpe`, `engine.m
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -91,8 +91,11 @@ MAX_CACHED_LENGTH: Final = 256
 DEFAULT_CACHE_CAPACITY: Final = 100_000
 
 
-class RunCache:
-    """A bounded word -> `TokenRun` cache of two generations. Words go into the current one;
+R = TypeVar("R")
+
+
+class WordCache(Generic[R]):
+    """A bounded word -> run cache of two generations. Words go into the current one;
     when it is full (half the capacity) it becomes the old one, and the old one is dropped. A
     word found in the old one is copied forward, so a word in use survives the turnover and a
     word not seen for a generation goes. Never more than `capacity` runs in all; 0 caches nothing.
@@ -104,8 +107,8 @@ class RunCache:
     capacity: int
     # (the most runs of a generation: half the capacity; a capacity of 1 keeps one generation)
     generation: int
-    runs: dict[str, TokenRun]
-    old: dict[str, TokenRun]
+    runs: dict[str, R]
+    old: dict[str, R]
 
     def __init__(self, capacity: int = DEFAULT_CACHE_CAPACITY) -> None:
         self.capacity = capacity
@@ -113,13 +116,13 @@ class RunCache:
         self.runs = {}
         self.old = {}
 
-    def get(self, word: str) -> TokenRun | None:
+    def get(self, word: str) -> R | None:
         found = self.runs.get(word)
         if found is not None:
             return found
         return self.recall(word)
 
-    def recall(self, word: str) -> TokenRun | None:
+    def recall(self, word: str) -> R | None:
         """The run of `word` from the old generation, copied forward into the current one."""
         if not self.old:
             return None
@@ -128,7 +131,7 @@ class RunCache:
             self.put(word, found)
         return found
 
-    def put(self, word: str, run: TokenRun) -> None:
+    def put(self, word: str, run: R) -> None:
         if self.capacity <= 0 or len(word) >= MAX_CACHED_LENGTH:
             return
         if len(self.runs) >= self.generation:
@@ -149,6 +152,10 @@ class RunCache:
         self.capacity = capacity
         self.generation = max(1, capacity // 2)
         self.clear()
+
+
+class RunCache(WordCache[TokenRun]):
+    """The word cache of the models whose hits are `TokenRun`s (BPE keeps its own kind of run)."""
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

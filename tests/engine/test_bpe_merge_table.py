@@ -13,10 +13,12 @@ from mypy_extensions import i64
 from engine.models.base import TokenRun
 from engine.models.bpe.merge_table import SHORT_WORD, MergeTable
 from engine.models.bpe.model import BPE
+from engine.models.bpe.word_run import WordRun
 
 
-def as_tuples(run: TokenRun) -> list[tuple[int, str, int, int]]:
-    return [(t.id, t.value, t.start, t.end) for t in run.tokens()]
+def as_tuples(run: TokenRun | WordRun) -> list[tuple[int, str, int, int]]:
+    tokens = run.token_run().tokens() if isinstance(run, WordRun) else run.tokens()
+    return [(t.id, t.value, t.start, t.end) for t in tokens]
 
 
 def heap_run(model: BPE, word: str) -> TokenRun:

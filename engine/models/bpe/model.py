@@ -14,9 +14,10 @@ from mypy_extensions import i64
 from engine import unicode_chars as uc
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_tagged, get_bool, get_opt_float, get_opt_str, get_vocab, require
-from engine.models.base import DEFAULT_CACHE_CAPACITY, RunCache, Token, TokenRun, VocabModel
+from engine.models.base import DEFAULT_CACHE_CAPACITY, Token, TokenRun, VocabModel, WordCache
 from engine.models.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
 from engine.models.bpe.merge_table import SHORT_WORD, CharIds, MergeTable
+from engine.models.bpe.word_run import WordRun, packed_word_run
 from engine.formats.files import write_texts_atomically
 from engine.formats.vocab_files import (
     dump_merges_txt,
@@ -57,7 +58,7 @@ class BPE(VocabModel):
     _char_ids: list[CharIds] | None
     _stride: int
     _byte_ids: list[int]
-    _cache: RunCache
+    _cache: WordCache[WordRun]
     _dropout: float | None
     _unk_token: str | None
     _continuing_subword_prefix: str | None
@@ -94,7 +95,7 @@ class BPE(VocabModel):
         self._ignore_merges = ignore_merges
         _check_end_of_word_symbol(end_of_word_symbol, end_of_word_suffix)
         self._end_of_word_symbol = end_of_word_symbol
-        self._cache = RunCache(DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity)
+        self._cache = WordCache(DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity)
         vocab_dict: dict[str, int] = {}
         merge_list: list[tuple[str, str]] = []
         if isinstance(vocab, str) and isinstance(merges, str):
@@ -343,6 +344,11 @@ class BPE(VocabModel):
         return self._run(packed).tokens()
 
     def tokenize_run(self, sequence: str) -> TokenRun:
+        return self.word_run(sequence).token_run()
+
+    def word_run(self, sequence: str) -> WordRun:
+        """`tokenize_run`'s tokens as the word cache keeps them (what the encode fast path
+        reads): offsets in characters of the piece. Shared: read only."""
         # subtle: the cache only ever holds deterministic results (changing the dropout clears
         # it), so a hit is the answer whatever the options are now.
         cache = self._cache
@@ -353,18 +359,20 @@ class BPE(VocabModel):
         if cached is not None:
             return cached
         if not sequence:
-            return TokenRun([], [], [], [])
+            return WordRun((), (), vec[i64]())
         if not self._merges_built:
             self._build_merges()
         dropout = self._dropout
         if dropout is not None and dropout != 0.0:
-            return self._run(self._merge_word(sequence, dropout, True))
+            return packed_word_run(self._merge_word(sequence, dropout, True), self._vocab_r)
         whole = self._vocab.get(self._whole_word(sequence)) if self._ignore_merges else None
         if whole is not None:
-            cached = TokenRun([whole], [self._vocab_r[whole]], [0], [len(sequence)])
+            cached = WordRun((whole,), (self._vocab_r[whole],), vec[i64]([0, len(sequence)]))
         else:
             merged = self._merged_run(sequence)
-            cached = merged if merged is not None else self._run(self._merge_word(sequence, 0.0, True))
+            if merged is None:
+                merged = packed_word_run(self._merge_word(sequence, 0.0, True), self._vocab_r)
+            cached = merged
         cache.put(sequence, cached)
         return cached
 
@@ -391,7 +399,7 @@ class BPE(VocabModel):
             i += 3
         return run
 
-    def _merged_run(self, word: str) -> TokenRun | None:
+    def _merged_run(self, word: str) -> WordRun | None:
         """`_merge_word` of a short word whose chars are all tokens, over native ints (without
         dropout); None for any other word. "hug" with merges (h, u), (hu, g) -> hug (0, 3)."""
         n_chars = len(word)
@@ -422,17 +430,19 @@ class BPE(VocabModel):
         units: i64 = len(ids)
         n = table.merge(ids, starts) if units > 1 else units
         vocab_r = self._vocab_r
-        run = TokenRun([], [], [], [])
+        token_ids: list[int] = []
+        values: list[str] = []
+        spans = vec[i64](capacity=2 * n)
         for k in range(n):
             id = ids[k]
             start = starts[k]
             end = starts[k + 1] if k + 1 < n else units
-            run.ids.append(id)
-            run.values.append(vocab_r[id])
+            token_ids.append(id)
+            values.append(vocab_r[id])
             # (only the separate end-of-word symbol's unit lies past the word's end)
-            run.starts.append(start if start < n_chars else n_chars)
-            run.ends.append(end if end < n_chars else n_chars)
-        return run
+            spans = append(spans, start if start < n_chars else n_chars)
+            spans = append(spans, end if end < n_chars else n_chars)
+        return WordRun(tuple(token_ids), tuple(values), spans)
 
     def _build_char_ids(self) -> list[CharIds]:
         prefix = self._continuing_subword_prefix or ""
