@@ -89,13 +89,16 @@ def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists | None:
         if bpe is not None and not (index == 0 and pieces.prefixed) and len(piece) == piece_ends[index] - start:
             # BPE's cached form, read as it is (the common piece: no char inserted or widened)
             found = bpe.word_run(piece)
-            ids.extend(found.ids)
-            tokens.extend(found.values)
+            found_ids = found.ids
+            found_values = found.values
             found_spans = found.spans
             spans = out.spans
-            for k in range(0, len(found_spans), 2):
-                spans = append(spans, start + found_spans[k])
-                spans = append(spans, start + found_spans[k + 1])
+            # (appends, not extend: most words are one or two tokens)
+            for k in range(len(found_ids)):
+                ids.append(found_ids[k])
+                tokens.append(found_values[k])
+                spans = append(spans, start + found_spans[2 * k])
+                spans = append(spans, start + found_spans[2 * k + 1])
                 words.append(word_index)
             out.spans = spans
             continue
@@ -182,7 +185,9 @@ def ids_only(
     ids: list[int] = []
     if isinstance(model, BPE):
         for word in words_of(pre_tokenizer, normalized):
-            ids.extend(model.word_run(word).ids)
+            run_ids = model.word_run(word).ids
+            for k in range(len(run_ids)):
+                ids.append(run_ids[k])
         return ids
     for word in words_of(pre_tokenizer, normalized):
         found = model.tokenize_run(word).ids

@@ -15,7 +15,10 @@ from mypy_extensions import i64
 
 # Words of more chars than this go to `encoder.merge_all`: the scan is quadratic in the length.
 SHORT_WORD: Final = 64
-# A pair with no merge: ranks beyond every real one.
+# A pair's merge in one int: rank * 2**32 + new id (ids and ranks are below 2**31), so the
+# lowest is the lowest rank; a pair with no merge is above them all.
+_ID_BITS: Final[i64] = 32
+_ID_MASK: Final[i64] = (1 << 32) - 1
 NO_RANK: Final[i64] = 1 << 62
 _EMPTY: Final[i64] = -1
 # Chars below this code point have their symbol ids in a vec, the rest in a dict.
@@ -30,48 +33,47 @@ def _slot_hash(a: i64, b: i64) -> i64:
 
 
 class MergeTable:
-    """pair (left id, right id) -> (rank, new id) in vecs; `merge` applies them to a short word.
+    """pair (left id, right id) -> (rank, new id) in a vec; `merge` applies them to a short word.
 
     Built from the model's `ranks` (packed pair a * stride + b -> rank) and `new_ids` (rank ->
     merged id): {(1, 2): rank 0 -> 7} merges [1, 2, 1, 2] into [7, 7].
     """
 
-    _keys: vec[i64]
-    _ranks: vec[i64]
-    _new_ids: vec[i64]
+    # slot s at [2 * s, 2 * s + 1]: the pair's key (a * stride + b, or -1: empty), then its
+    # rank * 2**32 + its new id (one cache line holds both)
+    _slots: vec[i64]
     _mask: i64
     _stride: i64
 
     def __init__(self, ranks: dict[int, int], new_ids: list[int], stride: int) -> None:
         size: i64 = 16
-        while size < 4 * len(ranks):
+        while size < 2 * len(ranks):
             size *= 2
         self._mask = size - 1
         self._stride = stride
-        self._keys = vec[i64]([_EMPTY] * size)
-        self._ranks = vec[i64]([0] * size)
-        self._new_ids = vec[i64]([0] * size)
+        slots = vec[i64]([_EMPTY] * (2 * size))
         for key, rank in ranks.items():
             a: i64 = key // stride
             b: i64 = key % stride
             s = _slot_hash(a, b) & self._mask
-            while self._keys[s] != _EMPTY:
+            while slots[2 * s] != _EMPTY:
                 s = (s + 1) & self._mask
-            self._keys[s] = key
-            self._ranks[s] = rank
-            self._new_ids[s] = new_ids[rank]
+            slots[2 * s] = key
+            slots[2 * s + 1] = (rank << _ID_BITS) | new_ids[rank]
+        self._slots = slots
 
-    def slot(self, a: i64, b: i64) -> i64:
-        """Where the pair (a, b) is in the table, -1 when it has no merge."""
+    def find(self, a: i64, b: i64) -> i64:
+        """The pair (a, b)'s rank * 2**32 + new id, or NO_RANK when it has no merge."""
         key = a * self._stride + b
         mask = self._mask
+        slots = self._slots
         s = _slot_hash(a, b) & mask
         while True:
-            found = self._keys[s]
+            found = slots[2 * s]
             if found == key:
-                return s
+                return slots[2 * s + 1]
             if found == _EMPTY:
-                return -1
+                return NO_RANK
             s = (s + 1) & mask
 
     def merge(self, ids: vec[i64], starts: vec[i64]) -> i64:
@@ -84,38 +86,31 @@ class MergeTable:
         a pair's token is made by that pair only, so no stale heap entry there would apply.
         """
         n: i64 = len(ids)
-        pair_ranks = vec[i64](capacity=n)
-        pair_new = vec[i64](capacity=n)
+        # per pair of neighbours: its merge as `find` gives it (the lowest is the lowest rank)
+        pairs = vec[i64](capacity=n)
         for i in range(n - 1):
-            s = self.slot(ids[i], ids[i + 1])
-            pair_ranks = append(pair_ranks, self._ranks[s] if s >= 0 else NO_RANK)
-            pair_new = append(pair_new, self._new_ids[s] if s >= 0 else 0)
+            pairs = append(pairs, self.find(ids[i], ids[i + 1]))
         while n > 1:
             best: i64 = NO_RANK
             at: i64 = -1
             for i in range(n - 1):
-                if pair_ranks[i] < best:
-                    best = pair_ranks[i]
+                if pairs[i] < best:
+                    best = pairs[i]
                     at = i
             if at < 0:
                 break
-            ids[at] = pair_new[at]
+            ids[at] = best & _ID_MASK
             # drop symbol at + 1 (and the pair it started)
             for j in range(at + 1, n - 1):
                 ids[j] = ids[j + 1]
                 starts[j] = starts[j + 1]
             for j in range(at + 1, n - 2):
-                pair_ranks[j] = pair_ranks[j + 1]
-                pair_new[j] = pair_new[j + 1]
+                pairs[j] = pairs[j + 1]
             n -= 1
             if at > 0:
-                s = self.slot(ids[at - 1], ids[at])
-                pair_ranks[at - 1] = self._ranks[s] if s >= 0 else NO_RANK
-                pair_new[at - 1] = self._new_ids[s] if s >= 0 else 0
+                pairs[at - 1] = self.find(ids[at - 1], ids[at])
             if at < n - 1:
-                s = self.slot(ids[at], ids[at + 1])
-                pair_ranks[at] = self._ranks[s] if s >= 0 else NO_RANK
-                pair_new[at] = self._new_ids[s] if s >= 0 else 0
+                pairs[at] = self.find(ids[at], ids[at + 1])
         return n
 
 

@@ -51,7 +51,8 @@ class BPE(VocabModel):
     _merge_new_ids: list[int]
     _merges_built: bool
     # The same merges over native ints for short words (`_merged_run`), built with them; None
-    # when the vocabulary gives two tokens one id (the native merge needs one token an id).
+    # when the vocabulary gives two tokens one id (the native merge needs one token an id), or
+    # an id of 2**31 or more.
     _merge_table: MergeTable | None
     # The symbol id of a char first in a word, inside it, last, and alone (the prefix and the
     # suffix in effect then), built on first use; None after any of them changes.
@@ -174,8 +175,9 @@ class BPE(VocabModel):
         self._merge_ranks = ranks
         self._merge_new_ids = new_ids
         self._merges_built = True
-        unique_ids = len(self._vocab_r) == len(vocab)
-        self._merge_table = MergeTable(ranks, new_ids, stride) if unique_ids else None
+        # (the table packs an id in 32 bits)
+        native = len(self._vocab_r) == len(vocab) and stride < 1 << 31
+        self._merge_table = MergeTable(ranks, new_ids, stride) if native else None
 
     @classmethod
     def from_file(
