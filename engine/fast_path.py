@@ -5,7 +5,8 @@ most texts none of that is needed: when no added token occurs in the text, the n
 char for char or gives where each char it made comes from (`Normalizer.normalize_for_offsets`),
 and the pre-tokenizer only cuts it (`PreTokenizer.cut`, maybe followed by byte-level chars), a
 token's offsets are its piece's start plus its offsets in the piece (through those alignments, if
-any), and each piece's tokens come from the model's word cache (`Model.tokenize_run`). Anything
+any), and each piece's tokens come from the model's word cache (`Model.tokenize_run`; BPE's
+`word_run`, the form its cache keeps, read without a copy). Anything
 else gives None, and the full pipeline runs; both give the same encodings (the tests compare them
 on random texts). `ids_only` is the bulk path that skips tokens and offsets.
 """
@@ -18,6 +19,7 @@ from mypy_extensions import i64
 from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
 from engine.models.base import Model, TokenRun
+from engine.models.bpe.model import BPE
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import Cut, PreTokenizer, words_of
 
@@ -76,6 +78,7 @@ def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists | None:
     piece_words = pieces.words
     piece_starts = pieces.starts
     piece_ends = pieces.ends
+    bpe = model if isinstance(model, BPE) else None
     for index in range(len(piece_words)):
         piece = piece_words[index]
         start = piece_starts[index]
@@ -83,6 +86,22 @@ def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists | None:
         # piece shares that object (an `int` is boxed again at each append: one allocation a
         # token on a long line, past CPython's small ints)
         word_index: int | None = word if word >= 0 else index
+        if bpe is not None and not (index == 0 and pieces.prefixed) and len(piece) == piece_ends[index] - start:
+            # BPE's cached form, read as it is (the common piece: no char inserted or widened)
+            found = bpe.word_run(piece)
+            found_ids = found.ids
+            found_values = found.values
+            found_spans = found.spans
+            spans = out.spans
+            # (appends, not extend: most words are one or two tokens)
+            for k in range(len(found_ids)):
+                ids.append(found_ids[k])
+                tokens.append(found_values[k])
+                spans = append(spans, start + found_spans[2 * k])
+                spans = append(spans, start + found_spans[2 * k + 1])
+                words.append(word_index)
+            out.spans = spans
+            continue
         run = model.tokenize_run(piece)
         if index == 0 and pieces.prefixed:
             _append_prefixed(out, run, start, word_index)
@@ -164,6 +183,12 @@ def ids_only(
     if added.may_match(normalized, True):
         return None
     ids: list[int] = []
+    if isinstance(model, BPE):
+        for word in words_of(pre_tokenizer, normalized):
+            run_ids = model.word_run(word).ids
+            for k in range(len(run_ids)):
+                ids.append(run_ids[k])
+        return ids
     for word in words_of(pre_tokenizer, normalized):
         found = model.tokenize_run(word).ids
         if len(found) == 1:

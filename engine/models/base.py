@@ -7,7 +7,7 @@ Concrete models live in their algorithm packages (`engine.models.bpe`, `engine.m
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 from mypy_extensions import mypyc_attr
 
@@ -83,38 +83,79 @@ class TokenRun:
 # Words of 256 chars or more are never cached (as in HF). HF caches 10,000 words; a book has
 # more distinct words than that (shakespeare.txt: 13,355), and a cache that starts over
 # whenever it is full then misses the common words again and again (measured: encoding every
-# line took 0.243 s with 10,000 words, 0.135 s with 50,000). 50,000 runs take about 20 MB.
+# line took 0.243 s with 10,000 words, 0.135 s with 50,000). A dictionary has more still
+# (gcide, 11 MB: 129,086 distinct words in 2,714,085), so the cache keeps two generations of
+# 50,000 runs each: 138,928 misses there, against 191,399 for one of 50,000 that starts over
+# (benchmarks/peers.md). 100,000 runs take about 40 MB.
 MAX_CACHED_LENGTH: Final = 256
-DEFAULT_CACHE_CAPACITY: Final = 50_000
+DEFAULT_CACHE_CAPACITY: Final = 100_000
 
 
-class RunCache:
-    """A bounded word -> `TokenRun` cache. When full it starts over (HF stops caching instead;
-    starting over keeps the words of the text at hand)."""
+R = TypeVar("R")
+
+
+class WordCache(Generic[R]):
+    """A bounded word -> run cache of two generations. Words go into the current one;
+    when it is full (half the capacity) it becomes the old one, and the old one is dropped. A
+    word found in the old one is copied forward, so a word in use survives the turnover and a
+    word not seen for a generation goes. Never more than `capacity` runs in all; 0 caches nothing.
+
+    capacity 4: put a, b -> current {a, b}; put c -> old {a, b}, current {c}; get a -> current
+    {c, a}; put d -> old {c, a}, current {d}: b is gone.
+    """
 
     capacity: int
-    runs: dict[str, TokenRun]
+    # (the most runs of a generation: half the capacity; a capacity of 1 keeps one generation)
+    generation: int
+    runs: dict[str, R]
+    old: dict[str, R]
 
     def __init__(self, capacity: int = DEFAULT_CACHE_CAPACITY) -> None:
         self.capacity = capacity
+        self.generation = max(1, capacity // 2)
         self.runs = {}
+        self.old = {}
 
-    def get(self, word: str) -> TokenRun | None:
-        return self.runs.get(word)
+    def get(self, word: str) -> R | None:
+        found = self.runs.get(word)
+        if found is not None:
+            return found
+        return self.recall(word)
 
-    def put(self, word: str, run: TokenRun) -> None:
+    def recall(self, word: str) -> R | None:
+        """The run of `word` from the old generation, copied forward into the current one."""
+        if not self.old:
+            return None
+        found = self.old.get(word)
+        if found is not None:
+            self.put(word, found)
+        return found
+
+    def put(self, word: str, run: R) -> None:
         if self.capacity <= 0 or len(word) >= MAX_CACHED_LENGTH:
             return
-        if len(self.runs) >= self.capacity:
+        if len(self.runs) >= self.generation:
+            # subtle: with a capacity of 1 (or 3) two generations would hold more than it
+            self.old = self.runs if 2 * self.generation <= self.capacity else {}
             self.runs = {}
         self.runs[word] = run
 
+    def __len__(self) -> int:
+        """How many runs it holds (a word copied forward is in both generations: counted twice)."""
+        return len(self.runs) + len(self.old)
+
     def clear(self) -> None:
         self.runs = {}
+        self.old = {}
 
     def resize(self, capacity: int) -> None:
         self.capacity = capacity
-        self.runs = {}
+        self.generation = max(1, capacity // 2)
+        self.clear()
+
+
+class RunCache(WordCache[TokenRun]):
+    """The word cache of the models whose hits are `TokenRun`s (BPE keeps its own kind of run)."""
 
 
 @mypyc_attr(allow_interpreted_subclasses=True)

@@ -234,3 +234,15 @@ def test_tokens_tile_the_word(word: str, fuse_unk: bool) -> None:
             assert word[token.start : token.end] == token.value
         else:
             assert set(word[token.start : token.end]) <= {"x", "€"}
+
+
+def test_the_cache_keeps_one_word_run_and_tokenize_run_copies_it() -> None:
+    model = BPE(VOCAB, MERGES)
+    run = model.word_run("aaabd")
+    assert model.word_run("aaabd") is run  # the cached one, shared
+    assert (run.ids, run.values, list(run.spans)) == ((6, 3), ("aaab", "d"), [0, 4, 4, 5])
+    first = model.tokenize_run("aaabd")
+    first.ids.append(99)
+    first.starts[0] = 7
+    again = model.tokenize_run("aaabd")
+    assert (again.ids, again.values, again.starts, again.ends) == ([6, 3], ["aaab", "d"], [0, 4], [4, 5])

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import os
 
+from librt.vecs import append, vec
+from mypy_extensions import i64
+
 from engine import unicode_chars as uc
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_tagged, get_bool, get_opt_float, get_opt_str, get_vocab, require
-from engine.models.base import DEFAULT_CACHE_CAPACITY, RunCache, Token, TokenRun, VocabModel
+from engine.models.base import DEFAULT_CACHE_CAPACITY, Token, TokenRun, VocabModel, WordCache
 from engine.models.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
+from engine.models.bpe.merge_table import SHORT_WORD, CharIds, MergeTable
+from engine.models.bpe.word_run import WordRun, packed_word_run
 from engine.formats.files import write_texts_atomically
 from engine.formats.vocab_files import (
     dump_merges_txt,
@@ -45,9 +50,16 @@ class BPE(VocabModel):
     _merge_ranks: dict[int, int]
     _merge_new_ids: list[int]
     _merges_built: bool
+    # The same merges over native ints for short words (`_merged_run`), built with them; None
+    # when the vocabulary gives two tokens one id (the native merge needs one token an id), or
+    # an id of 2**31 or more.
+    _merge_table: MergeTable | None
+    # The symbol id of a char first in a word, inside it, last, and alone (the prefix and the
+    # suffix in effect then), built on first use; None after any of them changes.
+    _char_ids: list[CharIds] | None
     _stride: int
     _byte_ids: list[int]
-    _cache: RunCache
+    _cache: WordCache[WordRun]
     _dropout: float | None
     _unk_token: str | None
     _continuing_subword_prefix: str | None
@@ -84,7 +96,7 @@ class BPE(VocabModel):
         self._ignore_merges = ignore_merges
         _check_end_of_word_symbol(end_of_word_symbol, end_of_word_suffix)
         self._end_of_word_symbol = end_of_word_symbol
-        self._cache = RunCache(DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity)
+        self._cache = WordCache(DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity)
         vocab_dict: dict[str, int] = {}
         merge_list: list[tuple[str, str]] = []
         if isinstance(vocab, str) and isinstance(merges, str):
@@ -119,6 +131,8 @@ class BPE(VocabModel):
         self._merge_ranks = {}
         self._merge_new_ids = []
         self._merges_built = False
+        self._merge_table = None
+        self._char_ids = None
         self._cache.clear()
 
     def set_vocab_and_merges(self, vocab: dict[str, int], merges: list[tuple[str, str]]) -> None:
@@ -161,6 +175,9 @@ class BPE(VocabModel):
         self._merge_ranks = ranks
         self._merge_new_ids = new_ids
         self._merges_built = True
+        # (the table packs an id in 32 bits)
+        native = len(self._vocab_r) == len(vocab) and stride < 1 << 31
+        self._merge_table = MergeTable(ranks, new_ids, stride) if native else None
 
     @classmethod
     def from_file(
@@ -224,6 +241,7 @@ class BPE(VocabModel):
     @continuing_subword_prefix.setter
     def continuing_subword_prefix(self, prefix: str | None) -> None:
         self._continuing_subword_prefix = prefix
+        self._char_ids = None
         self._cache.clear()
 
     @property
@@ -234,6 +252,7 @@ class BPE(VocabModel):
     def end_of_word_suffix(self, suffix: str | None) -> None:
         _check_end_of_word_symbol(self._end_of_word_symbol, suffix)
         self._end_of_word_suffix = suffix
+        self._char_ids = None
         self._cache.clear()
 
     @property
@@ -245,6 +264,7 @@ class BPE(VocabModel):
     def end_of_word_symbol(self, separate: bool) -> None:
         _check_end_of_word_symbol(separate, self._end_of_word_suffix)
         self._end_of_word_symbol = separate
+        self._char_ids = None
         self._cache.clear()
 
     @property
@@ -326,24 +346,36 @@ class BPE(VocabModel):
         return self._run(packed).tokens()
 
     def tokenize_run(self, sequence: str) -> TokenRun:
+        return self.word_run(sequence).token_run()
+
+    def word_run(self, sequence: str) -> WordRun:
+        """`tokenize_run`'s tokens as the word cache keeps them (what the encode fast path
+        reads): offsets in characters of the piece. Shared: read only."""
         # subtle: the cache only ever holds deterministic results (changing the dropout clears
         # it), so a hit is the answer whatever the options are now.
-        cached = self._cache.runs.get(sequence)
+        cache = self._cache
+        cached = cache.runs.get(sequence)
+        if cached is not None:
+            return cached
+        cached = cache.recall(sequence)
         if cached is not None:
             return cached
         if not sequence:
-            return TokenRun([], [], [], [])
+            return WordRun((), (), vec[i64]())
         if not self._merges_built:
             self._build_merges()
         dropout = self._dropout
         if dropout is not None and dropout != 0.0:
-            return self._run(self._merge_word(sequence, dropout, True))
+            return packed_word_run(self._merge_word(sequence, dropout, True), self._vocab_r)
         whole = self._vocab.get(self._whole_word(sequence)) if self._ignore_merges else None
         if whole is not None:
-            cached = TokenRun([whole], [self._vocab_r[whole]], [0], [len(sequence)])
+            cached = WordRun((whole,), (self._vocab_r[whole],), vec[i64]([0, len(sequence)]))
         else:
-            cached = self._run(self._merge_word(sequence, 0.0, True))
-        self._cache.put(sequence, cached)
+            merged = self._merged_run(sequence)
+            if merged is None:
+                merged = packed_word_run(self._merge_word(sequence, 0.0, True), self._vocab_r)
+            cached = merged
+        cache.put(sequence, cached)
         return cached
 
     def _whole_word(self, sequence: str) -> str:
@@ -368,6 +400,64 @@ class BPE(VocabModel):
             run.ends.append(packed[i + 2])
             i += 3
         return run
+
+    def _merged_run(self, word: str) -> WordRun | None:
+        """`_merge_word` of a short word whose chars are all tokens, over native ints (without
+        dropout); None for any other word. "hug" with merges (h, u), (hu, g) -> hug (0, 3)."""
+        n_chars = len(word)
+        table = self._merge_table
+        if n_chars == 0 or n_chars > SHORT_WORD or table is None:
+            return None
+        kinds = self._char_ids
+        if kinds is None:
+            kinds = self._build_char_ids()
+        ids = vec[i64](capacity=n_chars + 1)
+        starts = vec[i64](capacity=n_chars + 1)
+        last = n_chars - 1
+        for i in range(n_chars):
+            # kinds: first, inside, last, alone
+            kind = (2 if i > 0 else 3) if i == last else (1 if i > 0 else 0)
+            found = kinds[kind].id_of(ord(word[i]))
+            if found < 0:
+                return None
+            ids = append(ids, found)
+            starts = append(starts, i)
+        suffix = self._end_of_word_suffix
+        if self._end_of_word_symbol and suffix is not None:
+            # the separate end-of-word symbol: one virtual unit past the end (see `_merge_word`)
+            found_suffix = self._vocab.get(suffix)
+            if found_suffix is not None:
+                ids = append(ids, found_suffix)
+                starts = append(starts, n_chars)
+        units: i64 = len(ids)
+        n = table.merge(ids, starts) if units > 1 else units
+        vocab_r = self._vocab_r
+        token_ids: list[int] = []
+        values: list[str] = []
+        spans = vec[i64](capacity=2 * n)
+        for k in range(n):
+            id = ids[k]
+            start = starts[k]
+            end = starts[k + 1] if k + 1 < n else units
+            token_ids.append(id)
+            values.append(vocab_r[id])
+            # (only the separate end-of-word symbol's unit lies past the word's end)
+            spans = append(spans, start if start < n_chars else n_chars)
+            spans = append(spans, end if end < n_chars else n_chars)
+        return WordRun(tuple(token_ids), tuple(values), spans)
+
+    def _build_char_ids(self) -> list[CharIds]:
+        prefix = self._continuing_subword_prefix or ""
+        suffix = self._end_of_word_suffix
+        glued = "" if suffix is None or self._end_of_word_symbol else suffix
+        vocab = self._vocab
+        first = CharIds(vocab, "", "")
+        inside = CharIds(vocab, prefix, "") if prefix else first
+        at_end = inside if not glued else CharIds(vocab, prefix, glued)
+        alone = first if not glued else (at_end if not prefix else CharIds(vocab, "", glued))
+        kinds = [first, inside, at_end, alone]
+        self._char_ids = kinds
+        return kinds
 
     def _unk_id(self, unk_token: str) -> int:
         found = self._vocab.get(unk_token)
