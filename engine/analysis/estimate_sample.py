@@ -12,7 +12,7 @@ import time
 from typing import Final
 
 from engine.corpus.counting import WordSplitter
-from engine.corpus.records import decode_text, open_texts
+from engine.corpus.records import in_decompressed, open_texts
 from engine.corpus.sources import FORMAT_LINES, CorpusSource
 from engine.corpus.streams import DecompressedStream, FileRange, LineBlocks
 from engine.corpus.units import FileSlice
@@ -155,10 +155,14 @@ class Sample:
                     cut = data.find(b"\n", start + want - 1) + 1 if start + want < size else size
                     if cut <= 0:
                         cut = size
-                    text = decode_text(source.path, data[start:cut], blocks.offset + start, True)
-                    self.splitter.count_text(text, cut < size or blocks.complete, self.counts)
+                    part = data[start:cut]
+                    try:
+                        # (as training counts it: on bytes where the pipeline allows)
+                        self.splitter.count_bytes(source.path, part, blocks.offset + start, cut < size or blocks.complete, self.counts)
+                    except CorpusError as error:
+                        raise in_decompressed(error) from None
                     if self.with_lines:
-                        self.lines += text.count("\n")
+                        self.lines += part.count(b"\n")
                     counted += cut - start
                     since += cut - start
                     self.text += cut - start

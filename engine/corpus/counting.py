@@ -20,7 +20,7 @@ import engine
 from engine.corpus import byte_words, chunking
 from engine.corpus.checks import no_words_reason
 from engine.corpus.forked import ByteProgress, Children
-from engine.corpus.records import LineSample, decode_text, open_texts
+from engine.corpus.records import LineSample, decode_text, in_decompressed, open_texts
 from engine.corpus.sources import DEFAULT_FIELD, FORMAT_COUNTS, FORMAT_LINES, CorpusSource
 from engine.corpus.streams import DecompressedStream, FileRange, LineBlocks, LineCutter
 from engine.corpus.units import FileSlice, process_count, split_units, training_inputs, units_size
@@ -515,7 +515,7 @@ def _read_unit(unit: FileSlice | CorpusSource, sink: _TextSink, progress: BytePr
                 try:
                     sink.lines(unit.path, blocks.data, blocks.offset, blocks.complete)
                 except CorpusError as error:
-                    raise (_in_decompressed(error) if compressed else error) from None
+                    raise (in_decompressed(error) if compressed else error) from None
                 reported = _advance(progress, reported, blocks.raw_done, size)
         finally:
             blocks.close()
@@ -542,11 +542,6 @@ def _advance(progress: ByteProgress, reported: int, done: int, size: int) -> int
         progress.advance(done - reported)
         return done
     return reported
-
-
-def _in_decompressed(error: CorpusError) -> CorpusError:
-    """A UTF-8 error of decompressed text: its offset is in the text, not in the file."""
-    return CorpusError(error.path, error.reason + " in the decompressed text", error.byte_offset)
 
 
 def _count_table(source: CorpusSource, counts: dict[str, int], progress: ByteProgress) -> None:

@@ -130,6 +130,11 @@ def decode_text(path: str, data: bytes, offset: int, decompressed: bool = False)
         raise CorpusError(path, f"is not valid UTF-8 ({error.reason}){where}", offset + error.start) from None
 
 
+def in_decompressed(error: CorpusError) -> CorpusError:
+    """A UTF-8 error of decompressed text: its offset is in the text, not in the file."""
+    return CorpusError(error.path, error.reason + " in the decompressed text", error.byte_offset)
+
+
 def parse_record(line: str, path: str, number: int) -> object:
     """One JSON Lines line parsed, or CorpusError naming the file and line ("line 12: not JSON (...)")."""
     try:
