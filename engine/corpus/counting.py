@@ -16,7 +16,7 @@ from typing import Final
 from mypy_extensions import mypyc_attr
 
 from engine.added_vocabulary import AddedVocabulary
-import engine
+from engine import errors
 from engine.corpus import byte_words, chunking
 from engine.corpus.checks import no_words_reason
 from engine.corpus.forked import ByteProgress, Children
@@ -130,7 +130,7 @@ class PipelineWords(WordSplitter):
         self.pending = {}
         self.pending_leading = {}
         scan = chunking.byte_scan(normalizer, pre_tokenizer)
-        self.scan = scan if (engine.COMPILED if on_bytes is None else on_bytes) else None
+        self.scan = scan if (_compiled() if on_bytes is None else on_bytes) else None
         lower = scan is not None and scan.lower
         self.table = byte_words.WordTable(
             byte_words.LOWER_CASE if lower else byte_words.SAME_CASE, scan is not None and scan.byte_level
@@ -194,6 +194,11 @@ class PipelineWords(WordSplitter):
             for word in self.words(" " + chunk):
                 counts[word] = counts.get(word, 0) + times
         self.pending.clear()
+
+
+def _compiled() -> bool:
+    """`engine.COMPILED`, read as `engine` reads it (importing `engine` here would be a cycle)."""
+    return not errors.__file__.endswith(".py")
 
 
 class AddedTokenWords(WordSplitter):

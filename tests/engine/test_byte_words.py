@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import engine
 from engine import CorpusError, normalizers, pre_tokenizers
 from engine.corpus.byte_words import GPT2_CLASSES, ByteScan, WordTable, count_lines
 from engine.corpus.chunking import SEGMENT_CUTTER, SPACE_CUTTER, byte_scan
@@ -174,3 +175,9 @@ def test_counting_processes_hand_their_words_over_packed(tmp_path: Path, name: s
     as_text = count_words([str(path)], PipelineWords(normalizer, pre_tokenizer, on_bytes=False), SilentProgress(), processes=1)
     assert forked == as_text
     assert forked["cat" if name == "bert" else "Ġcat"] == 1000
+
+
+def test_the_compiled_build_counts_on_bytes_by_default_and_the_pure_build_as_text() -> None:
+    # (the byte scan is the faster way only where mypyc compiles it)
+    default = PipelineWords(None, pre_tokenizers.ByteLevel())
+    assert (default.scan is not None) == engine.COMPILED
