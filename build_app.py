@@ -111,6 +111,10 @@ HOT: dict[str, str] = {
     "engine/tokenizer.py": "the encode path every text goes through",
     "engine/input_sequence.py": "one input sequence through the pipeline: every text encoded",
     "engine/models/bpe/pair_counting.py": "BPE training: the first count of every pair in every word",
+    "engine/models/bpe/pair_table.py": "BPE and WordPiece training: a pair's count looked up at every change, every merge",
+    "engine/models/bpe/merge_table.py": "BPE's merge of a short word over native ints: every word the cache misses",
+    "engine/corpus/byte_words.py": "training words counted on bytes: every byte of an ASCII corpus",
+    "engine/models/unigram/suffix_sort.py": "Unigram's seeds: every suffix of every word sorted, char by char",
 }
 # mypyc's name for the shared library that holds every compiled module (engine__mypyc)
 GROUP = "engine"
