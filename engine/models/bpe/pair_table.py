@@ -45,14 +45,19 @@ class PairCounts:
 
     def get(self, pair: i64) -> i64:
         """The pair's count (0 when not held)."""
+        s = self._find(pair)
+        return self.cells[2 * s + 1] if s >= 0 else 0
+
+    def _find(self, pair: i64) -> i64:
+        """The slot holding the pair, or -1."""
         cells = self.cells
         s = _slot_of(pair) & self.mask
         while True:
             found = cells[2 * s]
             if found == pair:
-                return cells[2 * s + 1]
+                return s
             if found == EMPTY:
-                return 0
+                return -1
             s = (s + 1) & self.mask
 
     def set(self, pair: i64, count: i64) -> None:
@@ -90,18 +95,11 @@ class PairCounts:
 
     def remove(self, pair: i64) -> None:
         """Forget the pair (nothing if not held)."""
-        cells = self.cells
-        s = _slot_of(pair) & self.mask
-        while True:
-            found = cells[2 * s]
-            if found == pair:
-                cells[2 * s] = REMOVED
-                self.used -= 1
-                self.marks += 1
-                return
-            if found == EMPTY:
-                return
-            s = (s + 1) & self.mask
+        s = self._find(pair)
+        if s >= 0:
+            self.cells[2 * s] = REMOVED
+            self.used -= 1
+            self.marks += 1
 
     def _rebuild(self) -> None:
         """Twice the size when it is half full of pairs; the same size without the marks else."""
