@@ -169,7 +169,7 @@ class PipelineWords(WordSplitter):
         else:
             chunking.count_segments(text, ends_with_newline, self.pending_leading, self.pending)
         if len(self.chunks) + len(self.pending) + len(self.pending_leading) > PENDING_MAX:
-            self.flush(counts)
+            self.flush_text(counts)  # (the words counted on bytes stay held: see `flush_text`)
 
     def flush(self, counts: dict[str, int]) -> None:
         self.table.add_to(counts)
