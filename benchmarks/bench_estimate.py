@@ -86,7 +86,9 @@ def main() -> None:
             print(f"{name:22} skipped: {path} is missing")
             continue
         done = subprocess.run(
-            [sys.executable, "-c", CHILD, str(path), key, str(size)], capture_output=True, text=True, check=False
+            # subtle: -P, or `-c` puts the current folder first on sys.path, and run from the checkout
+            # the child would import the source tree (the pure build) instead of the installed one
+            [sys.executable, "-P", "-c", CHILD, str(path), key, str(size)], capture_output=True, text=True, check=False
         )
         if done.returncode != 0:
             print(f"{name:22} failed: {done.stderr.strip().splitlines()[-1:]}")
