@@ -14,7 +14,10 @@ pure build only).
 Parts:
   stages    BPE 32k training, ByteLevel(add_prefix_space=False), no initial alphabet, on the
             first --mb MB of gcide.txt in ONE process: the engine's stages (bench_train's sink)
-  counting  the "reading+counting" stage taken apart, one process: reading and decoding the
+  counting  the "reading+counting" stage taken apart, one process: counting on bytes, as the
+            compiled build counts ASCII lines (`byte_words.count_lines`: GPT-2's scan and the
+            native table; `WordTable.add_to`: the table made word counts); then the text path
+            (the pure build's, and lines past ASCII): reading and decoding the
             file; `chunking.count_segments` (cutting lines at spaces, a str-keyed dict update a
             segment); the splitter's flush (each distinct segment through ByteLevel's
             `split_words`, a dict update a word); and, for scale, CPython's own C loop
@@ -42,35 +45,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_train  # noqa: E402  (the stage sink and the corpus slicer)
+from bench_encode import best_of, per_line  # noqa: E402  (a pass timed best of n; a call per line)
 
 import engine  # noqa: E402
 from engine import models, pre_tokenizers, trainers  # noqa: E402
-from engine.corpus import chunking  # noqa: E402
+from engine.corpus import byte_words, chunking  # noqa: E402
 from engine.corpus.counting import PipelineWords  # noqa: E402
 from engine import fast_path, input_sequence  # noqa: E402
 from engine.tokenizer import Tokenizer  # noqa: E402
 
 CORPUS = bench_train.ROOT.parent / "shared" / "corpora" / "gcide.txt"
 BIG_CACHE = 10_000_000
-
-
-def timed(work: Callable[[], object], repeats: int = 1) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        started = time.perf_counter()
-        work()
-        best = min(best, time.perf_counter() - started)
-    return best
-
-
-def per_line_of(call: Callable[[str], object], items: list[str]) -> Callable[[], None]:
-    """A pass calling `call` on each item, every result dropped at once."""
-
-    def work() -> None:
-        for item in items:
-            call(item)
-
-    return work
 
 
 def profiled(work: Callable[[], object], top: int) -> None:
@@ -99,22 +84,33 @@ def train(corpus: Path, cprofile: bool) -> Tokenizer:
 
 
 def counting(corpus: Path) -> None:
+    data = corpus.read_bytes()
+    scan = byte_words.ByteScan(True, False, byte_words.GPT2_CLASSES, False)
+    table = byte_words.WordTable()
+    scanned = best_of(1, lambda: byte_words.count_lines(data, table, scan))
+    table_words = len(table)
+    on_bytes: dict[str, int] = {}
+    added = best_of(1, lambda: table.add_to(on_bytes))
+    print(
+        f"counting on bytes, one process, {len(data) / 1e6:.1f} MB: count_lines {scanned:.2f} s"
+        f" ({table_words:,} distinct words) | add_to {added:.2f} s"
+    )
     started = time.perf_counter()
     text = corpus.read_bytes().decode("utf-8")
     read = time.perf_counter() - started
-    splitter = PipelineWords(None, pre_tokenizers.ByteLevel(add_prefix_space=False))
+    splitter = PipelineWords(None, pre_tokenizers.ByteLevel(add_prefix_space=False), on_bytes=False)
     leading: dict[str, int] = {}
     spaced: dict[str, int] = {}
-    segments = timed(lambda: chunking.count_segments(text, True, leading, spaced))
+    segments = best_of(1, lambda: chunking.count_segments(text, True, leading, spaced))
     splitter.pending_leading = leading
     splitter.pending = spaced
     counts: dict[str, int] = {}
     distinct = len(leading) + len(spaced)
-    flush = timed(lambda: splitter.flush(counts))
-    floor = timed(lambda: collections.Counter(text.split()))
+    flush = best_of(1, lambda: splitter.flush(counts))
+    floor = best_of(1, lambda: collections.Counter(text.split()))
     megabytes = len(text) / 1e6
     print(
-        f"counting, one process, {megabytes:.1f} MB: read+decode {read:.2f} s | count_segments {segments:.2f} s"
+        f"counting as text, one process, {megabytes:.1f} MB: read+decode {read:.2f} s | count_segments {segments:.2f} s"
         f" ({distinct:,} distinct segments) | flush: split_words of each, count words {flush:.2f} s"
         f" ({len(counts):,} distinct words)\n"
         f"  for scale: Counter(text.split()) (CPython's C loop, no pre-tokenizer) {floor:.2f} s"
@@ -135,30 +131,30 @@ def encoding(tokenizer: Tokenizer, text_path: Path, cprofile: bool) -> None:
     total = sum(len(pre_tokenizers.ByteLevel(add_prefix_space=False).split_words(line)) for line in lines)
     print(f"encode per line, {megabytes:.1f} MB, {len(lines):,} lines, {total:,} words, {len(words):,} distinct")
 
-    def per_line(call: Callable[[str], object]) -> Callable[[], None]:
-        return per_line_of(call, lines)
+    def over_lines(call: Callable[[str], object]) -> Callable[[], object]:
+        return per_line(call, lines)
 
     for capacity in (0, BIG_CACHE):
         fresh = Tokenizer.from_str(saved)
         label = "default cache" if capacity == 0 else "cache of every word"
         if capacity:
             fresh.model._resize_cache(capacity)
-            per_line(fresh.encode_ids)()  # fill it
-        seconds_encode = timed(per_line(fresh.encode), 3)
-        seconds_ids = timed(per_line(fresh.encode_ids), 3)
+            over_lines(fresh.encode_ids)()  # fill it
+        seconds_encode = best_of(3, over_lines(fresh.encode))
+        seconds_ids = best_of(3, over_lines(fresh.encode_ids))
         print(f"  {label:20} encode {seconds_encode:.2f} s ({megabytes / seconds_encode:.2f} MB/s)"
               f" | encode_ids {seconds_ids:.2f} s ({megabytes / seconds_ids:.2f} MB/s)")
     model = Tokenizer.from_str(saved).model
     model._resize_cache(0)
     # (word_run: the cached form the fast path reads; tokenize_run copies it into a TokenRun)
-    miss = timed(per_line_of(model.word_run, words), 2)
+    miss = best_of(2, per_line(model.word_run, words))
     model._resize_cache(BIG_CACHE)
-    per_line_of(model.word_run, words)()
-    hit = timed(per_line_of(model.word_run, words), 3)
+    per_line(model.word_run, words)()
+    hit = best_of(3, per_line(model.word_run, words))
     print(f"  one word: BPE merge (cache off) {miss / len(words) * 1e6:.2f} us | cache hit {hit / len(words) * 1e6:.3f} us")
     cached = Tokenizer.from_str(saved)
     cached.model._resize_cache(BIG_CACHE)
-    per_line(cached.encode_ids)()
+    over_lines(cached.encode_ids)()
     added, normalizer, pre_tokenizer, bpe = cached._added, cached._normalizer, cached._pre_tokenizer, cached.model
     cuts = [fast_path.cut(line, added, normalizer, pre_tokenizer) for line in lines]
     lists = [fast_path.token_lists(piece, bpe, -1) for piece in cuts if piece is not None]
@@ -177,10 +173,10 @@ def encoding(tokenizer: Tokenizer, text_path: Path, cprofile: bool) -> None:
     # them again and again; each part is timed with it off, as is the whole it is set against.
     gc.disable()
     try:
-        cut_s = timed(per_line(lambda line: fast_path.cut(line, added, normalizer, pre_tokenizer)), 3)
-        lists_s = timed(token_lists, 3)
-        build_s = timed(encodings, 3)
-        whole = timed(per_line(cached.encode), 3)
+        cut_s = best_of(3, over_lines(lambda line: fast_path.cut(line, added, normalizer, pre_tokenizer)))
+        lists_s = best_of(3, token_lists)
+        build_s = best_of(3, encodings)
+        whole = best_of(3, over_lines(cached.encode))
     finally:
         gc.enable()
     print(f"  parts of encode with every word cached (collector off): cut {cut_s:.2f} s | token_lists {lists_s:.2f} s"
@@ -189,7 +185,7 @@ def encoding(tokenizer: Tokenizer, text_path: Path, cprofile: bool) -> None:
     if cprofile:
         fresh = Tokenizer.from_str(saved)
         print("cProfile of encode per line, default cache:")
-        profiled(per_line(fresh.encode), 20)
+        profiled(over_lines(fresh.encode), 20)
 
 
 def main() -> None:
