@@ -105,7 +105,8 @@ SIDE_NAMES = {
 
 
 def _byte_decoder() -> dict[str, int]:
-    """GPT-2's byte-level alphabet, char -> byte (the inverse of bytes_to_unicode)."""
+    """GPT-2's byte-level alphabet, char -> byte (the inverse of bytes_to_unicode), written out
+    here: the peers' sides and the parent never import our engine (its `byte_level` has the same)."""
     printable = list(range(ord("!"), ord("~") + 1)) + list(range(0xA1, 0xAC + 1)) + list(range(0xAE, 0xFF + 1))
     chars = list(printable)
     extra = 0
@@ -656,7 +657,8 @@ def make_encode_tokenizer(tokenizer_json: str, target: Path) -> int:
     vocab: dict[str, int] = data["model"]["vocab"]
     next_id = max(vocab.values()) + 1
     added = 0
-    for char in sorted(_byte_decoder(), key=lambda c: _byte_decoder()[c]):
+    decoder = _byte_decoder()
+    for char in sorted(decoder, key=decoder.__getitem__):
         if char not in vocab:
             vocab[char] = next_id
             next_id += 1
