@@ -18,10 +18,12 @@ from mypy_extensions import i64
 
 from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
+from engine.ascii_words import SAME_CASE, bounds_room, gpt2_bounds
+from engine.byte_level import ascii_to_chars
 from engine.models.base import Model, TokenRun
 from engine.models.bpe.model import BPE
 from engine.normalizers import Normalizer
-from engine.pre_tokenizers import Cut, PreTokenizer, words_of
+from engine.pre_tokenizers import ByteLevel, Cut, PreTokenizer, words_of
 
 
 class TokenLists:
@@ -38,6 +40,97 @@ class TokenLists:
         self.tokens = []
         self.spans = vec[i64]()
         self.words = []
+
+
+def ascii_bpe(
+    text: str, added: AddedVocabulary, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None, model: Model
+) -> BPE | None:
+    """The BPE model when `ascii_tokens` applies to `text`: an ASCII text with no added token in
+    it, no normalizer, GPT-2's ByteLevel split (and no space to insert), and the model a BPE
+    that caches its runs; else None."""
+    if normalizer is not None or not isinstance(pre_tokenizer, ByteLevel) or not isinstance(model, BPE):
+        return None
+    if not pre_tokenizer.use_regex or not text.isascii():
+        return None
+    if pre_tokenizer.add_prefix_space and text and text[0] != " ":
+        return None
+    if added.may_match(text, False) or added.may_match(text, True):
+        return None
+    return model
+
+
+def ascii_tokens(text: str, bpe: BPE, word: int) -> TokenLists | None:
+    """The tokens of an ASCII `text` that `ascii_bpe` gave `bpe` for, found on its bytes: GPT-2's
+    split scanned on them, each word's run looked up by its bytes (`BPE.ascii_entry`), no str
+    made per word. `word` as `token_lists`'. None when the model does not cache runs (dropout)."""
+    out = TokenLists()
+    return out if _ascii_fill(text, bpe, word, out.ids, out) else None
+
+
+def ascii_ids(text: str, bpe: BPE) -> list[int] | None:
+    """`ascii_tokens`' ids alone (the bulk path)."""
+    ids: list[int] = []
+    return ids if _ascii_fill(text, bpe, -1, ids, None) else None
+
+
+def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists | None) -> bool:
+    """Append the tokens of `text` to `out` (its ids are `ids`), or only their ids to `ids`;
+    False when the model does not cache runs."""
+    runs = bpe.ascii_runs()
+    if runs is None:
+        return False
+    data = text.encode("ascii")
+    n_bytes: i64 = len(data)
+    bounds = bounds_room(runs.bounds, 2 * n_bytes)
+    runs.bounds = bounds
+    n = gpt2_bounds(data, 0, n_bytes, False, SAME_CASE, bounds)
+    tokens: list[str] = out.tokens if out is not None else []
+    spans = out.spans if out is not None else vec[i64]()
+    words: list[int | None] = out.words if out is not None else []
+    k: i64 = 0
+    t: i64 = 0
+    while k < n:
+        start = bounds[k]
+        end = bounds[k + 1]
+        # (boxed once: every token of the word shares the object)
+        word_index: int | None = word if word >= 0 else k // 2
+        k += 2
+        entry = bpe.ascii_entry(runs, data, start, end)
+        if entry < 0:
+            # a word too long to cache
+            found = bpe.word_run(ascii_to_chars(text[start:end]))
+            found_ids = found.ids
+            found_spans = found.spans
+            for t in range(len(found_ids)):
+                ids.append(found_ids[t])
+                if out is not None:
+                    tokens.append(found.values[t])
+                    spans = append(spans, start + found_spans[2 * t])
+                    spans = append(spans, start + found_spans[2 * t + 1])
+                    words.append(word_index)
+            continue
+        # (read after the call: making an entry may have started a new generation)
+        table = runs.current
+        t = table.firsts[entry]
+        last = table.firsts[entry + 1]
+        run_ids = table.ids
+        if out is None:
+            while t < last:
+                ids.append(run_ids[t])
+                t += 1
+            continue
+        run_values = table.values
+        run_spans = table.spans
+        while t < last:
+            ids.append(run_ids[t])
+            tokens.append(run_values[t])
+            spans = append(spans, start + run_spans[2 * t])
+            spans = append(spans, start + run_spans[2 * t + 1])
+            words.append(word_index)
+            t += 1
+    if out is not None:
+        out.spans = spans
+    return True
 
 
 def cut(
@@ -177,6 +270,11 @@ def ids_only(
     """The ids of `text` when no added token occurs in it (else None): the bulk path. Without
     offsets any normalizer will do, and the pre-tokenizers' `split_words` (the word counting
     path of training) gives the pieces as the model sees them."""
+    bpe = ascii_bpe(text, added, normalizer, pre_tokenizer, model)
+    if bpe is not None:
+        found = ascii_ids(text, bpe)
+        if found is not None:
+            return found
     if added.may_match(text, False):
         return None
     normalized = normalizer.normalize_str(text) if normalizer is not None else text

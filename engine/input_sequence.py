@@ -113,8 +113,13 @@ def encode_piece(
         n = len(ids)
         # subtle: HF's encode_fast leaves every type id 0; only a post-processor sets them.
         return Encoding(ids, [0] * n, [""] * n, [None] * n, None, [0] * n, [1] * n, spans=zero_spans(n))
-    pieces = fast_path.cut(text, added, normalizer, pre_tokenizer)
-    lists = fast_path.token_lists(pieces, model, word_index) if pieces is not None else None
+    lists: fast_path.TokenLists | None = None
+    bpe = fast_path.ascii_bpe(text, added, normalizer, pre_tokenizer, model)
+    if bpe is not None:
+        lists = fast_path.ascii_tokens(text, bpe, word_index)
+    if lists is None:
+        pieces = fast_path.cut(text, added, normalizer, pre_tokenizer)
+        lists = fast_path.token_lists(pieces, model, word_index) if pieces is not None else None
     if lists is not None:
         return _lists_encoding(lists.ids, lists.tokens, lists.spans, lists.words, type_id)
     return encode_piece_in_full(text, type_id, word_index, added, normalizer, pre_tokenizer, model)

@@ -20,63 +20,57 @@ from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from engine import byte_level
+from engine.ascii_words import (
+    EMPTY,
+    GPT2_CLASSES,
+    LOWER_CASE,
+    SAME_CASE,
+    UNDECIDED,
+    folded_word,
+    gpt2_bounds,
+    is_digit,
+    bounds_room,
+    doubled,
+    is_long,
+    is_letter,
+    same_word,
+    short_length,
+    slot_of,
+    word_key,
+)
 
-# The classes of a byte for GPT-2's scan (as `scanners.GPT2_ASCII_CLASSES`), and for the scans
-# of runs (BERT's, Whitespace's, WhitespaceSplit's): dropped, alone, or in a run of its class.
-# UNDECIDED bytes (past ASCII; for runs also the controls a normalizer may delete) send their
-# line to be counted as text.
-OTHER: Final = 0
-LETTER: Final = 1
-DIGIT: Final = 2
-SPACE: Final = 3
+__all__ = ["GPT2_CLASSES", "LOWER_CASE", "SAME_CASE", "ByteScan", "WordTable", "count_lines"]
+
+# The classes of a byte for the scans of runs (BERT's, Whitespace's, WhitespaceSplit's):
+# dropped, alone, or in a run of its class. UNDECIDED bytes (past ASCII, and the controls a
+# normalizer may delete) send their line to be counted as text.
 DROP: Final = 0
 ALONE: Final = 1
 WORD: Final = 2
 NOT_WORD: Final = 3
-UNDECIDED: Final = 255
 
 
-def _is_letter(b: int) -> bool:
-    return 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A
-
-
-def _is_digit(b: int) -> bool:
-    return 0x30 <= b <= 0x39
-
-
-def _byte_classes(kind: str) -> bytes:
+def _run_classes(kind: str) -> bytes:
     out = bytearray(256)
     for b in range(256):
         space = b == 0x20 or b == 0x09 or b == 0x0A or b == 0x0D
         control = b < 0x20 and not space or b == 0x7F
-        if b >= 0x80:
-            out[b] = UNDECIDED
-        elif kind == "gpt2":
-            if _is_letter(b):
-                out[b] = LETTER
-            elif _is_digit(b):
-                out[b] = DIGIT
-            elif space or b == 0x0B or b == 0x0C:
-                out[b] = SPACE
-        elif control:
+        if b >= 0x80 or control:
             out[b] = UNDECIDED
         elif space:
             out[b] = DROP
         elif kind == "bert":
-            out[b] = WORD if _is_letter(b) or _is_digit(b) else ALONE
+            out[b] = WORD if is_letter(b) or is_digit(b) else ALONE
         elif kind == "whitespace":
-            out[b] = WORD if _is_letter(b) or _is_digit(b) or b == 0x5F else NOT_WORD
+            out[b] = WORD if is_letter(b) or is_digit(b) or b == 0x5F else NOT_WORD
         else:
             out[b] = WORD
     return bytes(out)
 
 
-GPT2_CLASSES: Final = _byte_classes("gpt2")
-BERT_CLASSES: Final = _byte_classes("bert")
-WHITESPACE_CLASSES: Final = _byte_classes("whitespace")
-WHITESPACE_SPLIT_CLASSES: Final = _byte_classes("whitespace_split")
-SAME_CASE: Final = bytes(range(256))
-LOWER_CASE: Final = bytes(b + 32 if 0x41 <= b <= 0x5A else b for b in range(256))
+BERT_CLASSES: Final = _run_classes("bert")
+WHITESPACE_CLASSES: Final = _run_classes("whitespace")
+WHITESPACE_SPLIT_CLASSES: Final = _run_classes("whitespace_split")
 
 
 class ByteScan:
@@ -98,16 +92,6 @@ class ByteScan:
         self.byte_level = gpt2
 
 
-EMPTY: Final[i64] = 0
-# A word of up to SHORT bytes is its own key: its bytes, the first lowest, and its length in the
-# top byte. A longer word's key is LONG in the top byte and a hash of its bytes.
-SHORT: Final[i64] = 7
-LONG: Final[i64] = 8 << 56
-# subtle: masking keeps (h * 31 + b) and the slot's product far from i64 overflow in compiled
-# code, and gives the same values in the pure build, where ints never wrap.
-HASH_MASK: Final[i64] = (1 << 55) - 1
-LOW_31: Final[i64] = (1 << 31) - 1
-GOLDEN: Final[i64] = 0x9E3779B1
 # Between the words of a packed table: no ASCII word holds it.
 SEPARATOR: Final = 0xFF
 SEPARATOR_CHAR: Final = "\xff"
@@ -150,52 +134,27 @@ class WordTable:
     def add(self, data: bytes, start: i64, end: i64, prefixed: bool, times: i64 = 1) -> None:
         """Count the word data[start:end], after a " " if `prefixed` (GPT-2's prefix space),
         `times` times."""
-        length = end - start + 1 if prefixed else end - start
-        if length > SHORT:
-            self._add_long(data, start, end, prefixed, times)
-            return
         fold = self.fold
-        key: i64 = 32 if prefixed else 0
-        shift: i64 = 8 if prefixed else 0
-        i = start
-        while i < end:
-            b: i64 = fold[data[i]]
-            key |= b << shift
-            shift += 8
-            i += 1
-        key |= length << 56
-        s = _slot_of(key) & self.mask
+        key = word_key(data, start, end, prefixed, fold)
+        long = is_long(key)
+        s = slot_of(key) & self.mask
         while True:
             found = self.cells[2 * s]
             if found == key:
-                self.cells[2 * s + 1] += times
-                return
-            if found == EMPTY:
-                self._insert(s, key, times)
-                self.order = append(self.order, key)
-                return
-            s = (s + 1) & self.mask
-
-    def _add_long(self, data: bytes, start: i64, end: i64, prefixed: bool, times: i64) -> None:
-        fold = self.fold
-        h: i64 = 32 if prefixed else 0
-        i = start
-        while i < end:
-            h = (h * 31 + fold[data[i]]) & HASH_MASK
-            i += 1
-        key = LONG | h
-        s = _slot_of(key) & self.mask
-        while True:
-            found = self.cells[2 * s]
-            if found == key:
+                if not long:
+                    self.cells[2 * s + 1] += times
+                    return
                 entry = self.cells[2 * s + 1]
-                if _same(self.words[entry], data, start, end, prefixed, fold):
+                if same_word(self.words[entry], data, start, end, prefixed, fold):
                     self.long_counts[entry] += times
                     return
             elif found == EMPTY:
+                if not long:
+                    self._insert(s, key, times)
+                    self.order = append(self.order, key)
+                    return
                 entry = len(self.words)
-                word = data[start:end].translate(fold)
-                self.words.append(b" " + word if prefixed else word)
+                self.words.append(folded_word(data, start, end, prefixed, fold))
                 self.long_counts = append(self.long_counts, times)
                 self._insert(s, key, entry)
                 self.order = append(self.order, -1 - entry)
@@ -210,21 +169,11 @@ class WordTable:
             self._grow()
 
     def _grow(self) -> None:
-        old = self.cells
-        size = 2 * (self.mask + 1)
-        self.cells = vec[i64]([EMPTY] * (2 * size))
-        self.mask = size - 1
-        for k in range(0, len(old), 2):
-            key = old[k]
-            if key != EMPTY:
-                s = _slot_of(key) & self.mask
-                while self.cells[2 * s] != EMPTY:
-                    s = (s + 1) & self.mask
-                self.cells[2 * s] = key
-                self.cells[2 * s + 1] = old[k + 1]
+        self.cells = doubled(self.cells)
+        self.mask = len(self.cells) // 2 - 1
 
     def _short_count(self, key: i64) -> i64:
-        s = _slot_of(key) & self.mask
+        s = slot_of(key) & self.mask
         while self.cells[2 * s] != key:
             s = (s + 1) & self.mask
         return self.cells[2 * s + 1]
@@ -237,7 +186,7 @@ class WordTable:
         counts: list[int] = []
         for known in self.order:
             if known >= 0:
-                length = known >> 56
+                length = short_length(known)
                 shift: i64 = 0
                 while shift < 8 * length:
                     joined.append((known >> shift) & 0xFF)
@@ -282,29 +231,6 @@ class WordTable:
             counts[word] = counts.get(word, 0) + times[k]
 
 
-def _slot_of(key: i64) -> i64:
-    folded = key ^ (key >> 23) ^ (key >> 41)
-    return ((folded & LOW_31) * GOLDEN) >> 16
-
-
-def _same(word: bytes, data: bytes, start: i64, end: i64, prefixed: bool, fold: bytes) -> bool:
-    """Whether `word` is data[start:end] folded (after a " " if `prefixed`)."""
-    k: i64 = 0
-    if prefixed:
-        if len(word) != end - start + 1 or word[0] != 32:
-            return False
-        k = 1
-    elif len(word) != end - start:
-        return False
-    i = start
-    while i < end:
-        if word[k] != fold[data[i]]:
-            return False
-        i += 1
-        k += 1
-    return True
-
-
 def count_lines(data: bytes, table: WordTable, scan: ByteScan) -> vec[i64]:
     """Count the words of every line of `data` (each ends with "\n" but maybe the last) into
     `table`, as the pipeline `scan` stands for gives them for each line; the lines holding an
@@ -313,6 +239,7 @@ def count_lines(data: bytes, table: WordTable, scan: ByteScan) -> vec[i64]:
     GPT-2's: b"a b\n\xc3\xa9\n" -> counts b"a", b" b\n"; returns [4, 7].
     """
     skipped = vec[i64]()
+    bounds = vec[i64]()
     n: i64 = len(data)
     classes = scan.classes
     # subtle: GPT-2's classes decide every ASCII byte, so an ASCII block needs no look per byte
@@ -335,7 +262,7 @@ def count_lines(data: bytes, table: WordTable, scan: ByteScan) -> vec[i64]:
             skipped = append(skipped, start)
             skipped = append(skipped, end)
         elif scan.gpt2:
-            _count_gpt2_line(data, start, end, table, scan.add_prefix_space)
+            bounds = _count_gpt2_line(data, start, end, table, scan.add_prefix_space, bounds)
         else:
             _count_runs(data, start, end, table, classes)
         start = end
@@ -359,54 +286,12 @@ def _count_runs(data: bytes, start: i64, end: i64, table: WordTable, classes: by
         i = j
 
 
-def _count_gpt2_line(data: bytes, start: i64, end: i64, table: WordTable, add_prefix_space: bool) -> None:
-    """GPT-2's split of the ASCII line data[start:end] (`scanners.gpt2_ascii_words`, in its order
-    of alternatives: 's 't 're 've 'm 'll 'd; an optional space then letters, digits or other
-    chars; a run of spaces that leaves its last one to the word after it; a run of spaces).
-    The contractions are matched after folding ("'S" lowercased is "'s")."""
-    fold = table.fold
-    i = start
-    if add_prefix_space and start < end and data[start] != 32:
-        # The prefix " " starts the first word: " " + a run of the first char's class, or a
-        # run of spaces (the prefix with them) that leaves its last one to the next word.
-        kind = GPT2_CLASSES[data[start]]
-        j = start + 1
-        while j < end and GPT2_CLASSES[data[j]] == kind:
-            j += 1
-        if kind == SPACE and j < end:
-            j -= 1
-        table.add(data, start, j, True)
-        i = j
-    while i < end:
-        c = data[i]
-        if c == 39 and i + 1 < end:  # "'"
-            d = fold[data[i + 1]]
-            if d == 115 or d == 116 or d == 109 or d == 100:  # s t m d
-                table.add(data, i, i + 2, False)
-                i += 2
-                continue
-            if i + 2 < end:
-                e = fold[data[i + 2]]
-                if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):  # re ve ll
-                    table.add(data, i, i + 3, False)
-                    i += 3
-                    continue
-        kind = GPT2_CLASSES[c]
-        j = i
-        if c == 32 and i + 1 < end and GPT2_CLASSES[data[i + 1]] != SPACE:
-            j = i + 1  # " ?X": the space starts the word
-            kind = GPT2_CLASSES[data[j]]
-        if kind != SPACE:
-            j += 1
-            while j < end and GPT2_CLASSES[data[j]] == kind:
-                j += 1
-            table.add(data, i, j, False)
-            i = j
-            continue
-        j = i + 1
-        while j < end and GPT2_CLASSES[data[j]] == SPACE:
-            j += 1
-        if j < end and j - i > 1:
-            j -= 1  # \s+(?!\S): the last space goes with the next word
-        table.add(data, i, j, False)
-        i = j
+def _count_gpt2_line(data: bytes, start: i64, end: i64, table: WordTable, add_prefix_space: bool, bounds: vec[i64]) -> vec[i64]:
+    """Count the words of GPT-2's split of the ASCII line data[start:end] (`gpt2_bounds`);
+    `bounds` is room for the scan, given back (grown if need be) to be used again."""
+    bounds = bounds_room(bounds, 2 * (end - start))
+    n = gpt2_bounds(data, start, end, add_prefix_space, table.fold, bounds)
+    prefixed = add_prefix_space and start < end and data[start] != 32
+    for k in range(0, n, 2):
+        table.add(data, bounds[k], bounds[k + 1], prefixed and k == 0)
+    return bounds

@@ -9,9 +9,12 @@ from bisect import bisect_right
 from typing import Final
 
 import regex
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from engine import unicode_chars as uc
 from engine import unicode_tables as tables
+from engine.ascii_words import SAME_CASE, bounds_room, gpt2_bounds
 from engine.pre_tokenizers.base import Cut
 from engine.unicode_chars import DualPattern, slot
 
@@ -189,74 +192,16 @@ NOT_SPACES_RUNS: Final = CharRuns.of("", [], tables.WHITESPACE)
 BERT_RUNS: Final = CharRuns.of(tables.PUNCTUATION, [], tables.WHITESPACE)
 
 
-# ASCII classes of GPT-2's pattern for `gpt2_ascii_words`: 0 other, 1 letter, 2 digit, 3 space.
-GPT2_OTHER: Final = 0
-GPT2_LETTER: Final = 1
-GPT2_DIGIT: Final = 2
-GPT2_SPACE: Final = 3
-
-
-def _gpt2_ascii_classes() -> list[int]:
-    classes = [GPT2_OTHER] * 128
-    for cp in range(128):
-        c = chr(cp)
-        if "A" <= c <= "Z" or "a" <= c <= "z":
-            classes[cp] = GPT2_LETTER
-        elif "0" <= c <= "9":
-            classes[cp] = GPT2_DIGIT
-        elif c in "\t\n\x0b\x0c\r ":
-            classes[cp] = GPT2_SPACE
-    return classes
-
-
-GPT2_ASCII_CLASSES: Final = _gpt2_ascii_classes()
-
-
 def gpt2_ascii_words(text: str, mapped: str) -> list[str]:
     """GPT-2's split of an ASCII `text` (GPT2_RE), as the pieces of `mapped` (its byte-level
-    chars, same length), by a scan of the chars: about twice as fast as the regex.
-
-    The pattern's alternatives, in its order: 's 't 're 've 'm 'll 'd; an optional space then
-    letters, digits, or other chars; a run of spaces that leaves its last one to the word after it;
-    a run of spaces.
-    """
-    classes = GPT2_ASCII_CLASSES
+    chars, same length), by a scan of its bytes (`ascii_words.gpt2_bounds`): about twice as
+    fast as the regex."""
+    data = text.encode("ascii")
+    bounds = bounds_room(vec[i64](), 2 * len(data))
+    n = gpt2_bounds(data, 0, len(data), False, SAME_CASE, bounds)
     words: list[str] = []
-    n = len(text)
-    i = 0
-    while i < n:
-        c = ord(text[i])
-        if c == 39 and i + 1 < n:  # "'"
-            d = text[i + 1]
-            if d == "s" or d == "t" or d == "m" or d == "d":
-                words.append(mapped[i : i + 2])
-                i += 2
-                continue
-            if i + 2 < n:
-                two = text[i + 1 : i + 3]
-                if two == "re" or two == "ve" or two == "ll":
-                    words.append(mapped[i : i + 3])
-                    i += 3
-                    continue
-        kind = classes[c]
-        j = i
-        if c == 32 and i + 1 < n and classes[ord(text[i + 1])] != GPT2_SPACE:
-            j = i + 1  # " ?X": the space starts the word
-            kind = classes[ord(text[j])]
-        if kind != GPT2_SPACE:
-            j += 1
-            while j < n and classes[ord(text[j])] == kind:
-                j += 1
-            words.append(mapped[i:j])
-            i = j
-            continue
-        j = i + 1
-        while j < n and classes[ord(text[j])] == GPT2_SPACE:
-            j += 1
-        if j < n and j - i > 1:
-            j -= 1  # \s+(?!\S): the last space goes with the next word
-        words.append(mapped[i:j])
-        i = j
+    for k in range(0, n, 2):
+        words.append(mapped[bounds[k] : bounds[k + 1]])
     return words
 
 

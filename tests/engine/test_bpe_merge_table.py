@@ -28,7 +28,9 @@ def heap_run(model: BPE, word: str) -> TokenRun:
 
 def test_merge_lowest_rank_first_then_leftmost() -> None:
     # a=0 b=1 c=2 ab=3 bc=4 abc=5: (b, c) rank 0, (a, b) rank 1, (a, bc) rank 2
-    table = MergeTable({1 * 6 + 2: 0, 0 * 6 + 1: 1, 0 * 6 + 4: 2}, [4, 3, 5], 6)
+    tokens = {0: "a", 1: "b", 2: "c", 3: "ab", 4: "bc", 5: "abc"}
+    table = MergeTable({1 * 6 + 2: 0, 0 * 6 + 1: 1, 0 * 6 + 4: 2}, [4, 3, 5], 6, tokens)
+    assert table.tokens == ["a", "b", "c", "ab", "bc", "abc"]
     ids = vec[i64]([0, 1, 2, 0, 1, 0, 1])
     starts = vec[i64]([0, 1, 2, 3, 4, 5, 6])
     n = table.merge(ids, starts)

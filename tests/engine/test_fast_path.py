@@ -9,6 +9,7 @@ must be equal, and `encode_ids` must equal `encode(...).ids`.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -192,3 +193,113 @@ def test_the_word_cache_follows_option_changes() -> None:
     assert tokenizer.encode("ab").tokens == ["a", "b"]
     unigram.byte_fallback = True
     assert tokenizer.encode("ab").tokens == ["a", "<0x62>"]
+
+
+# -- ASCII lines on their bytes (`fast_path.ascii_tokens`) -------------------------------------
+
+ASCII_TEXTS = st.lists(
+    st.one_of(
+        st.text(alphabet="abcXYZ 019 ,.'!-\t\n\r\x0b\x0c\x01~", max_size=12),
+        st.sampled_from(["'s", "'T", "'re", "'VE", "'ll", "'d", "'m", " don't", "   ", "<s>", "x" * 300, " " + "ab" * 200]),
+    ),
+    max_size=8,
+).map("".join)
+
+
+def _byte_level_with_cache(capacity: int) -> Tokenizer:
+    tokenizer = Tokenizer.from_str(tokenizer_for("byte-level").to_str())
+    _bpe_of(tokenizer)._resize_cache(capacity)
+    return tokenizer
+
+
+def _bpe_of(tokenizer: Tokenizer) -> models.BPE:
+    model = tokenizer.model
+    assert isinstance(model, models.BPE)
+    return model
+
+
+def _held_words(tokenizer: Tokenizer) -> int:
+    runs = _bpe_of(tokenizer).ascii_runs()
+    return len(runs) if runs is not None else 0
+
+
+def test_an_ascii_line_is_encoded_on_its_bytes() -> None:
+    tokenizer = tokenizer_for("byte-level")
+    parts = (tokenizer._added, tokenizer.normalizer, tokenizer.pre_tokenizer, tokenizer.model)
+    text = "The fox doesn't  jump,\tit's 1234 tabs   "
+    bpe = fast_path.ascii_bpe(text, *parts)
+    assert bpe is not None and bpe is tokenizer.model
+    lists = fast_path.ascii_tokens(text, bpe, -1)
+    assert lists is not None
+    full = encode_piece_in_full(text, 0, -1, *parts)
+    assert (lists.ids, lists.tokens, list(lists.spans), lists.words) == (
+        full.ids, full.tokens, [i for span in full.offsets for i in span], full.word_ids,
+    )
+    assert _held_words(tokenizer) > 0  # its words are held by their bytes now
+    # the cases it leaves to the other paths
+    assert fast_path.ascii_bpe("café", *parts) is None  # past ASCII
+    assert fast_path.ascii_bpe("a <s> b", *parts) is None  # an added token
+    prefixed = tokenizer_for("byte-level-prefix-space")
+    prefix_parts = (prefixed._added, prefixed.normalizer, prefixed.pre_tokenizer, prefixed.model)
+    assert fast_path.ascii_bpe("a b", *prefix_parts) is None  # a space to insert
+    assert fast_path.ascii_bpe(" a b", *prefix_parts) is prefixed.model
+    lowercase = tokenizer_for("byte-level-lowercase")
+    assert fast_path.ascii_bpe("a b", lowercase._added, lowercase.normalizer, lowercase.pre_tokenizer, lowercase.model) is None
+
+
+@pytest.mark.parametrize("capacity", [100_000, 3, 1, 0])
+@settings(max_examples=100, deadline=None)
+@given(texts=st.lists(ASCII_TEXTS, min_size=1, max_size=4))
+def test_ascii_lines_agree_with_the_full_pipeline_whatever_the_cache_holds(capacity: int, texts: list[str]) -> None:
+    # (a capacity of 3 or 1 clears the byte-keyed cache within a line; 0 caches nothing, and
+    # the lines go the str way)
+    tokenizer = _byte_level_with_cache(capacity)
+    for text in texts:
+        assert_same(tokenizer, text)
+    assert _held_words(tokenizer) <= capacity
+
+
+def test_dropout_leaves_ascii_lines_to_the_str_path() -> None:
+    tokenizer = _byte_level_with_cache(100)
+    _bpe_of(tokenizer).dropout = 1.0  # every merge dropped: chars only
+    assert _bpe_of(tokenizer).ascii_runs() is None
+    assert tokenizer.encode("hello hello").tokens == ["h", "e", "l", "l", "o", "Ġ", "h", "e", "l", "l", "o"]
+    _bpe_of(tokenizer).dropout = None
+    assert tokenizer.encode("hello hello").ids == _byte_level_with_cache(100).encode("hello hello").ids
+
+
+def test_an_option_change_clears_the_byte_keyed_cache_too() -> None:
+    tokenizer = _byte_level_with_cache(100)
+    before = tokenizer.encode("the theme").tokens
+    assert _held_words(tokenizer) == 2
+    _bpe_of(tokenizer).ignore_merges = True
+    assert _held_words(tokenizer) == 0
+    assert tokenizer.encode("the theme").tokens == encode_piece_in_full(
+        "the theme", 0, -1, tokenizer._added, None, tokenizer.pre_tokenizer, tokenizer.model
+    ).tokens
+    assert before  # (the words were cached before the change)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"unk_token": "[UNK]"},
+        {"unk_token": "[UNK]", "fuse_unk": True},
+        {"continuing_subword_prefix": "##"},
+        {"end_of_word_suffix": "</w>"},
+        {"end_of_word_suffix": "</w>", "end_of_word_symbol": True},
+        {"ignore_merges": True},
+    ],
+)
+def test_ascii_lines_agree_with_the_full_pipeline_whatever_the_bpe_options(options: dict[str, Any]) -> None:
+    # trained without "z" or "!": words holding them leave the native merge (unknown chars)
+    model_options = {key: options[key] for key in ("unk_token", "fuse_unk", "ignore_merges") if key in options}
+    bpe = models.BPE(**model_options)
+    tokenizer = Tokenizer(bpe)
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer_options = {key: value for key, value in options.items() if key not in model_options}
+    trainer = trainers.BpeTrainer(vocab_size=120, special_tokens=["[UNK]"], show_progress=False, **trainer_options)
+    tokenizer.train_from_iterator(["the them theme then other these thesis 'the' them's"] * 5, trainer)
+    for text in ["the them theme", " them z zz az! the", "Them 'the' them's", "the them theme", "thesisthesis"]:
+        assert fast_path.ascii_bpe(text, tokenizer._added, None, tokenizer.pre_tokenizer, bpe) is bpe
+        assert_same(tokenizer, text)

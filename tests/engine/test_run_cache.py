@@ -4,9 +4,13 @@ copied forward, never more runs than the capacity; and the BPE model through it.
 from __future__ import annotations
 
 import pytest
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from engine.models.base import DEFAULT_CACHE_CAPACITY, MAX_CACHED_LENGTH, RunCache, TokenRun
+from engine.models.bpe.ascii_runs import AsciiRuns, RunTable
 from engine.models.bpe.model import BPE
+from engine.models.bpe.word_run import WordRun
 
 
 def run(id: int) -> TokenRun:
@@ -118,3 +122,100 @@ def test_bpe_answers_the_same_through_turnovers_of_a_small_cache() -> None:
     assert list(small._cache.runs) == ["abcab"]
     small._clear_cache()
     assert len(small._cache) == 0
+
+
+# -- the byte-keyed cache of ASCII words (`engine.models.bpe.ascii_runs`) ---------------------
+
+
+def word_run(ids: list[int], spans: list[int]) -> WordRun:
+    return WordRun(tuple(ids), tuple(str(id) for id in ids), vec[i64](spans))
+
+
+def test_a_run_table_keeps_each_words_tokens_in_flat_lists() -> None:
+    table = RunTable()
+    data = b"hug hugs"
+    assert table.find(data, 0, 3) == -1
+    assert table.put(data, 0, 3, word_run([7], [0, 3])) == 0
+    assert table.put(data, 3, 8, word_run([8, 9], [0, 4, 4, 5])) == 1
+    assert table.find(b"xhugx", 1, 4) == 0  # found by its bytes, wherever they lie
+    assert table.find(data, 3, 8) == 1
+    assert list(table.firsts) == [0, 1, 3]
+    assert table.ids == [7, 8, 9] and table.values == ["7", "8", "9"]
+    assert list(table.spans) == [0, 3, 0, 4, 4, 5]
+    copy = RunTable()
+    assert copy.put_copy(data, 3, 8, table, 1) == 0
+    assert (copy.ids, list(copy.spans), list(copy.firsts)) == ([8, 9], [0, 4, 4, 5], [0, 2])
+
+
+def test_a_run_table_tells_long_words_apart_when_their_hashes_agree() -> None:
+    # "Aa" and "BB" hash alike (65 * 31 + 97 == 66 * 31 + 66); past 7 bytes a key is a hash
+    first, second = b"xxxxxxAa", b"xxxxxxBB"
+    table = RunTable()
+    table.put(first, 0, 8, word_run([1], [0, 8]))
+    assert table.find(second, 0, 8) == -1
+    table.put(second, 0, 8, word_run([2], [0, 8]))
+    assert table.find(first, 0, 8) == 0 and table.find(second, 0, 8) == 1
+
+
+def test_a_run_table_grows_past_its_first_slots() -> None:
+    table = RunTable()
+    words = [f"w{i}".encode() for i in range(3000)]  # past the first table's 1,024 slots
+    for i, word in enumerate(words):
+        assert table.put(word, 0, len(word), word_run([i], [0, len(word)])) == i
+    assert all(table.find(word, 0, len(word)) == i for i, word in enumerate(words))
+
+
+def _put(runs: AsciiRuns, word: bytes) -> None:
+    assert runs.entry(word, 0, len(word)) == -1
+    runs.put(word, 0, len(word), word_run([len(word)], [0, len(word)]))
+
+
+def _held(runs: AsciiRuns) -> tuple[list[bytes], list[bytes]]:
+    """(the words of the current generation, of the old one), of the words a..e."""
+    words = [b"a", b"b", b"c", b"d", b"e"]
+    old = runs.old
+    return (
+        [word for word in words if runs.current.find(word, 0, 1) >= 0],
+        [word for word in words if old is not None and old.find(word, 0, 1) >= 0],
+    )
+
+
+def test_ascii_runs_keep_two_generations_as_the_str_cache_does() -> None:
+    # RunCache's docstring case: capacity 4, generations of 2
+    runs = AsciiRuns(4)
+    _put(runs, b"a")
+    _put(runs, b"b")
+    assert _held(runs) == ([b"a", b"b"], [])
+    _put(runs, b"c")
+    assert _held(runs) == ([b"c"], [b"a", b"b"])
+    entry = runs.entry(b"a", 0, 1)  # found in the old one: copied forward
+    assert entry >= 0 and runs.current.ids[runs.current.firsts[entry]] == 1
+    assert _held(runs) == ([b"a", b"c"], [b"a", b"b"])
+    _put(runs, b"d")
+    assert _held(runs) == ([b"d"], [b"a", b"c"])
+    assert runs.entry(b"b", 0, 1) == -1  # not seen for a generation: gone
+
+
+@pytest.mark.parametrize("capacity", [1, 2, 3, 4, 5, 10])
+def test_ascii_runs_never_hold_more_words_than_the_capacity(capacity: int) -> None:
+    runs = AsciiRuns(capacity)
+    for i in range(50):
+        word = f"w{i}".encode()
+        if runs.entry(word, 0, len(word)) < 0:
+            runs.put(word, 0, len(word), word_run([i], [0, len(word)]))
+        assert runs.entry(word, 0, len(word)) >= 0  # the word just put is always there
+        half = f"w{i // 2}".encode()
+        runs.entry(half, 0, len(half))  # a recall copies forward: still within the capacity
+        assert len(runs) <= capacity
+
+
+def test_the_bpe_model_clears_both_caches_and_sizes_both() -> None:
+    bpe = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")], cache_capacity=6)
+    runs = bpe.ascii_runs()
+    assert runs is not None and runs.capacity == 6
+    assert bpe.ascii_entry(runs, b"ab", 0, 2) == 0
+    assert runs.current.ids == [2]
+    bpe.fuse_unk = True  # an option change clears the word caches
+    assert len(runs) == 0
+    bpe._resize_cache(0)
+    assert bpe.ascii_runs() is None

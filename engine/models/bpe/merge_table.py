@@ -44,8 +44,14 @@ class MergeTable:
     _slots: vec[i64]
     _mask: i64
     _stride: i64
+    # every id's token ("" where an id below the stride has none): read by id, no int boxed
+    tokens: list[str]
 
-    def __init__(self, ranks: dict[int, int], new_ids: list[int], stride: int) -> None:
+    def __init__(self, ranks: dict[int, int], new_ids: list[int], stride: int, vocab_r: dict[int, str]) -> None:
+        tokens = [""] * stride
+        for id, token in vocab_r.items():
+            tokens[id] = token
+        self.tokens = tokens
         size: i64 = 16
         while size < 2 * len(ranks):
             size *= 2
@@ -112,6 +118,36 @@ class MergeTable:
             if at < n - 1:
                 pairs[at] = self.find(ids[at], ids[at + 1])
         return n
+
+
+class Merged:
+    """A short word's symbols after `MergeTable.merge`: the first `n` of `ids`, symbol k over the
+    units starts[k] up to the next symbol's start (the last: up to `units`). The units are the
+    word's `chars`, maybe with one more past them (the separate end-of-word symbol), which
+    `start` and `end` give as the word's end."""
+
+    ids: vec[i64]
+    starts: vec[i64]
+    n: i64
+    units: i64
+    chars: i64
+
+    def __init__(self, ids: vec[i64], starts: vec[i64], n: i64, units: i64, chars: i64) -> None:
+        self.ids = ids
+        self.starts = starts
+        self.n = n
+        self.units = units
+        self.chars = chars
+
+    def start(self, k: i64) -> i64:
+        """Where symbol k starts, in chars of the word."""
+        start = self.starts[k]
+        return start if start < self.chars else self.chars
+
+    def end(self, k: i64) -> i64:
+        """Where symbol k ends, in chars of the word."""
+        end = self.starts[k + 1] if k + 1 < self.n else self.units
+        return end if end < self.chars else self.chars
 
 
 class CharIds:

@@ -7,16 +7,19 @@ here (see `engine.models.bpe.trainer`, which fills a model through `set_vocab_an
 from __future__ import annotations
 
 import os
+from typing import Final
 
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from engine import unicode_chars as uc
+from engine.byte_level import BYTES_TO_UNICODE, ascii_to_chars
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_tagged, get_bool, get_opt_float, get_opt_str, get_vocab, require
-from engine.models.base import DEFAULT_CACHE_CAPACITY, Token, TokenRun, VocabModel, WordCache
+from engine.models.base import DEFAULT_CACHE_CAPACITY, MAX_CACHED_LENGTH, Token, TokenRun, VocabModel, WordCache
+from engine.models.bpe.ascii_runs import AsciiRuns
 from engine.models.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
-from engine.models.bpe.merge_table import SHORT_WORD, CharIds, MergeTable
+from engine.models.bpe.merge_table import SHORT_WORD, CharIds, Merged, MergeTable
 from engine.models.bpe.word_run import WordRun, packed_word_run
 from engine.formats.files import write_texts_atomically
 from engine.formats.vocab_files import (
@@ -28,6 +31,10 @@ from engine.formats.vocab_files import (
     read_vocab_json,
 )
 
+
+
+# The code point of each byte's byte-level char (b" " -> ord("Ġ")).
+BYTE_CODES: Final = vec[i64]([ord(char) for char in BYTES_TO_UNICODE])
 
 
 class BPE(VocabModel):
@@ -60,6 +67,9 @@ class BPE(VocabModel):
     _stride: int
     _byte_ids: list[int]
     _cache: WordCache[WordRun]
+    # the same runs keyed by the bytes of ASCII words, for the encode fast path (cleared with
+    # `_cache`, through `_clear_cache`)
+    _ascii_runs: AsciiRuns
     _dropout: float | None
     _unk_token: str | None
     _continuing_subword_prefix: str | None
@@ -96,7 +106,9 @@ class BPE(VocabModel):
         self._ignore_merges = ignore_merges
         _check_end_of_word_symbol(end_of_word_symbol, end_of_word_suffix)
         self._end_of_word_symbol = end_of_word_symbol
-        self._cache = WordCache(DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity)
+        capacity = DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity
+        self._cache = WordCache(capacity)
+        self._ascii_runs = AsciiRuns(capacity)
         vocab_dict: dict[str, int] = {}
         merge_list: list[tuple[str, str]] = []
         if isinstance(vocab, str) and isinstance(merges, str):
@@ -133,7 +145,7 @@ class BPE(VocabModel):
         self._merges_built = False
         self._merge_table = None
         self._char_ids = None
-        self._cache.clear()
+        self._clear_cache()
 
     def set_vocab_and_merges(self, vocab: dict[str, int], merges: list[tuple[str, str]]) -> None:
         """Replace the vocabulary and merges (what HF's BpeTrainer does at the end of training).
@@ -175,9 +187,9 @@ class BPE(VocabModel):
         self._merge_ranks = ranks
         self._merge_new_ids = new_ids
         self._merges_built = True
-        # (the table packs an id in 32 bits)
-        native = len(self._vocab_r) == len(vocab) and stride < 1 << 31
-        self._merge_table = MergeTable(ranks, new_ids, stride) if native else None
+        # (the table packs an id in 32 bits, and lists every id's token: the ids must be dense)
+        native = len(self._vocab_r) == len(vocab) and stride < min(1 << 31, 4 * len(vocab) + 1024)
+        self._merge_table = MergeTable(ranks, new_ids, stride, self._vocab_r) if native else None
 
     @classmethod
     def from_file(
@@ -223,7 +235,7 @@ class BPE(VocabModel):
     @dropout.setter
     def dropout(self, dropout: float | None) -> None:
         self._dropout = dropout
-        self._cache.clear()
+        self._clear_cache()
 
     @property
     def unk_token(self) -> str | None:
@@ -232,7 +244,7 @@ class BPE(VocabModel):
     @unk_token.setter
     def unk_token(self, unk_token: str | None) -> None:
         self._unk_token = unk_token
-        self._cache.clear()
+        self._clear_cache()
 
     @property
     def continuing_subword_prefix(self) -> str | None:
@@ -242,7 +254,7 @@ class BPE(VocabModel):
     def continuing_subword_prefix(self, prefix: str | None) -> None:
         self._continuing_subword_prefix = prefix
         self._char_ids = None
-        self._cache.clear()
+        self._clear_cache()
 
     @property
     def end_of_word_suffix(self) -> str | None:
@@ -253,7 +265,7 @@ class BPE(VocabModel):
         _check_end_of_word_symbol(self._end_of_word_symbol, suffix)
         self._end_of_word_suffix = suffix
         self._char_ids = None
-        self._cache.clear()
+        self._clear_cache()
 
     @property
     def end_of_word_symbol(self) -> bool:
@@ -265,7 +277,7 @@ class BPE(VocabModel):
         _check_end_of_word_symbol(separate, self._end_of_word_suffix)
         self._end_of_word_symbol = separate
         self._char_ids = None
-        self._cache.clear()
+        self._clear_cache()
 
     @property
     def fuse_unk(self) -> bool:
@@ -274,7 +286,7 @@ class BPE(VocabModel):
     @fuse_unk.setter
     def fuse_unk(self, fuse_unk: bool) -> None:
         self._fuse_unk = fuse_unk
-        self._cache.clear()
+        self._clear_cache()
 
     @property
     def byte_fallback(self) -> bool:
@@ -283,7 +295,7 @@ class BPE(VocabModel):
     @byte_fallback.setter
     def byte_fallback(self, byte_fallback: bool) -> None:
         self._byte_fallback = byte_fallback
-        self._cache.clear()
+        self._clear_cache()
 
     @property
     def ignore_merges(self) -> bool:
@@ -292,13 +304,15 @@ class BPE(VocabModel):
     @ignore_merges.setter
     def ignore_merges(self, ignore_merges: bool) -> None:
         self._ignore_merges = ignore_merges
-        self._cache.clear()
+        self._clear_cache()
 
     def _clear_cache(self) -> None:
         self._cache.clear()
+        self._ascii_runs.clear()
 
     def _resize_cache(self, capacity: int) -> None:
         self._cache.resize(capacity)
+        self._ascii_runs.resize(capacity)
 
     @property
     def merges(self) -> list[tuple[str, str]]:
@@ -360,6 +374,18 @@ class BPE(VocabModel):
         cached = cache.recall(sequence)
         if cached is not None:
             return cached
+        cached = self._fresh_run(sequence)
+        if self._caches_runs():
+            cache.put(sequence, cached)
+        return cached
+
+    def _caches_runs(self) -> bool:
+        """Whether runs are cached: not with dropout (each merge is drawn anew)."""
+        dropout = self._dropout
+        return dropout is None or dropout == 0.0
+
+    def _fresh_run(self, sequence: str) -> WordRun:
+        """`word_run` without the cache."""
         if not sequence:
             return WordRun((), (), vec[i64]())
         if not self._merges_built:
@@ -369,14 +395,41 @@ class BPE(VocabModel):
             return packed_word_run(self._merge_word(sequence, dropout, True), self._vocab_r)
         whole = self._vocab.get(self._whole_word(sequence)) if self._ignore_merges else None
         if whole is not None:
-            cached = WordRun((whole,), (self._vocab_r[whole],), vec[i64]([0, len(sequence)]))
-        else:
-            merged = self._merged_run(sequence)
-            if merged is None:
-                merged = packed_word_run(self._merge_word(sequence, 0.0, True), self._vocab_r)
-            cached = merged
-        cache.put(sequence, cached)
-        return cached
+            return WordRun((whole,), (self._vocab_r[whole],), vec[i64]([0, len(sequence)]))
+        merged = self._merged_run(sequence)
+        if merged is None:
+            merged = packed_word_run(self._merge_word(sequence, 0.0, True), self._vocab_r)
+        return merged
+
+    def ascii_runs(self) -> AsciiRuns | None:
+        """The cache of the runs of ASCII words by their bytes (`ascii_runs.AsciiRuns`), read by
+        the encode fast path; None when runs are not cached (dropout, a capacity of 0)."""
+        if not self._caches_runs() or self._ascii_runs.capacity <= 0:
+            return None
+        return self._ascii_runs
+
+    def ascii_entry(self, runs: AsciiRuns, data: bytes, start: i64, end: i64) -> i64:
+        """The entry in `runs.current` (`runs`: this model's `ascii_runs()`) of the run of the
+        byte-level chars of the ASCII word data[start:end], made now if it is not there; -1
+        for a word too long to cache (`word_run` it)."""
+        found = runs.entry(data, start, end)
+        if found >= 0:
+            return found
+        if end - start >= MAX_CACHED_LENGTH:
+            return -1
+        if not self._merges_built:
+            self._build_merges()
+        table = self._merge_table
+        if table is not None and not self._ignore_merges and end - start <= SHORT_WORD:
+            # the common miss: merged from the bytes' chars, its tokens put straight in
+            codes = vec[i64](capacity=end - start)
+            for i in range(start, end):
+                codes = append(codes, BYTE_CODES[data[i]])
+            merged = self._merged_units(codes, table)
+            if merged is not None:
+                return runs.put_merged(data, start, end, merged, table.tokens)
+        word = ascii_to_chars(data[start:end].decode("ascii"))
+        return runs.put(data, start, end, self._fresh_run(word))
 
     def _whole_word(self, sequence: str) -> str:
         """The token `ignore_merges` looks for: the word itself (HF), or with the separate
@@ -408,6 +461,28 @@ class BPE(VocabModel):
         table = self._merge_table
         if n_chars == 0 or n_chars > SHORT_WORD or table is None:
             return None
+        codes = vec[i64](capacity=n_chars)
+        for i in range(n_chars):
+            codes = append(codes, ord(word[i]))
+        merged = self._merged_units(codes, table)
+        if merged is None:
+            return None
+        tokens = table.tokens
+        token_ids: list[int] = []
+        values: list[str] = []
+        spans = vec[i64](capacity=2 * merged.n)
+        for k in range(merged.n):
+            id = merged.ids[k]
+            token_ids.append(id)
+            values.append(tokens[id])
+            spans = append(spans, merged.start(k))
+            spans = append(spans, merged.end(k))
+        return WordRun(tuple(token_ids), tuple(values), spans)
+
+    def _merged_units(self, codes: vec[i64], table: MergeTable) -> Merged | None:
+        """The short word of chars `codes` (at most SHORT_WORD) merged by `table`; None when a
+        char is not a token."""
+        n_chars: i64 = len(codes)
         kinds = self._char_ids
         if kinds is None:
             kinds = self._build_char_ids()
@@ -417,7 +492,7 @@ class BPE(VocabModel):
         for i in range(n_chars):
             # kinds: first, inside, last, alone
             kind = (2 if i > 0 else 3) if i == last else (1 if i > 0 else 0)
-            found = kinds[kind].id_of(ord(word[i]))
+            found = kinds[kind].id_of(codes[i])
             if found < 0:
                 return None
             ids = append(ids, found)
@@ -431,20 +506,7 @@ class BPE(VocabModel):
                 starts = append(starts, n_chars)
         units: i64 = len(ids)
         n = table.merge(ids, starts) if units > 1 else units
-        vocab_r = self._vocab_r
-        token_ids: list[int] = []
-        values: list[str] = []
-        spans = vec[i64](capacity=2 * n)
-        for k in range(n):
-            id = ids[k]
-            start = starts[k]
-            end = starts[k + 1] if k + 1 < n else units
-            token_ids.append(id)
-            values.append(vocab_r[id])
-            # (only the separate end-of-word symbol's unit lies past the word's end)
-            spans = append(spans, start if start < n_chars else n_chars)
-            spans = append(spans, end if end < n_chars else n_chars)
-        return WordRun(tuple(token_ids), tuple(values), spans)
+        return Merged(ids, starts, n, units, n_chars)
 
     def _build_char_ids(self) -> list[CharIds]:
         prefix = self._continuing_subword_prefix or ""

@@ -1,0 +1,217 @@
+"""Words of ASCII text found and keyed on their bytes, without an object per word: GPT-2's split
+scanned on bytes (`gpt2_bounds`), and a word's key as a native int (`word_key`).
+
+Two users, one scan and one key (issue 25): training counts words on bytes
+(`engine.corpus.byte_words`), and the encode fast path looks each word of an ASCII line up in
+the BPE model's byte-keyed cache (`engine.models.bpe.ascii_runs`). `scanners.gpt2_ascii_words`,
+GPT-2's split of an ASCII str, is this scan too.
+
+A key: a word of up to SHORT bytes is its own key (its bytes, the first lowest, its length in
+the top byte), so looking it up needs no object; a longer word's key is LONG in the top byte and
+a hash of its bytes, and a table keeps its bytes to compare (`same_word`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from librt.vecs import vec
+from mypy_extensions import i64
+
+# GPT-2's classes of an ASCII byte (the pattern's \p{L}, \p{N}, \s and the rest). A byte past
+# ASCII is UNDECIDED: its line is not split here.
+OTHER: Final = 0
+LETTER: Final = 1
+DIGIT: Final = 2
+SPACE: Final = 3
+UNDECIDED: Final = 255
+
+
+def is_letter(b: int) -> bool:
+    return 0x41 <= b <= 0x5A or 0x61 <= b <= 0x7A
+
+
+def is_digit(b: int) -> bool:
+    return 0x30 <= b <= 0x39
+
+
+def _gpt2_classes() -> bytes:
+    out = bytearray(256)
+    for b in range(256):
+        if b >= 0x80:
+            out[b] = UNDECIDED
+        elif is_letter(b):
+            out[b] = LETTER
+        elif is_digit(b):
+            out[b] = DIGIT
+        elif b in (0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20):
+            out[b] = SPACE
+    return bytes(out)
+
+
+GPT2_CLASSES: Final = _gpt2_classes()
+# A byte as it is read: as it is, or ASCII lowercased (a lowercasing normalizer, for counting).
+SAME_CASE: Final = bytes(range(256))
+LOWER_CASE: Final = bytes(b + 32 if 0x41 <= b <= 0x5A else b for b in range(256))
+
+
+def bounds_room(out: vec[i64], length: i64) -> vec[i64]:
+    """`out`, or a longer vec if it is shorter than `length`: room for `gpt2_bounds` to write the
+    bounds of data[start:end] needs 2 * (end - start)."""
+    if len(out) >= length:
+        return out
+    return vec[i64]([0] * (2 * length))
+
+
+def gpt2_bounds(data: bytes, start: i64, end: i64, add_prefix_space: bool, fold: bytes, out: vec[i64]) -> i64:
+    """Write the (start, end) of each word of GPT-2's split of the ASCII data[start:end] into
+    `out` (of at least 2 * (end - start) ints: `bounds_room`), one pair after the other, and
+    return how many ints that is. With `add_prefix_space` and a first byte other than " ", the
+    first word is " " + data[its start:its end] (HF's ByteLevel inserts that space).
+
+    The pattern's alternatives, in its order: 's 't 're 've 'm 'll 'd; an optional space then
+    letters, digits or other chars; a run of spaces that leaves its last one to the word after
+    it; a run of spaces. The contractions are matched after `fold` ("'S" lowercased is "'s").
+
+    b"it's  ok" -> (0, 2) (2, 4) (4, 5) (5, 8): "it" "'s" " " " ok".
+    """
+    i = start
+    n: i64 = 0
+    if add_prefix_space and start < end and data[start] != 32:
+        # The prefix " " starts the first word: " " + a run of the first byte's class, or a
+        # run of spaces (the prefix with them) that leaves its last one to the next word.
+        kind = GPT2_CLASSES[data[start]]
+        j = start + 1
+        while j < end and GPT2_CLASSES[data[j]] == kind:
+            j += 1
+        if kind == SPACE and j < end:
+            j -= 1
+        out[0] = start
+        out[1] = j
+        n = 2
+        i = j
+    while i < end:
+        c = data[i]
+        if c == 39 and i + 1 < end:  # "'"
+            d = fold[data[i + 1]]
+            if d == 115 or d == 116 or d == 109 or d == 100:  # s t m d
+                out[n] = i
+                out[n + 1] = i + 2
+                n += 2
+                i += 2
+                continue
+            if i + 2 < end:
+                e = fold[data[i + 2]]
+                if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):  # re ve ll
+                    out[n] = i
+                    out[n + 1] = i + 3
+                    n += 2
+                    i += 3
+                    continue
+        kind = GPT2_CLASSES[c]
+        j = i
+        if c == 32 and i + 1 < end and GPT2_CLASSES[data[i + 1]] != SPACE:
+            j = i + 1  # " ?X": the space starts the word
+            kind = GPT2_CLASSES[data[j]]
+        if kind != SPACE:
+            j += 1
+            while j < end and GPT2_CLASSES[data[j]] == kind:
+                j += 1
+        else:
+            j = i + 1
+            while j < end and GPT2_CLASSES[data[j]] == SPACE:
+                j += 1
+            if j < end and j - i > 1:
+                j -= 1  # \s+(?!\S): the last space goes with the next word
+        out[n] = i
+        out[n + 1] = j
+        n += 2
+        i = j
+    return n
+
+
+EMPTY: Final[i64] = 0
+SHORT: Final[i64] = 7
+LONG: Final[i64] = 8 << 56
+# subtle: masking keeps (h * 31 + b) and the slot's product far from i64 overflow in compiled
+# code, and gives the same values in the pure build, where ints never wrap.
+HASH_MASK: Final[i64] = (1 << 55) - 1
+LOW_31: Final[i64] = (1 << 31) - 1
+GOLDEN: Final[i64] = 0x9E3779B1
+
+
+def word_key(data: bytes, start: i64, end: i64, prefixed: bool, fold: bytes) -> i64:
+    """The key of the word data[start:end] as `fold` reads it, after a " " if `prefixed`:
+    b"ab" -> 0x61 | 0x62 << 8 | 2 << 56; a word of more than SHORT bytes -> LONG | its hash."""
+    length = end - start + 1 if prefixed else end - start
+    i = start
+    if length > SHORT:
+        h: i64 = 32 if prefixed else 0
+        while i < end:
+            h = (h * 31 + fold[data[i]]) & HASH_MASK
+            i += 1
+        return LONG | h
+    key: i64 = 32 if prefixed else 0
+    shift: i64 = 8 if prefixed else 0
+    while i < end:
+        b: i64 = fold[data[i]]
+        key |= b << shift
+        shift += 8
+        i += 1
+    return key | (length << 56)
+
+
+def is_long(key: i64) -> bool:
+    """Whether `key` stands for a word of more than SHORT bytes (a table keeps its bytes)."""
+    return key >= LONG
+
+
+def short_length(key: i64) -> i64:
+    """How many bytes the short word of `key` has."""
+    return key >> 56
+
+
+def slot_of(key: i64) -> i64:
+    """Where a table of open addressing starts looking for `key` (mask it to the table's size)."""
+    folded = key ^ (key >> 23) ^ (key >> 41)
+    return ((folded & LOW_31) * GOLDEN) >> 16
+
+
+def doubled(cells: vec[i64]) -> vec[i64]:
+    """A table of open addressing over (key, value) cells, EMPTY keys free, with twice as many
+    slots holding the same pairs (its mask: half its length, less one)."""
+    cells_out = vec[i64]([EMPTY] * (2 * len(cells)))
+    mask: i64 = len(cells) - 1
+    for k in range(0, len(cells), 2):
+        key = cells[k]
+        if key != EMPTY:
+            s = slot_of(key) & mask
+            while cells_out[2 * s] != EMPTY:
+                s = (s + 1) & mask
+            cells_out[2 * s] = key
+            cells_out[2 * s + 1] = cells[k + 1]
+    return cells_out
+
+
+def same_word(word: bytes, data: bytes, start: i64, end: i64, prefixed: bool, fold: bytes) -> bool:
+    """Whether `word` is data[start:end] folded (after a " " if `prefixed`)."""
+    k: i64 = 0
+    if prefixed:
+        if len(word) != end - start + 1 or word[0] != 32:
+            return False
+        k = 1
+    elif len(word) != end - start:
+        return False
+    i = start
+    while i < end:
+        if word[k] != fold[data[i]]:
+            return False
+        i += 1
+        k += 1
+    return True
+
+
+def folded_word(data: bytes, start: i64, end: i64, prefixed: bool, fold: bytes) -> bytes:
+    """The bytes `same_word` compares with: data[start:end] folded, after a " " if `prefixed`."""
+    word = data[start:end].translate(fold)
+    return b" " + word if prefixed else word

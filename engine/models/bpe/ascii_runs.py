@@ -1,0 +1,198 @@
+"""The BPE word cache of the encode fast path's ASCII lines, keyed by a word's bytes (issue 25).
+
+The str-keyed cache (`WordCache`) needs a str per word of the line, hashed, before it can look
+the word up: cutting a line into str words and those lookups were a third of an encode. Here a
+line's words are found on its bytes (`ascii_words.gpt2_bounds`) and each looked up by its
+native-int key (`ascii_words.word_key`), with no object made; the tokens of every cached word lie
+in flat lists, one entry after the other, for the fast path to copy from.
+
+Which chars a word's bytes stand for is the pre-tokenizer's: their byte-level chars (GPT-2's
+ByteLevel: b" a" is "Ġa"), the only kind filled today. The model owns this cache beside its
+str-keyed one and clears both together, so an option that changes tokens clears it too.
+"""
+
+from __future__ import annotations
+
+from librt.vecs import append, vec
+from mypy_extensions import i64
+
+from engine.ascii_words import EMPTY, SAME_CASE, doubled, folded_word, is_long, same_word, slot_of, word_key
+from engine.models.bpe.merge_table import Merged
+from engine.models.bpe.word_run import WordRun
+
+# A table's starting size, in slots (a power of two).
+FIRST_SLOTS = 1024
+
+
+class RunTable:
+    """word bytes -> the word's tokens: entry e's tokens are ids[t], values[t] and
+    spans[2t:2t+2] (offsets in the word) for t in firsts[e]..firsts[e+1]."""
+
+    cells: vec[i64]
+    mask: i64
+    used: i64
+    # each entry's bytes if it is a long word (b"" for a short one, whose key is its bytes)
+    long_words: list[bytes]
+    firsts: vec[i64]
+    ids: list[int]
+    values: list[str]
+    spans: vec[i64]
+
+    def __init__(self) -> None:
+        self.cells = vec[i64]([EMPTY] * (2 * FIRST_SLOTS))
+        self.mask = FIRST_SLOTS - 1
+        self.used = 0
+        self.long_words = []
+        self.firsts = vec[i64]([0])
+        self.ids = []
+        self.values = []
+        self.spans = vec[i64]()
+
+    def find(self, data: bytes, start: i64, end: i64) -> i64:
+        """The entry of the word data[start:end], or -1."""
+        key = word_key(data, start, end, False, SAME_CASE)
+        long = is_long(key)
+        s = slot_of(key) & self.mask
+        while True:
+            found = self.cells[2 * s]
+            if found == key:
+                entry = self.cells[2 * s + 1]
+                if not long or same_word(self.long_words[entry], data, start, end, False, SAME_CASE):
+                    return entry
+            elif found == EMPTY:
+                return -1
+            s = (s + 1) & self.mask
+
+    def put(self, data: bytes, start: i64, end: i64, run: WordRun) -> i64:
+        """Keep `run` as the tokens of the word data[start:end] (not held yet); its entry."""
+        ids = self.ids
+        values = self.values
+        spans = self.spans
+        run_ids = run.ids
+        run_values = run.values
+        run_spans = run.spans
+        for k in range(len(run_ids)):
+            ids.append(run_ids[k])
+            values.append(run_values[k])
+            spans = append(spans, run_spans[2 * k])
+            spans = append(spans, run_spans[2 * k + 1])
+        self.spans = spans
+        return self._add(data, start, end)
+
+    def put_merged(self, data: bytes, start: i64, end: i64, merged: Merged, tokens: list[str]) -> i64:
+        """Keep the symbols of `merged` (their tokens: `tokens`, by id) as the tokens of the word
+        data[start:end] (not held yet); its entry."""
+        ids = self.ids
+        values = self.values
+        spans = self.spans
+        merged_ids = merged.ids
+        k: i64 = 0
+        while k < merged.n:
+            id = merged_ids[k]
+            ids.append(id)
+            values.append(tokens[id])
+            spans = append(spans, merged.start(k))
+            spans = append(spans, merged.end(k))
+            k += 1
+        self.spans = spans
+        return self._add(data, start, end)
+
+    def put_copy(self, data: bytes, start: i64, end: i64, other: RunTable, entry: i64) -> i64:
+        """Keep the tokens of `other`'s `entry` as those of the word data[start:end] (its word,
+        not held here yet); the entry here."""
+        ids = self.ids
+        values = self.values
+        spans = self.spans
+        other_ids = other.ids
+        other_values = other.values
+        other_spans = other.spans
+        t = other.firsts[entry]
+        last = other.firsts[entry + 1]
+        while t < last:
+            ids.append(other_ids[t])
+            values.append(other_values[t])
+            spans = append(spans, other_spans[2 * t])
+            spans = append(spans, other_spans[2 * t + 1])
+            t += 1
+        self.spans = spans
+        return self._add(data, start, end)
+
+    def _add(self, data: bytes, start: i64, end: i64) -> i64:
+        """Key data[start:end] to a new entry, whose tokens were just appended."""
+        key = word_key(data, start, end, False, SAME_CASE)
+        s = slot_of(key) & self.mask
+        while self.cells[2 * s] != EMPTY:
+            s = (s + 1) & self.mask
+        entry = self.used
+        self.cells[2 * s] = key
+        self.cells[2 * s + 1] = entry
+        self.used += 1
+        self.long_words.append(folded_word(data, start, end, False, SAME_CASE) if is_long(key) else b"")
+        self.firsts = append(self.firsts, len(self.ids))
+        if 2 * self.used > self.mask:
+            self.cells = doubled(self.cells)
+            self.mask = len(self.cells) // 2 - 1
+        return entry
+
+
+class AsciiRuns:
+    """The runs of ASCII words by their bytes, in two generations as `WordCache` keeps its
+    own: words go into `current`; when it holds half the capacity it becomes `old`, and the old
+    one is dropped; a word found in `old` is copied into `current`. So a word in use survives
+    the turnover, and never more than `capacity` words are held. `bounds` is room for the fast
+    path's scan of a line."""
+
+    capacity: i64
+    generation: i64
+    current: RunTable
+    old: RunTable | None
+    bounds: vec[i64]
+
+    def __init__(self, capacity: i64) -> None:
+        self.bounds = vec[i64]()
+        self.resize(capacity)
+
+    def __len__(self) -> int:
+        """How many words it holds (a word copied forward is in both generations: counted twice)."""
+        return self.current.used + (self.old.used if self.old is not None else 0)
+
+    def clear(self) -> None:
+        self.current = RunTable()
+        self.old = None
+
+    def resize(self, capacity: i64) -> None:
+        self.capacity = capacity
+        self.generation = max(1, capacity // 2)
+        self.clear()
+
+    def entry(self, data: bytes, start: i64, end: i64) -> i64:
+        """The entry in `current` of the word data[start:end] (copied there from `old` if need
+        be), or -1: then `put` its run."""
+        found = self.current.find(data, start, end)
+        if found >= 0:
+            return found
+        old = self.old
+        if old is None:
+            return -1
+        found = old.find(data, start, end)
+        if found < 0:
+            return -1
+        self._make_room()
+        # subtle: `old` may have just been dropped for a new one; its lists are still ours
+        return self.current.put_copy(data, start, end, old, found)
+
+    def put(self, data: bytes, start: i64, end: i64, run: WordRun) -> i64:
+        """Keep `run` as the tokens of the word data[start:end]; its entry in `current`."""
+        self._make_room()
+        return self.current.put(data, start, end, run)
+
+    def put_merged(self, data: bytes, start: i64, end: i64, merged: Merged, tokens: list[str]) -> i64:
+        """`put` for a word merged by `MergeTable` (`RunTable.put_merged`)."""
+        self._make_room()
+        return self.current.put_merged(data, start, end, merged, tokens)
+
+    def _make_room(self) -> None:
+        if self.current.used >= self.generation:
+            # (with a capacity of 1 or 3, two generations would hold more than it)
+            self.old = self.current if 2 * self.generation <= self.capacity else None
+            self.current = RunTable()
