@@ -41,14 +41,19 @@ class Encoding:
     """
 
     ids: list[int]
-    type_ids: list[int]
     tokens: list[str]
     word_ids: list[int | None]
     # subtle: a vec's `append`/`extend` may share the buffer of the vec it was given, so each
     # encoding owns its spans alone: copies are made with a slice, never by sharing.
     _spans: vec[i64]
-    special_tokens_mask: list[int]
-    attention_mask: list[int]
+    # The masks, made on first read when None (see the properties): a fresh sequence's are
+    # `_mask_length` times its type id `_type_id`, 0 (not special) and 1 (attended). Three
+    # lists a text that most callers of encode never read (issue 25: a tenth of an encode).
+    _type_ids: list[int] | None
+    _special_tokens_mask: list[int] | None
+    _attention_mask: list[int] | None
+    _type_id: int
+    _mask_length: int
     # made on first use: most encodings never overflow nor hold a pair (see the properties)
     _overflowing: list[Encoding] | None
     _sequence_ranges: dict[int, tuple[int, int]] | None
@@ -65,20 +70,62 @@ class Encoding:
         overflowing: list[Encoding] | None = None,
         sequence_ranges: dict[int, tuple[int, int]] | None = None,
         spans: vec[i64] | None = None,
+        type_id: int = -1,
     ) -> None:
-        """`offsets` as tuples, or `spans` flat (the encoding then owns that vec)."""
+        """`offsets` as tuples, or `spans` flat (the encoding then owns that vec). With `type_id`
+        >= 0 and no masks given, the masks are a fresh sequence's (every token of that type,
+        none special, all attended), made when first read."""
         self.ids = ids if ids is not None else []
-        self.type_ids = type_ids if type_ids is not None else []
         self.tokens = tokens if tokens is not None else []
         self.word_ids = words if words is not None else []
         if spans is not None:
             self._spans = spans
         else:
             self._spans = flat_spans(offsets) if offsets is not None else vec[i64]()
-        self.special_tokens_mask = special_tokens_mask if special_tokens_mask is not None else []
-        self.attention_mask = attention_mask if attention_mask is not None else []
+        lazy = type_id >= 0
+        self._type_ids = type_ids if type_ids is not None or lazy else []
+        self._special_tokens_mask = special_tokens_mask if special_tokens_mask is not None or lazy else []
+        self._attention_mask = attention_mask if attention_mask is not None or lazy else []
+        self._type_id = type_id
+        self._mask_length = len(self.ids)
         self._overflowing = overflowing
         self._sequence_ranges = sequence_ranges
+
+    @property
+    def type_ids(self) -> list[int]:
+        found = self._type_ids
+        if found is None:
+            found = [self._type_id] * self._mask_length
+            self._type_ids = found
+        return found
+
+    @type_ids.setter
+    def type_ids(self, value: list[int]) -> None:
+        self._type_ids = value
+
+    @property
+    def special_tokens_mask(self) -> list[int]:
+        found = self._special_tokens_mask
+        if found is None:
+            found = [0] * self._mask_length
+            self._special_tokens_mask = found
+        return found
+
+    @special_tokens_mask.setter
+    def special_tokens_mask(self, value: list[int]) -> None:
+        self._special_tokens_mask = value
+
+    @property
+    def attention_mask(self) -> list[int]:
+        found = self._attention_mask
+        if found is None:
+            found = [1] * self._mask_length
+            self._attention_mask = found
+        return found
+
+    @attention_mask.setter
+    def attention_mask(self, value: list[int]) -> None:
+        self._attention_mask = value
 
     def overflows(self) -> list[Encoding]:
         """`overflowing` for reading only: no list is made for an encoding without any."""

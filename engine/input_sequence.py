@@ -143,13 +143,4 @@ def encode_piece_in_full(
 
 def _lists_encoding(ids: list[int], tokens: list[str], spans: vec[i64], words: list[int | None], type_id: int) -> Encoding:
     """One sequence's Encoding from its token lists (HF into_encoding); it owns `spans`."""
-    n = len(ids)
-    return Encoding(
-        ids=ids,
-        type_ids=[type_id] * n,
-        tokens=tokens,
-        words=words,
-        special_tokens_mask=[0] * n,
-        attention_mask=[1] * n,
-        spans=spans,
-    )
+    return Encoding(ids=ids, tokens=tokens, words=words, spans=spans, type_id=type_id)

@@ -443,3 +443,62 @@ def test_truncation_windows_reassemble_the_input(n: int, max_length: int, stride
         assert window[:stride] == previous[len(previous) - stride :]
         rebuilt.extend(window[stride:])
     assert rebuilt == list(range(n))
+
+
+# -- masks made on first read (`Encoding(..., type_id=t)`) -----------------------------------
+
+
+def _lazy(ids: list[int], type_id: int = 0) -> Encoding:
+    n = len(ids)
+    return Encoding(
+        ids=list(ids), tokens=[str(i) for i in ids], words=list[int | None](range(n)),
+        offsets=[(i, i + 1) for i in range(n)], type_id=type_id,
+    )  # fmt: skip
+
+
+def _eager(ids: list[int], type_id: int = 0) -> Encoding:
+    n = len(ids)
+    return Encoding(
+        ids=list(ids), type_ids=[type_id] * n, tokens=[str(i) for i in ids], words=list[int | None](range(n)),
+        offsets=[(i, i + 1) for i in range(n)], special_tokens_mask=[0] * n, attention_mask=[1] * n,
+    )  # fmt: skip
+
+
+def _fields(encoding: Encoding) -> tuple[object, ...]:
+    return (
+        encoding.ids, encoding.type_ids, encoding.tokens, encoding.word_ids, encoding.offsets,
+        encoding.special_tokens_mask, encoding.attention_mask,
+        [_fields(part) for part in encoding.overflowing], encoding.sequence_ranges,
+    )  # fmt: skip
+
+
+EDITS = {
+    "pad right": lambda e: e.pad(7, "right", 9, 1, "[PAD]"),
+    "pad left": lambda e: e.pad(7, "left", 9, 1, "[PAD]"),
+    "truncate": lambda e: e.truncate(2, 1),
+    "truncate left": lambda e: e.truncate(3, 0, "left"),
+    "merge with a lazy one": lambda e: e.merge_with(_lazy([7, 8], 1), True),
+    "merge into a lazy one": lambda e: e.merge_with(_eager([7, 8], 1), False),
+    "ids changed first": lambda e: e.ids.append(5),
+    "sequence id": lambda e: e.set_sequence_id(1),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+@pytest.mark.parametrize("type_id", [0, 1])
+def test_masks_made_on_first_read_are_those_given_at_once(edit: str, type_id: int) -> None:
+    lazy, eager = _lazy([1, 2, 3, 4], type_id), _eager([1, 2, 3, 4], type_id)
+    EDITS[edit](lazy)
+    EDITS[edit](eager)
+    assert _fields(lazy) == _fields(eager)
+    assert lazy == eager and lazy.copy() == eager
+    assert _fields(pickle.loads(pickle.dumps(_lazy([1, 2], type_id)))) == _fields(_eager([1, 2], type_id))
+
+
+def test_masks_made_on_first_read_are_the_encodings_own() -> None:
+    encoding = _lazy([1, 2, 3])
+    assert encoding.attention_mask == [1, 1, 1]
+    encoding.attention_mask[0] = 0  # kept: it is the encoding's list now, not made again
+    assert encoding.attention_mask == [0, 1, 1]
+    encoding.type_ids = [2, 2, 2]
+    assert encoding.type_ids == [2, 2, 2] and encoding.special_tokens_mask == [0, 0, 0]
