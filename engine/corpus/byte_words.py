@@ -137,14 +137,17 @@ class WordTable:
         fold = self.fold
         key = word_key(data, start, end, prefixed, fold)
         long = is_long(key)
-        s = slot_of(key) & self.mask
+        # (locals: an attribute read in the loop would take and drop a reference each probe)
+        cells = self.cells
+        mask = self.mask
+        s = slot_of(key) & mask
         while True:
-            found = self.cells[2 * s]
+            found = cells[2 * s]
             if found == key:
                 if not long:
-                    self.cells[2 * s + 1] += times
+                    cells[2 * s + 1] += times
                     return
-                entry = self.cells[2 * s + 1]
+                entry = cells[2 * s + 1]
                 if same_word(self.words[entry], data, start, end, prefixed, fold):
                     self.long_counts[entry] += times
                     return
@@ -159,7 +162,7 @@ class WordTable:
                 self._insert(s, key, entry)
                 self.order = append(self.order, -1 - entry)
                 return
-            s = (s + 1) & self.mask
+            s = (s + 1) & mask
 
     def _insert(self, s: i64, key: i64, value: i64) -> None:
         self.cells[2 * s] = key

@@ -38,9 +38,10 @@ class RunTable:
     values: list[str]
     spans: vec[i64]
 
-    def __init__(self) -> None:
-        self.cells = vec[i64]([EMPTY] * (2 * FIRST_SLOTS))
-        self.mask = FIRST_SLOTS - 1
+    def __init__(self, slots: i64 = FIRST_SLOTS) -> None:
+        """Empty, with `slots` slots (a power of two) before it first grows."""
+        self.cells = vec[i64]([EMPTY] * (2 * slots))
+        self.mask = slots - 1
         self.used = 0
         self.long_words = []
         self.firsts = vec[i64]([0])
@@ -52,16 +53,19 @@ class RunTable:
         """The entry of the word data[start:end], or -1."""
         key = word_key(data, start, end, False, SAME_CASE)
         long = is_long(key)
-        s = slot_of(key) & self.mask
+        # (locals: an attribute read in the loop would take and drop a reference each probe)
+        cells = self.cells
+        mask = self.mask
+        s = slot_of(key) & mask
         while True:
-            found = self.cells[2 * s]
+            found = cells[2 * s]
             if found == key:
-                entry = self.cells[2 * s + 1]
+                entry = cells[2 * s + 1]
                 if not long or same_word(self.long_words[entry], data, start, end, False, SAME_CASE):
                     return entry
             elif found == EMPTY:
                 return -1
-            s = (s + 1) & self.mask
+            s = (s + 1) & mask
 
     def put(self, data: bytes, start: i64, end: i64, run: WordRun) -> i64:
         """Keep `run` as the tokens of the word data[start:end] (not held yet); its entry."""
@@ -120,12 +124,14 @@ class RunTable:
     def _add(self, data: bytes, start: i64, end: i64) -> i64:
         """Key data[start:end] to a new entry, whose tokens were just appended."""
         key = word_key(data, start, end, False, SAME_CASE)
-        s = slot_of(key) & self.mask
-        while self.cells[2 * s] != EMPTY:
-            s = (s + 1) & self.mask
+        cells = self.cells
+        mask = self.mask
+        s = slot_of(key) & mask
+        while cells[2 * s] != EMPTY:
+            s = (s + 1) & mask
         entry = self.used
-        self.cells[2 * s] = key
-        self.cells[2 * s + 1] = entry
+        cells[2 * s] = key
+        cells[2 * s + 1] = entry
         self.used += 1
         self.long_words.append(folded_word(data, start, end, False, SAME_CASE) if is_long(key) else b"")
         self.firsts = append(self.firsts, len(self.ids))
