@@ -92,26 +92,35 @@ class MergeTable:
         a pair's token is made by that pair only, so no stale heap entry there would apply.
         """
         n: i64 = len(ids)
+        # (i64 counters in while loops: a `range` loop's index would be a boxed-or-tagged int)
         # per pair of neighbours: its merge as `find` gives it (the lowest is the lowest rank)
         pairs = vec[i64](capacity=n)
-        for i in range(n - 1):
+        i: i64 = 0
+        while i < n - 1:
             pairs = append(pairs, self.find(ids[i], ids[i + 1]))
+            i += 1
         while n > 1:
             best: i64 = NO_RANK
             at: i64 = -1
-            for i in range(n - 1):
+            i = 0
+            while i < n - 1:
                 if pairs[i] < best:
                     best = pairs[i]
                     at = i
+                i += 1
             if at < 0:
                 break
             ids[at] = best & _ID_MASK
             # drop symbol at + 1 (and the pair it started)
-            for j in range(at + 1, n - 1):
+            j = at + 1
+            while j < n - 1:
                 ids[j] = ids[j + 1]
                 starts[j] = starts[j + 1]
-            for j in range(at + 1, n - 2):
+                j += 1
+            j = at + 1
+            while j < n - 2:
                 pairs[j] = pairs[j + 1]
+                j += 1
             n -= 1
             if at > 0:
                 pairs[at - 1] = self.find(ids[at - 1], ids[at])
