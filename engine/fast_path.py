@@ -95,7 +95,13 @@ def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists 
         # (boxed once: every token of the word shares the object)
         word_index: int | None = word if word >= 0 else k // 2
         k += 2
-        entry = bpe.ascii_entry(runs, data, start, end)
+        # (the common case, a word of the current generation, without the calls around it)
+        table = runs.current
+        entry = table.find(data, start, end)
+        if entry < 0:
+            entry = bpe.ascii_entry(runs, data, start, end)
+            # (read after the call: making an entry may have started a new generation)
+            table = runs.found_in
         if entry < 0:
             # a word too long to cache
             found = bpe.word_run(ascii_to_chars(text[start:end]))
@@ -109,8 +115,6 @@ def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists 
                     spans = append(spans, start + found_spans[2 * t + 1])
                     words.append(word_index)
             continue
-        # (read after the call: making an entry may have started a new generation)
-        table = runs.current
         t = table.firsts[entry]
         last = table.firsts[entry + 1]
         run_ids = table.ids

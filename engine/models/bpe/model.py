@@ -409,7 +409,7 @@ class BPE(VocabModel):
         return self._ascii_runs
 
     def ascii_entry(self, runs: AsciiRuns, data: bytes, start: i64, end: i64) -> i64:
-        """The entry in `runs.current` (`runs`: this model's `ascii_runs()`) of the run of the
+        """The entry in `runs.found_in` (`runs`: this model's `ascii_runs()`) of the run of the
         byte-level chars of the ASCII word data[start:end], made now if it is not there; -1
         for a word too long to cache (`word_run` it)."""
         found = runs.entry(data, start, end)
