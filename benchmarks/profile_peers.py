@@ -25,8 +25,9 @@ Parts:
   encode    per line on the first --text-mb MB of gcide.txt with the trained tokenizer: `encode`
             and `encode_ids` with the default word cache and with one holding every distinct word;
             one BPE merge of a word (cache off) against a cache hit; and, with every word cached,
-            the fast path's parts: `fast_path.cut` (regex split and byte-level mapping),
-            `fast_path.token_lists` (cache lookups and offsets) and building the `Encoding`
+            the parts of the ASCII lines' byte path: `fast_path.ascii_ids` (GPT-2's split on
+            the bytes, the byte-keyed cache, the ids), `fast_path.ascii_tokens` (tokens, offsets
+            and word ids too), the `Encoding`, and the rest of `encode`
 """
 
 from __future__ import annotations
@@ -154,34 +155,32 @@ def encoding(tokenizer: Tokenizer, text_path: Path, cprofile: bool) -> None:
     print(f"  one word: BPE merge (cache off) {miss / len(words) * 1e6:.2f} us | cache hit {hit / len(words) * 1e6:.3f} us")
     cached = Tokenizer.from_str(saved)
     cached.model._resize_cache(BIG_CACHE)
-    over_lines(cached.encode_ids)()
+    for _ in range(2):  # (a word goes into the byte-keyed cache when missed a second time)
+        over_lines(cached.encode_ids)()
     added, normalizer, pre_tokenizer, bpe = cached._added, cached._normalizer, cached._pre_tokenizer, cached.model
-    cuts = [fast_path.cut(line, added, normalizer, pre_tokenizer) for line in lines]
-    lists = [fast_path.token_lists(piece, bpe, -1) for piece in cuts if piece is not None]
+    if not all(fast_path.ascii_bpe(line, added, normalizer, pre_tokenizer, bpe) is bpe for line in lines if line.isascii()):
+        print("  (the ASCII byte path does not apply to this tokenizer: no parts)")
+        return
 
-    def token_lists() -> None:
-        for piece in cuts:
-            if piece is not None:
-                fast_path.token_lists(piece, bpe, -1)
+    def ascii_lines(call: Callable[[str], object]) -> Callable[[], object]:
+        return per_line(call, [line for line in lines if line.isascii()])
 
-    def encodings() -> None:
-        for x in lists:
-            if x is not None:
-                input_sequence._lists_encoding(x.ids, x.tokens, x.spans, x.words, 0)
-
-    # subtle: the parts' inputs are kept (a list of 333,000 cuts), so the collector would walk
-    # them again and again; each part is timed with it off, as is the whole it is set against.
+    # subtle: each part is timed with the collector off, as is the whole it is set against
+    # (the parts build what the whole frees line by line, but a part's loop may keep more).
     gc.disable()
     try:
-        cut_s = best_of(3, over_lines(lambda line: fast_path.cut(line, added, normalizer, pre_tokenizer)))
-        lists_s = best_of(3, token_lists)
-        build_s = best_of(3, encodings)
-        whole = best_of(3, over_lines(cached.encode))
+        ids_s = best_of(3, ascii_lines(lambda line: fast_path.ascii_ids(line, bpe)))
+        lists_s = best_of(3, ascii_lines(lambda line: fast_path.ascii_tokens(line, bpe, -1)))
+        piece_s = best_of(
+            3, ascii_lines(lambda line: input_sequence.encode_piece(line, 0, -1, False, added, normalizer, pre_tokenizer, bpe))
+        )
+        whole = best_of(3, ascii_lines(cached.encode))
     finally:
         gc.enable()
-    print(f"  parts of encode with every word cached (collector off): cut {cut_s:.2f} s | token_lists {lists_s:.2f} s"
-          f" | Encoding {build_s:.2f} s | the rest (checks, post-processing, calls) {whole - cut_s - lists_s - build_s:.2f} s"
-          f" | whole {whole:.2f} s")
+    print(f"  parts of encode per ASCII line with every word cached (collector off): scan, cache and ids"
+          f" (`ascii_ids`) {ids_s:.2f} s | + tokens, offsets and word ids (`ascii_tokens`) {lists_s - ids_s:.2f} s"
+          f" | + the Encoding {piece_s - lists_s:.2f} s | + the rest (checks, post-processing, calls)"
+          f" {whole - piece_s:.2f} s | whole {whole:.2f} s")
     if cprofile:
         fresh = Tokenizer.from_str(saved)
         print("cProfile of encode per line, default cache:")
