@@ -134,6 +134,31 @@ def test_incremental_scores_equal_rescoring_everything(seed: int) -> None:
     assert made == naive_likelihood(words, 120, ["[UNK]"], min_frequency)
 
 
+@pytest.mark.parametrize("seed", range(16))
+def test_rescoring_forgets_dead_pairs_and_lists_remade_ones(seed: int) -> None:
+    # Zipf-like counts over few letters: symbols used up (count 0) and made again by another
+    # merge ("a" + "##bc" after "ab" + "##c"), pairs dropped at a rescore and made again later,
+    # and a + a pairs; each step is what the step view showed first.
+    rng = random.Random(1000 + seed)
+    letters = "abcdefgh"[: rng.randint(2, 8)]
+    words = {
+        "".join(rng.choice(letters) for _ in range(rng.randint(1, 10))): int(rng.paretovariate(1.0) * 3)
+        for _ in range(rng.randint(20, 150))
+    }
+    min_frequency = (0, 0, 2, 4)[seed % 4]
+    vocab_size = rng.randint(30, 250)
+    run = WordPieceTrainer(vocab_size=vocab_size, special_tokens=["[UNK]"], min_frequency=min_frequency).start(words)
+    made = []
+    while True:
+        shown = run.top_candidates(1)
+        step = run.step()
+        if step is None:
+            break
+        assert (shown[0].left, shown[0].right, shown[0].count, shown[0].score) == (step.left, step.right, step.count, step.score)
+        made.append(step.new_token)
+    assert made == naive_likelihood(words, vocab_size, ["[UNK]"], min_frequency)
+
+
 def test_a_trained_tokenizer_encodes_with_its_vocabulary() -> None:
     tokenizer = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()

@@ -116,7 +116,7 @@ class LikelihoodGainRun(WordPieceTrainingRun):
     def _score_name(self) -> str:
         return SCORE_LIKELIHOOD_GAIN
 
-    def _score(self, count: int, left: int, right: int) -> float:
+    def _score(self, count: i64, left: i64, right: i64) -> float:
         symbol_counts = self._symbol_counts
         return likelihood_gain(count, symbol_counts[left], symbol_counts[right], self._total, left == right)
 
@@ -145,8 +145,7 @@ class LikelihoodGainRun(WordPieceTrainingRun):
         """`symbol`'s count changed: its pairs wait again, and the most frequent are scored (or
         its pairs are forgotten when it is gone)."""
         if self._symbol_counts[symbol] <= 0:
-            self._dirty[symbol] = False
-            self._pairs_of[symbol] = set()
+            self._forget_symbol(symbol)
             self._waiting[symbol] = []
             self._scored[symbol] = []
             return
@@ -204,9 +203,8 @@ class LikelihoodGainRun(WordPieceTrainingRun):
 
     def _forget(self, pair: int) -> None:
         """A pair below the minimum count is out for good (counts only fall, but for pairs a
-        merge makes, which are registered again)."""
-        self._pairs_of[pair >> self._shift].discard(pair)
-        self._pairs_of[pair & self._id_mask].discard(pair)
+        merge makes, which are registered again). (Its symbols still list it, dead: this run
+        reads `_pairs_of` only when a symbol is gone.)"""
         self._positions.pop(pair, None)
 
     def _rebuild_queue(self) -> None:

@@ -1,8 +1,9 @@
 """The WordPiece run's queue: entries (score, count, key) leave the highest score first, then the
 highest count, then the lowest key, as a heap of (-score, -count, key) tuples would.
 
-A binary heap over parallel vecs (`engine.slot_heap`), so no tuple is made per entry. What a
-key means (a pair, or a symbol's bound) is the run's (`engine.models.wordpiece.training_run`).
+A binary heap over parallel vecs (`engine.slot_heap`), so no tuple is made per entry, sifted by
+its own loops over those vecs (`_sift_up`, `_sift_down`). What a key means (a pair, or a
+symbol's bound) is the run's (`engine.models.wordpiece.training_run`).
 
 push (0.5, 3, 7), (0.5, 4, 9), (0.9, 1, 2) -> pops (0.9, 1, 2), (0.5, 4, 9), (0.5, 3, 7)
 """
@@ -69,6 +70,88 @@ class ScoreQueue(SlotHeap):
         self._counts[0] = count
         self._keys[0] = key
         self._sift_down(0)
+
+    def _sift_up(self, pos: i64) -> None:
+        """`SlotHeap._sift_up`, the entry carried up in locals and each parent it passes moved
+        down one slot, the comparisons `_before`'s inline: the same slots end up holding the
+        same entries, with no call or three-vec swap per level (the run pushes millions)."""
+        scores = self._scores
+        counts = self._counts
+        keys = self._keys
+        score = scores[pos]
+        count = counts[pos]
+        key = keys[pos]
+        while pos > 0:
+            parent = (pos - 1) >> 1
+            parent_score = scores[parent]
+            parent_count = counts[parent]
+            parent_key = keys[parent]
+            # subtle: `_before(pos, parent)` as it is written (a NaN score compares unequal)
+            if score != parent_score:
+                if not score > parent_score:
+                    break
+            elif count != parent_count:
+                if not count > parent_count:
+                    break
+            elif not key < parent_key:
+                break
+            scores[pos] = parent_score
+            counts[pos] = parent_count
+            keys[pos] = parent_key
+            pos = parent
+        scores[pos] = score
+        counts[pos] = count
+        keys[pos] = key
+
+    def _sift_down(self, pos: i64) -> None:
+        """`SlotHeap._sift_down` as `_sift_up` is: the entry carried down in locals, each child
+        it passes moved up one slot."""
+        scores = self._scores
+        counts = self._counts
+        keys = self._keys
+        n = len(keys)
+        score = scores[pos]
+        count = counts[pos]
+        key = keys[pos]
+        while True:
+            child = 2 * pos + 1
+            if child >= n:
+                break
+            child_score = scores[child]
+            child_count = counts[child]
+            child_key = keys[child]
+            if child + 1 < n:
+                # the child that leaves first: the right one when `_before(child + 1, child)`
+                other_score = scores[child + 1]
+                other_count = counts[child + 1]
+                other_key = keys[child + 1]
+                if other_score != child_score:
+                    right_first = other_score > child_score
+                elif other_count != child_count:
+                    right_first = other_count > child_count
+                else:
+                    right_first = other_key < child_key
+                if right_first:
+                    child += 1
+                    child_score = other_score
+                    child_count = other_count
+                    child_key = other_key
+            # stop unless `_before(child, pos)`
+            if child_score != score:
+                if not child_score > score:
+                    break
+            elif child_count != count:
+                if not child_count > count:
+                    break
+            elif not child_key < key:
+                break
+            scores[pos] = child_score
+            counts[pos] = child_count
+            keys[pos] = child_key
+            pos = child
+        scores[pos] = score
+        counts[pos] = count
+        keys[pos] = key
 
     def _before(self, a: i64, b: i64) -> bool:
         scores = self._scores

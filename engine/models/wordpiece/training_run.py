@@ -20,9 +20,10 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from librt.vecs import extend, vec
+from librt.vecs import append, extend, pop, vec
 from mypy_extensions import i64
 
+from engine.models.bpe.pair_counting import empty_lists
 from engine.models.bpe.pair_index import PairMergeRun
 from engine.progress import SilentProgress
 from engine.trainers.records import SCORE_LIKELIHOOD, PairCandidate
@@ -51,8 +52,9 @@ class WordPieceTrainingRun(PairMergeRun):
 
     _queue: ScoreQueue
     _positions: dict[int, vec[i64]]  # pair -> word offsets
-    _pairs_of: list[set[int]]
-    _symbol_counts: list[int]
+    # symbol -> the pairs holding it: every pair in `_positions`, and perhaps dead ones too
+    _pairs_of: vec[vec[i64]]
+    _symbol_counts: vec[i64]
     _dirty: list[bool]
     _total: int  # every symbol occurrence in the words: N, the unigram model's sample size
 
@@ -65,8 +67,8 @@ class WordPieceTrainingRun(PairMergeRun):
     def _clear_queue(self) -> None:
         self._queue = ScoreQueue()
         self._positions = {}
-        self._pairs_of = []
-        self._symbol_counts = []
+        self._pairs_of = vec[vec[i64]]()
+        self._symbol_counts = vec[i64]()
         self._dirty = []
         self._total = 0
 
@@ -78,11 +80,13 @@ class WordPieceTrainingRun(PairMergeRun):
 
     # -- the score (what a subclass changes) -------------------------------------------------
 
-    def _score(self, count: int, left: int, right: int) -> float:
+    def _score(self, count: i64, left: i64, right: i64) -> float:
         """The score of the pair (left, right) seen `count` times, the symbols' counts as they
         are now: count / (count(left) * count(right))."""
         symbol_counts = self._symbol_counts
-        return count / (symbol_counts[left] * symbol_counts[right])
+        # subtle: two doubles divided, as mypyc divides two ints that fit in 62 bits: the same
+        # ratio the compiled run computed from ints (and Python's int / int below 2 ** 53).
+        return float(count) / float(symbol_counts[left] * symbol_counts[right])
 
     def _floor(self) -> float:
         """The score from which a rescored symbol's pairs are queued at once: a fraction of the
@@ -130,10 +134,10 @@ class WordPieceTrainingRun(PairMergeRun):
         total = 0
         for count in symbol_counts:
             total += count
-        self._symbol_counts = symbol_counts
+        self._symbol_counts = vec[i64](symbol_counts)
         self._total = total
         self._dirty = [False] * id_space
-        pairs_of: list[set[int]] = [set() for _ in range(id_space)]
+        pairs_of = empty_lists(id_space)
         self._pairs_of = pairs_of
         shift = self._shift
         mask = self._id_mask
@@ -145,8 +149,9 @@ class WordPieceTrainingRun(PairMergeRun):
             self._positions[pair] = positions[i]
             left = pair >> shift
             right = pair & mask
-            pairs_of[left].add(pair)
-            pairs_of[right].add(pair)
+            pairs_of[left] = append(pairs_of[left], pair)
+            if right != left:
+                pairs_of[right] = append(pairs_of[right], pair)
             if count >= minimum:
                 queue.add_unordered(self._score(count, left, right), count, pair)
         queue.heapify()
@@ -156,40 +161,62 @@ class WordPieceTrainingRun(PairMergeRun):
         when it is gone)."""
         count = self._symbol_counts[symbol]
         if count <= 0:
-            self._dirty[symbol] = False
-            self._pairs_of[symbol] = set()
+            self._forget_symbol(symbol)
             return
         self._dirty[symbol] = True
-        self._queue.push(1.0 / count, BEFORE_PAIRS, -1 - symbol)
+        self._queue.push(1.0 / float(count), BEFORE_PAIRS, -1 - symbol)
+
+    def _forget_symbol(self, symbol: int) -> None:
+        """`symbol` is gone (its count is 0): forget its pairs, all of which are at 0 too."""
+        self._dirty[symbol] = False
+        positions = self._positions
+        for pair in self._pairs_of[symbol]:
+            # subtle: a pair is in `_positions` only while both its symbols list it, so that a
+            # merge making it again (`_merge_next`) lists it anew; it occurs in no word now.
+            positions.pop(pair, None)
+        self._pairs_of[symbol] = vec[i64]()
 
     def _rescore(self, symbol: int, floor: float) -> None:
         """Queue the live pairs holding `symbol` that score `floor` or more at their current
-        scores, and the best of the others as the symbol's bound; forget dead pairs."""
+        scores, and the best of the others as the symbol's bound; forget dead pairs.
+
+        The symbol's pairs are compacted in place as they are read: the dead ones (and those
+        a merge used up) are dropped from its list and from `_positions`. The other symbol of
+        a dead pair drops it when it is rescored in turn."""
         self._dirty[symbol] = False
         pair_counts = self._pair_counts
         pairs_of = self._pairs_of
-        shift = self._shift
-        mask = self._id_mask
-        minimum = max(self._min_frequency, 1)
+        pairs = pairs_of[symbol]
+        positions = self._positions
+        shift: i64 = self._shift
+        mask: i64 = self._id_mask
+        minimum: i64 = max(self._min_frequency, 1)
         queue = self._queue
-        dead: list[int] = []
         deferred = -math.inf
-        for pair in pairs_of[symbol]:
+        n = len(pairs)
+        kept: i64 = 0
+        i: i64 = 0
+        while i < n:
+            pair = pairs[i]
+            i += 1
             count = pair_counts.get(pair)
             if count < minimum:
                 # subtle: counts only fall, except for pairs a merge creates, which are
                 # registered again then; so a pair below the minimum is out for good.
-                dead.append(pair)
+                positions.pop(pair, None)
                 continue
+            pairs[kept] = pair
+            kept += 1
             score = self._score(count, pair >> shift, pair & mask)
             if score >= floor:
                 queue.push(score, count, pair)
             elif score > deferred:
                 deferred = score
-        for pair in dead:
-            pairs_of[pair >> shift].discard(pair)
-            pairs_of[pair & mask].discard(pair)
-            self._positions.pop(pair, None)
+        if kept < n:
+            while n > kept:
+                pairs, _ = pop(pairs)
+                n -= 1
+            pairs_of[symbol] = pairs
         if deferred > -math.inf:
             # The pairs left out wait behind their best score: the symbol is rescored when that
             # comes up (or earlier, if its count changes again).
@@ -253,8 +280,6 @@ class WordPieceTrainingRun(PairMergeRun):
         symbol_counts[new_id] += merged
         self._total -= merged
         pairs_of = self._pairs_of
-        pairs_of[left].discard(pair)
-        pairs_of[right].discard(pair)
         shift = self._shift
         mask = self._id_mask
         gained_pairs = self._gained_pairs
@@ -264,11 +289,16 @@ class WordPieceTrainingRun(PairMergeRun):
             made = gained_pairs[i]
             found = positions_of.get(made)
             if found is None:
+                # (a pair already in `_positions` is listed by its symbols; the merged pair
+                # stays listed until they are rescored, and is dropped then, at count 0)
                 positions_of[made] = gained_pos[i]
+                made_left = made >> shift
+                made_right = made & mask
+                pairs_of[made_left] = append(pairs_of[made_left], made)
+                if made_right != made_left:
+                    pairs_of[made_right] = append(pairs_of[made_right], made)
             else:
                 positions_of[made] = extend(found, gained_pos[i])
-            pairs_of[made >> shift].add(made)
-            pairs_of[made & mask].add(made)
             self._made(made)
         self._mark(left)
         if right != left:
