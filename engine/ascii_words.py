@@ -177,6 +177,24 @@ def slot_of(key: i64) -> i64:
     return ((folded & LOW_31) * GOLDEN) >> 16
 
 
+def slot_for(
+    cells: vec[i64], mask: i64, key: i64, words: list[bytes], data: bytes, start: i64, end: i64, prefixed: bool, fold: bytes
+) -> i64:
+    """The slot of a table of open addressing over (key, value) cells that holds the word
+    data[start:end] (read through `fold`, after a " " if `prefixed`), whose key is `key`: where
+    it is, or the EMPTY slot where it would go. A long word's value is its entry in `words`, whose
+    bytes tell words of one hash apart."""
+    long = is_long(key)
+    s = slot_of(key) & mask
+    while True:
+        found = cells[2 * s]
+        if found == EMPTY:
+            return s
+        if found == key and (not long or same_word(words[cells[2 * s + 1]], data, start, end, prefixed, fold)):
+            return s
+        s = (s + 1) & mask
+
+
 def doubled(cells: vec[i64]) -> vec[i64]:
     """A table of open addressing over (key, value) cells, EMPTY keys free, with twice as many
     slots holding the same pairs (its mask: half its length, less one)."""

@@ -33,7 +33,7 @@ from engine.ascii_words import (
     doubled,
     is_long,
     is_letter,
-    same_word,
+    slot_for,
     short_length,
     slot_of,
     word_key,
@@ -136,33 +136,23 @@ class WordTable:
         `times` times."""
         fold = self.fold
         key = word_key(data, start, end, prefixed, fold)
-        long = is_long(key)
-        # (locals: an attribute read in the loop would take and drop a reference each probe)
         cells = self.cells
-        mask = self.mask
-        s = slot_of(key) & mask
-        while True:
-            found = cells[2 * s]
-            if found == key:
-                if not long:
-                    cells[2 * s + 1] += times
-                    return
-                entry = cells[2 * s + 1]
-                if same_word(self.words[entry], data, start, end, prefixed, fold):
-                    self.long_counts[entry] += times
-                    return
-            elif found == EMPTY:
-                if not long:
-                    self._insert(s, key, times)
-                    self.order = append(self.order, key)
-                    return
-                entry = len(self.words)
-                self.words.append(folded_word(data, start, end, prefixed, fold))
-                self.long_counts = append(self.long_counts, times)
-                self._insert(s, key, entry)
-                self.order = append(self.order, -1 - entry)
-                return
-            s = (s + 1) & mask
+        s = slot_for(cells, self.mask, key, self.words, data, start, end, prefixed, fold)
+        if cells[2 * s] != EMPTY:
+            if is_long(key):
+                self.long_counts[cells[2 * s + 1]] += times
+            else:
+                cells[2 * s + 1] += times
+            return
+        if not is_long(key):
+            self._insert(s, key, times)
+            self.order = append(self.order, key)
+            return
+        entry = len(self.words)
+        self.words.append(folded_word(data, start, end, prefixed, fold))
+        self.long_counts = append(self.long_counts, times)
+        self._insert(s, key, entry)
+        self.order = append(self.order, -1 - entry)
 
     def _insert(self, s: i64, key: i64, value: i64) -> None:
         self.cells[2 * s] = key

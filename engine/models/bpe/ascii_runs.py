@@ -16,7 +16,7 @@ from __future__ import annotations
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
-from engine.ascii_words import EMPTY, SAME_CASE, doubled, folded_word, is_long, same_word, slot_of, word_key
+from engine.ascii_words import EMPTY, SAME_CASE, doubled, folded_word, is_long, slot_for, slot_of, word_key
 from engine.models.bpe.merge_table import Merged
 from engine.models.bpe.word_run import WordRun
 
@@ -51,21 +51,10 @@ class RunTable:
 
     def find(self, data: bytes, start: i64, end: i64) -> i64:
         """The entry of the word data[start:end], or -1."""
-        key = word_key(data, start, end, False, SAME_CASE)
-        long = is_long(key)
-        # (locals: an attribute read in the loop would take and drop a reference each probe)
         cells = self.cells
-        mask = self.mask
-        s = slot_of(key) & mask
-        while True:
-            found = cells[2 * s]
-            if found == key:
-                entry = cells[2 * s + 1]
-                if not long or same_word(self.long_words[entry], data, start, end, False, SAME_CASE):
-                    return entry
-            elif found == EMPTY:
-                return -1
-            s = (s + 1) & mask
+        key = word_key(data, start, end, False, SAME_CASE)
+        s = slot_for(cells, self.mask, key, self.long_words, data, start, end, False, SAME_CASE)
+        return cells[2 * s + 1] if cells[2 * s] != EMPTY else -1
 
     def put(self, data: bytes, start: i64, end: i64, run: WordRun, keyed: bool = True) -> i64:
         """Keep `run` as the tokens of the word data[start:end] (not held yet); its entry. Not
@@ -135,10 +124,7 @@ class RunTable:
             return entry
         key = word_key(data, start, end, False, SAME_CASE)
         cells = self.cells
-        mask = self.mask
-        s = slot_of(key) & mask
-        while cells[2 * s] != EMPTY:
-            s = (s + 1) & mask
+        s = slot_for(cells, self.mask, key, self.long_words, data, start, end, False, SAME_CASE)
         cells[2 * s] = key
         cells[2 * s + 1] = entry
         self.long_words.append(folded_word(data, start, end, False, SAME_CASE) if is_long(key) else b"")
