@@ -55,17 +55,18 @@ SAME_CASE: Final = bytes(range(256))
 LOWER_CASE: Final = bytes(b + 32 if 0x41 <= b <= 0x5A else b for b in range(256))
 
 
-def bounds_room(out: vec[i64], length: i64) -> vec[i64]:
-    """`out`, or a longer vec if it is shorter than `length`: room for `gpt2_bounds` to write the
-    bounds of data[start:end] needs 2 * (end - start)."""
-    if len(out) >= length:
+def bounds_room(out: vec[i64], n_bytes: i64) -> vec[i64]:
+    """`out`, or a longer vec if it is too short to hold the bounds `gpt2_bounds` writes for
+    `n_bytes` bytes: 2 * n_bytes + 2 ints (a word a byte, and the prefix space's word, which
+    may hold no byte of the text: " " before a tab)."""
+    if len(out) >= 2 * n_bytes + 2:
         return out
-    return vec[i64]([0] * (2 * length))
+    return vec[i64]([0] * (4 * n_bytes + 4))
 
 
 def gpt2_bounds(data: bytes, start: i64, end: i64, add_prefix_space: bool, fold: bytes, out: vec[i64]) -> i64:
     """Write the (start, end) of each word of GPT-2's split of the ASCII data[start:end] into
-    `out` (of at least 2 * (end - start) ints: `bounds_room`), one pair after the other, and
+    `out` (`bounds_room(out, end - start)` long), one pair after the other, and
     return how many ints that is. With `add_prefix_space` and a first byte other than " ", the
     first word is " " + data[its start:its end] (HF's ByteLevel inserts that space).
 

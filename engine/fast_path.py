@@ -81,7 +81,7 @@ def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists 
         return False
     data = text.encode("ascii")
     n_bytes: i64 = len(data)
-    bounds = bounds_room(runs.bounds, 2 * n_bytes)
+    bounds = bounds_room(runs.bounds, n_bytes)
     runs.bounds = bounds
     n = gpt2_bounds(data, 0, n_bytes, False, SAME_CASE, bounds)
     tokens: list[str] = out.tokens if out is not None else []

@@ -307,7 +307,7 @@ def _count_runs(data: bytes, start: i64, end: i64, table: WordTable, classes: by
 def _count_gpt2_line(data: bytes, start: i64, end: i64, table: WordTable, add_prefix_space: bool, bounds: vec[i64]) -> vec[i64]:
     """Count the words of GPT-2's split of the ASCII line data[start:end] (`gpt2_bounds`);
     `bounds` is room for the scan, given back (grown if need be) to be used again."""
-    bounds = bounds_room(bounds, 2 * (end - start))
+    bounds = bounds_room(bounds, end - start)
     n = gpt2_bounds(data, start, end, add_prefix_space, table.fold, bounds)
     prefixed = add_prefix_space and start < end and data[start] != 32
     for k in range(0, n, 2):

@@ -197,7 +197,7 @@ def gpt2_ascii_words(text: str, mapped: str) -> list[str]:
     chars, same length), by a scan of its bytes (`ascii_words.gpt2_bounds`): about twice as
     fast as the regex."""
     data = text.encode("ascii")
-    bounds = bounds_room(vec[i64](), 2 * len(data))
+    bounds = bounds_room(vec[i64](), len(data))
     n = gpt2_bounds(data, 0, len(data), False, SAME_CASE, bounds)
     words: list[str] = []
     for k in range(0, n, 2):

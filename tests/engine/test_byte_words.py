@@ -8,9 +8,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from librt.vecs import vec
+from mypy_extensions import i64
 
 import engine
 from engine import CorpusError, normalizers, pre_tokenizers
+from engine.ascii_words import SAME_CASE, bounds_room, gpt2_bounds
 from engine.corpus.byte_words import GPT2_CLASSES, ByteScan, WordTable, count_lines
 from engine.corpus.chunking import SEGMENT_CUTTER, SPACE_CUTTER, byte_scan
 from engine.corpus.counting import PipelineWords, WordSplitter, count_words
@@ -181,3 +184,13 @@ def test_the_compiled_build_counts_on_bytes_by_default_and_the_pure_build_as_tex
     # (the byte scan is the faster way only where mypyc compiles it)
     default = PipelineWords(None, pre_tokenizers.ByteLevel())
     assert (default.scan is not None) == engine.COMPILED
+
+
+def test_the_prefix_spaces_word_before_a_tab_has_room() -> None:
+    # " \ta" is " ", "\t", "a": one word more than the line has bytes (hypothesis found the
+    # scratch vec one pair short)
+    data = b"\ta"
+    for size in range(8):
+        bounds = bounds_room(vec[i64]([0] * size), len(data))
+        n = gpt2_bounds(data, 0, len(data), True, SAME_CASE, bounds)
+        assert [bounds[k] for k in range(n)] == [0, 0, 0, 1, 1, 2]
