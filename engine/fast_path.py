@@ -21,6 +21,7 @@ from engine.added_vocabulary import AddedVocabulary
 from engine.ascii_words import SAME_CASE, bounds_room, gpt2_bounds
 from engine.byte_level import ascii_to_chars
 from engine.models.base import Model, TokenRun
+from engine.models.bpe.ascii_runs import AsciiRuns
 from engine.models.bpe.model import BPE
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import ByteLevel, Cut, PreTokenizer, words_of
@@ -62,7 +63,8 @@ def ascii_bpe(
 def ascii_tokens(text: str, bpe: BPE, word: int) -> TokenLists | None:
     """The tokens of an ASCII `text` that `ascii_bpe` gave `bpe` for, found on its bytes: GPT-2's
     split scanned on them, each word's run looked up by its bytes (`BPE.ascii_entry`), no str
-    made per word. `word` as `token_lists`'. None when the model does not cache runs (dropout)."""
+    made per word. `word` as `token_lists`'. None when the model does not cache runs (dropout),
+    or another thread is using that cache: then the str path encodes the text."""
     out = TokenLists()
     return out if _ascii_fill(text, bpe, word, out.ids, out) else None
 
@@ -75,10 +77,24 @@ def ascii_ids(text: str, bpe: BPE) -> list[int] | None:
 
 def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists | None) -> bool:
     """Append the tokens of `text` to `out` (its ids are `ids`), or only their ids to `ids`;
-    False when the model does not cache runs."""
+    False when the model does not cache runs or another thread holds its cache.
+
+    subtle: the cache is changed in many steps, and compiled code is not atomic: a collection
+    run by an allocation may call finalizers, and then another thread (async_encode's executor)
+    may run in between (a test with four threads broke the tables before the lock). A thread
+    that finds the lock taken does not wait: it takes the str path."""
     runs = bpe.ascii_runs()
-    if runs is None:
+    if runs is None or not runs.lock.acquire(False):
         return False
+    try:
+        _ascii_fill_held(text, bpe, word, ids, out, runs)
+    finally:
+        runs.lock.release()
+    return True
+
+
+def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists | None, runs: AsciiRuns) -> None:
+    """`_ascii_fill` with `runs.lock` held."""
     data = text.encode("ascii")
     n_bytes: i64 = len(data)
     bounds = bounds_room(runs.bounds, n_bytes)
@@ -99,9 +115,7 @@ def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists 
         table = runs.current
         entry = table.find(data, start, end)
         if entry < 0:
-            entry = bpe.ascii_entry(runs, data, start, end)
-            # (read after the call: making an entry may have started a new generation)
-            table = runs.found_in
+            table, entry = bpe.ascii_entry(runs, data, start, end)
         if entry < 0:
             # a word too long to cache
             found = bpe.word_run(ascii_to_chars(text[start:end]))
@@ -134,7 +148,6 @@ def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists 
             t += 1
     if out is not None:
         out.spans = spans
-    return True
 
 
 def cut(

@@ -305,3 +305,16 @@ def test_ascii_lines_agree_with_the_full_pipeline_whatever_the_bpe_options(optio
     for text in ["the them theme", " them z zz az! the", "Them 'the' them's", "the them theme", "thesisthesis"]:
         assert fast_path.ascii_bpe(text, tokenizer._added, None, tokenizer.pre_tokenizer, bpe) is bpe
         assert_same(tokenizer, text)
+
+
+def test_ascii_lines_encode_alike_from_several_threads() -> None:
+    # threads sharing the model's byte-keyed cache (async_encode's executor): one at a time
+    # holds it, the others take the str path (without the lock, this broke the tables)
+    import concurrent.futures
+
+    tokenizer = _byte_level_with_cache(50)  # small: generations turn over while they run
+    lines = [f"line {i} of the {i % 7} threads don't share {i * 31 % 97} words" for i in range(300)]
+    expected = [encode_piece_in_full(line, 0, -1, tokenizer._added, None, tokenizer.pre_tokenizer, tokenizer.model).ids for line in lines]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            assert list(pool.map(lambda line: tokenizer.encode(line).ids, lines)) == expected

@@ -165,17 +165,18 @@ def test_a_run_table_grows_past_its_first_slots() -> None:
     assert all(table.find(word, 0, len(word)) == i for i, word in enumerate(words))
 
 
-def _miss(runs: AsciiRuns, word: bytes) -> None:
-    assert runs.entry(word, 0, len(word)) == -1
-    runs.put(word, 0, len(word), word_run([len(word)], [0, len(word)]))
+def _miss(runs: AsciiRuns, word: bytes) -> RunTable:
+    """Miss `word` and put its run: the table it went to."""
+    assert runs.entry(word, 0, len(word))[1] == -1
+    table, entry = runs.put(word, 0, len(word), word_run([len(word)], [0, len(word)]))
+    assert table.ids[table.firsts[entry]] == len(word)
+    return table
 
 
 def _put(runs: AsciiRuns, word: bytes) -> None:
     """Miss `word` twice: the second time it goes in."""
-    _miss(runs, word)
-    assert runs.found_in is runs.spill
-    _miss(runs, word)
-    assert runs.found_in is runs.current
+    assert _miss(runs, word) is runs.spill
+    assert _miss(runs, word) is runs.current
 
 
 def _held(runs: AsciiRuns) -> tuple[list[bytes], list[bytes]]:
@@ -196,25 +197,24 @@ def test_ascii_runs_keep_two_generations_as_the_str_cache_does() -> None:
     assert _held(runs) == ([b"a", b"b"], [])
     _put(runs, b"c")
     assert _held(runs) == ([b"c"], [b"a", b"b"])
-    entry = runs.entry(b"a", 0, 1)  # found in the old one: copied forward
-    assert entry >= 0 and runs.found_in is runs.current
+    table, entry = runs.entry(b"a", 0, 1)  # found in the old one: copied forward
+    assert entry >= 0 and table is runs.current
     assert runs.current.ids[runs.current.firsts[entry]] == 1
     assert _held(runs) == ([b"a", b"c"], [b"a", b"b"])
     _put(runs, b"d")
     assert _held(runs) == ([b"d"], [b"a", b"c"])
-    assert runs.entry(b"b", 0, 1) == -1  # not seen for a generation: gone
+    assert runs.entry(b"b", 0, 1)[1] == -1  # not seen for a generation: gone
 
 
 def test_a_word_missed_once_is_read_from_the_spill_and_not_kept() -> None:
     runs = AsciiRuns(100_000)
-    _miss(runs, b"once")
-    assert runs.found_in is runs.spill and len(runs) == 0
+    assert _miss(runs, b"once") is runs.spill and len(runs) == 0
     assert runs.spill.ids == [4]  # its tokens, read at once by the fast path
     for i in range(1030):  # the spill starts over: it never holds more than SPILL_WORDS words
         _miss(runs, f"w{i}".encode())
     assert runs.spill.used <= 1024 and len(runs) < 20  # (a few share a doorkeeper bit)
-    _miss(runs, b"once")  # missed again in the generation: kept
-    assert runs.found_in is runs.current and runs.entry(b"once", 0, 4) >= 0
+    assert _miss(runs, b"once") is runs.current  # missed again in the generation: kept
+    assert runs.entry(b"once", 0, 4)[1] >= 0
 
 
 @pytest.mark.parametrize("capacity", [1, 2, 3, 4, 5, 10])
@@ -223,9 +223,9 @@ def test_ascii_runs_never_hold_more_words_than_the_capacity(capacity: int) -> No
     for i in range(50):
         word = f"w{i}".encode()
         for _ in range(2):
-            if runs.entry(word, 0, len(word)) < 0:
+            if runs.entry(word, 0, len(word))[1] < 0:
                 runs.put(word, 0, len(word), word_run([i], [0, len(word)]))
-        assert runs.entry(word, 0, len(word)) >= 0  # the word just put twice is there
+        assert runs.entry(word, 0, len(word))[1] >= 0  # the word just put twice is there
         half = f"w{i // 2}".encode()
         runs.entry(half, 0, len(half))  # a recall copies forward: still within the capacity
         assert len(runs) <= capacity
@@ -235,8 +235,8 @@ def test_the_bpe_model_clears_both_caches_and_sizes_both() -> None:
     bpe = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")], cache_capacity=6)
     runs = bpe.ascii_runs()
     assert runs is not None and runs.capacity == 6
-    assert bpe.ascii_entry(runs, b"ab", 0, 2) == 0 and runs.found_in is runs.spill
-    assert bpe.ascii_entry(runs, b"ab", 0, 2) == 0 and runs.found_in is runs.current
+    assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.spill, 0)
+    assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.current, 0)
     assert runs.current.ids == [2] and len(runs) == 1
     bpe.fuse_unk = True  # an option change clears the word caches
     assert len(runs) == 0

@@ -13,6 +13,7 @@ str-keyed one and clears both together, so an option that changes tokens clears 
 
 from __future__ import annotations
 
+from librt.threading import Lock
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
@@ -152,20 +153,21 @@ class AsciiRuns:
     that is 88,700 misses a pass instead of 120,800. The first time, its tokens go to `spill`,
     which no word finds, read at once and dropped every SPILL_WORDS words.
 
-    `found_in` is the table of the entry last given (`current` or `spill`); `bounds` is room
-    for the fast path's scan of a line."""
+    Entries are given with their table, `current` or `spill`. `bounds` is room for the fast
+    path's scan of a line. Whoever reads or changes it holds `lock` (`fast_path._ascii_fill`)."""
 
     capacity: i64
     generation: i64
     current: RunTable
     old: RunTable | None
     spill: RunTable
-    found_in: RunTable
     seen: vec[i64]
     bounds: vec[i64]
+    lock: Lock
 
     def __init__(self, capacity: i64) -> None:
         self.bounds = vec[i64]()
+        self.lock = Lock()
         self.resize(capacity)
 
     def __len__(self) -> int:
@@ -176,7 +178,6 @@ class AsciiRuns:
         self.current = RunTable()
         self.old = None
         self.spill = RunTable(1)
-        self.found_in = self.current
         self._clear_seen()
 
     def _clear_seen(self) -> None:
@@ -191,50 +192,46 @@ class AsciiRuns:
         self.generation = max(1, capacity // 2)
         self.clear()
 
-    def entry(self, data: bytes, start: i64, end: i64) -> i64:
-        """The entry in `current` of the word data[start:end] (copied there from `old` if need
-        be), or -1: then `put` its run."""
-        found = self.current.find(data, start, end)
-        if found >= 0:
-            self.found_in = self.current
-            return found
+    def entry(self, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
+        """(`current`, the entry there of the word data[start:end], copied there from `old` if
+        need be), or (`current`, -1): then `put` its run."""
+        current = self.current
+        found = current.find(data, start, end)
         old = self.old
-        if old is None:
-            return -1
+        if found >= 0 or old is None:
+            return current, found
         found = old.find(data, start, end)
         if found < 0:
-            return -1
+            return current, -1
         self._make_room()
         # subtle: `old` may have just been dropped for a new one; its lists are still ours
-        self.found_in = self.current
-        return self.current.put_copy(data, start, end, old, found)
+        current = self.current
+        return current, current.put_copy(data, start, end, old, found)
 
-    def put(self, data: bytes, start: i64, end: i64, run: WordRun) -> i64:
-        """Keep `run` as the tokens of the word data[start:end] (just missed by `entry`); its
-        entry in `found_in`."""
+    def put(self, data: bytes, start: i64, end: i64, run: WordRun) -> tuple[RunTable, i64]:
+        """Keep `run` as the tokens of the word data[start:end] (just missed by `entry`): its
+        table and entry there."""
         table = self._table_for(data, start, end)
-        return table.put(data, start, end, run, table is self.current)
+        return table, table.put(data, start, end, run, table is self.current)
 
-    def put_merged(self, data: bytes, start: i64, end: i64, merged: Merged, tokens: list[str]) -> i64:
+    def put_merged(self, data: bytes, start: i64, end: i64, merged: Merged, tokens: list[str]) -> tuple[RunTable, i64]:
         """`put` for a word merged by `MergeTable` (`RunTable.put_merged`)."""
         table = self._table_for(data, start, end)
-        return table.put_merged(data, start, end, merged, tokens, table is self.current)
+        return table, table.put_merged(data, start, end, merged, tokens, table is self.current)
 
     def _table_for(self, data: bytes, start: i64, end: i64) -> RunTable:
         """Where the word data[start:end], just missed, goes: `current` if it was missed before
-        in this generation, else `spill` (made `found_in`)."""
+        in this generation, else `spill`."""
         bit = slot_of(word_key(data, start, end, False, SAME_CASE)) & (32 * len(self.seen) - 1)
         word = self.seen[bit >> 5]
         flag: i64 = 1 << (bit & 31)
         if word & flag:
             self._make_room()
-            self.found_in = self.current
-        else:
-            self.seen[bit >> 5] = word | flag
-            if self.spill.used >= SPILL_WORDS:
-                self.spill = RunTable(1)
-            self.found_in = self.spill
-        return self.found_in
+            return self.current
+        self.seen[bit >> 5] = word | flag
+        if self.spill.used >= SPILL_WORDS:
+            self.spill = RunTable(1)
+        return self.spill
 
     def _make_room(self) -> None:
         if self.current.used >= self.generation:

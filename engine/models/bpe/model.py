@@ -17,7 +17,7 @@ from engine.byte_level import BYTES_TO_UNICODE, ascii_to_chars
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_tagged, get_bool, get_opt_float, get_opt_str, get_vocab, require
 from engine.models.base import DEFAULT_CACHE_CAPACITY, MAX_CACHED_LENGTH, Token, TokenRun, VocabModel, WordCache
-from engine.models.bpe.ascii_runs import AsciiRuns
+from engine.models.bpe.ascii_runs import AsciiRuns, RunTable
 from engine.models.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
 from engine.models.bpe.merge_table import SHORT_WORD, CharIds, Merged, MergeTable
 from engine.models.bpe.word_run import WordRun, packed_word_run
@@ -408,15 +408,13 @@ class BPE(VocabModel):
             return None
         return self._ascii_runs
 
-    def ascii_entry(self, runs: AsciiRuns, data: bytes, start: i64, end: i64) -> i64:
-        """The entry in `runs.found_in` (`runs`: this model's `ascii_runs()`) of the run of the
-        byte-level chars of the ASCII word data[start:end], made now if it is not there; -1
-        for a word too long to cache (`word_run` it)."""
+    def ascii_entry(self, runs: AsciiRuns, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
+        """The table and entry in `runs` (this model's `ascii_runs()`) of the run of the
+        byte-level chars of the ASCII word data[start:end], made now if it is not there; entry
+        -1 for a word too long to cache (`word_run` it)."""
         found = runs.entry(data, start, end)
-        if found >= 0:
+        if found[1] >= 0 or end - start >= MAX_CACHED_LENGTH:
             return found
-        if end - start >= MAX_CACHED_LENGTH:
-            return -1
         if not self._merges_built:
             self._build_merges()
         table = self._merge_table
