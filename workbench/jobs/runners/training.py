@@ -193,16 +193,18 @@ class TrainingRunner(QObject):
     def cancel(self) -> None:
         """Ask the child to stop; it is terminated if it has not stopped within a few seconds."""
         if self._cancel is not None and self._process is not None and not self._cancel_requested_at:
+            # subtle: continued first: a process stopped while it was reading the event holds the
+            # event's lock, and `set` would wait for it for ever (closing the window hung so)
+            self.resume()
             self._cancel.set()
-            self.resume()  # a stopped process cannot see the request
             self._cancel_requested_at = time.monotonic()
 
     def shutdown(self, wait_seconds: float = CANCEL_GRACE_S) -> None:
         """Cancel and wait until every child is gone (closing the window); emits nothing."""
         process = self._process
         if process is not None and self._cancel is not None:
+            self.resume()  # (first: see `cancel`)
             self._cancel.set()
-            self.resume()
         self._forget()
         if process is not None:
             self._exiting.append((process, time.monotonic()))
