@@ -22,19 +22,19 @@ from mypy_extensions import i64
 from engine import byte_level
 from engine.ascii_words import (
     EMPTY,
-    SHORT,
     GPT2_CLASSES,
     LOWER_CASE,
     SAME_CASE,
+    SHORT,
     UNDECIDED,
+    bounds_room,
+    doubled,
     folded_word,
     gpt2_bounds,
     is_digit,
-    bounds_room,
-    doubled,
     is_letter,
-    slot_for,
     short_length,
+    slot_for,
     slot_of,
     word_key,
 )
