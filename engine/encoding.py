@@ -175,7 +175,7 @@ class Encoding:
             spans = append(spans, token.start)
             spans = append(spans, token.end)
         words: list[int | None] = [None] * n
-        return Encoding(ids, [type_id] * n, values, words, None, [0] * n, [1] * n, spans=spans)
+        return Encoding(ids, tokens=values, words=words, spans=spans, type_id=type_id)
 
     # -- offsets --------------------------------------------------------------------------------
 

@@ -108,8 +108,8 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[int], out: TokenL
     while k < n:
         start = bounds[k]
         end = bounds[k + 1]
-        # (boxed once: every token of the word shares the object)
-        word_index: int | None = word if word >= 0 else k // 2
+        # (boxed once, and not for ids alone: every token of the word shares the object)
+        word_index: int | None = (word if word >= 0 else k // 2) if out is not None else None
         k += 2
         # (the common case, a word of the current generation, without the calls around it)
         table = runs.current

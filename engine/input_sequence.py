@@ -112,7 +112,8 @@ def encode_piece(
             ids = encode_piece(text, type_id, word_index, False, added, normalizer, pre_tokenizer, model).ids
         n = len(ids)
         # subtle: HF's encode_fast leaves every type id 0; only a post-processor sets them.
-        return Encoding(ids, [0] * n, [""] * n, [None] * n, None, [0] * n, [1] * n, spans=zero_spans(n))
+        words: list[int | None] = [None] * n
+        return Encoding(ids, tokens=[""] * n, words=words, spans=zero_spans(n), type_id=0)
     lists: fast_path.TokenLists | None = None
     bpe = fast_path.ascii_bpe(text, added, normalizer, pre_tokenizer, model)
     if bpe is not None:
