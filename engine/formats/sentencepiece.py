@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import os
-import struct
 from typing import Final
 
 from engine import decoders, normalizers, pre_tokenizers
@@ -60,6 +59,7 @@ from engine.formats.sentencepiece_proto import (
 from engine.metaspace import FIRST, NEVER, REPLACEMENT
 from engine.pattern import Regex
 from engine.tokenizer import Tokenizer
+from engine.models.unigram.lattice import float32
 from engine.models.unigram.model import Unigram
 
 __all__ = [
@@ -567,8 +567,7 @@ def vocab_text(model: SentencePieceModel) -> str:
 
 def _score_text(score: float) -> str:
     # C++ `ostream << float`: 6 significant digits, like "%g"; the float goes through single precision.
-    value: float = struct.unpack("<f", struct.pack("<f", score))[0]
-    return f"{value:g}"
+    return f"{float32(score):g}"
 
 
 def write(tokenizer: Tokenizer, path: str, base: SentencePieceModel | None = None) -> list[str]:

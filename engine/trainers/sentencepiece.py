@@ -27,6 +27,7 @@ from engine.errors import TrainerMismatchError, VocabularyTooSmallError
 from engine.models.base import Model
 from engine.models.bpe.model import BPE
 from engine.models.bpe.training_run import BpeTrainingRun
+from engine.models.unigram.lattice import float32
 from engine.models.unigram.model import Unigram
 from engine.models.unigram.seeds import char_counts
 from engine.models.unigram.training_run import UnigramTrainingRun
@@ -282,7 +283,10 @@ class SentencePieceTrainer(Trainer):
         special tokens to add (the unk piece and the byte pieces are the model's own)."""
         self.check_model(model)
         if isinstance(run, UnigramTrainingRun) and isinstance(model, Unigram):
-            model.set_pieces(run.final_pieces(), run.unk_id())
+            # sentencepiece keeps a piece's score as a float (ModelProto's `float score`), so the
+            # model its trainer makes holds float32 scores: the same here, or a tie between two
+            # segmentations could go one way in this tokenizer and the other in its .model.
+            model.set_pieces([(piece, float32(score)) for piece, score in run.final_pieces()], run.unk_id())
             model.byte_fallback = self.byte_fallback
         elif isinstance(run, BpeTrainingRun) and isinstance(model, BPE):
             model.set_vocab_and_merges(run.vocab, run.model_merges())

@@ -4,13 +4,16 @@ errors. Against `sentencepiece` itself: tests/parity/test_sentencepiece_training
 
 from __future__ import annotations
 
+import json
 import pickle
+import struct
 from pathlib import Path
 
 import pytest
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import TrainerMismatchError, VocabularyTooSmallError
+from engine.formats import convert
 from engine.trainers.piece_rules import PieceRules, covered_chars, split_words
 from engine.trainers.sentencepiece import SentencePieceTrainer, byte_pieces
 from support import train_sentencepiece_preset
@@ -124,6 +127,22 @@ def test_trained_pieces_obey_the_rules(key: str, tmp_path: Path) -> None:
     assert len(pieces) > 30
     assert [piece for piece in pieces if not rules.valid(piece)] == []
     assert "▁cat" in pieces or "▁the" in pieces
+
+
+def test_unigram_scores_are_float32_as_in_the_model_file_so_ties_go_the_same_way(tmp_path: Path) -> None:
+    # "----" is "--" "--" or "-" "--" "-": equal sums, which float64 scores round apart one way
+    # and the .model's float32 scores (what sentencepiece's trainer holds) the other way, unless
+    # the trained scores are float32 already (found by the desktop bundle's self-test).
+    lines = LINES + ["-" * n for n in range(2, 60)] * 3
+    tokenizer = _train(tmp_path, "sentencepiece-unigram", lines, vocab_size=80)
+    scores = json.loads(tokenizer.to_str())["model"]["vocab"]
+    assert all(struct.unpack("<f", struct.pack("<f", score))[0] == score for _, score in scores)
+    assert any(score != round(score) for _, score in scores)
+    model = tmp_path / "out.model"
+    convert.save(tokenizer, convert.SENTENCEPIECE, str(model))
+    again = convert.load(str(model))
+    for text in ["-" * n for n in range(1, 80)] + LINES:
+        assert again.encode(text).ids == tokenizer.encode(text).ids, text
 
 
 @pytest.mark.parametrize("key", ["sentencepiece-unigram", "sentencepiece-bpe"])

@@ -233,7 +233,7 @@ class Lattice:
         for pos in range(1, self.size + 1):
             best_score = -math.inf
             for node in ending[pos]:
-                candidate = _f32(head[starts[node]] + scores[node])
+                candidate = float32(head[starts[node]] + scores[node])
                 if candidate > best_score:
                     best_score = candidate
             head[pos] = best_score
@@ -274,8 +274,8 @@ class Lattice:
                     score = scores[lnode]
                     hyp_node.append(lnode)
                     hyp_next.append(top)
-                    hyp_gx.append(_f32(score + gx))
-                    hyp_fx.append(_f32(_f32(head[starts[lnode]] + score) + gx))
+                    hyp_gx.append(float32(score + gx))
+                    hyp_fx.append(float32(float32(head[starts[lnode]] + score) + gx))
                     _heap_push(agenda, hyp_fx, len(hyp_node) - 1)
             if len(agenda) >= MAX_AGENDA_SIZE:
                 keep = min(MIN_AGENDA_SIZE, n * 10)
@@ -347,7 +347,7 @@ class Lattice:
         return path
 
 
-def _f32(value: float) -> float:
+def float32(value: float) -> float:
     """`value` rounded to float32, as sentencepiece's float arithmetic does: 0.1 -> 0.100000001..."""
     return float(struct.unpack("<f", struct.pack("<f", value))[0])
 
