@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 import engine
+from workbench.core.build_info import build_info
 from engine.errors import ProjectFileError
 from engine.project.project_file import Project
 from workbench.jobs.runners import saving
@@ -38,7 +39,8 @@ def test_first_start_opens_the_sample_project_ready_to_train(qtbot: QtBot, windo
     window.open_at_start(None)
     document = window.document
     assert document.is_template and not document.dirty
-    assert window.windowTitle() == "Tokenizer Workbench — Sample: Shakespeare"
+    # (Qt adds " — Tokenizer Workbench", the application's display name, in the title bar)
+    assert window.windowTitle() == "Sample: Shakespeare"
     assert [item.name for item in document.project.corpus] == ["shakespeare.txt"]
     assert document.project.corpus[0].exists()
     assert [entry.name for entry in document.project.tokenizers] == ["BPE 8k"]
@@ -57,6 +59,7 @@ def test_about_names_the_versions_and_whether_the_engine_is_compiled(window: Mai
     text = window.about_text()
     assert engine.__version__ in text and "Qt " in text and "PySide6" in text
     assert ("compiled with mypyc" in text) == engine.COMPILED
+    assert build_info().describe() in text  # (the build's kind, date and commit)
 
 
 def test_the_title_marks_unsaved_changes(window: MainWindow) -> None:
@@ -77,7 +80,7 @@ def test_the_sample_is_never_written_in_place(window: MainWindow, prompts: Scrip
     assert window.save()
     assert Path(sample_file).read_bytes() == before
     assert target.is_file() and window.document.path == str(target) and not window.document.is_template
-    assert window.windowTitle() == "Tokenizer Workbench — mine"
+    assert window.windowTitle() == "mine"
 
 
 def test_a_saved_project_reopens_to_the_same_state_with_its_history(

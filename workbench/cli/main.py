@@ -8,6 +8,7 @@ one line on stderr and a non-zero exit, never a traceback.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import signal
 import sys
 from collections.abc import Sequence
@@ -15,7 +16,8 @@ from typing import NoReturn
 
 import engine
 from engine.errors import EngineError
-from workbench.cli import audit, convert, count, encode, inspect, screenshots, train
+from workbench.cli import audit, convert, count, encode, inspect, screenshots, self_test, train
+from workbench.core.build_info import build_info
 from workbench.cli.common import EXIT_ERROR, EXIT_USAGE, PROG, WRITTEN, CliError
 from workbench.cli.stopping import (
     EXIT_BROKEN_PIPE,
@@ -34,7 +36,20 @@ COMMANDS = ("train", "count", "encode", "inspect", "convert", "audit", "screensh
 
 def _version() -> str:
     build = "engine compiled with mypyc" if engine.COMPILED else "engine: pure Python build"
-    return f"{PROG} {engine.__version__} ({build})"
+    return f"{PROG} {engine.__version__} ({build}; {build_info().describe()})"
+
+
+def install_desktop_entry() -> int:
+    from workbench.core import desktop_entry
+
+    try:
+        written = desktop_entry.install()
+    except OSError as error:
+        name = f"{error.filename}: " if error.filename is not None else ""
+        print(f"{PROG}: error: {name}{error.strerror or error}", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"wrote {written[0]} (it starts {desktop_entry.command()}) and the icon in {len(written) - 1} sizes")
+    return 0
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -57,6 +72,19 @@ def make_parser() -> argparse.ArgumentParser:
         "else on the last project (the sample project the first time).",
     )
     parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument(
+        "--self-test",
+        action="store_true",
+        help="check this installation headless: train the sample project's tokenizer and three others "
+        "through the real training process, encode, decode, export every format and read it back; "
+        "exit 0 when every step passed",
+    )
+    parser.add_argument(
+        "--install-desktop-entry",
+        action="store_true",
+        help="put the workbench in the desktop's menus with its icon, for this user "
+        "(~/.local/share/applications and icons), starting this installation",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in (train, count, encode, inspect, convert, audit, screenshots):
         command.add_parser(sub)
@@ -65,7 +93,17 @@ def make_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # In the desktop bundle every child process (training, encoding, the counting pool's
+    # resource tracker) starts as this same executable with multiprocessing's own arguments
+    # (`--multiprocessing-fork tracker_fd=9 pipe_handle=12`): PyInstaller's freeze_support runs
+    # the child there and exits, before those arguments reach the parser. Outside a bundle it
+    # does nothing.
+    multiprocessing.freeze_support()
     words = list(sys.argv[1:] if argv is None else argv)
+    if words == ["--self-test"]:
+        return self_test.run()
+    if words == ["--install-desktop-entry"]:
+        return install_desktop_entry()
     if not words or (words[0] not in COMMANDS and not words[0].startswith("-")):
         # No command: the window, on FILE (a project or a tokenizer file) when one is given.
         if len(words) > 1:

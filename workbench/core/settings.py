@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Final
@@ -50,6 +52,22 @@ def _user_dir(kind: str, platform_dir: Callable[..., str]) -> Path:
     if home:
         return Path(home) / kind
     return Path(platform_dir(APP_NAME, appauthor=False))
+
+
+@contextmanager
+def throwaway_home(prefix: str) -> Iterator[Path]:
+    """Settings, recovery copies and caches in a temporary folder while the block runs (the
+    screenshots and the self-test open the window without touching the user's)."""
+    previous = os.environ.get(HOME_VARIABLE)
+    with tempfile.TemporaryDirectory(prefix=prefix) as home:
+        os.environ[HOME_VARIABLE] = home
+        try:
+            yield Path(home)
+        finally:
+            if previous is None:
+                os.environ.pop(HOME_VARIABLE, None)
+            else:
+                os.environ[HOME_VARIABLE] = previous
 
 
 @dataclass

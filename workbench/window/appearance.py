@@ -1,4 +1,4 @@
-"""The window's appearance: the QApplication with the workbench's name and style
+"""The window's appearance: the QApplication with the workbench's name, icon and style
 (`application`), and the theme and font size the View menu chooses (`apply_appearance`).
 Both the window (`workbench.window.app`, `main_window`) and the screenshots use them."""
 
@@ -8,9 +8,10 @@ import sys
 from typing import Final
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPalette
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPalette
 from PySide6.QtWidgets import QApplication
 
+from workbench.core import desktop_entry, shipped
 from workbench.core.settings import Settings
 
 APP_TITLE: Final = "Tokenizer Workbench"
@@ -26,8 +27,19 @@ def application(argv: list[str] | None = None) -> QApplication:
     app.setApplicationName(APP_TITLE)
     app.setApplicationDisplayName(APP_TITLE)
     app.setOrganizationName(ORGANIZATION)
+    app.setDesktopFileName(desktop_entry.NAME)  # (ties the window to its entry and icon)
+    app.setWindowIcon(application_icon())
     app.setStyle("Fusion")
     return app
+
+
+def application_icon() -> QIcon:
+    """The workbench's icon, every size shipped (the title bar, the task switcher and About
+    pick the one they need)."""
+    icon = QIcon()
+    for size in desktop_entry.ICON_SIZES:
+        icon.addFile(str(shipped.resource("icons", f"{desktop_entry.NAME}-{size}.png")))
+    return icon
 
 
 # (role, light colour, dark colour) of the palettes the View menu's Light and Dark choose.

@@ -36,6 +36,7 @@ from engine.formats import convert
 from engine.project.archive import Part
 from engine.project.project_file import SUFFIX, Project
 from workbench.core import shipped
+from workbench.core.build_info import build_info
 from workbench.core.settings import Settings
 from workbench.jobs.runners.encoding import EncodingRunner
 from workbench.jobs.runners.file_checks import FileChecker
@@ -520,7 +521,8 @@ class MainWindow(QMainWindow):
         return (
             f"<h3>{APP_TITLE} {engine.__version__}</h3>"
             "<p>Train, inspect and compare subword tokenizers.</p>"
-            f"<p>Engine {engine.__version__}: {build}<br>"
+            f"<p>Version {engine.__version__}: {build_info().describe()}<br>"
+            f"Engine {engine.__version__}: {build}<br>"
             f"Qt {qVersion()} (PySide6 {pyside_version})<br>"
             f"Python {platform.python_version()} on {platform.system()}</p>"
         )
@@ -532,7 +534,9 @@ class MainWindow(QMainWindow):
 
     def _update_title(self) -> None:
         star = "*" if self.document.dirty else ""
-        self.setWindowTitle(f"{APP_TITLE} — {self.document.title}{star}")
+        # (the title bar shows "Sample: Shakespeare* — Tokenizer Workbench": Qt appends the
+        # application's display name on X11, Wayland and Windows)
+        self.setWindowTitle(f"{self.document.title}{star}")
 
     def _on_document_dirty_changed(self, dirty: bool) -> None:
         self._update_title()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Final
@@ -18,12 +17,12 @@ from typing import Final
 # The window is drawn offscreen unless a display was asked for.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QEventLoop, Qt  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
 from workbench.window.appearance import application, apply_appearance  # noqa: E402
 from workbench.window.prompts import ScriptedPrompts  # noqa: E402
-from workbench.core.settings import HOME_VARIABLE, Settings  # noqa: E402
+from workbench.window.scripting import run_until, settle  # noqa: E402
+from workbench.core.settings import Settings, throwaway_home  # noqa: E402
 
 SIZE: Final = (1600, 1000)
 TRAINING_TIMEOUT_S: Final = 600
@@ -47,16 +46,8 @@ def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
     audit-unicode.png, train-failed.png, the dialogs that keep the user's work and an export's
     certificate (dialog-*.png) into `folder`; return them."""
     folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="workbench-screenshots-") as home:
-        previous = os.environ.get(HOME_VARIABLE)
-        os.environ[HOME_VARIABLE] = home
-        try:
-            return _write(folder, theme)
-        finally:
-            if previous is None:
-                os.environ.pop(HOME_VARIABLE, None)
-            else:
-                os.environ[HOME_VARIABLE] = previous
+    with throwaway_home("workbench-screenshots-"):
+        return _write(folder, theme)
 
 
 def _write(folder: Path, theme: str) -> list[Path]:
@@ -230,7 +221,7 @@ def _audit(window: object, folder: Path) -> list[Path]:
         if name == "audit-table.png":
             column = tab.table_model.columns.index("premium_over_english")
             tab.table.sortByColumn(column, Qt.SortOrder.DescendingOrder)
-        _settle(0.3)
+        settle(0.3)
         paths.append(_grab(window, folder / name))
     # which vocabulary size? every trained tokenizer on its own held-out lines
     tab.set_chosen(names)
@@ -316,7 +307,7 @@ def _dialogs(window: object, folder: Path) -> list[Path]:
     if pid is not None:
         os.kill(pid, signal.SIGKILL)
         tab.runner.wait(30)
-        _settle(0.5)
+        settle(0.5)
         paths.append(_grab(window, folder / "train-failed.png"))
 
     work = Path(tempfile.mkdtemp(prefix="workbench-dialogs-"))
@@ -368,7 +359,7 @@ def _dialogs(window: object, folder: Path) -> list[Path]:
     for name, (kind, title, text, choices) in asked:
         box = Prompts(window).box(kind, title, text, choices)
         box.show()
-        _settle(0.3)
+        settle(0.3)
         if not box.grab().save(str(folder / name)):
             raise ScreenshotError(f"{folder / name}: could not write the PNG")
         box.close()
@@ -396,7 +387,7 @@ def _train(window: object) -> None:
     outcome = tab.runner.wait(TRAINING_TIMEOUT_S)
     if outcome != "finished":
         raise ScreenshotError(f"the sample training did not finish: {outcome}")
-    _settle(0.6)
+    settle(0.6)
 
 
 def _show_trainer_options(window: object) -> None:
@@ -404,7 +395,7 @@ def _show_trainer_options(window: object) -> None:
     from workbench.window.main_window import MainWindow
 
     assert isinstance(window, MainWindow)
-    _settle(0.2)  # (laid out first: the box's place is known)
+    settle(0.2)  # (laid out first: the box's place is known)
     box = window.train_tab.form.trainer.parentWidget()
     if box is None:
         raise ScreenshotError("the trainer's options are not in the form")
@@ -428,14 +419,14 @@ def _select_a_built_token(window: object) -> None:
         window.vocab_tab.mode.setCurrentText("contains")
         window.vocab_tab.filter.setText(table.tokens[best][:3])
         window.vocab_tab.select_token(table.ids[best])
-    _settle(0.3)
+    settle(0.3)
 
 
 def _grab(window: object, path: Path) -> Path:
     from workbench.window.main_window import MainWindow
 
     assert isinstance(window, MainWindow)
-    _settle(0.4)
+    settle(0.4)
     if not window.grab().save(str(path)):
         raise ScreenshotError(f"{path}: could not write the PNG")
     return path
@@ -443,18 +434,6 @@ def _grab(window: object, path: Path) -> Path:
 
 def _wait(ready: Callable[[], bool], timeout_s: float = 60.0) -> None:
     """Let the window run until `ready()` (an encoding arrived), or fail."""
-    end = time.monotonic() + timeout_s
-    while not ready():
-        if time.monotonic() > end:
-            raise ScreenshotError("the encoding process did not answer in time")
-        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
-        time.sleep(0.01)
-    _settle(0.3)
-
-
-def _settle(seconds: float) -> None:
-    """Let the window redraw (plots redraw on a timer)."""
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        QApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
-        time.sleep(0.02)
+    if not run_until(ready, timeout_s):
+        raise ScreenshotError("the encoding process did not answer in time")
+    settle(0.3)
