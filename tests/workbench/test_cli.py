@@ -88,15 +88,18 @@ def test_screenshots_writes_one_png_per_tab(tmp_path: Path, private_home: Path) 
         "audit-health.png", "audit-premiums.png", "audit-scripts.png", "audit-table.png", "audit-two-vocabularies.png",
         "audit-unicode.png", "audit-vocabulary-size.png", "audit.png", "compare.png", "dialog-damaged-copy.png", "dialog-export-certificate.png", "dialog-open-elsewhere.png", "dialog-outside-files.png",
         "dialog-replace-result.png", "dialog-restore.png", "encode-pipeline.png", "encode-round-trip.png", "encode-step-bpe.png",
-        "encode-step-unigram.png", "encode-step-wordpiece.png", "encode.png",
+        "encode-step-unigram.png", "encode-step-wordpiece.png", "encode.png", "help-guide.png",
         "train-failed.png", "train-step-by-step.png", "train-step-tie.png", "train-unigram.png", "train-wordpiece.png", "train.png", "vocabulary.png",
     ]  # fmt: skip
     for name in names:
         data = (tmp_path / "shots" / name).read_bytes()
         width, height = int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
-        # a whole window (with text and highlighting: not blank), or a dialog with its question
+        # a whole window (with text and highlighting: not blank), a dialog with its question, or
+        # the user guide's window with its text
         if name.startswith("dialog-"):
             assert data.startswith(b"\x89PNG") and width >= 300 and height >= 100 and len(data) > 8_000, name
+        elif name == "help-guide.png":
+            assert data.startswith(b"\x89PNG") and width >= 800 and height >= 600 and len(data) > 50_000, name
         else:
             assert data.startswith(b"\x89PNG") and (width, height) == (1600, 1000) and len(data) > 50_000, name
     assert not list(private_home.rglob("settings.json"))  # the user's settings are left alone

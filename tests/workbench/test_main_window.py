@@ -52,7 +52,7 @@ def test_menus_have_what_users_expect(window: MainWindow) -> None:
     assert menus["File"][:8] == ["New Project", "Open…", "Open Recent", "Save", "Save As…", "Import Tokenizer…", "Export", "Quit"]
     assert menus["Edit"][:2] == ["Undo", "Redo"] and menus["Edit"][2:] == ["Copy", "Find"]
     assert menus["View"] == ["Show Whitespace Glyphs", "Font Size", "Theme"]
-    assert menus["Help"] == ["About Tokenizer Workbench"]
+    assert menus["Help"] == ["User Guide", "Keyboard Shortcuts", "About Tokenizer Workbench"]
 
 
 def test_about_names_the_versions_and_whether_the_engine_is_compiled(window: MainWindow) -> None:

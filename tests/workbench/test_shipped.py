@@ -19,6 +19,12 @@ def test_the_installed_application_finds_its_sample_corpus() -> None:
     assert sample.read_bytes() == (ROOT / "resources" / "sample" / "shakespeare.txt").read_bytes()
 
 
+def test_the_installed_application_finds_its_user_guide() -> None:
+    guide = shipped.resource("guide", "guide.html")
+    assert guide.is_file()
+    assert guide.read_bytes() == (ROOT / "resources" / "guide" / "guide.html").read_bytes()
+
+
 @pytest.mark.skipif(os.environ.get("ENGINE_PURE") == "1", reason="ENGINE_PURE=1 may use an editable install")
 def test_a_wheel_install_carries_the_resources_inside_the_package() -> None:
     package = Path(shipped.__file__).resolve().parent.parent  # workbench/core/shipped.py

@@ -4,7 +4,7 @@
 Widgets draw the project; every change goes through `ProjectDocument`. Dialogs go through an
 injected `Prompts`, so tests drive the window without ever blocking on one. File ▸ Export is
 `window.exporting`'s; the question about a sent project's files outside its folder is
-`window.outside_files`'.
+`window.outside_files`'; the user guide's window is `window.guide`'s.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ from workbench.jobs.runners.saving import (
 from workbench.window.appearance import APP_TITLE, apply_appearance
 from workbench.window.document import ProjectDocument
 from workbench.window.exporting import Exporter
+from workbench.window.guide import SHORTCUTS, START, GuideWindow
 from workbench.window.menus import MenuBar
 from workbench.window.project_panel import ProjectPanel
 from workbench.window.outside_files import approve_outside_files
@@ -122,6 +123,10 @@ class MainWindow(QMainWindow):
         self.undo_action = self.menus.undo_action
         self.redo_action = self.menus.redo_action
         self.whitespace_action = self.menus.whitespace_action
+        # the user guide's window, made the first time it is asked for
+        self.guide: GuideWindow | None = None
+        for tab in (self.train_tab, self.vocab_tab, self.encode_tab, self.compare_tab, self.audit_tab):
+            tab.help_link.asked.connect(self.show_guide_at)
 
         self.document.dirty_changed.connect(self._on_document_dirty_changed)
         self.document.path_changed.connect(self._update_title)
@@ -505,6 +510,29 @@ class MainWindow(QMainWindow):
         apply_appearance(self.settings)
         self.train_tab.apply_palette()
         self.audit_tab.apply_palette()
+
+    def help_section(self) -> str:
+        """The guide's section on the tab in front, at the page it shows (the guide's start while
+        the window has no tab in front)."""
+        current = self.tabs.currentWidget()
+        for tab in (self.train_tab, self.vocab_tab, self.encode_tab, self.compare_tab, self.audit_tab):
+            if tab is current:
+                return tab.help_section()
+        return START
+
+    def show_guide(self) -> None:
+        """Help ▸ User Guide (F1): the guide at the section on what the user is looking at."""
+        self.show_guide_at(self.help_section())
+
+    def show_shortcuts(self) -> None:
+        """Help ▸ Keyboard Shortcuts: the guide's list of them, read from the menus."""
+        self.show_guide_at(SHORTCUTS)
+
+    def show_guide_at(self, section: str) -> None:
+        """The user guide's window, in front, at the section `section` (made the first time)."""
+        if self.guide is None:
+            self.guide = GuideWindow(self.menuBar(), self)
+        self.guide.show_section(section)
 
     def show_token(self, name: str, token_id: int) -> None:
         """Show token `token_id` of the project's tokenizer `name` in the Vocabulary tab (making

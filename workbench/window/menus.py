@@ -1,5 +1,6 @@
 """The window's menu bar: File (recent projects, export), Edit (undo, copy, find), View
-(whitespace glyphs, font size, theme) and Help, each action wired to what the window does.
+(whitespace glyphs, font size, theme) and Help (the user guide, its list of shortcuts, About),
+each action wired to what the window does.
 
 The actions the window updates (export, undo and redo, whitespace glyphs) are kept here by name.
 """
@@ -56,6 +57,8 @@ class MenuTarget(Protocol):
     def show_whitespace_glyphs(self, checked: bool) -> None: ...
     def change_font_size(self, delta: int) -> None: ...
     def set_theme(self, theme: str) -> None: ...
+    def show_guide(self) -> None: ...
+    def show_shortcuts(self) -> None: ...
     def show_about(self) -> None: ...
 
 
@@ -94,6 +97,9 @@ class MenuBar:
         self.undo_action.setShortcuts(QKeySequence.StandardKey.Undo)
         self.redo_action = target.document.undo_stack.createRedoAction(window, "&Redo")
         self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        # (their text names the edit they undo; the list of shortcuts names them by their icon text)
+        self.undo_action.setIconText("Undo")
+        self.redo_action.setIconText("Redo")
         menu.addAction(self.undo_action)
         menu.addAction(self.redo_action)
         menu.addSeparator()
@@ -119,6 +125,10 @@ class MenuBar:
             group.addAction(action)
 
         menu = window.menuBar().addMenu("&Help")
+        # (F1, or the system's key for help: at the section of the tab in front)
+        self.guide_action = self._action(menu, "&User Guide", target.show_guide, QKeySequence.StandardKey.HelpContents)
+        self.shortcuts_action = self._action(menu, "&Keyboard Shortcuts", target.show_shortcuts)
+        menu.addSeparator()
         self._action(menu, "&About Tokenizer Workbench", target.show_about)
 
     def _action(self, menu: QMenu, title: str, slot: object, shortcut: object = None) -> QAction:

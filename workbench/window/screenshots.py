@@ -44,7 +44,7 @@ def write_screenshots(folder: Path, theme: str = "light") -> list[Path]:
     encode-step-unigram.png, encode-step-bpe.png, audit.png,
     audit-premiums.png, audit-scripts.png, audit-table.png, audit-vocabulary-size.png, audit-health.png, audit-two-vocabularies.png,
     audit-unicode.png, train-failed.png, the dialogs that keep the user's work and an export's
-    certificate (dialog-*.png) into `folder`; return them."""
+    certificate (dialog-*.png), and the user guide's window (help-guide.png) into `folder`; return them."""
     folder.mkdir(parents=True, exist_ok=True)
     with throwaway_home("workbench-screenshots-"):
         return _write(folder, theme)
@@ -139,6 +139,7 @@ def _write(folder: Path, theme: str) -> list[Path]:
         paths.extend(_steppers(window, folder))
         paths.extend(_audit(window, folder))
         paths.extend(_dialogs(window, folder))
+        paths.append(_guide(window, folder))
     finally:
         window.shutdown()
         window.document.mark_saved(window.document.path or str(folder / "sample.tokproj"))
@@ -365,6 +366,25 @@ def _dialogs(window: object, folder: Path) -> list[Path]:
         box.close()
         paths.append(folder / name)
     return paths
+
+
+def _guide(window: object, folder: Path) -> Path:
+    """The user guide's window as F1 opens it on the Train tab (help-guide.png)."""
+    from workbench.window.main_window import MainWindow
+
+    assert isinstance(window, MainWindow)
+    window.tabs.setCurrentWidget(window.train_tab)
+    window.train_tab.modes.setCurrentIndex(0)
+    window.show_guide()
+    guide = window.guide
+    if guide is None:
+        raise ScreenshotError("the user guide did not open")
+    _settle(0.3)
+    path = folder / "help-guide.png"
+    if not guide.grab().save(str(path)):
+        raise ScreenshotError(f"{path}: could not write the PNG")
+    guide.close()
+    return path
 
 
 def _view_built(window: object) -> bool:

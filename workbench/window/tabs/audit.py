@@ -51,6 +51,7 @@ from workbench.jobs.runners.child_job import ChildJob
 from workbench.jobs.runners.encoding import EncodingRunner
 from workbench.jobs.runners.saving import Worker
 from workbench.window.document import ProjectDocument
+from workbench.window.guide import HelpLink
 from workbench.window.prompts import Prompts
 from workbench.window.views.audit_charts import EmbeddingChart, PremiumChart, ScriptChart
 from workbench.window.views.heading import say
@@ -62,6 +63,12 @@ from workbench.window.views.unicode_page import UnicodePage
 DEFAULT_HIDDEN: Final = 768
 # Pages of the results, in order.
 SUMMARY_PAGE, PREMIUM_PAGE, SCRIPT_PAGE, TABLE_PAGE, SIZE_PAGE, HEALTH_PAGE, COMPARE_PAGE, UNICODE_PAGE = range(8)
+# The user guide's section on each page, in page order (the Summary: the tab's own, which
+# begins with the choices above the pages).
+PAGE_SECTIONS: Final = (
+    "audit", "premium-per-language", "per-script", "every-text", "vocabulary-size", "vocabulary-health",
+    "two-vocabularies", "unicode",
+)  # fmt: skip
 # How tall one script's row is in the script chart (px), so its name stays readable.
 SCRIPT_ROW_PX: Final = 20
 NO_RESULT: Final = "Run an audit first."
@@ -191,6 +198,9 @@ class AuditTab(QWidget):
         self.pages.addTab(self.compare_page, "Two Vocabularies")
         self.unicode_page = UnicodePage(service, self.chosen, self._corpus)
         self.pages.addTab(self.unicode_page, "Unicode")
+        # (at the right end of the pages' tab bar)
+        self.help_link = HelpLink(self.help_section, "the Audit tab")
+        self.pages.setCornerWidget(self.help_link, Qt.Corner.TopRightCorner)
         self.health_page.open_token.connect(self.open_token)
         self.compare_page.open_token.connect(self.open_token)
         self.csv_button = QPushButton("Export CSV…")
@@ -634,6 +644,10 @@ class AuditTab(QWidget):
 
     def _say(self, text: str, error: bool = False) -> None:
         say(self.status, text, error)
+
+    def help_section(self) -> str:
+        """The user guide's section on the page shown."""
+        return PAGE_SECTIONS[self.pages.currentIndex()]
 
     def apply_palette(self) -> None:
         self.size_page.chart.apply_palette()

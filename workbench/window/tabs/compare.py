@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from engine.analysis import baselines
 from engine.analysis.inspection import Counts
 from workbench.window.document import ProjectDocument
+from workbench.window.guide import HelpLink
 from workbench.jobs.runners.encoding import EncodingRunner, ints, spans, strs
 from workbench.window.tabs.encode import SAMPLE_TEXT
 from workbench.jobs.children.encoding import UNKNOWN
@@ -90,6 +91,8 @@ class CompareTab(QWidget):
         bar.addStretch(1)
         bar.addWidget(self.add_button)
         bar.addWidget(self.remove_button)
+        self.help_link = HelpLink(self.help_section, "the Compare tab")
+        bar.addWidget(self.help_link)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.text)
@@ -248,6 +251,10 @@ class CompareTab(QWidget):
         if request_id in (self._latest, -1):
             self.status.setText(message)
             self.status.setStyleSheet(ERROR_STYLE)
+
+    def help_section(self) -> str:
+        """The user guide's section on this tab."""
+        return "compare"
 
     def is_current(self) -> bool:
         return not self._when_shown.waiting and not self._debounce.isActive() and self._latest > 0 and self._shown_id == self._latest

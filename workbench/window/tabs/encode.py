@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from engine.analysis.inspection import ADVICE, Counts, shared_spans
 from engine.analysis.vocabulary import visible_text
 from workbench.window.document import ProjectDocument
+from workbench.window.guide import HelpLink
 from workbench.jobs.runners.encoding import EncodingRunner, ints, spans, strs
 from workbench.jobs.children.encoding import SPECIAL, UNKNOWN
 from workbench.core.formatting import ERROR_COLOR, ERROR_STYLE
@@ -46,6 +47,8 @@ from workbench.window.views.when_shown import WhenShown
 DEBOUNCE_MS: Final = 60
 # The pages below the editor: the pipeline and the round trip are drawn from a trace of the text.
 PIPELINE_PAGE, ROUND_TRIP_PAGE, STEP_PAGE = 1, 2, 3
+# The user guide's section on each page, in page order (the Tokens page: the tab's own).
+PAGE_SECTIONS: Final = ("encode", "pipeline", "round-trip", "step-through")
 NOTES_LIMIT: Final = 60  # differences listed one by one in the round trip
 # backgrounds (light theme, dark theme) of a character the normalizer changed, of a difference
 CHANGED: Final = ("#f9e79f", "#7d6608")
@@ -192,6 +195,8 @@ class EncodeTab(QWidget):
         top.addStretch(1)
         top.addWidget(self.pair_box)
         top.addWidget(self.add_special)
+        self.help_link = HelpLink(self.help_section, "the Encode tab")
+        top.addWidget(self.help_link)
         editors = QWidget()
         editors_layout = QVBoxLayout(editors)
         editors_layout.setContentsMargins(0, 0, 0, 0)
@@ -422,6 +427,10 @@ class EncodeTab(QWidget):
     def _on_pair_box_toggled(self, on: bool) -> None:
         self.pair_editor.setVisible(on)
         self._debounce.start()
+
+    def help_section(self) -> str:
+        """The user guide's section on the page shown."""
+        return PAGE_SECTIONS[self.pages.currentIndex()]
 
     def copy_ids(self) -> None:
         QGuiApplication.clipboard().setText(self.ids.text())

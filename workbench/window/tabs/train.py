@@ -35,6 +35,7 @@ from engine.analysis.vocabulary import TokenStyle
 from workbench.core.components import trainer_algorithm
 from workbench.window.active_view import ActiveView
 from workbench.window.document import ProjectDocument
+from workbench.window.guide import HelpLink
 from workbench.jobs.children.estimate import estimate_payload
 from workbench.core.history import HistoryColumns
 from workbench.core.presets import Configuration
@@ -61,6 +62,8 @@ from workbench.window.views.when_shown import WhenShown
 CLOCK_INTERVAL_MS: Final = 500
 # The Train tab's pages: the training and its plots, and Step by Step.
 TRAINING_PAGE: Final = 0
+# The user guide's section on each page, in page order.
+PAGE_SECTIONS: Final = ("train", "step-by-step")
 
 
 def result_size(entry: TokenizerEntry, view: ActiveView | None) -> int:
@@ -152,6 +155,9 @@ class TrainTab(QWidget):
             area.setFrameShape(QScrollArea.Shape.NoFrame)
             self.modes.addTab(area, title)
         self.modes.currentChanged.connect(self._on_modes_current_changed)
+        # (at the right end of the pages' tab bar: the top right of the tab)
+        self.help_link = HelpLink(self.help_section, "the Train tab")
+        self.modes.setCornerWidget(self.help_link, Qt.Corner.TopRightCorner)
 
         splitter = QSplitter()
         splitter.addWidget(form_area)
@@ -438,6 +444,10 @@ class TrainTab(QWidget):
             self.continue_training(retry.target, confirmed=True)
         else:
             self.start_training(confirmed=True)
+
+    def help_section(self) -> str:
+        """The user guide's section on the page shown."""
+        return PAGE_SECTIONS[self.modes.currentIndex()]
 
     def _on_step_panel_state_changed(self, state: str) -> None:
         self.state_changed.emit(f"step by step: {state}" if state else self.resting_state())

@@ -36,6 +36,7 @@ from engine.errors import EngineError
 from engine.formats.files import write_text_atomically
 from engine.analysis.vocabulary import MergeNode, TokenStyle, merge_counts, readable, token_bytes, tree_of
 from workbench.window.document import ProjectDocument
+from workbench.window.guide import HelpLink
 from workbench.core.formatting import ERROR_STYLE
 from workbench.window.prompts import Prompts
 from workbench.core.settings import Settings
@@ -138,6 +139,8 @@ class VocabTab(QWidget):
         bar.addWidget(self.count)
         bar.addWidget(copy_button)
         bar.addWidget(export_button)
+        self.help_link = HelpLink(self.help_section, "the Vocabulary tab")
+        bar.addWidget(self.help_link)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
         layout.addWidget(self.filter_error)
@@ -305,6 +308,10 @@ class VocabTab(QWidget):
         return item
 
     # -- actions --------------------------------------------------------------------------------
+
+    def help_section(self) -> str:
+        """The user guide's section on this tab."""
+        return "vocabulary"
 
     def focus_filter(self) -> None:
         self.filter.setFocus()
