@@ -379,7 +379,7 @@ def _guide(window: object, folder: Path) -> Path:
     guide = window.guide
     if guide is None:
         raise ScreenshotError("the user guide did not open")
-    _settle(0.3)
+    settle(0.3)
     path = folder / "help-guide.png"
     if not guide.grab().save(str(path)):
         raise ScreenshotError(f"{path}: could not write the PNG")
