@@ -166,9 +166,16 @@ def test_a_run_table_grows_past_its_first_slots() -> None:
     assert all(table.find(word, 0, len(word)) == i for i, word in enumerate(words))
 
 
+def lookup(runs: AsciiRuns, word: bytes, start: int, end: int) -> tuple[RunTable, int]:
+    """The table and value of `word` in `runs`, as the fast path finds it: in the current
+    generation, else recalled from the old one."""
+    found = runs.current.find(word, start, end)
+    return (runs.current, found) if found >= 0 else runs.recall(word, start, end)
+
+
 def _miss(runs: AsciiRuns, word: bytes) -> RunTable:
     """Miss `word` and put its run: the table it went to."""
-    assert runs.entry(word, 0, len(word))[1] == -1
+    assert lookup(runs, word, 0, len(word))[1] == -1
     table, entry = runs.put(word, 0, len(word), word_run([len(word)], [0, len(word)]))
     assert table.ids[table.firsts[entry]] == len(word)
     return table
@@ -198,13 +205,13 @@ def test_ascii_runs_keep_two_generations_as_the_str_cache_does() -> None:
     assert _held(runs) == ([b"a", b"b"], [])
     _put(runs, b"c")
     assert _held(runs) == ([b"c"], [b"a", b"b"])
-    table, entry = runs.entry(b"a", 0, 1)  # found in the old one: copied forward
+    table, entry = lookup(runs, b"a", 0, 1)  # found in the old one: copied forward
     assert entry >= 0 and table is runs.current
     assert runs.current.ids[runs.current.firsts[entry]] == 1
     assert _held(runs) == ([b"a", b"c"], [b"a", b"b"])
     _put(runs, b"d")
     assert _held(runs) == ([b"d"], [b"a", b"c"])
-    assert runs.entry(b"b", 0, 1)[1] == -1  # not seen for a generation: gone
+    assert lookup(runs, b"b", 0, 1)[1] == -1  # not seen for a generation: gone
 
 
 def test_a_word_missed_once_is_read_from_the_spill_and_not_kept() -> None:
@@ -215,7 +222,7 @@ def test_a_word_missed_once_is_read_from_the_spill_and_not_kept() -> None:
         _miss(runs, f"w{i}".encode())
     assert runs.spill.used <= 1024 and len(runs) < 20  # (a few share a doorkeeper bit)
     assert _miss(runs, b"once") is runs.current  # missed again in the generation: kept
-    assert runs.entry(b"once", 0, 4)[1] >= 0
+    assert lookup(runs, b"once", 0, 4)[1] >= 0
 
 
 @pytest.mark.parametrize("capacity", [1, 2, 3, 4, 5, 10])
@@ -224,11 +231,11 @@ def test_ascii_runs_never_hold_more_words_than_the_capacity(capacity: int) -> No
     for i in range(50):
         word = f"w{i}".encode()
         for _ in range(2):
-            if runs.entry(word, 0, len(word))[1] < 0:
+            if lookup(runs, word, 0, len(word))[1] < 0:
                 runs.put(word, 0, len(word), word_run([i], [0, len(word)]))
-        assert runs.entry(word, 0, len(word))[1] >= 0  # the word just put twice is there
+        assert lookup(runs, word, 0, len(word))[1] >= 0  # the word just put twice is there
         half = f"w{i // 2}".encode()
-        runs.entry(half, 0, len(half))  # a recall copies forward: still within the capacity
+        lookup(runs, half, 0, len(half))  # a recall copies forward: still within the capacity
         assert len(runs) <= capacity
 
 

@@ -242,25 +242,24 @@ class AsciiRuns:
         self.generation = max(1, capacity // 2)
         self.clear()
 
-    def entry(self, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
-        """(`current`, the value there of the word data[start:end], copied there from `old` if
-        need be), or (`current`, -1): then `put` its run."""
-        current = self.current
-        found = current.find(data, start, end)
+    def recall(self, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
+        """(`current`, the value there of the word data[start:end], just missed in `current`,
+        copied there from `old`), or (`current`, -1) when `old` does not hold it either: then
+        `put` its run."""
         old = self.old
-        if found >= 0 or old is None:
-            return current, found
+        if old is None:
+            return self.current, -1
         found = old.find(data, start, end)
         if found < 0:
-            return current, -1
+            return self.current, -1
         self._make_room()
         # subtle: `old` may have just been dropped for a new one; its lists are still ours
         current = self.current
         return current, current.put_copy(data, start, end, old, found)
 
     def put(self, data: bytes, start: i64, end: i64, run: WordRun) -> tuple[RunTable, i64]:
-        """Keep `run` as the tokens of the word data[start:end] (just missed by `entry`): its
-        table and entry there."""
+        """Keep `run` as the tokens of the word data[start:end] (just missed by `recall`): its
+        table and value there."""
         table = self._table_for(data, start, end)
         return table, table.put(data, start, end, run, table is self.current)
 
