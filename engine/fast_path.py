@@ -13,15 +13,17 @@ on random texts). `ids_only` is the bulk path that skips tokens and offsets.
 
 from __future__ import annotations
 
+from typing import cast
+
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
-from engine.ascii_words import SAME_CASE, bounds_room, gpt2_bounds
+from engine.ascii_words import EMPTY, GOLDEN, LOW_31, SAME_CASE, SHORT, bounds_room, gpt2_bounds
 from engine.byte_level import ascii_to_chars
 from engine.models.base import Model, TokenRun
-from engine.models.bpe.ascii_runs import AsciiRuns
+from engine.models.bpe.ascii_runs import ID_BITS, ID_MASK, INLINE, SPLIT_MASK, SPLIT_SHIFT, TWO, AsciiRuns
 from engine.models.bpe.model import BPE
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import ByteLevel, Cut, PreTokenizer, words_of
@@ -66,18 +68,21 @@ def ascii_tokens(text: str, bpe: BPE, word: int) -> TokenLists | None:
     made per word. `word` as `token_lists`'. None when the model does not cache runs (dropout),
     or another thread is using that cache: then the str path encodes the text."""
     out = TokenLists()
-    return out if _ascii_fill(text, bpe, word, out.ids, out) else None
+    # (list[int] as list[object]: the fill appends the cache's shared int objects, unboxed by
+    # no one; `cast` checks only that it is a list)
+    return out if _ascii_fill(text, bpe, word, cast(list[object], out.ids), out) else None
 
 
 def ascii_ids(text: str, bpe: BPE) -> list[int] | None:
     """`ascii_tokens`' ids alone (the bulk path)."""
-    ids: list[int] = []
-    return ids if _ascii_fill(text, bpe, -1, ids, None) else None
+    ids: list[object] = []
+    return cast(list[int], ids) if _ascii_fill(text, bpe, -1, ids, None) else None
 
 
-def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists | None) -> bool:
-    """Append the tokens of `text` to `out` (its ids are `ids`), or only their ids to `ids`;
-    False when the model does not cache runs or another thread holds its cache.
+def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[object], out: TokenLists | None) -> bool:
+    """Append the tokens of `text` to `out` (its ids are `ids`), or only their ids to `ids`
+    (ints, each as the cache gives it); False when the model does not cache runs or another
+    thread holds its cache.
 
     subtle: the cache is changed in many steps, and compiled code is not atomic: a collection
     run by an allocation may call finalizers, and then another thread (async_encode's executor)
@@ -93,7 +98,7 @@ def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists 
     return True
 
 
-def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[int], out: TokenLists | None, runs: AsciiRuns) -> None:
+def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object], out: TokenLists | None, runs: AsciiRuns) -> None:
     """`_ascii_fill` with `runs.lock` held."""
     data = text.encode("ascii")
     n_bytes: i64 = len(data)
@@ -103,6 +108,8 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[int], out: TokenL
     tokens: list[str] = out.tokens if out is not None else []
     spans = out.spans if out is not None else vec[i64]()
     words: list[int | None] = out.words if out is not None else []
+    objects = runs.objects
+    strs = runs.tokens
     k: i64 = 0
     t: i64 = 0
     while k < n:
@@ -111,26 +118,73 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[int], out: TokenL
         # (boxed once, and not for ids alone: every token of the word shares the object)
         word_index: int | None = (word if word >= 0 else k // 2) if out is not None else None
         k += 2
-        # (the common case, a word of the current generation, without the calls around it)
+        # The common case, a short word of the current generation: `RunTable.find` written
+        # out (word_key, slot_of and slot_for's probe), without the calls around it.
         table = runs.current
-        entry = table.find(data, start, end)
-        if entry < 0:
-            table, entry = bpe.ascii_entry(runs, data, start, end)
-        if entry < 0:
+        value: i64 = -1
+        if end - start <= SHORT:
+            key: i64 = (end - start) << 56
+            shift: i64 = 0
+            i = start
+            while i < end:
+                byte: i64 = data[i]
+                key |= byte << shift
+                shift += 8
+                i += 1
+            cells = table.cells
+            mask = table.mask
+            folded = key ^ (key >> 23) ^ (key >> 41)
+            s = (((folded & LOW_31) * GOLDEN) >> 16) & mask
+            while True:
+                found = cells[2 * s]
+                if found == key:
+                    value = cells[2 * s + 1]
+                    break
+                if found == EMPTY:
+                    break
+                s = (s + 1) & mask
+        else:
+            value = table.find(data, start, end)
+        if value < 0:
+            table, value = bpe.ascii_entry(runs, data, start, end)
+            # (a new vocabulary's first word switches the cache's tokens)
+            objects = runs.objects
+            strs = runs.tokens
+        if value >= INLINE:
+            id0 = value & ID_MASK
+            ids.append(objects[id0])
+            two = (value & TWO) != 0
+            id1 = (value >> ID_BITS) & ID_MASK
+            if two:
+                ids.append(objects[id1])
+            if out is None:
+                continue
+            tokens.append(strs[id0])
+            spans = append(spans, start)
+            words.append(word_index)
+            if two:
+                split = start + ((value >> SPLIT_SHIFT) & SPLIT_MASK)
+                spans = append(spans, split)
+                tokens.append(strs[id1])
+                spans = append(spans, split)
+                words.append(word_index)
+            spans = append(spans, end)
+            continue
+        if value < 0:
             # a word too long to cache
-            found = bpe.word_run(ascii_to_chars(text[start:end]))
-            found_ids = found.ids
-            found_spans = found.spans
+            found_run = bpe.word_run(ascii_to_chars(text[start:end]))
+            found_ids = found_run.ids
+            found_spans = found_run.spans
             for t in range(len(found_ids)):
                 ids.append(found_ids[t])
                 if out is not None:
-                    tokens.append(found.values[t])
+                    tokens.append(found_run.values[t])
                     spans = append(spans, start + found_spans[2 * t])
                     spans = append(spans, start + found_spans[2 * t + 1])
                     words.append(word_index)
             continue
-        t = table.firsts[entry]
-        last = table.firsts[entry + 1]
+        t = table.firsts[value]
+        last = table.firsts[value + 1]
         run_ids = table.ids
         if out is None:
             while t < last:

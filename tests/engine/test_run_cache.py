@@ -8,7 +8,8 @@ from librt.vecs import vec
 from mypy_extensions import i64
 
 from engine.models.base import DEFAULT_CACHE_CAPACITY, MAX_CACHED_LENGTH, RunCache, TokenRun
-from engine.models.bpe.ascii_runs import AsciiRuns, RunTable
+from engine.models.bpe.ascii_runs import ID_BITS, ID_MASK, INLINE, SPLIT_SHIFT, TWO, AsciiRuns, RunTable, inline_value
+from engine.models.bpe.merge_table import Merged
 from engine.models.bpe.model import BPE
 from engine.models.bpe.word_run import WordRun
 
@@ -165,9 +166,16 @@ def test_a_run_table_grows_past_its_first_slots() -> None:
     assert all(table.find(word, 0, len(word)) == i for i, word in enumerate(words))
 
 
+def lookup(runs: AsciiRuns, word: bytes, start: int, end: int) -> tuple[RunTable, int]:
+    """The table and value of `word` in `runs`, as the fast path finds it: in the current
+    generation, else recalled from the old one."""
+    found = runs.current.find(word, start, end)
+    return (runs.current, found) if found >= 0 else runs.recall(word, start, end)
+
+
 def _miss(runs: AsciiRuns, word: bytes) -> RunTable:
     """Miss `word` and put its run: the table it went to."""
-    assert runs.entry(word, 0, len(word))[1] == -1
+    assert lookup(runs, word, 0, len(word))[1] == -1
     table, entry = runs.put(word, 0, len(word), word_run([len(word)], [0, len(word)]))
     assert table.ids[table.firsts[entry]] == len(word)
     return table
@@ -197,13 +205,13 @@ def test_ascii_runs_keep_two_generations_as_the_str_cache_does() -> None:
     assert _held(runs) == ([b"a", b"b"], [])
     _put(runs, b"c")
     assert _held(runs) == ([b"c"], [b"a", b"b"])
-    table, entry = runs.entry(b"a", 0, 1)  # found in the old one: copied forward
+    table, entry = lookup(runs, b"a", 0, 1)  # found in the old one: copied forward
     assert entry >= 0 and table is runs.current
     assert runs.current.ids[runs.current.firsts[entry]] == 1
     assert _held(runs) == ([b"a", b"c"], [b"a", b"b"])
     _put(runs, b"d")
     assert _held(runs) == ([b"d"], [b"a", b"c"])
-    assert runs.entry(b"b", 0, 1)[1] == -1  # not seen for a generation: gone
+    assert lookup(runs, b"b", 0, 1)[1] == -1  # not seen for a generation: gone
 
 
 def test_a_word_missed_once_is_read_from_the_spill_and_not_kept() -> None:
@@ -214,7 +222,7 @@ def test_a_word_missed_once_is_read_from_the_spill_and_not_kept() -> None:
         _miss(runs, f"w{i}".encode())
     assert runs.spill.used <= 1024 and len(runs) < 20  # (a few share a doorkeeper bit)
     assert _miss(runs, b"once") is runs.current  # missed again in the generation: kept
-    assert runs.entry(b"once", 0, 4)[1] >= 0
+    assert lookup(runs, b"once", 0, 4)[1] >= 0
 
 
 @pytest.mark.parametrize("capacity", [1, 2, 3, 4, 5, 10])
@@ -223,11 +231,11 @@ def test_ascii_runs_never_hold_more_words_than_the_capacity(capacity: int) -> No
     for i in range(50):
         word = f"w{i}".encode()
         for _ in range(2):
-            if runs.entry(word, 0, len(word))[1] < 0:
+            if lookup(runs, word, 0, len(word))[1] < 0:
                 runs.put(word, 0, len(word), word_run([i], [0, len(word)]))
-        assert runs.entry(word, 0, len(word))[1] >= 0  # the word just put twice is there
+        assert lookup(runs, word, 0, len(word))[1] >= 0  # the word just put twice is there
         half = f"w{i // 2}".encode()
-        runs.entry(half, 0, len(half))  # a recall copies forward: still within the capacity
+        lookup(runs, half, 0, len(half))  # a recall copies forward: still within the capacity
         assert len(runs) <= capacity
 
 
@@ -235,10 +243,62 @@ def test_the_bpe_model_clears_both_caches_and_sizes_both() -> None:
     bpe = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")], cache_capacity=6)
     runs = bpe.ascii_runs()
     assert runs is not None and runs.capacity == 6
-    assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.spill, 0)
-    assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.current, 0)
-    assert runs.current.ids == [2] and len(runs) == 1
+    # "ab" merges to the one token 2: kept in its value, as INLINE tokens
+    assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.spill, INLINE | 2)
+    assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.current, INLINE | 2)
+    assert runs.current.find(b"ab", 0, 2) == INLINE | 2 and len(runs) == 1
+    assert (runs.tokens[2], runs.objects[2]) == ("ab", 2)
     bpe.fuse_unk = True  # an option change clears the word caches
     assert len(runs) == 0
     bpe._resize_cache(0)
     assert bpe.ascii_runs() is None
+
+
+def merged(ids: list[int], starts: list[int], units: int) -> Merged:
+    """A short word of `units` chars merged into the symbols `ids`, starting at `starts`."""
+    return Merged(vec[i64](ids), vec[i64](starts), len(ids), units, units)
+
+
+def test_a_short_word_of_one_or_two_tokens_is_kept_in_its_value() -> None:
+    assert inline_value(merged([5], [0], 3), 3) == INLINE | 5
+    # " hug" as " h" + "ug": the second token starts at char 2
+    assert inline_value(merged([7, ID_MASK], [0, 2], 4), 4) == INLINE | TWO | 7 | ID_MASK << ID_BITS | 2 << SPLIT_SHIFT
+    assert inline_value(merged([1, 2, 3], [0, 1, 2], 3), 3) == -1  # three tokens: an entry
+    assert inline_value(merged([ID_MASK + 1], [0], 3), 3) == -1  # an id of 2**20: an entry
+    assert inline_value(merged([4], [0], 7), 7) >= INLINE
+    assert inline_value(merged([4], [0], 8), 8) == -1  # a long word (its key is a hash): an entry
+    # the separate end-of-word symbol, a unit past the chars: an entry
+    assert inline_value(Merged(vec[i64]([4, 9]), vec[i64]([0, 2]), 2, 3, 2), 2) == -1
+
+
+def test_a_run_table_keeps_inline_values_in_its_cells_only() -> None:
+    table = RunTable()
+    data = b"hug hugs"
+    tokens = ["hug", "h", "ugs"]
+    one = table.put_merged(data, 0, 3, merged([0], [0], 3), tokens)
+    two = table.put_merged(data, 3, 8, merged([1, 2], [0, 2], 5), tokens)
+    assert (one, two) == (INLINE | 0, INLINE | TWO | 1 | 2 << ID_BITS | 2 << SPLIT_SHIFT)
+    assert table.find(b"xhugx", 1, 4) == one and table.find(data, 3, 8) == two
+    assert (table.ids, list(table.firsts), table.used) == ([], [0], 2)
+    long = table.put_merged(b"hugshugs", 0, 8, merged([0, 0], [0, 4], 8), ["hugs"])
+    assert long == 0 and table.ids == [0, 0] and table.find(b"hugshugs", 0, 8) == 0
+    spilled = RunTable(1)
+    assert spilled.put_merged(b"x", 0, 1, merged([3], [0], 1), tokens, False) == INLINE | 3
+    assert spilled.find(b"x", 0, 1) == -1 and spilled.used == 1  # read once, never found
+    copy = RunTable()
+    assert copy.put_copy(data, 3, 8, table, two) == two
+    assert copy.find(data, 3, 8) == two and copy.ids == []
+
+
+def test_ascii_runs_switch_their_tokens_with_the_models_vocabulary() -> None:
+    bpe = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")], cache_capacity=6)
+    runs = bpe.ascii_runs()
+    assert runs is not None
+    bpe.ascii_entry(runs, b"ab", 0, 2)
+    bpe.ascii_entry(runs, b"ab", 0, 2)
+    assert runs.tokens == ["a", "b", "ab"] and len(runs) == 1
+    bpe.set_vocab_and_merges({"b": 0, "a": 1, "ab": 3, "ba": 2}, [("b", "a"), ("a", "b")])
+    assert len(runs) == 0
+    # the first word merged with the new table: its tokens replace the old ones
+    assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.spill, INLINE | 3)
+    assert runs.tokens == ["b", "a", "ba", "ab"] and runs.objects == [0, 1, 2, 3]

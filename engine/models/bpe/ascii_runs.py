@@ -13,26 +13,45 @@ str-keyed one and clears both together, so an option that changes tokens clears 
 
 from __future__ import annotations
 
+from typing import Final
+
 from librt.threading import Lock
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
-from engine.ascii_words import EMPTY, SAME_CASE, doubled, folded_word, is_long, slot_for, slot_of, word_key
+from engine.ascii_words import EMPTY, SAME_CASE, SHORT, doubled, folded_word, slot_for, slot_of, word_key
 from engine.models.bpe.merge_table import Merged
 from engine.models.bpe.word_run import WordRun
 
 # A table's starting size, in slots (a power of two).
 FIRST_SLOTS = 1024
 
+# A word's value (`RunTable.find`): the entry of its tokens in the table's flat lists, or, with
+# INLINE set, the tokens themselves when they are one or two ids below 2**20 that cover the
+# short word one after the other (a merged run, `put_merged`): id0 | id1 << ID_BITS | where the
+# second starts << SPLIT_SHIFT | TWO if there is a second. Their tokens and int objects are
+# `AsciiRuns.tokens` and `AsciiRuns.objects` by id.
+# perf: a hit on such a word reads no list but the table's cells (firsts, ids and spans were
+# three dependent cache misses a word); they are 97 % of gcide's words.
+INLINE: Final[i64] = 1 << 62
+TWO: Final[i64] = 1 << 61
+ID_BITS: Final[i64] = 20
+ID_MASK: Final[i64] = (1 << 20) - 1
+SPLIT_SHIFT: Final[i64] = 40
+# (an inline word has at most SHORT bytes)
+SPLIT_MASK: Final[i64] = 255
+
 
 class RunTable:
-    """word bytes -> the word's tokens: entry e's tokens are ids[t], values[t] and
-    spans[2t:2t+2] (offsets in the word) for t in firsts[e]..firsts[e+1]."""
+    """word bytes -> the word's value: INLINE tokens, or entry e, whose tokens are ids[t],
+    values[t] and spans[2t:2t+2] (offsets in the word) for t in firsts[e]..firsts[e+1]."""
 
     cells: vec[i64]
     mask: i64
+    # words put (keyed or not)
     used: i64
-    # each entry's bytes if it is a long word (b"" for a short one, whose key is its bytes)
+    # each entry's bytes if it is a long word (b"" for a short one, whose key is its bytes; a
+    # long word's value is always an entry)
     long_words: list[bytes]
     firsts: vec[i64]
     ids: list[int]
@@ -51,15 +70,16 @@ class RunTable:
         self.spans = vec[i64]()
 
     def find(self, data: bytes, start: i64, end: i64) -> i64:
-        """The entry of the word data[start:end], or -1."""
+        """The value of the word data[start:end], or -1."""
         cells = self.cells
         key = word_key(data, start, end, False, SAME_CASE)
         s = slot_for(cells, self.mask, key, self.long_words, data, start, end, False, SAME_CASE)
         return cells[2 * s + 1] if cells[2 * s] != EMPTY else -1
 
     def put(self, data: bytes, start: i64, end: i64, run: WordRun, keyed: bool = True) -> i64:
-        """Keep `run` as the tokens of the word data[start:end] (not held yet); its entry. Not
-        `keyed`: the entry is not found by the word (a word read once, `AsciiRuns.spill`)."""
+        """Keep `run` as the tokens of the word data[start:end] (not held yet); its value, an
+        entry. Not `keyed`: the value is not found by the word (a word read once,
+        `AsciiRuns.spill`)."""
         ids = self.ids
         values = self.values
         spans = self.spans
@@ -72,13 +92,16 @@ class RunTable:
             spans = append(spans, run_spans[2 * k])
             spans = append(spans, run_spans[2 * k + 1])
         self.spans = spans
-        return self._add(data, start, end, keyed)
+        return self._add(data, start, end, self._entry(data, start, end), keyed)
 
     def put_merged(
         self, data: bytes, start: i64, end: i64, merged: Merged, tokens: list[str], keyed: bool = True
     ) -> i64:
         """Keep the symbols of `merged` (their tokens: `tokens`, by id) as the tokens of the word
-        data[start:end] (not held yet); its entry (`keyed` as `put`'s)."""
+        data[start:end] (not held yet); its value (`keyed` as `put`'s)."""
+        value = inline_value(merged, end - start)
+        if value >= 0:
+            return self._add(data, start, end, value, keyed)
         ids = self.ids
         values = self.values
         spans = self.spans
@@ -92,11 +115,14 @@ class RunTable:
             spans = append(spans, merged.end(k))
             k += 1
         self.spans = spans
-        return self._add(data, start, end, keyed)
+        return self._add(data, start, end, self._entry(data, start, end), keyed)
 
-    def put_copy(self, data: bytes, start: i64, end: i64, other: RunTable, entry: i64) -> i64:
-        """Keep the tokens of `other`'s `entry` as those of the word data[start:end] (its word,
-        not held here yet); the entry here."""
+    def put_copy(self, data: bytes, start: i64, end: i64, other: RunTable, value: i64) -> i64:
+        """Keep the tokens of `other`'s `value` as those of the word data[start:end] (its word,
+        not held here yet); the value here."""
+        if value >= INLINE:
+            return self._add(data, start, end, value)
+        entry = value
         ids = self.ids
         values = self.values
         spans = self.spans
@@ -112,27 +138,44 @@ class RunTable:
             spans = append(spans, other_spans[2 * t + 1])
             t += 1
         self.spans = spans
-        return self._add(data, start, end)
+        return self._add(data, start, end, self._entry(data, start, end))
 
-    def _add(self, data: bytes, start: i64, end: i64, keyed: bool = True) -> i64:
-        """Key data[start:end] to a new entry, whose tokens were just appended (not `keyed`:
-        only make the entry)."""
-        entry = self.used
-        self.used += 1
+    def _entry(self, data: bytes, start: i64, end: i64) -> i64:
+        """A new entry for the word data[start:end], whose tokens were just appended."""
         self.firsts = append(self.firsts, len(self.ids))
+        self.long_words.append(folded_word(data, start, end, False, SAME_CASE) if end - start > SHORT else b"")
+        return len(self.firsts) - 2
+
+    def _add(self, data: bytes, start: i64, end: i64, value: i64, keyed: bool = True) -> i64:
+        """Key data[start:end] to `value` (not `keyed`: only count the word); the value."""
+        self.used += 1
         if not keyed:
-            self.long_words.append(b"")
-            return entry
+            return value
         key = word_key(data, start, end, False, SAME_CASE)
         cells = self.cells
         s = slot_for(cells, self.mask, key, self.long_words, data, start, end, False, SAME_CASE)
         cells[2 * s] = key
-        cells[2 * s + 1] = entry
-        self.long_words.append(folded_word(data, start, end, False, SAME_CASE) if is_long(key) else b"")
+        cells[2 * s + 1] = value
         if 2 * self.used > self.mask:
             self.cells = doubled(self.cells)
             self.mask = len(self.cells) // 2 - 1
-        return entry
+        return value
+
+
+def inline_value(merged: Merged, length: i64) -> i64:
+    """The INLINE value of the merged short word of `length` bytes (its chars), or -1 when its
+    tokens do not fit in one."""
+    n = merged.n
+    if n > 2 or length > SHORT or merged.units != length:
+        return -1
+    id0 = merged.ids[0]
+    id1: i64 = merged.ids[1] if n == 2 else 0
+    if id0 > ID_MASK or id1 > ID_MASK:
+        return -1
+    value = INLINE | id0 | (id1 << ID_BITS)
+    if n == 2:
+        value |= TWO | (merged.starts[1] << SPLIT_SHIFT)
+    return value
 
 
 # The words a spill table holds before it starts over (each is read once, as soon as it is put).
@@ -153,7 +196,7 @@ class AsciiRuns:
     that is 88,700 misses a pass instead of 120,800. The first time, its tokens go to `spill`,
     which no word finds, read at once and dropped every SPILL_WORDS words.
 
-    Entries are given with their table, `current` or `spill`. `bounds` is room for the fast
+    Values are given with their table, `current` or `spill`. `bounds` is room for the fast
     path's scan of a line. Whoever reads or changes it holds `lock` (`fast_path._ascii_fill`)."""
 
     capacity: i64
@@ -164,10 +207,17 @@ class AsciiRuns:
     seen: vec[i64]
     bounds: vec[i64]
     lock: Lock
+    # The token and the int object of each id, for INLINE values: the `tokens` every value
+    # held was merged with (`put_merged`), and int(id) made once for them all.
+    # perf: an id appended as this shared object is no int allocated (and freed) a token.
+    tokens: list[str]
+    objects: list[object]
 
     def __init__(self, capacity: i64) -> None:
         self.bounds = vec[i64]()
         self.lock = Lock()
+        self.tokens = []
+        self.objects = []
         self.resize(capacity)
 
     def __len__(self) -> int:
@@ -192,30 +242,35 @@ class AsciiRuns:
         self.generation = max(1, capacity // 2)
         self.clear()
 
-    def entry(self, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
-        """(`current`, the entry there of the word data[start:end], copied there from `old` if
-        need be), or (`current`, -1): then `put` its run."""
-        current = self.current
-        found = current.find(data, start, end)
+    def recall(self, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
+        """(`current`, the value there of the word data[start:end], just missed in `current`,
+        copied there from `old`), or (`current`, -1) when `old` does not hold it either: then
+        `put` its run."""
         old = self.old
-        if found >= 0 or old is None:
-            return current, found
+        if old is None:
+            return self.current, -1
         found = old.find(data, start, end)
         if found < 0:
-            return current, -1
+            return self.current, -1
         self._make_room()
         # subtle: `old` may have just been dropped for a new one; its lists are still ours
         current = self.current
         return current, current.put_copy(data, start, end, old, found)
 
     def put(self, data: bytes, start: i64, end: i64, run: WordRun) -> tuple[RunTable, i64]:
-        """Keep `run` as the tokens of the word data[start:end] (just missed by `entry`): its
-        table and entry there."""
+        """Keep `run` as the tokens of the word data[start:end] (just missed by `recall`): its
+        table and value there."""
         table = self._table_for(data, start, end)
         return table, table.put(data, start, end, run, table is self.current)
 
     def put_merged(self, data: bytes, start: i64, end: i64, merged: Merged, tokens: list[str]) -> tuple[RunTable, i64]:
-        """`put` for a word merged by `MergeTable` (`RunTable.put_merged`)."""
+        """`put` for a word merged by `MergeTable` (`RunTable.put_merged`), whose tokens are
+        `tokens` by id: another list than before (the model's vocabulary changed) clears the
+        words held."""
+        if tokens is not self.tokens:
+            self.clear()
+            self.tokens = tokens
+            self.objects = list[object](range(len(tokens)))
         table = self._table_for(data, start, end)
         return table, table.put_merged(data, start, end, merged, tokens, table is self.current)
 
@@ -237,5 +292,6 @@ class AsciiRuns:
         if self.current.used >= self.generation:
             # (with a capacity of 1 or 3, two generations would hold more than it)
             self.old = self.current if 2 * self.generation <= self.capacity else None
-            self.current = RunTable()
+            # (sized as the full one: a generation's table does not grow slot by slot again)
+            self.current = RunTable(len(self.current.cells) // 2)
             self._clear_seen()

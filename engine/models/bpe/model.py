@@ -409,10 +409,11 @@ class BPE(VocabModel):
         return self._ascii_runs
 
     def ascii_entry(self, runs: AsciiRuns, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
-        """The table and entry in `runs` (this model's `ascii_runs()`) of the run of the
-        byte-level chars of the ASCII word data[start:end], made now if it is not there; entry
-        -1 for a word too long to cache (`word_run` it)."""
-        found = runs.entry(data, start, end)
+        """The table and value in `runs` (this model's `ascii_runs()`) of the run of the
+        byte-level chars of the ASCII word data[start:end], just missed in `runs.current`
+        (the fast path looks there first), made now if it is not in `runs.old`; value -1 for
+        a word too long to cache (`word_run` it)."""
+        found = runs.recall(data, start, end)
         if found[1] >= 0 or end - start >= MAX_CACHED_LENGTH:
             return found
         if not self._merges_built:
