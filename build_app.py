@@ -1,5 +1,5 @@
 """How the application is built. Two separate jobs share this file (the product card names it);
-each is one part below, and neither uses the other's code.
+each is one part below, and they share only the build record (`write_build_record`).
 
 Part 1, the wheel build hook: `pip install .` runs `CompileEngine` (pyproject.toml points
    hatchling at this file). It compiles the engine (all but the package `__init__`s and the
@@ -26,6 +26,30 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+
+
+# The build record both parts write among the shipped resources (`workbench.core.build_info`
+# reads it: Help ▸ About and --version say what was built, when and from which commit).
+BUILD_FILE = "build.json"
+
+
+def write_build_record(folder: Path, kind: str) -> Path:
+    """Write `folder`/build.json: `kind` ("wheel", "desktop bundle"), the UTC time now and the
+    git commit of this checkout (none outside a git checkout)."""
+    import datetime
+    import json
+    import subprocess
+
+    try:
+        commit = subprocess.run(
+            ["git", "-C", str(HERE), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        commit = ""
+    built = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    path = folder / BUILD_FILE
+    path.write_text(json.dumps({"kind": kind, "built": built, "commit": commit}) + "\n", encoding="utf-8")
+    return path
 
 
 # =============================================================================================
@@ -201,7 +225,12 @@ class CompileEngine(BuildHookInterface):  # type: ignore[misc]
     PLUGIN_NAME = "compile-engine"
 
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
-        if self.target_name != "wheel" or version == "editable" or pure_build_requested():
+        if self.target_name != "wheel" or version == "editable":
+            return
+        record = Path(tempfile.mkdtemp(prefix="workbench-build-"))
+        self._record = record
+        build_data["force_include"][str(write_build_record(record, "wheel"))] = f"workbench/resources/{BUILD_FILE}"
+        if pure_build_requested():
             return
         from mypyc.build import mypycify
         from setuptools import Distribution
@@ -252,9 +281,10 @@ class CompileEngine(BuildHookInterface):  # type: ignore[misc]
         build_data["pure_python"] = False
 
     def finalize(self, version: str, build_data: dict[str, Any], artifact_path: str) -> None:
-        kept = getattr(self, "_kept", None)
-        if kept is not None:
-            shutil.rmtree(kept, ignore_errors=True)
+        for name in ("_kept", "_record"):
+            kept = getattr(self, name, None)
+            if kept is not None:
+                shutil.rmtree(kept, ignore_errors=True)
 
 
 def unity_batches(sources: list[str], jobs: int) -> list[tuple[str, list[str]]]:
@@ -362,34 +392,281 @@ def parallel_build_ext() -> type:
 # =============================================================================================
 
 
-def main() -> int:
-    if importlib.util.find_spec("PyInstaller") is None:
-        print("build_app.py: PyInstaller is not installed; run: pip install pyinstaller", file=sys.stderr)
-        return 2
+APP = "tokenizer-workbench"
+# The Python modules of PySide6 the window never imports (pyqtgraph tries QtSvg and QtTest and
+# does without them; its plot curves need QtOpenGL and QtOpenGLWidgets), left out of the bundle
+# with the Qt libraries only they load.
+UNUSED_QT_MODULES = (
+    "PySide6.QtNetwork", "PySide6.QtSvg",
+    "PySide6.QtSvgWidgets", "PySide6.QtTest", "PySide6.QtDBus", "PySide6.QtXml",
+)  # fmt: skip
+# zstandard's second backend (cffi, 12 MB): the C backend it imports by default is kept.
+UNUSED_MODULES = ("zstandard._cffi", "zstandard.backend_cffi", "cffi")
+# Under _internal/PySide6/Qt/plugins: what a desktop window on X11 or Wayland never loads (frame
+# buffers, VNC, EGL without a window system, touch-screen input for those, networking, TLS), and
+# Qt's own translations (the window is in English). And GTK's platform theme: the window sets its
+# own style and palettes, file dialogs go through the desktop's portal, and with it the bundle
+# would carry the building machine's GTK (or not, as it has one), not the user's.
+UNUSED_QT_PLUGINS = (
+    "egldeviceintegrations", "generic", "networkinformation", "tls", "platformthemes/libqgtk3.so",
+    "platforms/libqeglfs.so", "platforms/libqlinuxfb.so", "platforms/libqvnc.so",
+    "platforms/libqvkkhrdisplay.so", "platforms/libqminimalegl.so",
+)  # fmt: skip
+UNUSED_QT_FILES = ("translations",)
+# Binaries that carry their debugging information (23 MB of libpython's 23, 11 of zstandard's
+# 12), stripped in the bundle. Not every binary: PyInstaller's --strip breaks numpy's OpenBLAS
+# ("ELF load command address/offset not page-aligned").
+STRIPPED = ("libpython3*.so*", "zstandard/backend_c*.so")
+# Libraries only the plugins above load (GTK's when the building machine has it).
+UNUSED_QT_LIBRARIES = (
+    "libQt6EglFSDeviceIntegration.so.6", "libQt6EglFsKmsSupport.so.6",
+    "libgtk-3.so.0", "libgdk-3.so.0", "libatk-bridge-2.0.so.0", "libatspi.so.0", "libepoxy.so.0",
+)  # fmt: skip
+# What the bundle's folder holds besides the application: the desktop entry and its icon.
+DESKTOP_ENTRY = "tokenizer-workbench.desktop"
+
+
+class BuildFailed(RuntimeError):
+    """The bundle could not be built, or the built bundle does not work."""
+
+
+def say(message: str) -> None:
+    print(f"build_app.py: {message}", flush=True)
+
+
+def installed_distribution_check() -> None:
+    """The engine and workbench PyInstaller will bundle are the installed ones: compiled, and
+    installed from this checkout as it is now (else the bundle would hold another version)."""
     import engine
 
+    origin = Path(engine.__file__).resolve().parent
+    if origin == HERE / "engine":
+        raise BuildFailed(f"the engine found is the source tree's ({origin}), not an installed one; run: pip install .")
     if not engine.COMPILED:
-        print("build_app.py: the installed engine is the pure-Python build; run: pip install .", file=sys.stderr)
-        return 2
+        raise BuildFailed(f"the installed engine ({origin}) is the pure-Python build; run: pip install . (without ENGINE_PURE)")
+    import workbench
+
+    installed = Path(workbench.__file__).resolve().parent
+    stale = []
+    for source in sorted((HERE / "workbench").rglob("*.py")):
+        copy = installed / source.relative_to(HERE / "workbench")
+        if not copy.is_file() or copy.read_bytes() != source.read_bytes():
+            stale.append(source.relative_to(HERE).as_posix())
+    for relative in INTERPRETED:  # (the engine's modules kept as Python)
+        copy = origin.parent / relative
+        if not copy.is_file() or copy.read_bytes() != (HERE / relative).read_bytes():
+            stale.append(relative)
+    if stale:
+        shown = ", ".join(stale[:3]) + (f" and {len(stale) - 3} more" if len(stale) > 3 else "")
+        raise BuildFailed(f"the installed application is not this checkout's ({shown} differ); run: pip install .")
+
+
+def optional_modules() -> list[str]:
+    """The top-level modules installed here that the application does not depend on: those of
+    the distributions outside the closure of its own requirements (the test and optional
+    extras: tokenizers, sentencepiece, pytest, pyarrow, dask...). PyInstaller would bundle any
+    that the code imports inside a try, so they are excluded by name."""
+    import re
+    from importlib.metadata import PackageNotFoundError, distribution, packages_distributions
+
+    def key(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    needed: set[str] = set()
+    todo = [APP]
+    while todo:
+        name = key(todo.pop())
+        if name in needed:
+            continue
+        needed.add(name)
+        try:
+            requires = distribution(name).requires or []
+        except PackageNotFoundError:
+            continue
+        for requirement in requires:
+            if "extra ==" in requirement.replace('"', "'").replace("extra=='", "extra == '"):
+                continue
+            match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
+            if match:
+                todo.append(match.group(0))
+    return sorted(
+        module
+        for module, owners in packages_distributions().items()
+        if module.isidentifier() and not {key(owner) for owner in owners} & needed
+        and key(owners[0]) not in ("pyinstaller", "pyinstaller-hooks-contrib", "pip", "setuptools")
+    )
+
+
+def trim_qt(bundle: Path) -> int:
+    """Remove what the window never loads from the bundle's Qt (`UNUSED_QT_*`); the bytes freed."""
+    qt = bundle / "_internal" / "PySide6" / "Qt"
+    targets = [qt / "plugins" / name for name in UNUSED_QT_PLUGINS] + [qt / name for name in UNUSED_QT_FILES]
+    for library in UNUSED_QT_LIBRARIES:
+        targets += [qt / "lib" / library, bundle / "_internal" / library]
+    freed = 0
+    for target in targets:
+        if target.is_symlink() or target.is_file():
+            freed += target.lstat().st_size
+            target.unlink()
+        elif target.is_dir():
+            freed += folder_size(target)
+            shutil.rmtree(target)
+    return freed
+
+
+def strip_debugging(bundle: Path) -> int:
+    """Strip `STRIPPED`'s binaries (when binutils' strip is there); the bytes freed."""
+    import subprocess
+
+    if shutil.which("strip") is None:
+        return 0
+    freed = 0
+    for pattern in STRIPPED:
+        for binary in (bundle / "_internal").glob(pattern):
+            if binary.is_symlink() or not binary.is_file():
+                continue
+            before = binary.stat().st_size
+            subprocess.run(["strip", "--strip-unneeded", str(binary)], check=True)
+            freed += before - binary.stat().st_size
+    return freed
+
+
+def missing_libraries(bundle: Path) -> list[str]:
+    """Qt's own libraries the bundle's binaries need and cannot find (after `trim_qt`): each as
+    "binary: library" (ldd's "not found"). The desktop's libraries (GTK, Wayland's client
+    libraries) come from the user's system, as PyInstaller leaves them. Empty when ldd is not
+    there to ask."""
+    import subprocess
+
+    if shutil.which("ldd") is None:
+        return []
+    internal = bundle / "_internal"
+    found = []
+    binaries = [path for path in internal.rglob("*.so*") if path.is_file() and not path.is_symlink()]
+    environment = {**os.environ, "LD_LIBRARY_PATH": f"{internal}:{internal / 'PySide6' / 'Qt' / 'lib'}"}
+    for binary in binaries:
+        listed = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, env=environment, check=False)
+        for line in listed.stdout.splitlines():
+            library = line.split("=>")[0].strip()
+            if "not found" in line and library.startswith(("libQt6", "libpyside6", "libshiboken6", "libicu")):
+                found.append(f"{binary.relative_to(bundle)}: {library}")
+    return found
+
+
+def folder_size(folder: Path) -> int:
+    return sum(path.lstat().st_size for path in folder.rglob("*") if path.is_file() or path.is_symlink())
+
+
+def run_bundle(bundle: Path, *args: str, timeout: float) -> tuple[int, str]:
+    """Run the bundle's executable headless with a throw-away settings folder: (exit code, output)."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="bundle-home-") as home:
+        environment = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "TOKENIZER_WORKBENCH_HOME": home}
+        finished = subprocess.run(
+            [str(bundle / APP), *args], capture_output=True, text=True, env=environment, timeout=timeout, check=False
+        )
+    return finished.returncode, finished.stdout + finished.stderr
+
+
+def build(dist: Path, work: Path) -> Path:
+    """Build the bundle in `dist`/tokenizer-workbench, check it, and archive it; returns the
+    archive's path. Raises BuildFailed with what to do."""
+    if importlib.util.find_spec("PyInstaller") is None:
+        raise BuildFailed("PyInstaller is not installed; run: pip install '.[app]'")
+    installed_distribution_check()
     from PyInstaller.__main__ import run
 
-    run(
-        [
-            str(HERE / "workbench" / "__main__.py"),
-            "--name=tokenizer-workbench",
-            "--onedir",
-            "--noconfirm",
-            # mypyc puts every compiled engine module in one shared library that nothing imports by name
-            "--hidden-import=engine__mypyc",
-            # the compiled training passes import mypyc's native vecs from C, where PyInstaller cannot see it
-            "--hidden-import=librt.vecs",
-            "--collect-submodules=engine",
-            # resources/ goes where workbench.core.shipped looks for it in an installed application
-            f"--add-data={HERE / 'resources'}{os.pathsep}workbench/resources",
-        ]
+    excluded = [*UNUSED_QT_MODULES, *UNUSED_MODULES, *optional_modules()]
+    previous = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="build-app-") as scratch:
+        # (in the project folder, "" on a child's path would be the source tree)
+        os.chdir(scratch)
+        record = write_build_record(Path(scratch), "desktop bundle")
+        launcher = Path(scratch) / f"{APP}.py"
+        # (the installed command's entry point, not workbench/__main__.py: a script in the
+        # source tree would put the source tree first on the analysis's path)
+        launcher.write_text("import sys\nfrom workbench.cli.main import main\nsys.exit(main())\n", encoding="utf-8")
+        say(f"PyInstaller: {dist / APP} (leaving out {len(excluded)} modules the application does not use)")
+        run(
+            [
+                str(launcher),
+                f"--name={APP}",
+                "--onedir",
+                "--noconfirm",
+                "--log-level=WARN",
+                f"--distpath={dist}",
+                f"--workpath={work}",
+                f"--specpath={scratch}",
+                # mypyc puts every compiled engine module in one shared library that nothing imports by name
+                "--hidden-import=engine__mypyc",
+                # the compiled training passes import mypyc's native vecs from C, where PyInstaller cannot see it
+                "--hidden-import=librt.vecs",
+                # pyqtgraph's plot curves import these by names made at run time (OpenGLHelpers)
+                "--hidden-import=PySide6.QtOpenGL",
+                "--hidden-import=PySide6.QtOpenGLWidgets",
+                "--collect-submodules=engine",
+                "--collect-submodules=workbench",
+                # resources/ goes where workbench.core.shipped looks for it in an installed application
+                f"--add-data={HERE / 'resources'}{os.pathsep}workbench/resources",
+                f"--add-data={record}{os.pathsep}workbench/resources",
+                *(f"--exclude-module={module}" for module in excluded),
+            ]
+        )
+        os.chdir(previous)
+    bundle = dist / APP
+    freed = trim_qt(bundle)
+    say(f"Qt trimmed: {freed / 1e6:.0f} MB of plugins, translations and libraries the window does not load")
+    say(f"debugging information stripped: {strip_debugging(bundle) / 1e6:.0f} MB")
+    missing = missing_libraries(bundle)
+    if missing:
+        raise BuildFailed("the bundle lacks libraries its binaries need: " + "; ".join(missing[:5]))
+    # (for a look; `tokenizer-workbench --install-desktop-entry` installs them with this path)
+    shutil.copyfile(HERE / "resources" / "icons" / f"{APP}-256.png", bundle / f"{APP}.png")
+    shutil.copyfile(HERE / "resources" / "desktop" / DESKTOP_ENTRY, bundle / DESKTOP_ENTRY)
+
+    code, output = run_bundle(bundle, "--version", timeout=120)
+    if code != 0 or "engine compiled with mypyc" not in output:
+        raise BuildFailed(f"the bundle's engine is not the compiled one: {APP} --version said: {output.strip()}")
+    say(output.strip())
+    say("self-test of the bundle (headless: trains, encodes, exports and reads back through its own processes)…")
+    code, output = run_bundle(bundle, "--self-test", timeout=1800)
+    print(output, end="", flush=True)
+    if code != 0:
+        raise BuildFailed(f"the bundle's self-test failed (exit code {code}); its lines are above")
+
+    import tarfile
+
+    import engine
+
+    archive = dist / f"{APP}-{engine.__version__}-linux-{os.uname().machine}.tar.gz"
+    with tarfile.open(archive, "w:gz", compresslevel=6) as tar:
+        tar.add(bundle, arcname=APP)
+    say(f"{bundle}: {folder_size(bundle) / 1e6:.0f} MB; {archive}: {archive.stat().st_size / 1e6:.0f} MB")
+    return archive
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="build_app.py",
+        description="Build the desktop application: a one-folder bundle of the installed (compiled) "
+        "application with PyInstaller, checked (compiled engine, self-test) and archived as .tar.gz.",
     )
+    parser.add_argument("--dist", type=Path, default=HERE / "dist", help="where the bundle and archive go (default: %(default)s)")
+    parser.add_argument("--work", type=Path, default=HERE / "build" / "app", help="PyInstaller's work folder (default: %(default)s)")
+    args = parser.parse_args(argv)
+    try:
+        build(args.dist.resolve(), args.work.resolve())
+    except BuildFailed as error:
+        print(f"build_app.py: error: {error}", file=sys.stderr)
+        return 1
     return 0
 
 
 if __name__ == "__main__":
+    # The installed application is what gets bundled: the folder of this script (the project
+    # root, first on sys.path when it runs) would make `import engine` find the source tree.
+    sys.path[:] = [entry for entry in sys.path if entry and Path(entry).resolve() != HERE]
     sys.exit(main())

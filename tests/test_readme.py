@@ -44,7 +44,7 @@ def test_the_readme_shows_the_screenshots_the_command_writes() -> None:
         "train.png", "train-wordpiece.png", "train-unigram.png", "train-step-by-step.png", "vocabulary.png", "encode.png",
         "encode-pipeline.png", "encode-round-trip.png", "encode-step-wordpiece.png", "encode-step-unigram.png", "encode-step-bpe.png",
         "compare.png", "train-failed.png", "dialog-replace-result.png",
-        "dialog-restore.png", "dialog-outside-files.png",
+        "dialog-restore.png", "dialog-outside-files.png", "help-guide.png", "desktop-bundle.png",
     )  # fmt: skip
     for name in names:
         assert f"docs/screenshots/{name}" in text and (ROOT / "docs" / "screenshots" / name).is_file()
