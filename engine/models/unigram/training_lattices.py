@@ -12,12 +12,11 @@ from typing import Final
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
+from engine.models.prefix_trie import NO_NODE, ROOT, PrefixTrie
 from engine.models.unigram.lattice import UNK_PENALTY
 from engine.models.unigram.seeds import SeedPieces
 
 NEG_INF: Final = float("-inf")
-# Bits of a code point (up to 0x10FFFF), in the keys of the pieces' trie.
-_CODE_BITS: Final = 21
 
 
 def filled(n: i64, value: float) -> vec[float]:
@@ -114,9 +113,9 @@ class TrainingLattices:
         """Take the words (code-point order) and the seed pieces, and make every word's edges:
         each piece ending at each node, shortest first.
 
-        The pieces go into a trie read backwards (last character first), keyed by node and
-        code point, so walking back from a node finds every piece ending there, and stops as
-        soon as no piece ends that way (no string is sliced or hashed).
+        The pieces go into a trie read backwards (last character first), so walking back from a
+        node finds every piece ending there, and stops as soon as no piece ends that way (no
+        string is sliced or hashed: the trie's edges are a table of native ints).
         """
         total = 0
         for count in counts:
@@ -128,23 +127,10 @@ class TrainingLattices:
         self.scores = seeds.scores
         self.present = [True] * len(seeds.pieces)
         self.n_chars = seeds.n_chars
-        children: dict[int, int] = {}  # (node << _CODE_BITS) | code point -> child node
-        piece_at = vec[i64]([-1])  # node -> the piece spelled by the path to it, or -1
+        trie = PrefixTrie()  # each piece spelled backwards
         pieces = self.pieces
         for id in range(len(pieces)):
-            piece = pieces[id]
-            node: i64 = 0
-            k = len(piece) - 1
-            while k >= 0:
-                key = (node << _CODE_BITS) | ord(piece[k])
-                child: i64 = children.get(key, -1)
-                if child < 0:
-                    child = len(piece_at)
-                    children[key] = child
-                    piece_at = append(piece_at, -1)
-                node = child
-                k -= 1
-            piece_at[node] = id
+            trie.add(pieces[id][::-1], id)
         bits = self.len_bits
         max_length = self.max_piece_length
         base = vec[i64]()
@@ -157,14 +143,14 @@ class TrainingLattices:
             lo = append(lo, len(edges))  # the word's first node: no edge ends there
             for end in range(1, size + 1):
                 lo = append(lo, len(edges))
-                node = 0
+                node: i64 = ROOT
                 length: i64 = 1
                 limit = end if end < max_length else max_length
                 while length <= limit:
-                    node = children.get((node << _CODE_BITS) | ord(word[end - length]), -1)
-                    if node < 0:
+                    node = trie.child(node, ord(word[end - length]))
+                    if node == NO_NODE:
                         break
-                    found = piece_at[node]
+                    found = trie.piece(node)
                     if found >= 0:
                         edges = append(edges, (found << bits) | length)
                     length += 1
