@@ -213,43 +213,46 @@ class TrainingLattices:
         return removed
 
     def _compact(self) -> None:
-        """Renumber the longer pieces still in the model and drop the others' edges."""
+        """Renumber the longer pieces still in the model and drop the others' edges (in place:
+        the edges kept and the nodes' starts only ever move down)."""
         n_chars = self.n_chars
-        new_id = int_filled(len(self.pieces), -1)
-        pieces: list[str] = self.pieces[:n_chars]
-        scores: list[float] = self.scores[:n_chars]
+        old_pieces = self.pieces
+        old_scores = self.scores
+        present = self.present
+        new_id = int_filled(len(old_pieces), -1)
+        pieces: list[str] = old_pieces[:n_chars]
+        scores: list[float] = old_scores[:n_chars]
         for id in range(n_chars):
             new_id[id] = id
-        for id in range(n_chars, len(self.pieces)):
-            if self.present[id]:
+        for id in range(n_chars, len(old_pieces)):
+            if present[id]:
                 new_id[id] = len(pieces)
-                pieces.append(self.pieces[id])
-                scores.append(self.scores[id])
+                pieces.append(old_pieces[id])
+                scores.append(old_scores[id])
         bits = self.len_bits
         mask = self.len_mask
-        old_edges = self.edges
-        old_lo = self.lo
-        edges = vec[i64](capacity=len(old_edges))
-        lo = vec[i64](capacity=len(old_lo))
+        edges = self.edges
+        lo = self.lo
+        kept: i64 = 0
+        e: i64 = 0
         t: i64 = 0
-        n_nodes: i64 = len(old_lo) - 1
+        n_nodes: i64 = len(lo) - 1
         while t < n_nodes:
-            lo = append(lo, len(edges))
-            e: i64 = old_lo[t]
-            stop: i64 = old_lo[t + 1]
+            stop = lo[t + 1]
+            lo[t] = kept
             while e < stop:
-                packed = old_edges[e]
+                packed = edges[e]
                 p = new_id[packed >> bits]
                 if p >= 0:
-                    edges = append(edges, (p << bits) | (packed & mask))
+                    edges[kept] = (p << bits) | (packed & mask)
+                    kept += 1
                 e += 1
             t += 1
-        lo = append(lo, len(edges))
-        self.edges = edges
-        self.lo = lo
+        lo[n_nodes] = kept
+        self.edges = edges[:kept]
         self.pieces = pieces
         self.scores = scores
-        self.present = self.present[:n_chars] + [True] * (len(pieces) - n_chars)
+        self.present = present[:n_chars] + [True] * (len(pieces) - n_chars)
         self.viterbi_valid = False
 
 
