@@ -283,7 +283,58 @@ class Precompiled(Normalizer):
     def normalize_str(self, sequence: str) -> str:
         if self._untouched(sequence):
             return sequence
-        return self.normalize_graphemes(sequence)
+        return self._rewritten(sequence)
+
+    def _rewritten(self, text: str) -> str:
+        """`normalize_graphemes` without the chars and changes `_changes` keeps for alignments:
+        the stretches no rule touches are copied as slices. A char that is a grapheme of its
+        own (cut as `_changes` cuts) has a rule only if its flags say RULED, so only those and
+        the graphemes of two or more chars are looked up."""
+        parts: list[str] = []
+        size = len(text)
+        copied = 0  # text[copied:start] is unchanged and not yet in parts
+        start = 0
+        while start < size:
+            end = start + 1
+            first = self._flags(text, start)
+            before = first
+            while end < size:
+                after = self._flags(text, end)
+                if not (before & (JOINING | PREPEND) or after & JOINING):
+                    break
+                before = after
+                end += 1
+            if end == start + 1:
+                if first & RULED:
+                    found = self.transform(text[start])
+                    if found is not None:
+                        parts.append(text[copied:start])
+                        parts.append(found)
+                        copied = end
+            else:
+                parts.append(text[copied:start])
+                copied = end
+                for grapheme in GRAPHEME_RE.findall(text[start:end]):
+                    self._put_text(grapheme, parts)
+            start = end
+        if copied == 0:
+            return text
+        parts.append(text[copied:])
+        return "".join(parts)
+
+    def _put_text(self, grapheme: str, parts: list[str]) -> None:
+        """`_put`'s chars alone, appended to `parts`."""
+        if len(grapheme) == 1 or len(grapheme.encode("utf-8")) < PRECOMPILED_WHOLE_GRAPHEME_BYTES:
+            found = self.transform(grapheme)
+            if found is not None:
+                parts.append(found)
+                return
+            if len(grapheme) == 1:
+                parts.append(grapheme)
+                return
+        for c in grapheme:
+            found = self.transform(c)
+            parts.append(found if found is not None else c)
 
     def normalize_graphemes(self, sequence: str) -> str:
         """`normalize_str` without its shortcut: every grapheme looked up (HF's way), the whole

@@ -150,6 +150,24 @@ def test_texts_no_rule_can_touch_are_told_without_graphemes(ours: N.Precompiled)
         assert ours.normalize_str(c) == ours.normalize_graphemes(c), hex(ord(c))
 
 
+def test_texts_rules_touch_are_rewritten_as_every_grapheme_looked_up(ours: N.Precompiled) -> None:
+    # `normalize_str` copies what no rule touches and looks up only ruled chars and graphemes
+    # of two or more chars (`_rewritten`): texts of ruled chars (alone, first or inside a
+    # grapheme) beside joining, extendable and plain chars come out as `normalize_graphemes`'s
+    rng = random.Random(13)
+    every = [chr(cp) for cp in range(0x110000) if not 0xD800 <= cp < 0xE000]
+    joining = [c for c in every if JOINING_RE.match(c) or PREPEND_RE.match(c)]
+    ruled = [c for c in every[:0x10000] if ours._flags_of(c) & RULED][:3000]
+    starts = [c for c in every[:0x3100] if ours._flags_of(c) & EXTENDABLE]
+    plain = list("abcdeαβγабвअकखिंক্ষกัาه \r\n") + ["\u094d", "\u200d", "\u0600", "\u1100", "\u1161"]
+    for _ in range(20_000):
+        text = "".join(
+            rng.choice(ruled) if r < 0.3 else rng.choice(joining) if r < 0.5 else rng.choice(starts) if r < 0.6 else rng.choice(plain)
+            for r in [rng.random() for _ in range(rng.randint(1, 10))]
+        )  # fmt: skip
+        assert ours.normalize_str(text) == ours.normalize_graphemes(text), [hex(ord(c)) for c in text]
+
+
 def test_empty_trie_changes_nothing() -> None:
     normalizer = N.Precompiled(b"\x00\x00\x00\x00")
     assert normalizer.normalize_str("ﬁ ①") == "ﬁ ①"

@@ -160,14 +160,18 @@ def pieces_to_keep(lattices: TrainingLattices, pruned_size: int) -> list[bool]:
         if lattices.present[id] and lattices.viterbi_freq[id] > 0:
             keep[id] = True
             kept += 1
-    ranked: list[tuple[float, int]] = []
+    # subtle: ids ascending, sorted stably by -loss alone (CPython's float-only comparison):
+    # the order of (-loss, id) pairs, without a tuple made or compared
+    ids: list[int] = []
+    neg_losses: list[float] = []
+    starts = losses.starts
     for id in range(lattices.n_chars, n):
-        if losses.has_alternative(id):
-            ranked.append((-losses.values[id], id))
-    ranked.sort()
-    for _, id in ranked:
+        if starts[id + 1] > starts[id]:  # (has_alternative)
+            ids.append(id)
+            neg_losses.append(-losses.values[id])
+    for at in sorted(range(len(ids)), key=neg_losses.__getitem__):
         if kept >= pruned_size:
             break
-        keep[id] = True
+        keep[ids[at]] = True
         kept += 1
     return keep

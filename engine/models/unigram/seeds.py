@@ -147,6 +147,28 @@ def frequent_substrings(words: list[str], counts: list[int], max_length: int, en
     return found
 
 
+def _ranked(keys: list[int], texts: list[str]) -> list[int]:
+    """The positions of `keys` in the order of (key, text) pairs: keys ascending, equal keys
+    by text (all texts differ). [3, 1, 3], ["b", "z", "a"] -> [1, 2, 0].
+
+    subtle: sorted by the keys alone (CPython compares int keys directly), then each run of equal
+    keys by its texts; no tuple is made or compared, and the order is the pairs' own.
+    """
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    start = 0
+    while start < len(order):
+        end = start + 1
+        key = keys[order[start]]
+        while end < len(order) and keys[order[end]] == key:
+            end += 1
+        if end - start > 1:
+            run = order[start:end]
+            run.sort(key=texts.__getitem__)
+            order[start:end] = run
+        start = end
+    return order
+
+
 def make_seed_pieces(
     words: list[str],
     counts: list[int],
@@ -175,21 +197,22 @@ def make_seed_pieces(
         values.append(float(-neg_count))
     n_chars = len(pieces)
     if max_length >= 2:
-        ranked: list[tuple[int, str]] = []
         if sentences is None:
             found = frequent_substrings(words, counts, max_length)
         else:
             found = frequent_substrings(list(sentences), list(sentences.values()), max_length, False)
+        substrings: list[str] = []
+        neg_scores: list[int] = []
         for substring, weight in found.items():
             if rules is not None and not rules.valid(substring):
                 continue
-            ranked.append((-weight * len(substring), substring))
-        ranked.sort()
-        for neg_score, substring in ranked:
+            substrings.append(substring)
+            neg_scores.append(-weight * len(substring))
+        for at in _ranked(neg_scores, substrings):
             if len(pieces) >= seed_size:
                 break
-            pieces.append(substring)
-            values.append(float(-neg_score))
+            pieces.append(substrings[at])
+            values.append(float(-neg_scores[at]))
     total = 0.0
     for value in values:
         total += value

@@ -16,8 +16,11 @@ from engine.models.unigram.lattice import UNK_PENALTY
 from engine.models.unigram.seeds import SeedPieces
 
 NEG_INF: Final = float("-inf")
-# Bits of a code point (up to 0x10FFFF), in the keys of the pieces' trie.
-_CODE_BITS: Final = 21
+# The pieces' backwards trie (`_backwards_trie`): an edge's key is node * _CODES + code point;
+# a free cell's key is _FREE.
+_CODES: Final = 0x110000
+_FREE: Final = -1
+_LOW_32: Final = 0xFFFFFFFF
 
 
 def filled(n: i64, value: float) -> vec[float]:
@@ -114,9 +117,9 @@ class TrainingLattices:
         """Take the words (code-point order) and the seed pieces, and make every word's edges:
         each piece ending at each node, shortest first.
 
-        The pieces go into a trie read backwards (last character first), keyed by node and
-        code point, so walking back from a node finds every piece ending there, and stops as
-        soon as no piece ends that way (no string is sliced or hashed).
+        The pieces go into a trie read backwards (last character first), so walking back from a
+        node finds every piece ending there, and stops as soon as no piece ends that way (no
+        string is sliced or hashed: `_backwards_trie`, probed here inline).
         """
         total = 0
         for count in counts:
@@ -128,23 +131,8 @@ class TrainingLattices:
         self.scores = seeds.scores
         self.present = [True] * len(seeds.pieces)
         self.n_chars = seeds.n_chars
-        children: dict[int, int] = {}  # (node << _CODE_BITS) | code point -> child node
-        piece_at = vec[i64]([-1])  # node -> the piece spelled by the path to it, or -1
-        pieces = self.pieces
-        for id in range(len(pieces)):
-            piece = pieces[id]
-            node: i64 = 0
-            k = len(piece) - 1
-            while k >= 0:
-                key = (node << _CODE_BITS) | ord(piece[k])
-                child: i64 = children.get(key, -1)
-                if child < 0:
-                    child = len(piece_at)
-                    children[key] = child
-                    piece_at = append(piece_at, -1)
-                node = child
-                k -= 1
-            piece_at[node] = id
+        cells = _backwards_trie(self.pieces)
+        mask: i64 = (len(cells) >> 1) - 1
         bits = self.len_bits
         max_length = self.max_piece_length
         base = vec[i64]()
@@ -157,14 +145,22 @@ class TrainingLattices:
             lo = append(lo, len(edges))  # the word's first node: no edge ends there
             for end in range(1, size + 1):
                 lo = append(lo, len(edges))
-                node = 0
+                node: i64 = 0
                 length: i64 = 1
                 limit = end if end < max_length else max_length
                 while length <= limit:
-                    node = children.get((node << _CODE_BITS) | ord(word[end - length]), -1)
-                    if node < 0:
+                    key = node * _CODES + ord(word[end - length])
+                    mixed = (key & 0xFFFFFFF) * 0x5BD1E995 + (key >> 28) * 0x1B873593  # (_mix)
+                    slot = (mixed ^ (mixed >> 29)) & mask
+                    held = cells[2 * slot]
+                    while held != key and held != _FREE:
+                        slot = (slot + 1) & mask
+                        held = cells[2 * slot]
+                    if held == _FREE:
                         break
-                    found = piece_at[node]
+                    value = cells[2 * slot + 1]
+                    node = value >> 32
+                    found = (value & _LOW_32) - 1
                     if found >= 0:
                         edges = append(edges, (found << bits) | length)
                     length += 1
@@ -217,41 +213,104 @@ class TrainingLattices:
         return removed
 
     def _compact(self) -> None:
-        """Renumber the longer pieces still in the model and drop the others' edges."""
+        """Renumber the longer pieces still in the model and drop the others' edges (in place:
+        the edges kept and the nodes' starts only ever move down)."""
         n_chars = self.n_chars
-        new_id = int_filled(len(self.pieces), -1)
-        pieces: list[str] = self.pieces[:n_chars]
-        scores: list[float] = self.scores[:n_chars]
+        old_pieces = self.pieces
+        old_scores = self.scores
+        present = self.present
+        new_id = int_filled(len(old_pieces), -1)
+        pieces: list[str] = old_pieces[:n_chars]
+        scores: list[float] = old_scores[:n_chars]
         for id in range(n_chars):
             new_id[id] = id
-        for id in range(n_chars, len(self.pieces)):
-            if self.present[id]:
+        for id in range(n_chars, len(old_pieces)):
+            if present[id]:
                 new_id[id] = len(pieces)
-                pieces.append(self.pieces[id])
-                scores.append(self.scores[id])
+                pieces.append(old_pieces[id])
+                scores.append(old_scores[id])
         bits = self.len_bits
         mask = self.len_mask
-        old_edges = self.edges
-        old_lo = self.lo
-        edges = vec[i64](capacity=len(old_edges))
-        lo = vec[i64](capacity=len(old_lo))
+        edges = self.edges
+        lo = self.lo
+        kept: i64 = 0
+        e: i64 = 0
         t: i64 = 0
-        n_nodes: i64 = len(old_lo) - 1
+        n_nodes: i64 = len(lo) - 1
         while t < n_nodes:
-            lo = append(lo, len(edges))
-            e: i64 = old_lo[t]
-            stop: i64 = old_lo[t + 1]
+            stop = lo[t + 1]
+            lo[t] = kept
             while e < stop:
-                packed = old_edges[e]
+                packed = edges[e]
                 p = new_id[packed >> bits]
                 if p >= 0:
-                    edges = append(edges, (p << bits) | (packed & mask))
+                    edges[kept] = (p << bits) | (packed & mask)
+                    kept += 1
                 e += 1
             t += 1
-        lo = append(lo, len(edges))
-        self.edges = edges
-        self.lo = lo
+        lo[n_nodes] = kept
+        self.edges = edges[:kept]
         self.pieces = pieces
         self.scores = scores
-        self.present = self.present[:n_chars] + [True] * (len(pieces) - n_chars)
+        self.present = present[:n_chars] + [True] * (len(pieces) - n_chars)
         self.viterbi_valid = False
+
+
+def _mix(key: i64) -> i64:
+    """`key` spread over a table's low bits (prefix_trie's mix; never past 2**63, so the pure
+    build computes the same slots)."""
+    mixed = (key & 0xFFFFFFF) * 0x5BD1E995 + (key >> 28) * 0x1B873593
+    return mixed ^ (mixed >> 29)
+
+
+def _backwards_trie(pieces: list[str]) -> vec[i64]:
+    """The trie of `pieces` spelled backwards, its edges in one table of open addressing (at
+    most half full) over two-int cells: slot s holds cells[2s] = key (node * _CODES + code
+    point, or _FREE) and cells[2s + 1] = child node << 32 | (id of the piece the child spells
+    + 1, or 0). Node 0 is the empty string; a later piece of the same text wins.
+
+    subtle: the child's piece lives in the edge's cell, not in a table by node, so that a step
+    of the walk reads one cell (the table is far larger than the caches: each read a miss).
+    """
+    cells = vec[i64]([_FREE] * 128)  # (a free cell's child is never read)
+    mask: i64 = 63
+    nodes: i64 = 0
+    for id in range(len(pieces)):
+        piece = pieces[id]
+        if (nodes + len(piece)) * 2 > mask + 1:
+            cells = _doubled(cells)
+            mask = (len(cells) >> 1) - 1
+        node: i64 = 0
+        slot: i64 = -1
+        k: i64 = len(piece) - 1
+        while k >= 0:
+            key = node * _CODES + ord(piece[k])
+            slot = _mix(key) & mask
+            held = cells[2 * slot]
+            while held != key and held != _FREE:
+                slot = (slot + 1) & mask
+                held = cells[2 * slot]
+            if held == _FREE:
+                nodes += 1
+                cells[2 * slot] = key
+                cells[2 * slot + 1] = nodes << 32
+            node = cells[2 * slot + 1] >> 32
+            k -= 1
+        if slot >= 0:
+            cells[2 * slot + 1] = (node << 32) | (id + 1)
+    return cells
+
+
+def _doubled(cells: vec[i64]) -> vec[i64]:
+    """`_backwards_trie`'s table with twice the slots, every edge placed again."""
+    out = vec[i64]([_FREE] * (2 * len(cells)))
+    mask: i64 = len(cells) - 1
+    for k in range(0, len(cells), 2):
+        key = cells[k]
+        if key != _FREE:
+            slot = _mix(key) & mask
+            while out[2 * slot] != _FREE:
+                slot = (slot + 1) & mask
+            out[2 * slot] = key
+            out[2 * slot + 1] = cells[k + 1]
+    return out
