@@ -52,6 +52,17 @@ def install_desktop_entry() -> int:
     return 0
 
 
+class VersionAction(argparse.Action):
+    """--version: one line, never wrapped (argparse's own wraps it at the terminal's width)."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=str(kwargs.get("help", "")))
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
+        print(_version())
+        parser.exit()
+
+
 class OneLineParser(argparse.ArgumentParser):
     """argparse with usage errors as one line on stderr (`tokenizer-workbench train: error:
     argument --vocab-size: invalid int value: 'ten'; see --help`), exit status 2."""
@@ -71,7 +82,7 @@ def make_parser() -> argparse.ArgumentParser:
         "tokenizer.json, SentencePiece .model, .tiktoken, BERT vocab.txt, GPT-2 vocab.json), "
         "else on the last project (the sample project the first time).",
     )
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=VersionAction, help="say the version, the engine's build and how this was built")
     parser.add_argument(
         "--self-test",
         action="store_true",
