@@ -484,7 +484,7 @@ def optional_modules() -> list[str]:
         except PackageNotFoundError:
             continue
         for requirement in requires:
-            if "extra ==" in requirement.replace('"', "'").replace("extra=='", "extra == '"):
+            if re.search(r"\bextra\s*==", requirement):
                 continue
             match = re.match(r"[A-Za-z0-9][A-Za-z0-9._-]*", requirement)
             if match:
@@ -580,40 +580,43 @@ def build(dist: Path, work: Path) -> Path:
     excluded = [*UNUSED_QT_MODULES, *UNUSED_MODULES, *optional_modules()]
     previous = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="build-app-") as scratch:
-        # (in the project folder, "" on a child's path would be the source tree)
-        os.chdir(scratch)
         record = write_build_record(Path(scratch), "desktop bundle")
         launcher = Path(scratch) / f"{APP}.py"
         # (the installed command's entry point, not workbench/__main__.py: a script in the
         # source tree would put the source tree first on the analysis's path)
         launcher.write_text("import sys\nfrom workbench.cli.main import main\nsys.exit(main())\n", encoding="utf-8")
         say(f"PyInstaller: {dist / APP} (leaving out {len(excluded)} modules the application does not use)")
-        run(
-            [
-                str(launcher),
-                f"--name={APP}",
-                "--onedir",
-                "--noconfirm",
-                "--log-level=WARN",
-                f"--distpath={dist}",
-                f"--workpath={work}",
-                f"--specpath={scratch}",
-                # mypyc puts every compiled engine module in one shared library that nothing imports by name
-                "--hidden-import=engine__mypyc",
-                # the compiled training passes import mypyc's native vecs from C, where PyInstaller cannot see it
-                "--hidden-import=librt.vecs",
-                # pyqtgraph's plot curves import these by names made at run time (OpenGLHelpers)
-                "--hidden-import=PySide6.QtOpenGL",
-                "--hidden-import=PySide6.QtOpenGLWidgets",
-                "--collect-submodules=engine",
-                "--collect-submodules=workbench",
-                # resources/ goes where workbench.core.shipped looks for it in an installed application
-                f"--add-data={HERE / 'resources'}{os.pathsep}workbench/resources",
-                f"--add-data={record}{os.pathsep}workbench/resources",
-                *(f"--exclude-module={module}" for module in excluded),
-            ]
-        )
-        os.chdir(previous)
+        # (in the project folder, "" on the path of PyInstaller's helper processes would be the
+        # source tree)
+        os.chdir(scratch)
+        try:
+            run(
+                [
+                    str(launcher),
+                    f"--name={APP}",
+                    "--onedir",
+                    "--noconfirm",
+                    "--log-level=WARN",
+                    f"--distpath={dist}",
+                    f"--workpath={work}",
+                    f"--specpath={scratch}",
+                    # mypyc puts every compiled engine module in one shared library that nothing imports by name
+                    "--hidden-import=engine__mypyc",
+                    # the compiled training passes import mypyc's native vecs from C, where PyInstaller cannot see it
+                    "--hidden-import=librt.vecs",
+                    # pyqtgraph's plot curves import these by names made at run time (OpenGLHelpers)
+                    "--hidden-import=PySide6.QtOpenGL",
+                    "--hidden-import=PySide6.QtOpenGLWidgets",
+                    "--collect-submodules=engine",
+                    "--collect-submodules=workbench",
+                    # resources/ goes where workbench.core.shipped looks for it in an installed application
+                    f"--add-data={HERE / 'resources'}{os.pathsep}workbench/resources",
+                    f"--add-data={record}{os.pathsep}workbench/resources",
+                    *(f"--exclude-module={module}" for module in excluded),
+                ]
+            )
+        finally:
+            os.chdir(previous)
     bundle = dist / APP
     freed = trim_qt(bundle)
     say(f"Qt trimmed: {freed / 1e6:.0f} MB of plugins, translations and libraries the window does not load")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import configparser
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -39,15 +40,18 @@ def test_installing_the_desktop_entry_points_it_at_this_installation(tmp_path: P
     assert str(written) in finished.stdout
     entry = configparser.ConfigParser(interpolation=None)
     entry.read_string(written.read_text(encoding="utf-8"))
-    command = entry["Desktop Entry"]["Exec"].removesuffix(" %f").strip('"')
+    argv = shlex.split(entry["Desktop Entry"]["Exec"].removesuffix(" %f"))
     # the command it starts is this environment's (its script, when pip installed one), and it runs
     script = Path(sys.executable).parent / "tokenizer-workbench"
-    assert command == (str(script.resolve()) if script.is_file() else desktop_entry.command())
-    python, _, module = command.partition(" -m ")
-    argv = [python, "-m", module] if module else [command]
+    assert argv == ([str(script.resolve())] if script.is_file() else [sys.executable, "-m", "workbench"])
     assert subprocess.run([*argv, "--version"], capture_output=True, check=False, env=environment).returncode == 0
     for size in desktop_entry.ICON_SIZES:
         assert (tmp_path / "icons" / "hicolor" / f"{size}x{size}" / "apps" / "tokenizer-workbench.png").is_file()
+
+
+def test_a_program_path_with_a_space_is_quoted() -> None:
+    text = desktop_entry.entry_text(["/opt/My Apps/tokenizer-workbench"])
+    assert 'Exec="/opt/My Apps/tokenizer-workbench" %f\n' in text
 
 
 def test_installing_where_nothing_can_be_written_says_where(tmp_path: Path) -> None:

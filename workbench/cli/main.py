@@ -48,7 +48,7 @@ def install_desktop_entry() -> int:
         name = f"{error.filename}: " if error.filename is not None else ""
         print(f"{PROG}: error: {name}{error.strerror or error}", file=sys.stderr)
         return EXIT_ERROR
-    print(f"wrote {written[0]} (it starts {desktop_entry.command()}) and the icon in {len(written) - 1} sizes")
+    print(f"wrote {written[0]} (it starts {' '.join(desktop_entry.command())}) and the icon in {len(written) - 1} sizes")
     return 0
 
 

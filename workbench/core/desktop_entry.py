@@ -23,24 +23,23 @@ def data_home() -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
 
 
-def command() -> str:
-    """The command that starts this installation, as an absolute path."""
+def command() -> list[str]:
+    """The command line that starts this installation, its program as an absolute path."""
     if getattr(sys, "frozen", False):
-        return str(Path(sys.executable).resolve())
+        return [str(Path(sys.executable).resolve())]
     beside = Path(sys.executable).parent / NAME
     found = str(beside) if beside.is_file() else shutil.which(NAME)
     if found is None:
-        return f"{sys.executable} -m workbench"
-    return str(Path(found).resolve())
+        return [sys.executable, "-m", "workbench"]
+    return [str(Path(found).resolve())]
 
 
-def entry_text(exec_command: str) -> str:
-    """The shipped desktop entry (resources/desktop/), starting `exec_command`."""
+def entry_text(argv: list[str]) -> str:
+    """The shipped desktop entry (resources/desktop/), starting `argv` (an argument with a space
+    double-quoted, as the Desktop Entry specification asks)."""
     template = shipped.resource("desktop", f"{NAME}.desktop").read_text(encoding="utf-8")
-    quoted = exec_command if " " not in exec_command or " -m " in exec_command else f'"{exec_command}"'
-    return "".join(
-        f"Exec={quoted} %f\n" if line.startswith("Exec=") else line for line in template.splitlines(keepends=True)
-    )
+    line = " ".join(f'"{part}"' if " " in part else part for part in argv)
+    return "".join(f"Exec={line} %f\n" if row.startswith("Exec=") else row for row in template.splitlines(keepends=True))
 
 
 def install(home: Path | None = None) -> list[Path]:
