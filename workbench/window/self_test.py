@@ -22,7 +22,7 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 # Headless unless a display was asked for.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -36,6 +36,9 @@ from workbench.core.settings import Settings, throwaway_home  # noqa: E402
 from workbench.window.appearance import application, apply_appearance  # noqa: E402
 from workbench.window.prompts import ScriptedPrompts  # noqa: E402
 from workbench.window.scripting import run_until  # noqa: E402
+
+if TYPE_CHECKING:
+    from workbench.window.main_window import MainWindow
 
 # The presets trained besides the sample's own tokenizer, and their vocabulary size: between
 # them, every export format has a tokenizer it can hold.
@@ -118,11 +121,8 @@ def _run(report: Report, folder: Path) -> None:
 
 
 def _check_tokenizer(
-    report: Report, window: object, prompts: ScriptedPrompts, key: str, texts: list[str], folder: Path
+    report: Report, window: MainWindow, prompts: ScriptedPrompts, key: str, texts: list[str], folder: Path
 ) -> None:
-    from workbench.window.main_window import MainWindow
-
-    assert isinstance(window, MainWindow)
     entry = window.document.active
     assert entry is not None
     name = entry.name
@@ -169,7 +169,7 @@ def _check_tokenizer(
 
 def _check_export(
     report: Report,
-    window: object,
+    window: MainWindow,
     prompts: ScriptedPrompts,
     tokenizer: Tokenizer,
     name: str,
@@ -178,9 +178,6 @@ def _check_export(
     ids: list[list[int]],
     folder: Path,
 ) -> None:
-    from workbench.window.main_window import MainWindow
-
-    assert isinstance(window, MainWindow)
     what = f"export “{name}” as {convert.DESCRIPTIONS[kind]}"
     started = time.monotonic()
     target = folder / f"{name.replace(' ', '-')}-{kind}"
