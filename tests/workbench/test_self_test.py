@@ -41,3 +41,14 @@ def test_a_round_trip_that_loses_the_text_is_named() -> None:
     assert _round_trip_problem(tokenizer, texts, ids, exact=True) == "decoding does not give the text back: 'a c' -> 'a [UNK]'"
     assert _round_trip_problem(tokenizer, ["a"], [[]], exact=False) == "no tokens for 'a'"
     assert _round_trip_problem(tokenizer, ["a"], [[7]], exact=False) == "an id outside the vocabulary for 'a'"
+
+
+def test_the_self_test_takes_no_other_arguments() -> None:
+    finished = subprocess.run(
+        [sys.executable, "-P", "-m", "workbench", "--self-test", "train", "--preset", "bpe", "--vocab-size", "10", "x.txt"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert finished.returncode == 2
+    assert finished.stderr == (
+        "tokenizer-workbench: error: --self-test takes no other arguments; see tokenizer-workbench --help\n"
+    )

@@ -55,8 +55,8 @@ def install_desktop_entry() -> int:
 class VersionAction(argparse.Action):
     """--version: one line, never wrapped (argparse's own wraps it at the terminal's width)."""
 
-    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
-        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=str(kwargs.get("help", "")))
+    def __init__(self, option_strings: list[str], dest: str, help: str | None = None) -> None:
+        super().__init__(option_strings, argparse.SUPPRESS, nargs=0, default=argparse.SUPPRESS, help=help)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: object, option_string: str | None = None) -> None:
         print(_version())
@@ -126,6 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     standard_streams()
     parser = make_parser()
     args = parser.parse_args(words)
+    if args.self_test or args.install_desktop_entry:
+        option = "--self-test" if args.self_test else "--install-desktop-entry"
+        parser.error(f"{option} takes no other arguments")
     previous = on_termination(terminate)
     try:
         code = int(args.func(args))
