@@ -239,14 +239,7 @@ class Precompiled(Normalizer):
         size = len(text)
         start = 0
         while start < size:
-            end = start + 1
-            before = self._flags(text, start)
-            while end < size:
-                after = self._flags(text, end)
-                if not (before & (JOINING | PREPEND) or after & JOINING):
-                    break
-                before = after
-                end += 1
+            end = self._cluster_end(text, start, size, self._flags(text, start))
             if end == start + 1:
                 if self._put(text[start], dest, changes):
                     modified = True
@@ -256,6 +249,20 @@ class Precompiled(Normalizer):
                         modified = True
             start = end
         return dest, changes, modified
+
+    def _cluster_end(self, text: str, start: int, size: int, first: int) -> int:
+        """Where the stretch that starts at `start` (a char whose flags are `first`) ends: past
+        the chars that may join the one before (`_changes`); start + 1 for a char that is a
+        grapheme of its own."""
+        end = start + 1
+        before = first
+        while end < size:
+            after = self._flags(text, end)
+            if not (before & (JOINING | PREPEND) or after & JOINING):
+                break
+            before = after
+            end += 1
+        return end
 
     def _put(self, grapheme: str, dest: list[str], changes: list[int]) -> bool:
         """Append what the rules make of `grapheme` to `dest` and `changes` (`_changes`): the
@@ -295,15 +302,8 @@ class Precompiled(Normalizer):
         copied = 0  # text[copied:start] is unchanged and not yet in parts
         start = 0
         while start < size:
-            end = start + 1
             first = self._flags(text, start)
-            before = first
-            while end < size:
-                after = self._flags(text, end)
-                if not (before & (JOINING | PREPEND) or after & JOINING):
-                    break
-                before = after
-                end += 1
+            end = self._cluster_end(text, start, size, first)
             if end == start + 1:
                 if first & RULED:
                     found = self.transform(text[start])
@@ -314,27 +314,14 @@ class Precompiled(Normalizer):
             else:
                 parts.append(text[copied:start])
                 copied = end
+                # (rare: a cluster of two or more chars; `_put`'s changes are not needed here)
                 for grapheme in GRAPHEME_RE.findall(text[start:end]):
-                    self._put_text(grapheme, parts)
+                    self._put(grapheme, parts, [])
             start = end
         if copied == 0:
             return text
         parts.append(text[copied:])
         return "".join(parts)
-
-    def _put_text(self, grapheme: str, parts: list[str]) -> None:
-        """`_put`'s chars alone, appended to `parts`."""
-        if len(grapheme) == 1 or len(grapheme.encode("utf-8")) < PRECOMPILED_WHOLE_GRAPHEME_BYTES:
-            found = self.transform(grapheme)
-            if found is not None:
-                parts.append(found)
-                return
-            if len(grapheme) == 1:
-                parts.append(grapheme)
-                return
-        for c in grapheme:
-            found = self.transform(c)
-            parts.append(found if found is not None else c)
 
     def normalize_graphemes(self, sequence: str) -> str:
         """`normalize_str` without its shortcut: every grapheme looked up (HF's way), the whole
