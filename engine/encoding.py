@@ -41,19 +41,26 @@ class Encoding:
     """
 
     ids: list[int]
-    tokens: list[str]
     word_ids: list[int | None]
+    # The tokens, made on first read when None (see `tokens`): `_names[id]` of each of the
+    # first `_made_length` ids of `_named_ids`, the ids list as made (a later `ids` list, as
+    # padding on the left makes, is not it). The encode fast path's (issue 25): a str taken
+    # a token, and let go when the encoding is, was a tenth of an encode.
+    _tokens: list[str] | None
+    _names: list[str] | None
+    _named_ids: list[int] | None
     # subtle: a vec's `append`/`extend` may share the buffer of the vec it was given, so each
     # encoding owns its spans alone: copies are made with a slice, never by sharing.
     _spans: vec[i64]
     # The masks, made on first read when None (see the properties): a fresh sequence's are
-    # `_mask_length` times its type id `_type_id`, 0 (not special) and 1 (attended). Three
+    # `_made_length` times its type id `_type_id`, 0 (not special) and 1 (attended). Three
     # lists a text that most callers of encode never read (issue 25: a tenth of an encode).
     _type_ids: list[int] | None
     _special_tokens_mask: list[int] | None
     _attention_mask: list[int] | None
     _type_id: int
-    _mask_length: int
+    # len(ids) when made: the length of the masks and tokens made on read
+    _made_length: int
     # made on first use: most encodings never overflow nor hold a pair (see the properties)
     _overflowing: list[Encoding] | None
     _sequence_ranges: dict[int, tuple[int, int]] | None
@@ -71,12 +78,22 @@ class Encoding:
         sequence_ranges: dict[int, tuple[int, int]] | None = None,
         spans: vec[i64] | None = None,
         type_id: int = -1,
+        names: list[str] | None = None,
     ) -> None:
         """`offsets` as tuples, or `spans` flat (the encoding then owns that vec). With `type_id`
         >= 0 and no masks given, the masks are a fresh sequence's (every token of that type,
-        none special, all attended), made when first read."""
+        none special, all attended), made when first read. With `names` and no `tokens`, each
+        token is `names[id]` of its id, made when first read (`ids` is then only appended to,
+        never changed in place, until they are)."""
         self.ids = ids if ids is not None else []
-        self.tokens = tokens if tokens is not None else []
+        if tokens is None and names is not None:
+            self._tokens = None
+            self._names = names
+            self._named_ids = self.ids
+        else:
+            self._tokens = tokens if tokens is not None else []
+            self._names = None
+            self._named_ids = None
         self.word_ids = words if words is not None else []
         if spans is not None:
             self._spans = spans
@@ -87,15 +104,36 @@ class Encoding:
         self._special_tokens_mask = special_tokens_mask if special_tokens_mask is not None or lazy else []
         self._attention_mask = attention_mask if attention_mask is not None or lazy else []
         self._type_id = type_id
-        self._mask_length = len(self.ids)
+        self._made_length = len(self.ids)
         self._overflowing = overflowing
         self._sequence_ranges = sequence_ranges
+
+    @property
+    def tokens(self) -> list[str]:
+        found = self._tokens
+        if found is None:
+            found = []
+            names = self._names
+            ids = self._named_ids
+            if names is not None and ids is not None:
+                for index in range(self._made_length):
+                    found.append(names[ids[index]])
+            self._tokens = found
+            self._names = None
+            self._named_ids = None
+        return found
+
+    @tokens.setter
+    def tokens(self, value: list[str]) -> None:
+        self._tokens = value
+        self._names = None
+        self._named_ids = None
 
     @property
     def type_ids(self) -> list[int]:
         found = self._type_ids
         if found is None:
-            found = [self._type_id] * self._mask_length
+            found = [self._type_id] * self._made_length
             self._type_ids = found
         return found
 
@@ -107,7 +145,7 @@ class Encoding:
     def special_tokens_mask(self) -> list[int]:
         found = self._special_tokens_mask
         if found is None:
-            found = [0] * self._mask_length
+            found = [0] * self._made_length
             self._special_tokens_mask = found
         return found
 
@@ -119,7 +157,7 @@ class Encoding:
     def attention_mask(self) -> list[int]:
         found = self._attention_mask
         if found is None:
-            found = [1] * self._mask_length
+            found = [1] * self._made_length
             self._attention_mask = found
         return found
 

@@ -8,7 +8,9 @@ token's offsets are its piece's start plus its offsets in the piece (through tho
 any), and each piece's tokens come from the model's word cache (`Model.tokenize_run`; BPE's
 `word_run`, the form its cache keeps, read without a copy). Anything
 else gives None, and the full pipeline runs; both give the same encodings (the tests compare them
-on random texts). `ids_only` is the bulk path that skips tokens and offsets.
+on random texts). `ids_only` is the bulk path that skips tokens and offsets. An ASCII line for
+GPT-2's byte-level BPE is cut and looked up on its bytes (`ascii_encoding`), its Encoding made
+there, its tokens when read.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
 from engine.ascii_words import EMPTY, GOLDEN, LOW_31, SAME_CASE, SHORT, bounds_room, gpt2_bounds
 from engine.byte_level import ascii_to_chars
+from engine.encoding import Encoding
 from engine.models.base import Model, TokenRun
 from engine.models.bpe.ascii_runs import ID_BITS, ID_MASK, INLINE, SPLIT_MASK, SPLIT_SHIFT, TWO, AsciiRuns
 from engine.models.bpe.model import BPE
@@ -62,27 +65,45 @@ def ascii_bpe(
     return model
 
 
-def ascii_tokens(text: str, bpe: BPE, word: int) -> TokenLists | None:
-    """The tokens of an ASCII `text` that `ascii_bpe` gave `bpe` for, found on its bytes: GPT-2's
-    split scanned on them, each word's run looked up by its bytes (`BPE.ascii_entry`), no str
-    made per word. `word` as `token_lists`'. None when the model does not cache runs (dropout),
-    or another thread is using that cache: then the str path encodes the text."""
-    out = TokenLists()
-    # (list[int] as list[object]: the fill appends the cache's shared int objects, unboxed by
-    # no one; `cast` checks only that it is a list)
-    return out if _ascii_fill(text, bpe, word, cast(list[object], out.ids), out) else None
+def ascii_encoding(text: str, bpe: BPE, word: int, type_id: int) -> Encoding | None:
+    """The Encoding of an ASCII `text` that `ascii_bpe` gave `bpe` for, found on its bytes:
+    GPT-2's split scanned on them, each word's run looked up by its bytes (`BPE.ascii_entry`),
+    no str made per word; each token is the model's token of its id, made when the encoding's
+    `tokens` are first read (`BPE.token_names`). `word` as `token_lists`', `type_id` as
+    `Encoding`'s. None when the model does not cache runs (dropout), or another thread is using
+    that cache: then the str path encodes the text."""
+    runs = _acquired(bpe)
+    if runs is None:
+        return None
+    try:
+        names = bpe.token_names()
+        # (list[int] as list[object]: the fill appends the cache's shared int objects, unboxed
+        # by no one; `cast` checks only that it is a list)
+        ids: list[object] = []
+        words: list[int | None] = []
+        tokens: list[str] | None = [] if names is None else None
+        spans = _ascii_fill_held(text, bpe, word, ids, words, tokens, runs)
+    finally:
+        runs.lock.release()
+    return Encoding(cast(list[int], ids), tokens=tokens, words=words, spans=spans, type_id=type_id, names=names)
 
 
 def ascii_ids(text: str, bpe: BPE) -> list[int] | None:
-    """`ascii_tokens`' ids alone (the bulk path)."""
+    """`ascii_encoding`'s ids alone (the bulk path)."""
+    runs = _acquired(bpe)
+    if runs is None:
+        return None
     ids: list[object] = []
-    return cast(list[int], ids) if _ascii_fill(text, bpe, -1, ids, None) else None
+    try:
+        _ascii_fill_held(text, bpe, -1, ids, None, None, runs)
+    finally:
+        runs.lock.release()
+    return cast(list[int], ids)
 
 
-def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[object], out: TokenLists | None) -> bool:
-    """Append the tokens of `text` to `out` (its ids are `ids`), or only their ids to `ids`
-    (ints, each as the cache gives it); False when the model does not cache runs or another
-    thread holds its cache.
+def _acquired(bpe: BPE) -> AsciiRuns | None:
+    """`bpe`'s cache of ASCII words, its lock taken; None when the model does not cache runs
+    or another thread holds that cache.
 
     subtle: the cache is changed in many steps, and compiled code is not atomic: a collection
     run by an allocation may call finalizers, and then another thread (async_encode's executor)
@@ -90,24 +111,28 @@ def _ascii_fill(text: str, bpe: BPE, word: int, ids: list[object], out: TokenLis
     that finds the lock taken does not wait: it takes the str path."""
     runs = bpe.ascii_runs()
     if runs is None or not runs.lock.acquire(False):
-        return False
-    try:
-        _ascii_fill_held(text, bpe, word, ids, out, runs)
-    finally:
-        runs.lock.release()
-    return True
+        return None
+    return runs
 
 
-def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object], out: TokenLists | None, runs: AsciiRuns) -> None:
-    """`_ascii_fill` with `runs.lock` held."""
+def _ascii_fill_held(
+    text: str,
+    bpe: BPE,
+    word: int,
+    ids: list[object],
+    words: list[int | None] | None,
+    tokens: list[str] | None,
+    runs: AsciiRuns,
+) -> vec[i64]:
+    """Append the ids of the tokens of `text` to `ids` (ints, each as the cache gives it) and,
+    unless `words` is None, their word ids to `words` and their tokens to `tokens` (if not
+    None); their spans, returned (none without `words`). `runs.lock` is held."""
     data = text.encode("ascii")
     n_bytes: i64 = len(data)
     bounds = bounds_room(runs.bounds, n_bytes)
     runs.bounds = bounds
     n = gpt2_bounds(data, 0, n_bytes, False, SAME_CASE, bounds)
-    tokens: list[str] = out.tokens if out is not None else []
-    spans = out.spans if out is not None else vec[i64]()
-    words: list[int | None] = out.words if out is not None else []
+    spans = vec[i64]()
     objects = runs.objects
     strs = runs.tokens
     k: i64 = 0
@@ -116,7 +141,7 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object], out: Tok
         start = bounds[k]
         end = bounds[k + 1]
         # (boxed once, and not for ids alone: every token of the word shares the object)
-        word_index: int | None = (word if word >= 0 else k // 2) if out is not None else None
+        word_index: int | None = (word if word >= 0 else k // 2) if words is not None else None
         k += 2
         # The common case, a short word of the current generation: `RunTable.find` written
         # out (word_key, slot_of and slot_for's probe), without the calls around it.
@@ -157,17 +182,19 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object], out: Tok
             id1 = (value >> ID_BITS) & ID_MASK
             if two:
                 ids.append(objects[id1])
-            if out is None:
+            if words is None:
                 continue
-            tokens.append(strs[id0])
             spans = append(spans, start)
             words.append(word_index)
+            if tokens is not None:
+                tokens.append(strs[id0])
             if two:
                 split = start + ((value >> SPLIT_SHIFT) & SPLIT_MASK)
                 spans = append(spans, split)
-                tokens.append(strs[id1])
                 spans = append(spans, split)
                 words.append(word_index)
+                if tokens is not None:
+                    tokens.append(strs[id1])
             spans = append(spans, end)
             continue
         if value < 0:
@@ -177,16 +204,17 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object], out: Tok
             found_spans = found_run.spans
             for t in range(len(found_ids)):
                 ids.append(found_ids[t])
-                if out is not None:
-                    tokens.append(found_run.values[t])
+                if words is not None:
                     spans = append(spans, start + found_spans[2 * t])
                     spans = append(spans, start + found_spans[2 * t + 1])
                     words.append(word_index)
+                    if tokens is not None:
+                        tokens.append(found_run.values[t])
             continue
         t = table.firsts[value]
         last = table.firsts[value + 1]
         run_ids = table.ids
-        if out is None:
+        if words is None:
             while t < last:
                 ids.append(run_ids[t])
                 t += 1
@@ -195,13 +223,13 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object], out: Tok
         run_spans = table.spans
         while t < last:
             ids.append(run_ids[t])
-            tokens.append(run_values[t])
             spans = append(spans, start + run_spans[2 * t])
             spans = append(spans, start + run_spans[2 * t + 1])
             words.append(word_index)
+            if tokens is not None:
+                tokens.append(run_values[t])
             t += 1
-    if out is not None:
-        out.spans = spans
+    return spans
 
 
 def cut(

@@ -114,13 +114,13 @@ def encode_piece(
         # subtle: HF's encode_fast leaves every type id 0; only a post-processor sets them.
         words: list[int | None] = [None] * n
         return Encoding(ids, tokens=[""] * n, words=words, spans=zero_spans(n), type_id=0)
-    lists: fast_path.TokenLists | None = None
     bpe = fast_path.ascii_bpe(text, added, normalizer, pre_tokenizer, model)
     if bpe is not None:
-        lists = fast_path.ascii_tokens(text, bpe, word_index)
-    if lists is None:
-        pieces = fast_path.cut(text, added, normalizer, pre_tokenizer)
-        lists = fast_path.token_lists(pieces, model, word_index) if pieces is not None else None
+        found = fast_path.ascii_encoding(text, bpe, word_index, type_id)
+        if found is not None:
+            return found
+    pieces = fast_path.cut(text, added, normalizer, pre_tokenizer)
+    lists = fast_path.token_lists(pieces, model, word_index) if pieces is not None else None
     if lists is not None:
         return _lists_encoding(lists.ids, lists.tokens, lists.spans, lists.words, type_id)
     return encode_piece_in_full(text, type_id, word_index, added, normalizer, pre_tokenizer, model)

@@ -445,14 +445,16 @@ def test_truncation_windows_reassemble_the_input(n: int, max_length: int, stride
     assert rebuilt == list(range(n))
 
 
-# -- masks made on first read (`Encoding(..., type_id=t)`) -----------------------------------
+# -- masks and tokens made on first read (`Encoding(..., type_id=t, names=...)`) ---------------
+
+NAMES = [str(i) for i in range(10)]
 
 
 def _lazy(ids: list[int], type_id: int = 0) -> Encoding:
     n = len(ids)
     return Encoding(
-        ids=list(ids), tokens=[str(i) for i in ids], words=list[int | None](range(n)),
-        offsets=[(i, i + 1) for i in range(n)], type_id=type_id,
+        ids=list(ids), words=list[int | None](range(n)), offsets=[(i, i + 1) for i in range(n)],
+        type_id=type_id, names=NAMES,
     )  # fmt: skip
 
 
@@ -486,7 +488,7 @@ EDITS = {
 
 @pytest.mark.parametrize("edit", sorted(EDITS))
 @pytest.mark.parametrize("type_id", [0, 1])
-def test_masks_made_on_first_read_are_those_given_at_once(edit: str, type_id: int) -> None:
+def test_masks_and_tokens_made_on_first_read_are_those_given_at_once(edit: str, type_id: int) -> None:
     lazy, eager = _lazy([1, 2, 3, 4], type_id), _eager([1, 2, 3, 4], type_id)
     EDITS[edit](lazy)
     EDITS[edit](eager)
@@ -495,8 +497,15 @@ def test_masks_made_on_first_read_are_those_given_at_once(edit: str, type_id: in
     assert _fields(pickle.loads(pickle.dumps(_lazy([1, 2], type_id)))) == _fields(_eager([1, 2], type_id))
 
 
-def test_masks_made_on_first_read_are_the_encodings_own() -> None:
+def test_masks_and_tokens_made_on_first_read_are_the_encodings_own() -> None:
     encoding = _lazy([1, 2, 3])
+    assert encoding.tokens == ["1", "2", "3"]
+    encoding.tokens[0] = "x"  # kept, as the masks below
+    encoding.ids.append(4)  # (appended after they were made: not theirs)
+    assert encoding.tokens == ["x", "2", "3"]
+    encoding.tokens = ["a", "b", "c", "d"]
+    assert encoding.tokens == ["a", "b", "c", "d"]
+    assert _lazy([4, 5]).copy().tokens == ["4", "5"]
     assert encoding.attention_mask == [1, 1, 1]
     encoding.attention_mask[0] = 0  # kept: it is the encoding's list now, not made again
     assert encoding.attention_mask == [0, 1, 1]

@@ -195,7 +195,7 @@ def test_the_word_cache_follows_option_changes() -> None:
     assert tokenizer.encode("ab").tokens == ["a", "<0x62>"]
 
 
-# -- ASCII lines on their bytes (`fast_path.ascii_tokens`) -------------------------------------
+# -- ASCII lines on their bytes (`fast_path.ascii_encoding`) -----------------------------------
 
 ASCII_TEXTS = st.lists(
     st.one_of(
@@ -229,13 +229,10 @@ def test_an_ascii_line_is_encoded_on_its_bytes() -> None:
     text = "The fox doesn't  jump,\tit's 1234 tabs   "
     bpe = fast_path.ascii_bpe(text, *parts)
     assert bpe is not None and bpe is tokenizer.model
-    lists = fast_path.ascii_tokens(text, bpe, -1)
-    assert lists is not None
-    full = encode_piece_in_full(text, 0, -1, *parts)
-    assert (lists.ids, lists.tokens, list(lists.spans), lists.words) == (
-        full.ids, full.tokens, [i for span in full.offsets for i in span], full.word_ids,
-    )
-    fast_path.ascii_tokens(text, bpe, -1)
+    found = fast_path.ascii_encoding(text, bpe, -1, 0)
+    assert found is not None
+    assert found == encode_piece_in_full(text, 0, -1, *parts)
+    fast_path.ascii_encoding(text, bpe, -1, 0)
     assert _held_words(tokenizer) > 0  # its words, missed twice, are held by their bytes now
     # the cases it leaves to the other paths
     assert fast_path.ascii_bpe("café", *parts) is None  # past ASCII
@@ -280,6 +277,18 @@ def test_an_option_change_clears_the_byte_keyed_cache_too() -> None:
         "the theme", 0, -1, tokenizer._added, None, tokenizer.pre_tokenizer, tokenizer.model
     ).tokens
     assert before  # (the words were cached before the change)
+
+
+def test_tokens_read_later_are_those_of_the_vocabulary_it_was_encoded_with() -> None:
+    tokenizer = _byte_level_with_cache(100)
+    text = "the theme of the thesis"
+    expected = encode_piece_in_full(text, 0, -1, tokenizer._added, None, tokenizer.pre_tokenizer, tokenizer.model)
+    unread = tokenizer.encode(text)  # (its tokens are made from the ids when first read)
+    bpe = _bpe_of(tokenizer)
+    renamed = {token + "_" if len(token) > 1 else token: id for token, id in bpe.get_vocab().items()}
+    bpe.set_vocab_and_merges(renamed, [])
+    assert unread.tokens == expected.tokens
+    assert tokenizer.encode(text).tokens == list(text.replace(" ", "Ġ"))  # the new vocabulary's
 
 
 @pytest.mark.parametrize(

@@ -408,6 +408,15 @@ class BPE(VocabModel):
             return None
         return self._ascii_runs
 
+    def token_names(self) -> list[str] | None:
+        """Every id's token, by id ("" where an id below the largest has none), or None when
+        the model's ids are too sparse for such a list (`MergeTable`). A list made anew when
+        the vocabulary changes, never changed: an encoding may make its tokens from it later."""
+        if not self._merges_built:
+            self._build_merges()
+        table = self._merge_table
+        return table.tokens if table is not None else None
+
     def ascii_entry(self, runs: AsciiRuns, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
         """The table and value in `runs` (this model's `ascii_runs()`) of the run of the
         byte-level chars of the ASCII word data[start:end], just missed in `runs.current`
