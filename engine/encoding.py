@@ -9,7 +9,7 @@ settings, a pair or a batch at a time, are `engine.truncation` and `engine.paddi
 from __future__ import annotations
 
 import warnings
-from typing import Final
+from typing import Final, cast
 
 from librt.vecs import append, extend, vec
 from mypy_extensions import i64
@@ -29,6 +29,24 @@ NO_ENCODINGS: Final[list[Encoding]] = []
 NO_RANGES: Final[dict[int, tuple[int, int]]] = {}
 
 
+class Unmade:
+    """What an encoding's ids, tokens and word ids are made from when first read: `ids` and
+    `words` (-1: none) a token each, `objects` the int object of each id (`objects[i] == i`;
+    shared, so the ids made take no int each) and `names` the token of each id. Neither list
+    is ever changed by whoever gave it (a new vocabulary gives new ones)."""
+
+    ids: vec[i64]
+    words: vec[i64]
+    objects: list[object]
+    names: list[str]
+
+    def __init__(self, ids: vec[i64], words: vec[i64], objects: list[object], names: list[str]) -> None:
+        self.ids = ids
+        self.words = words
+        self.objects = objects
+        self.names = names
+
+
 class Encoding:
     """Ids, tokens, offsets and masks of one encoded input (or pair), as HF's `Encoding`.
 
@@ -40,15 +58,18 @@ class Encoding:
     two ints a token were most of what encoding a long line allocated.
     """
 
-    ids: list[int]
-    word_ids: list[int | None]
-    # The tokens, made on first read when None (see `tokens`): `_names[id]` of each of the
-    # first `_made_length` ids of `_named_ids`, the ids list as made (a later `ids` list, as
-    # padding on the left makes, is not it). The encode fast path's (issue 25): a str taken
-    # a token, and let go when the encoding is, was a tenth of an encode.
+    # `ids`, `tokens` and `word_ids` (see the properties): None until first read when the
+    # encoding was made from vecs (the encode fast path's, issue 25), else the lists. Then the
+    # ids are `_id_vec` (the int objects `_id_objects[id]`), each token `_names[id]` of its id,
+    # the word ids `_word_vec` (-1: None). Encoding a line then takes no reference to an int
+    # or str object a token: those refcounts were the cache misses of a third of an encode.
+    _ids: list[int] | None
     _tokens: list[str] | None
+    _word_ids: list[int | None] | None
+    _id_vec: vec[i64]
+    _word_vec: vec[i64]
+    _id_objects: list[object] | None
     _names: list[str] | None
-    _named_ids: list[int] | None
     # subtle: a vec's `append`/`extend` may share the buffer of the vec it was given, so each
     # encoding owns its spans alone: copies are made with a slice, never by sharing.
     _spans: vec[i64]
@@ -59,7 +80,8 @@ class Encoding:
     _special_tokens_mask: list[int] | None
     _attention_mask: list[int] | None
     _type_id: int
-    # len(ids) when made: the length of the masks and tokens made on read
+    # how many tokens it had when made: the length of the lists made on first read (whatever
+    # was done to the others since)
     _made_length: int
     # made on first use: most encodings never overflow nor hold a pair (see the properties)
     _overflowing: list[Encoding] | None
@@ -78,23 +100,31 @@ class Encoding:
         sequence_ranges: dict[int, tuple[int, int]] | None = None,
         spans: vec[i64] | None = None,
         type_id: int = -1,
-        names: list[str] | None = None,
+        unmade: Unmade | None = None,
     ) -> None:
         """`offsets` as tuples, or `spans` flat (the encoding then owns that vec). With `type_id`
         >= 0 and no masks given, the masks are a fresh sequence's (every token of that type,
-        none special, all attended), made when first read. With `names` and no `tokens`, each
-        token is `names[id]` of its id, made when first read (`ids` is then only appended to,
-        never changed in place, until they are)."""
-        self.ids = ids if ids is not None else []
-        if tokens is None and names is not None:
+        none special, all attended), made when first read. With `unmade` instead of `ids`,
+        `tokens` and `words`, those are made from it when first read."""
+        if unmade is not None:
+            self._ids = None
             self._tokens = None
-            self._names = names
-            self._named_ids = self.ids
+            self._word_ids = None
+            self._id_vec = unmade.ids
+            self._word_vec = unmade.words
+            self._id_objects = unmade.objects
+            self._names = unmade.names
+            self._made_length = len(unmade.ids)
         else:
+            made = ids if ids is not None else []
+            self._ids = made
             self._tokens = tokens if tokens is not None else []
+            self._word_ids = words if words is not None else []
+            self._id_vec = vec[i64]()
+            self._word_vec = vec[i64]()
+            self._id_objects = None
             self._names = None
-            self._named_ids = None
-        self.word_ids = words if words is not None else []
+            self._made_length = len(made)
         if spans is not None:
             self._spans = spans
         else:
@@ -104,9 +134,29 @@ class Encoding:
         self._special_tokens_mask = special_tokens_mask if special_tokens_mask is not None or lazy else []
         self._attention_mask = attention_mask if attention_mask is not None or lazy else []
         self._type_id = type_id
-        self._made_length = len(self.ids)
         self._overflowing = overflowing
         self._sequence_ranges = sequence_ranges
+
+    @property
+    def ids(self) -> list[int]:
+        found = self._ids
+        if found is None:
+            made: list[object] = []
+            objects = self._id_objects
+            if objects is not None:
+                id_vec = self._id_vec
+                for index in range(self._made_length):
+                    made.append(objects[id_vec[index]])
+            # (the objects are ints: `Unmade`)
+            found = cast(list[int], made)
+            self._ids = found
+            self._drop_vecs()
+        return found
+
+    @ids.setter
+    def ids(self, value: list[int]) -> None:
+        self._ids = value
+        self._drop_vecs()
 
     @property
     def tokens(self) -> list[str]:
@@ -114,20 +164,44 @@ class Encoding:
         if found is None:
             found = []
             names = self._names
-            ids = self._named_ids
-            if names is not None and ids is not None:
+            if names is not None:
+                id_vec = self._id_vec
                 for index in range(self._made_length):
-                    found.append(names[ids[index]])
+                    found.append(names[id_vec[index]])
             self._tokens = found
-            self._names = None
-            self._named_ids = None
+            self._drop_vecs()
         return found
 
     @tokens.setter
     def tokens(self, value: list[str]) -> None:
         self._tokens = value
-        self._names = None
-        self._named_ids = None
+        self._drop_vecs()
+
+    @property
+    def word_ids(self) -> list[int | None]:
+        found = self._word_ids
+        if found is None:
+            found = []
+            word_vec = self._word_vec
+            for index in range(self._made_length):
+                word = word_vec[index]
+                found.append(word if word >= 0 else None)
+            self._word_ids = found
+            self._drop_vecs()
+        return found
+
+    @word_ids.setter
+    def word_ids(self, value: list[int | None]) -> None:
+        self._word_ids = value
+        self._drop_vecs()
+
+    def _drop_vecs(self) -> None:
+        """Let go of what the lists were made from once all three are made."""
+        if self._ids is not None and self._tokens is not None and self._word_ids is not None:
+            self._id_vec = vec[i64]()
+            self._word_vec = vec[i64]()
+            self._id_objects = None
+            self._names = None
 
     @property
     def type_ids(self) -> list[int]:
@@ -262,7 +336,8 @@ class Encoding:
     # -- HF's read-only view ------------------------------------------------------------------
 
     def __len__(self) -> int:
-        return len(self.ids)
+        found = self._ids
+        return len(found) if found is not None else self._made_length
 
     def __repr__(self) -> str:
         return (

@@ -24,7 +24,7 @@ from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
 from engine.ascii_words import EMPTY, GOLDEN, LOW_31, SAME_CASE, SHORT, bounds_room, gpt2_bounds
 from engine.byte_level import ascii_to_chars
-from engine.encoding import Encoding
+from engine.encoding import Encoding, Unmade
 from engine.models.base import Model, TokenRun
 from engine.models.bpe.ascii_runs import ID_BITS, ID_MASK, INLINE, SPLIT_MASK, SPLIT_SHIFT, TWO, AsciiRuns
 from engine.models.bpe.model import BPE
@@ -68,24 +68,24 @@ def ascii_bpe(
 def ascii_encoding(text: str, bpe: BPE, word: int, type_id: int) -> Encoding | None:
     """The Encoding of an ASCII `text` that `ascii_bpe` gave `bpe` for, found on its bytes:
     GPT-2's split scanned on them, each word's run looked up by its bytes (`BPE.ascii_entry`),
-    no str made per word; each token is the model's token of its id, made when the encoding's
-    `tokens` are first read (`BPE.token_names`). `word` as `token_lists`', `type_id` as
-    `Encoding`'s. None when the model does not cache runs (dropout), or another thread is using
+    no str made per word. Its ids, tokens and word ids are kept in vecs, the lists made when
+    first read (`engine.encoding.Unmade`, the ids' objects and tokens from the model's merge
+    table). `word` as `token_lists`', `type_id` as `Encoding`'s. None when the model does not
+    cache runs (dropout), has no merge table (its ids too sparse), or another thread is using
     that cache: then the str path encodes the text."""
+    table = bpe.built_merge_table()
+    if table is None:
+        return None
     runs = _acquired(bpe)
     if runs is None:
         return None
     try:
-        names = bpe.token_names()
-        # (list[int] as list[object]: the fill appends the cache's shared int objects, unboxed
-        # by no one; `cast` checks only that it is a list)
-        ids: list[object] = []
-        words: list[int | None] = []
-        tokens: list[str] | None = [] if names is None else None
-        spans = _ascii_fill_held(text, bpe, word, ids, words, tokens, runs)
+        found = _ascii_fill_held(text, bpe, word, None, runs)
     finally:
         runs.lock.release()
-    return Encoding(cast(list[int], ids), tokens=tokens, words=words, spans=spans, type_id=type_id, names=names)
+    if found is None:
+        return None
+    return Encoding(spans=found.spans, type_id=type_id, unmade=Unmade(found.ids, found.words, table.objects, table.tokens))
 
 
 def ascii_ids(text: str, bpe: BPE) -> list[int] | None:
@@ -95,9 +95,11 @@ def ascii_ids(text: str, bpe: BPE) -> list[int] | None:
         return None
     ids: list[object] = []
     try:
-        _ascii_fill_held(text, bpe, -1, ids, None, None, runs)
+        _ascii_fill_held(text, bpe, -1, ids, runs)
     finally:
         runs.lock.release()
+    # (list[int] as list[object]: the fill appends the cache's shared int objects, unboxed by
+    # no one; `cast` checks only that it is a list)
     return cast(list[int], ids)
 
 
@@ -115,33 +117,46 @@ def _acquired(bpe: BPE) -> AsciiRuns | None:
     return runs
 
 
-def _ascii_fill_held(
-    text: str,
-    bpe: BPE,
-    word: int,
-    ids: list[object],
-    words: list[int | None] | None,
-    tokens: list[str] | None,
-    runs: AsciiRuns,
-) -> vec[i64]:
-    """Append the ids of the tokens of `text` to `ids` (ints, each as the cache gives it) and,
-    unless `words` is None, their word ids to `words` and their tokens to `tokens` (if not
-    None); their spans, returned (none without `words`). `runs.lock` is held."""
+class TokenVecs:
+    """A token each in `ids` and `words` (its word's index), two in `spans` (start, end)."""
+
+    ids: vec[i64]
+    words: vec[i64]
+    spans: vec[i64]
+
+    def __init__(self, ids: vec[i64], words: vec[i64], spans: vec[i64]) -> None:
+        self.ids = ids
+        self.words = words
+        self.spans = spans
+
+
+def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, runs: AsciiRuns) -> TokenVecs | None:
+    """The tokens of `text`: appended to `ids` (ints, each as the cache gives it) when it is
+    given, else returned; `word` >= 0 is every token's word index, else the word's own.
+    `runs.lock` is held.
+
+    perf: written out for both, since the loop is most of an encode; a branch a token on
+    `ids_only` is predicted and costs nothing measurable."""
+    ids_only = ids is not None
+    out_ids: list[object] = ids if ids is not None else []
     data = text.encode("ascii")
     n_bytes: i64 = len(data)
     bounds = bounds_room(runs.bounds, n_bytes)
     runs.bounds = bounds
     n = gpt2_bounds(data, 0, n_bytes, False, SAME_CASE, bounds)
-    spans = vec[i64]()
+    # (room for two tokens a word, a word being two bounds: most lines take no second
+    # allocation, where growing from empty took four or five a vec)
+    room: i64 = 0 if ids_only else n
+    id_vec = vec[i64](capacity=room)
+    words = vec[i64](capacity=room)
+    spans = vec[i64](capacity=2 * room)
     objects = runs.objects
-    strs = runs.tokens
     k: i64 = 0
     t: i64 = 0
     while k < n:
         start = bounds[k]
         end = bounds[k + 1]
-        # (boxed once, and not for ids alone: every token of the word shares the object)
-        word_index: int | None = (word if word >= 0 else k // 2) if words is not None else None
+        word_index: i64 = word if word >= 0 else k // 2
         k += 2
         # The common case, a short word of the current generation: `RunTable.find` written
         # out (word_key, slot_of and slot_for's probe), without the calls around it.
@@ -172,29 +187,26 @@ def _ascii_fill_held(
             value = table.find(data, start, end)
         if value < 0:
             table, value = bpe.ascii_entry(runs, data, start, end)
-            # (a new vocabulary's first word switches the cache's tokens)
+            # (a new vocabulary's first word switches the cache's objects)
             objects = runs.objects
-            strs = runs.tokens
         if value >= INLINE:
             id0 = value & ID_MASK
-            ids.append(objects[id0])
             two = (value & TWO) != 0
             id1 = (value >> ID_BITS) & ID_MASK
-            if two:
-                ids.append(objects[id1])
-            if words is None:
+            if ids_only:
+                out_ids.append(objects[id0])
+                if two:
+                    out_ids.append(objects[id1])
                 continue
+            id_vec = append(id_vec, id0)
+            words = append(words, word_index)
             spans = append(spans, start)
-            words.append(word_index)
-            if tokens is not None:
-                tokens.append(strs[id0])
             if two:
                 split = start + ((value >> SPLIT_SHIFT) & SPLIT_MASK)
+                id_vec = append(id_vec, id1)
+                words = append(words, word_index)
                 spans = append(spans, split)
                 spans = append(spans, split)
-                words.append(word_index)
-                if tokens is not None:
-                    tokens.append(strs[id1])
             spans = append(spans, end)
             continue
         if value < 0:
@@ -203,33 +215,30 @@ def _ascii_fill_held(
             found_ids = found_run.ids
             found_spans = found_run.spans
             for t in range(len(found_ids)):
-                ids.append(found_ids[t])
-                if words is not None:
-                    spans = append(spans, start + found_spans[2 * t])
-                    spans = append(spans, start + found_spans[2 * t + 1])
-                    words.append(word_index)
-                    if tokens is not None:
-                        tokens.append(found_run.values[t])
+                if ids_only:
+                    out_ids.append(found_ids[t])
+                    continue
+                id_vec = append(id_vec, found_ids[t])
+                words = append(words, word_index)
+                spans = append(spans, start + found_spans[2 * t])
+                spans = append(spans, start + found_spans[2 * t + 1])
             continue
         t = table.firsts[value]
         last = table.firsts[value + 1]
         run_ids = table.ids
-        if words is None:
+        if ids_only:
             while t < last:
-                ids.append(run_ids[t])
+                out_ids.append(run_ids[t])
                 t += 1
             continue
-        run_values = table.values
         run_spans = table.spans
         while t < last:
-            ids.append(run_ids[t])
+            id_vec = append(id_vec, run_ids[t])
+            words = append(words, word_index)
             spans = append(spans, start + run_spans[2 * t])
             spans = append(spans, start + run_spans[2 * t + 1])
-            words.append(word_index)
-            if tokens is not None:
-                tokens.append(run_values[t])
             t += 1
-    return spans
+    return None if ids_only else TokenVecs(id_vec, words, spans)
 
 
 def cut(

@@ -7,8 +7,10 @@ import pickle
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from librt.vecs import vec
+from mypy_extensions import i64
 
-from engine.encoding import Encoding
+from engine.encoding import Encoding, Unmade, flat_spans
 from engine.errors import SchemaError, TruncationError
 from engine.models.base import Token
 from engine.padding import PaddingParams, pad_encodings
@@ -448,14 +450,13 @@ def test_truncation_windows_reassemble_the_input(n: int, max_length: int, stride
 # -- masks and tokens made on first read (`Encoding(..., type_id=t, names=...)`) ---------------
 
 NAMES = [str(i) for i in range(10)]
+OBJECTS = list[object](range(10))
 
 
 def _lazy(ids: list[int], type_id: int = 0) -> Encoding:
     n = len(ids)
-    return Encoding(
-        ids=list(ids), words=list[int | None](range(n)), offsets=[(i, i + 1) for i in range(n)],
-        type_id=type_id, names=NAMES,
-    )  # fmt: skip
+    unmade = Unmade(vec[i64](ids), vec[i64](range(n)), OBJECTS, NAMES)
+    return Encoding(spans=flat_spans([(i, i + 1) for i in range(n)]), type_id=type_id, unmade=unmade)
 
 
 def _eager(ids: list[int], type_id: int = 0) -> Encoding:
@@ -506,6 +507,12 @@ def test_masks_and_tokens_made_on_first_read_are_the_encodings_own() -> None:
     encoding.tokens = ["a", "b", "c", "d"]
     assert encoding.tokens == ["a", "b", "c", "d"]
     assert _lazy([4, 5]).copy().tokens == ["4", "5"]
+    assert len(_lazy([4, 5])) == 2 and _lazy([4, 5]).word_ids == [0, 1]
+    unread = _lazy([1, 2])
+    unread.ids = [7]  # the tokens and word ids are still those it was made with
+    assert (unread.ids, unread.tokens, unread.word_ids) == ([7], ["1", "2"], [0, 1])
+    none = Encoding(spans=flat_spans([(0, 1)]), unmade=Unmade(vec[i64]([3]), vec[i64]([-1]), OBJECTS, NAMES))
+    assert none.word_ids == [None] and none.ids == [3] and none.ids[0] is OBJECTS[3]
     assert encoding.attention_mask == [1, 1, 1]
     encoding.attention_mask[0] = 0  # kept: it is the encoding's list now, not made again
     assert encoding.attention_mask == [0, 1, 1]

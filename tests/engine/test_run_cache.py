@@ -141,7 +141,7 @@ def test_a_run_table_keeps_each_words_tokens_in_flat_lists() -> None:
     assert table.find(b"xhugx", 1, 4) == 0  # found by its bytes, wherever they lie
     assert table.find(data, 3, 8) == 1
     assert list(table.firsts) == [0, 1, 3]
-    assert table.ids == [7, 8, 9] and table.values == ["7", "8", "9"]
+    assert table.ids == [7, 8, 9]
     assert list(table.spans) == [0, 3, 0, 4, 4, 5]
     copy = RunTable()
     assert copy.put_copy(data, 3, 8, table, 1) == 0
@@ -247,7 +247,7 @@ def test_the_bpe_model_clears_both_caches_and_sizes_both() -> None:
     assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.spill, INLINE | 2)
     assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.current, INLINE | 2)
     assert runs.current.find(b"ab", 0, 2) == INLINE | 2 and len(runs) == 1
-    assert (runs.tokens[2], runs.objects[2]) == ("ab", 2)
+    assert runs.merges is not None and (runs.merges.tokens[2], runs.objects[2]) == ("ab", 2)
     bpe.fuse_unk = True  # an option change clears the word caches
     assert len(runs) == 0
     bpe._resize_cache(0)
@@ -274,16 +274,15 @@ def test_a_short_word_of_one_or_two_tokens_is_kept_in_its_value() -> None:
 def test_a_run_table_keeps_inline_values_in_its_cells_only() -> None:
     table = RunTable()
     data = b"hug hugs"
-    tokens = ["hug", "h", "ugs"]
-    one = table.put_merged(data, 0, 3, merged([0], [0], 3), tokens)
-    two = table.put_merged(data, 3, 8, merged([1, 2], [0, 2], 5), tokens)
+    one = table.put_merged(data, 0, 3, merged([0], [0], 3))
+    two = table.put_merged(data, 3, 8, merged([1, 2], [0, 2], 5))
     assert (one, two) == (INLINE | 0, INLINE | TWO | 1 | 2 << ID_BITS | 2 << SPLIT_SHIFT)
     assert table.find(b"xhugx", 1, 4) == one and table.find(data, 3, 8) == two
     assert (table.ids, list(table.firsts), table.used) == ([], [0], 2)
-    long = table.put_merged(b"hugshugs", 0, 8, merged([0, 0], [0, 4], 8), ["hugs"])
+    long = table.put_merged(b"hugshugs", 0, 8, merged([0, 0], [0, 4], 8))
     assert long == 0 and table.ids == [0, 0] and table.find(b"hugshugs", 0, 8) == 0
     spilled = RunTable(1)
-    assert spilled.put_merged(b"x", 0, 1, merged([3], [0], 1), tokens, False) == INLINE | 3
+    assert spilled.put_merged(b"x", 0, 1, merged([3], [0], 1), False) == INLINE | 3
     assert spilled.find(b"x", 0, 1) == -1 and spilled.used == 1  # read once, never found
     copy = RunTable()
     assert copy.put_copy(data, 3, 8, table, two) == two
@@ -296,9 +295,9 @@ def test_ascii_runs_switch_their_tokens_with_the_models_vocabulary() -> None:
     assert runs is not None
     bpe.ascii_entry(runs, b"ab", 0, 2)
     bpe.ascii_entry(runs, b"ab", 0, 2)
-    assert runs.tokens == ["a", "b", "ab"] and len(runs) == 1
+    assert runs.merges is not None and runs.merges.tokens == ["a", "b", "ab"] and len(runs) == 1
     bpe.set_vocab_and_merges({"b": 0, "a": 1, "ab": 3, "ba": 2}, [("b", "a"), ("a", "b")])
     assert len(runs) == 0
     # the first word merged with the new table: its tokens replace the old ones
     assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.spill, INLINE | 3)
-    assert runs.tokens == ["b", "a", "ba", "ab"] and runs.objects == [0, 1, 2, 3]
+    assert runs.merges is not None and runs.merges.tokens == ["b", "a", "ba", "ab"] and runs.objects == [0, 1, 2, 3]

@@ -20,7 +20,7 @@ from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from engine.ascii_words import EMPTY, SAME_CASE, SHORT, doubled, folded_word, slot_for, slot_of, word_key
-from engine.models.bpe.merge_table import Merged
+from engine.models.bpe.merge_table import Merged, MergeTable
 from engine.models.bpe.word_run import WordRun
 
 # A table's starting size, in slots (a power of two).
@@ -29,8 +29,8 @@ FIRST_SLOTS = 1024
 # A word's value (`RunTable.find`): the entry of its tokens in the table's flat lists, or, with
 # INLINE set, the tokens themselves when they are one or two ids below 2**20 that cover the
 # short word one after the other (a merged run, `put_merged`): id0 | id1 << ID_BITS | where the
-# second starts << SPLIT_SHIFT | TWO if there is a second. Their tokens and int objects are
-# `AsciiRuns.tokens` and `AsciiRuns.objects` by id.
+# second starts << SPLIT_SHIFT | TWO if there is a second. Their int objects are
+# `AsciiRuns.objects` by id, their tokens the merge table's.
 # perf: a hit on such a word reads no list but the table's cells (firsts, ids and spans were
 # three dependent cache misses a word); they are 97 % of gcide's words.
 INLINE: Final[i64] = 1 << 62
@@ -43,8 +43,9 @@ SPLIT_MASK: Final[i64] = 255
 
 
 class RunTable:
-    """word bytes -> the word's value: INLINE tokens, or entry e, whose tokens are ids[t],
-    values[t] and spans[2t:2t+2] (offsets in the word) for t in firsts[e]..firsts[e+1]."""
+    """word bytes -> the word's value: INLINE tokens, or entry e, whose tokens are ids[t] and
+    spans[2t:2t+2] (offsets in the word) for t in firsts[e]..firsts[e+1] (their strs are the
+    model's tokens of those ids: the encodings made from here make them when read)."""
 
     cells: vec[i64]
     mask: i64
@@ -55,7 +56,6 @@ class RunTable:
     long_words: list[bytes]
     firsts: vec[i64]
     ids: list[int]
-    values: list[str]
     spans: vec[i64]
 
     def __init__(self, slots: i64 = FIRST_SLOTS) -> None:
@@ -66,7 +66,6 @@ class RunTable:
         self.long_words = []
         self.firsts = vec[i64]([0])
         self.ids = []
-        self.values = []
         self.spans = vec[i64]()
 
     def find(self, data: bytes, start: i64, end: i64) -> i64:
@@ -81,36 +80,28 @@ class RunTable:
         entry. Not `keyed`: the value is not found by the word (a word read once,
         `AsciiRuns.spill`)."""
         ids = self.ids
-        values = self.values
         spans = self.spans
         run_ids = run.ids
-        run_values = run.values
         run_spans = run.spans
         for k in range(len(run_ids)):
             ids.append(run_ids[k])
-            values.append(run_values[k])
             spans = append(spans, run_spans[2 * k])
             spans = append(spans, run_spans[2 * k + 1])
         self.spans = spans
         return self._add(data, start, end, self._entry(data, start, end), keyed)
 
-    def put_merged(
-        self, data: bytes, start: i64, end: i64, merged: Merged, tokens: list[str], keyed: bool = True
-    ) -> i64:
-        """Keep the symbols of `merged` (their tokens: `tokens`, by id) as the tokens of the word
-        data[start:end] (not held yet); its value (`keyed` as `put`'s)."""
+    def put_merged(self, data: bytes, start: i64, end: i64, merged: Merged, keyed: bool = True) -> i64:
+        """Keep the symbols of `merged` as the tokens of the word data[start:end] (not held
+        yet); its value (`keyed` as `put`'s)."""
         value = inline_value(merged, end - start)
         if value >= 0:
             return self._add(data, start, end, value, keyed)
         ids = self.ids
-        values = self.values
         spans = self.spans
         merged_ids = merged.ids
         k: i64 = 0
         while k < merged.n:
-            id = merged_ids[k]
-            ids.append(id)
-            values.append(tokens[id])
+            ids.append(merged_ids[k])
             spans = append(spans, merged.start(k))
             spans = append(spans, merged.end(k))
             k += 1
@@ -124,16 +115,13 @@ class RunTable:
             return self._add(data, start, end, value)
         entry = value
         ids = self.ids
-        values = self.values
         spans = self.spans
         other_ids = other.ids
-        other_values = other.values
         other_spans = other.spans
         t = other.firsts[entry]
         last = other.firsts[entry + 1]
         while t < last:
             ids.append(other_ids[t])
-            values.append(other_values[t])
             spans = append(spans, other_spans[2 * t])
             spans = append(spans, other_spans[2 * t + 1])
             t += 1
@@ -207,16 +195,16 @@ class AsciiRuns:
     seen: vec[i64]
     bounds: vec[i64]
     lock: Lock
-    # The token and the int object of each id, for INLINE values: the `tokens` every value
-    # held was merged with (`put_merged`), and int(id) made once for them all.
+    # The merge table every value held was merged with (`put_merged`), and its int object of
+    # each id, for INLINE values.
     # perf: an id appended as this shared object is no int allocated (and freed) a token.
-    tokens: list[str]
+    merges: MergeTable | None
     objects: list[object]
 
     def __init__(self, capacity: i64) -> None:
         self.bounds = vec[i64]()
         self.lock = Lock()
-        self.tokens = []
+        self.merges = None
         self.objects = []
         self.resize(capacity)
 
@@ -263,16 +251,15 @@ class AsciiRuns:
         table = self._table_for(data, start, end)
         return table, table.put(data, start, end, run, table is self.current)
 
-    def put_merged(self, data: bytes, start: i64, end: i64, merged: Merged, tokens: list[str]) -> tuple[RunTable, i64]:
-        """`put` for a word merged by `MergeTable` (`RunTable.put_merged`), whose tokens are
-        `tokens` by id: another list than before (the model's vocabulary changed) clears the
-        words held."""
-        if tokens is not self.tokens:
+    def put_merged(self, data: bytes, start: i64, end: i64, merged: Merged, merges: MergeTable) -> tuple[RunTable, i64]:
+        """`put` for a word merged by `merges` (`RunTable.put_merged`): another table than
+        before (the model's vocabulary changed) clears the words held."""
+        if merges is not self.merges:
             self.clear()
-            self.tokens = tokens
-            self.objects = list[object](range(len(tokens)))
+            self.merges = merges
+            self.objects = merges.objects
         table = self._table_for(data, start, end)
-        return table, table.put_merged(data, start, end, merged, tokens, table is self.current)
+        return table, table.put_merged(data, start, end, merged, table is self.current)
 
     def _table_for(self, data: bytes, start: i64, end: i64) -> RunTable:
         """Where the word data[start:end], just missed, goes: `current` if it was missed before

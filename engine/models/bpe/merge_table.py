@@ -44,14 +44,17 @@ class MergeTable:
     _slots: vec[i64]
     _mask: i64
     _stride: i64
-    # every id's token ("" where an id below the stride has none): read by id, no int boxed
+    # every id's token ("" where an id below the stride has none), and its int object: read by
+    # id, no int boxed. Never changed (encodings make their tokens and ids from them later).
     tokens: list[str]
+    objects: list[object]
 
     def __init__(self, ranks: dict[int, int], new_ids: list[int], stride: int, vocab_r: dict[int, str]) -> None:
         tokens = [""] * stride
         for id, token in vocab_r.items():
             tokens[id] = token
         self.tokens = tokens
+        self.objects = list[object](range(stride))
         size: i64 = 16
         while size < 2 * len(ranks):
             size *= 2

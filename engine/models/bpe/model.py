@@ -408,14 +408,12 @@ class BPE(VocabModel):
             return None
         return self._ascii_runs
 
-    def token_names(self) -> list[str] | None:
-        """Every id's token, by id ("" where an id below the largest has none), or None when
-        the model's ids are too sparse for such a list (`MergeTable`). A list made anew when
-        the vocabulary changes, never changed: an encoding may make its tokens from it later."""
+    def built_merge_table(self) -> MergeTable | None:
+        """The merge table, built if it was not yet (it lists every id's token and int object),
+        or None when the model's ids are too sparse for one. A new vocabulary makes a new one."""
         if not self._merges_built:
             self._build_merges()
-        table = self._merge_table
-        return table.tokens if table is not None else None
+        return self._merge_table
 
     def ascii_entry(self, runs: AsciiRuns, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
         """The table and value in `runs` (this model's `ascii_runs()`) of the run of the
@@ -435,7 +433,7 @@ class BPE(VocabModel):
                 codes = append(codes, BYTE_CODES[data[i]])
             merged = self._merged_units(codes, table)
             if merged is not None:
-                return runs.put_merged(data, start, end, merged, table.tokens)
+                return runs.put_merged(data, start, end, merged, table)
         word = ascii_to_chars(data[start:end].decode("ascii"))
         return runs.put(data, start, end, self._fresh_run(word))
 
