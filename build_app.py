@@ -139,7 +139,7 @@ HOT: dict[str, str] = {
     "engine/models/bpe/merge_table.py": "BPE's merge of a short word over native ints: every word the cache misses",
     "engine/corpus/byte_words.py": "training words counted on bytes: every byte of an ASCII corpus",
     "engine/ascii_words.py": "GPT-2's split on bytes and a word's key: every byte counted or encoded",
-    "engine/models/bpe/ascii_runs.py": "the byte-keyed word cache: every word of an ASCII line encoded",
+    "engine/models/bpe/byte_runs.py": "the byte-keyed word cache: every word of an ASCII line encoded",
     "engine/models/unigram/suffix_sort.py": "Unigram's seeds: every suffix of every word sorted, char by char",
 }
 # mypyc's name for the shared library that holds every compiled module (engine__mypyc)

@@ -27,6 +27,9 @@ Tasks:
               line     one call per line, ids + offsets: ours `encode`, HF 0.23 `encode`, tokie
                        `encode_with_offsets` (byte offsets, turned into character offsets for
                        the comparison); single-threaded (RAYON_NUM_THREADS=1)
+              line-read  the same calls, each result's `ids` and `offsets` then read: all three
+                       return an Encoding that makes those Python lists when they are read
+                       (ours since issue 25's fifth round), so `line` alone leaves that work out
               batch    all lines in one call, ids + offsets: ours `encode_batch` (one process),
                        HF 0.23 `encode_batch` (its threads)
               ids      one call per line, ids only: ours `encode_ids`, HF 1.0 `encode`, tiktoken
@@ -324,8 +327,18 @@ def _encoder(side: str, path: str) -> Any:
 
 def _per_line_call(side: str, task: str, tokenizer: Any) -> Any:
     """The call a per-line task makes for each line (ids: it returns the ids list)."""
-    if task == "line":
-        return tokenizer.encode_with_offsets if side == "tokie" else tokenizer.encode
+    if task in ("line", "line-read"):
+        encode = tokenizer.encode_with_offsets if side == "tokie" else tokenizer.encode
+        if task == "line":
+            return encode
+
+        def encode_and_read(line: str) -> Any:
+            encoding = encode(line)
+            encoding.ids
+            encoding.offsets
+            return encoding
+
+        return encode_and_read
     if side == "ours":
         return tokenizer.encode_ids
     if side == "tiktoken":
@@ -348,7 +361,7 @@ def _stream_lines(side: str, task: str, tokenizer: Any, lines: list[str]) -> Non
 def _encode_pass(side: str, task: str, tokenizer: Any, lines: list[str], text_path: str, workdir: str) -> Any:
     """(side, task)'s work, its outputs returned in a form `_digest_of` reads (per-line tasks:
     the untimed check pass; `_stream_lines` is their timed one)."""
-    if task in ("line", "ids"):
+    if task in ("line", "line-read", "ids"):
         call = _per_line_call(side, task, tokenizer)
         if task == "ids" and side not in ("ours", "tiktoken"):
             return [call(line).ids for line in lines]
@@ -399,7 +412,7 @@ def _digest_of(side: str, task: str, outputs: Any, lines: list[str]) -> dict[str
             result["processes"] = processes
         return result
     digest = _Digest()
-    if task in ("line", "batch"):
+    if task in ("line", "line-read", "batch"):
         for line, encoding in zip(lines, outputs):
             if side == "tokie":
                 offsets = _char_offsets(line, encoding.offsets)
@@ -434,7 +447,7 @@ def _encode_child(spec: dict[str, Any], marks_fd: int) -> dict[str, Any]:
     if lines and lines[-1] == "":
         lines.pop()
     # The first pass gives the outputs compared (and warms up); the timed passes follow.
-    if task in ("line", "ids"):
+    if task in ("line", "line-read", "ids"):
         # (streamed into the digest, nothing kept: the peak memory is the timed pass's)
         info = _streamed_digest(side, task, tokenizer, lines)
     else:
@@ -444,7 +457,7 @@ def _encode_child(spec: dict[str, Any], marks_fd: int) -> dict[str, Any]:
     bench_train._send_mark(marks_fd, WORK)
     best = float("inf")
     for _ in range(spec["repeats"]):
-        if task in ("line", "ids"):
+        if task in ("line", "line-read", "ids"):
             started = time.perf_counter()
             _stream_lines(side, task, tokenizer, lines)
             best = min(best, time.perf_counter() - started)
@@ -669,6 +682,7 @@ def make_encode_tokenizer(tokenizer_json: str, target: Path) -> int:
 
 ENCODE_TASKS = {
     "line": ("per line, ids + offsets (one call a line, one thread)", ["ours", "hf", "tokie"], True),
+    "line-read": ("per line, ids + offsets, both read (one call a line, one thread)", ["ours", "hf", "tokie"], True),
     "batch": ("batch, ids + offsets (all lines in one call)", ["ours", "hf"], False),
     "ids": ("per line, ids only (one call a line, one thread)", ["ours", "hf1", "tiktoken", "tokie", "hf"], True),
     "ids-batch": ("batch, ids only (all lines in one call)", ["ours", "hf1", "tiktoken", "tokie", "hf"], False),
@@ -676,6 +690,8 @@ ENCODE_TASKS = {
 }
 ENCODE_CALLS = {
     ("line", "ours"): "`encode`", ("line", "hf"): "`encode`", ("line", "tokie"): "`encode_with_offsets`",
+    ("line-read", "ours"): "`encode`, `.ids`, `.offsets`", ("line-read", "hf"): "`encode`, `.ids`, `.offsets`",
+    ("line-read", "tokie"): "`encode_with_offsets`, `.ids`, `.offsets`",
     ("batch", "ours"): "`encode_batch` (1 process)", ("batch", "hf"): "`encode_batch` (its threads)",
     ("ids", "ours"): "`encode_ids`", ("ids", "hf1"): "`encode`", ("ids", "tiktoken"): "`encode_ordinary`",
     ("ids", "tokie"): "`encode`", ("ids", "hf"): "`encode(...).ids` (builds offsets too)",
@@ -726,7 +742,7 @@ def run_encode(runner: Runner, tokenizer: Path, text: Path, tasks: list[str], re
             if side == "ours" or "missing" in info or "missing" in ours:
                 continue
             same, where = _same_encoding(ours, info)
-            what = "ids and offsets" if task in ("line", "batch") else "ids"
+            what = "ids and offsets" if task in ("line", "line-read", "batch") else "ids"
             print(f"- outputs, ours against {info['library']} {ENCODE_CALLS[(task, side)]}: "
                   + (f"{what} identical ({info['ids']:,} ids)" if same else f"DIFFER: {where}"))
             if not same:
@@ -747,7 +763,7 @@ def run_encode(runner: Runner, tokenizer: Path, text: Path, tasks: list[str], re
                 ratio = notes.get(side) or NOT_COMPARABLE.get((task, side)) or _with_goal(task, side, seconds / float(ours["seconds"]))
             rows.append([label, f"{seconds:.3f} s", f"{megabytes / seconds:.2f}", _mb(info["peak_kb"]), ratio])
         _table(rows, ["side", f"time (best of {repeats})", "MB/s", "peak PSS MB", "ours/side speed"])
-        if task == "line":
+        if task in ("line", "line-read"):
             print("\n(per-line ids+offsets peers with no offsets: tiktoken and HF 1.0 give ids only; see the ids-only tables)")
     return ok
 

@@ -25,8 +25,8 @@ Parts:
   encode    per line on the first --text-mb MB of gcide.txt with the trained tokenizer: `encode`
             and `encode_ids` with the default word cache and with one holding every distinct word;
             one BPE merge of a word (cache off) against a cache hit; and, with every word cached,
-            the parts of the ASCII lines' byte path: `fast_path.ascii_ids` (GPT-2's split on
-            the bytes, the byte-keyed cache, the ids), `fast_path.ascii_encoding` (offsets and
+            the parts of the ASCII lines' byte path: `fast_path.byte_level_ids` (GPT-2's split on
+            the bytes, the byte-keyed cache, the ids), `fast_path.byte_level_encoding` (offsets and
             word ids too, and the `Encoding`; its tokens are made when read), and the rest of
             `encode`
 """
@@ -159,7 +159,7 @@ def encoding(tokenizer: Tokenizer, text_path: Path, cprofile: bool) -> None:
     for _ in range(2):  # (a word goes into the byte-keyed cache when missed a second time)
         over_lines(cached.encode_ids)()
     added, normalizer, pre_tokenizer, bpe = cached._added, cached._normalizer, cached._pre_tokenizer, cached.model
-    if not all(fast_path.ascii_bpe(line, added, normalizer, pre_tokenizer, bpe) is bpe for line in lines if line.isascii()):
+    if not all(fast_path.byte_level_bpe(line, added, normalizer, pre_tokenizer, bpe) is bpe for line in lines if line.isascii()):
         print("  (the ASCII byte path does not apply to this tokenizer: no parts)")
         return
 
@@ -170,8 +170,8 @@ def encoding(tokenizer: Tokenizer, text_path: Path, cprofile: bool) -> None:
     # (the parts build what the whole frees line by line, but a part's loop may keep more).
     gc.disable()
     try:
-        ids_s = best_of(3, ascii_lines(lambda line: fast_path.ascii_ids(line, bpe)))
-        lists_s = best_of(3, ascii_lines(lambda line: fast_path.ascii_encoding(line, bpe, -1, 0)))
+        ids_s = best_of(3, ascii_lines(lambda line: fast_path.byte_level_ids(line, bpe)))
+        lists_s = best_of(3, ascii_lines(lambda line: fast_path.byte_level_encoding(line, bpe, -1, 0)))
         piece_s = best_of(
             3, ascii_lines(lambda line: input_sequence.encode_piece(line, 0, -1, False, added, normalizer, pre_tokenizer, bpe))
         )
@@ -180,7 +180,7 @@ def encoding(tokenizer: Tokenizer, text_path: Path, cprofile: bool) -> None:
     finally:
         gc.enable()
     print(f"  parts of encode per ASCII line with every word cached (collector off): scan, cache and ids"
-          f" (`ascii_ids`) {ids_s:.2f} s | + offsets, word ids and the Encoding (`ascii_encoding`) {lists_s - ids_s:.2f} s"
+          f" (`byte_level_ids`) {ids_s:.2f} s | + offsets, word ids and the Encoding (`byte_level_encoding`) {lists_s - ids_s:.2f} s"
           f" | + the checks of `encode_piece` {piece_s - lists_s:.2f} s | + the rest (checks, post-processing, calls)"
           f" {whole - piece_s:.2f} s | whole {whole:.2f} s | its tokens read {read_s - whole:.2f} s more")
     if cprofile:

@@ -2,9 +2,10 @@
 scanned on bytes (`gpt2_bounds`), and a word's key as a native int (`word_key`).
 
 Two users, one scan and one key (issue 25): training counts words on bytes
-(`engine.corpus.byte_words`), and the encode fast path looks each word of an ASCII line up in
-the BPE model's byte-keyed cache (`engine.models.bpe.ascii_runs`). `scanners.gpt2_ascii_words`,
-GPT-2's split of an ASCII str, is this scan too.
+(`engine.corpus.byte_words`), and the encode fast path looks each word of a line up in the BPE
+model's byte-keyed cache (`engine.models.bpe.byte_runs`). `scanners.gpt2_ascii_words`,
+GPT-2's split of an ASCII str, is this scan too. The encode fast path also splits lines past
+ASCII on their UTF-8 bytes (`gpt2_utf8_bounds`), each char's class from HF's tables.
 
 A key: a word of up to SHORT bytes is its own key (its bytes, the first lowest, its length in
 the top byte), so looking it up needs no object; a longer word's key is LONG in the top byte and
@@ -17,6 +18,8 @@ from typing import Final
 
 from librt.vecs import vec
 from mypy_extensions import i64
+
+from engine import unicode_tables as tables
 
 # GPT-2's classes of an ASCII byte (the pattern's \p{L}, \p{N}, \s and the rest). A byte past
 # ASCII is UNDECIDED: its line is not split here.
@@ -234,3 +237,101 @@ def folded_word(data: bytes, start: i64, end: i64, prefixed: bool, fold: bytes) 
     """The bytes `same_word` compares with: data[start:end] folded, after a " " if `prefixed`."""
     word = data[start:end].translate(fold)
     return b" " + word if prefixed else word
+
+
+class _UnicodeClasses:
+    """GPT-2's class of every code point, a byte each (OTHER, LETTER, DIGIT for the pattern's
+    \\p{N}, SPACE), from the tables the pattern's Oniguruma classes were measured into
+    (`scanners.GPT2_RE`'s): made at the first line past ASCII, 1.1 MB."""
+
+    table: bytes
+
+    def __init__(self) -> None:
+        self.table = b""
+
+    def get(self) -> bytes:
+        if not self.table:
+            out = bytearray(0x110000)
+            # (the tables do not overlap: tests/engine/test_fast_path.py)
+            for spec, kind in ((tables.ONIG_NUMBER, DIGIT), (tables.ONIG_LETTER, LETTER), (tables.WHITESPACE, SPACE)):
+                for low, high in tables.parse_ranges(spec):
+                    out[low : high + 1] = bytes([kind]) * (high - low + 1)
+            self.table = bytes(out)
+        return self.table
+
+
+UNICODE_CLASSES: Final = _UnicodeClasses()
+
+
+def char_width(lead: i64) -> i64:
+    """How many bytes the UTF-8 char whose first byte is `lead` has."""
+    return 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+
+def _class_at(data: bytes, i: i64, classes: bytes) -> i64:
+    """GPT-2's class of the UTF-8 char starting at data[i] (`classes`: `UNICODE_CLASSES`)."""
+    c: i64 = data[i]
+    if c < 0x80:
+        return GPT2_CLASSES[c]
+    if c < 0xE0:
+        code = ((c & 0x1F) << 6) | (data[i + 1] & 0x3F)
+    elif c < 0xF0:
+        code = ((c & 0x0F) << 12) | ((data[i + 1] & 0x3F) << 6) | (data[i + 2] & 0x3F)
+    else:
+        code = ((c & 0x07) << 18) | ((data[i + 1] & 0x3F) << 12) | ((data[i + 2] & 0x3F) << 6) | (data[i + 3] & 0x3F)
+    return classes[code]
+
+
+def gpt2_utf8_bounds(data: bytes, end: i64, out: vec[i64]) -> i64:
+    """`gpt2_bounds` of the UTF-8 data[0:end], any text (no prefix space, no fold): the bounds
+    fall at char starts, counted in bytes. A char past ASCII is a letter, a number, a space or
+    other by `UNICODE_CLASSES`; a run of spaces that leaves its last one to the next word
+    leaves it a whole char.
+
+    "née  là".encode() -> (0, 4) (4, 5) (5, 9): "née" " " " là".
+    """
+    classes = UNICODE_CLASSES.get()
+    i: i64 = 0
+    n: i64 = 0
+    while i < end:
+        c: i64 = data[i]
+        if c == 39 and i + 1 < end:  # "'"
+            d: i64 = data[i + 1]
+            if d == 115 or d == 116 or d == 109 or d == 100:  # s t m d
+                out[n] = i
+                out[n + 1] = i + 2
+                n += 2
+                i += 2
+                continue
+            if i + 2 < end:
+                e: i64 = data[i + 2]
+                if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):  # re ve ll
+                    out[n] = i
+                    out[n + 1] = i + 3
+                    n += 2
+                    i += 3
+                    continue
+        kind = _class_at(data, i, classes)
+        j = i
+        if c == 32 and i + 1 < end:
+            after = _class_at(data, i + 1, classes)
+            if after != SPACE:
+                j = i + 1  # " ?X": the space starts the word
+                kind = after
+        if kind != SPACE:
+            j += char_width(data[j])
+            while j < end and _class_at(data, j, classes) == kind:
+                j += char_width(data[j])
+        else:
+            last = i
+            j = i + char_width(c)
+            while j < end and _class_at(data, j, classes) == SPACE:
+                last = j
+                j += char_width(data[j])
+            if j < end and last > i:
+                j = last  # \s+(?!\S): the last space goes with the next word
+        out[n] = i
+        out[n + 1] = j
+        n += 2
+        i = j
+    return n

@@ -52,6 +52,11 @@ def ascii_to_chars(text: str) -> str:
     return text.translate(LATIN1_TO_CHARS)
 
 
+def bytes_to_chars(data: bytes) -> str:
+    """`to_chars` of the text whose UTF-8 bytes are `data` (any bytes: one char a byte)."""
+    return data.decode("latin-1").translate(LATIN1_TO_CHARS)
+
+
 def to_bytes(text: str) -> bytes | None:
     """The bytes a byte-level string stands for (`"Ã©"` -> `b"\\xc3\\xa9"`), or None if a char
     is not in the map."""

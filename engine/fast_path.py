@@ -8,9 +8,9 @@ token's offsets are its piece's start plus its offsets in the piece (through tho
 any), and each piece's tokens come from the model's word cache (`Model.tokenize_run`; BPE's
 `word_run`, the form its cache keeps, read without a copy). Anything
 else gives None, and the full pipeline runs; both give the same encodings (the tests compare them
-on random texts). `ids_only` is the bulk path that skips tokens and offsets. An ASCII line for
-GPT-2's byte-level BPE is cut and looked up on its bytes (`ascii_encoding`), its Encoding made
-there, its tokens when read.
+on random texts). `ids_only` is the bulk path that skips tokens and offsets. A line for GPT-2's
+byte-level BPE is cut and looked up on its UTF-8 bytes (`byte_level_encoding`), its Encoding made
+there, its ids, tokens and word ids when read.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from mypy_extensions import i64
 
 from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
-from engine.ascii_words import EMPTY, GOLDEN, LOW_31, SAME_CASE, SHORT, bounds_room, gpt2_bounds
-from engine.byte_level import ascii_to_chars
+from engine.ascii_words import EMPTY, GOLDEN, LOW_31, SAME_CASE, SHORT, bounds_room, gpt2_bounds, gpt2_utf8_bounds
+from engine.byte_level import bytes_to_chars
 from engine.encoding import Encoding, Unmade
 from engine.models.base import Model, TokenRun
-from engine.models.bpe.ascii_runs import ID_BITS, ID_MASK, INLINE, SPLIT_MASK, SPLIT_SHIFT, TWO, AsciiRuns
+from engine.models.bpe.byte_runs import ID_BITS, ID_MASK, INLINE, SPLIT_MASK, SPLIT_SHIFT, TWO, ByteRuns
 from engine.models.bpe.model import BPE
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import ByteLevel, Cut, PreTokenizer, words_of
@@ -48,15 +48,15 @@ class TokenLists:
         self.words = []
 
 
-def ascii_bpe(
+def byte_level_bpe(
     text: str, added: AddedVocabulary, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None, model: Model
 ) -> BPE | None:
-    """The BPE model when `ascii_tokens` applies to `text`: an ASCII text with no added token in
-    it, no normalizer, GPT-2's ByteLevel split (and no space to insert), and the model a BPE
-    that caches its runs; else None."""
+    """The BPE model when `byte_level_encoding` applies to `text`: a text with no added token in
+    it, no normalizer, GPT-2's ByteLevel split (and no space to insert), and the model a BPE;
+    else None."""
     if normalizer is not None or not isinstance(pre_tokenizer, ByteLevel) or not isinstance(model, BPE):
         return None
-    if not pre_tokenizer.use_regex or not text.isascii():
+    if not pre_tokenizer.use_regex:
         return None
     if pre_tokenizer.add_prefix_space and text and text[0] != " ":
         return None
@@ -65,9 +65,9 @@ def ascii_bpe(
     return model
 
 
-def ascii_encoding(text: str, bpe: BPE, word: int, type_id: int) -> Encoding | None:
-    """The Encoding of an ASCII `text` that `ascii_bpe` gave `bpe` for, found on its bytes:
-    GPT-2's split scanned on them, each word's run looked up by its bytes (`BPE.ascii_entry`),
+def byte_level_encoding(text: str, bpe: BPE, word: int, type_id: int) -> Encoding | None:
+    """The Encoding of a `text` that `byte_level_bpe` gave `bpe` for, found on its UTF-8 bytes:
+    GPT-2's split scanned on them, each word's run looked up by its bytes (`BPE.byte_entry`),
     no str made per word. Its ids, tokens and word ids are kept in vecs, the lists made when
     first read (`engine.encoding.Unmade`, the ids' objects and tokens from the model's merge
     table). `word` as `token_lists`', `type_id` as `Encoding`'s. None when the model does not
@@ -76,11 +76,15 @@ def ascii_encoding(text: str, bpe: BPE, word: int, type_id: int) -> Encoding | N
     table = bpe.built_merge_table()
     if table is None:
         return None
+    if bpe.end_of_word_symbol and bpe.end_of_word_suffix is not None and not text.isascii():
+        # (the separate end-of-word symbol's zero-width token: HF places it past a word's
+        # chars by its byte count, which only the str path follows)
+        return None
     runs = _acquired(bpe)
     if runs is None:
         return None
     try:
-        found = _ascii_fill_held(text, bpe, word, None, runs)
+        found = _byte_fill_held(text, bpe, word, None, runs)
     finally:
         runs.lock.release()
     if found is None:
@@ -88,14 +92,14 @@ def ascii_encoding(text: str, bpe: BPE, word: int, type_id: int) -> Encoding | N
     return Encoding(spans=found.spans, type_id=type_id, unmade=Unmade(found.ids, found.words, table.objects, table.tokens))
 
 
-def ascii_ids(text: str, bpe: BPE) -> list[int] | None:
-    """`ascii_encoding`'s ids alone (the bulk path)."""
+def byte_level_ids(text: str, bpe: BPE) -> list[int] | None:
+    """`byte_level_encoding`'s ids alone (the bulk path)."""
     runs = _acquired(bpe)
     if runs is None:
         return None
     ids: list[object] = []
     try:
-        _ascii_fill_held(text, bpe, -1, ids, runs)
+        _byte_fill_held(text, bpe, -1, ids, runs)
     finally:
         runs.lock.release()
     # (list[int] as list[object]: the fill appends the cache's shared int objects, unboxed by
@@ -103,15 +107,15 @@ def ascii_ids(text: str, bpe: BPE) -> list[int] | None:
     return cast(list[int], ids)
 
 
-def _acquired(bpe: BPE) -> AsciiRuns | None:
-    """`bpe`'s cache of ASCII words, its lock taken; None when the model does not cache runs
+def _acquired(bpe: BPE) -> ByteRuns | None:
+    """`bpe`'s cache of words by their bytes, its lock taken; None when the model does not cache runs
     or another thread holds that cache.
 
     subtle: the cache is changed in many steps, and compiled code is not atomic: a collection
     run by an allocation may call finalizers, and then another thread (async_encode's executor)
     may run in between (a test with four threads broke the tables before the lock). A thread
     that finds the lock taken does not wait: it takes the str path."""
-    runs = bpe.ascii_runs()
+    runs = bpe.byte_runs()
     if runs is None or not runs.lock.acquire(False):
         return None
     return runs
@@ -130,7 +134,7 @@ class TokenVecs:
         self.spans = spans
 
 
-def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, runs: AsciiRuns) -> TokenVecs | None:
+def _byte_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, runs: ByteRuns) -> TokenVecs | None:
     """The tokens of `text`: appended to `ids` (ints, each as the cache gives it) when it is
     given, else returned; `word` >= 0 is every token's word index, else the word's own.
     `runs.lock` is held.
@@ -139,11 +143,12 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, r
     `ids_only` is predicted and costs nothing measurable."""
     ids_only = ids is not None
     out_ids: list[object] = ids if ids is not None else []
-    data = text.encode("ascii")
+    data = text.encode("utf-8")
     n_bytes: i64 = len(data)
+    ascii = n_bytes == len(text)
     bounds = bounds_room(runs.bounds, n_bytes)
     runs.bounds = bounds
-    n = gpt2_bounds(data, 0, n_bytes, False, SAME_CASE, bounds)
+    n = gpt2_bounds(data, 0, n_bytes, False, SAME_CASE, bounds) if ascii else gpt2_utf8_bounds(data, n_bytes, bounds)
     # (room for two tokens a word, a word being two bounds: most lines take no second
     # allocation, where growing from empty took four or five a vec)
     room: i64 = 0 if ids_only else n
@@ -186,7 +191,7 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, r
         else:
             value = table.find(data, start, end)
         if value < 0:
-            table, value = bpe.ascii_entry(runs, data, start, end)
+            table, value = bpe.byte_entry(runs, data, start, end)
             # (a new vocabulary's first word switches the cache's objects)
             objects = runs.objects
         if value >= INLINE:
@@ -211,7 +216,7 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, r
             continue
         if value < 0:
             # a word too long to cache
-            found_run = bpe.word_run(ascii_to_chars(text[start:end]))
+            found_run = bpe.word_run(bytes_to_chars(data[start:end]))
             found_ids = found_run.ids
             found_spans = found_run.spans
             for t in range(len(found_ids)):
@@ -238,7 +243,29 @@ def _ascii_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, r
             spans = append(spans, start + run_spans[2 * t])
             spans = append(spans, start + run_spans[2 * t + 1])
             t += 1
-    return None if ids_only else TokenVecs(id_vec, words, spans)
+    if ids_only:
+        return None
+    return TokenVecs(id_vec, words, spans if ascii else _char_spans(spans, data))
+
+
+def _char_spans(spans: vec[i64], data: bytes) -> vec[i64]:
+    """`spans` counted in the bytes of the UTF-8 `data` as counted in its chars: a token spans
+    the chars its bytes are in (a token inside a char spans the whole char, as in HF)."""
+    char_at = vec[i64](capacity=len(data) + 1)
+    chars: i64 = -1
+    for byte in data:
+        if byte & 0xC0 != 0x80:
+            chars += 1
+        char_at = append(char_at, chars)
+    char_at = append(char_at, chars + 1)
+    out = vec[i64](capacity=len(spans))
+    for k in range(0, len(spans), 2):
+        start = spans[k]
+        end = spans[k + 1]
+        first = char_at[start]
+        out = append(out, first)
+        out = append(out, char_at[end - 1] + 1 if end > start else first)
+    return out
 
 
 def cut(
@@ -270,8 +297,8 @@ def cut(
 
 def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists | None:
     """The tokens of every piece; `word` >= 0 is every token's word index, else the piece's.
-    None when the text was normalized with alignments and a token has no chars to align (the
-    full pipeline then places it)."""
+    None when the text was normalized with alignments and a token has no chars to align, or a
+    token starts past its piece's bytes (the full pipeline then places it)."""
     out = TokenLists()
     ids = out.ids
     tokens = out.tokens
@@ -308,7 +335,8 @@ def token_lists(pieces: Cut, model: Model, word: int) -> TokenLists | None:
             _append_prefixed(out, run, start, word_index)
             continue
         if len(piece) != piece_ends[index] - start:
-            _append_wide(out, run, pieces.text[start : piece_ends[index]], start, word_index)
+            if not _append_wide(out, run, pieces.text[start : piece_ends[index]], start, word_index):
+                return None
             continue
         ids.extend(run.ids)
         tokens.extend(run.values)
@@ -356,10 +384,15 @@ def _append_prefixed(out: TokenLists, run: TokenRun, start: int, word_index: int
     out.spans = spans
 
 
-def _append_wide(out: TokenLists, run: TokenRun, source: str, start: int, word_index: int | None) -> None:
+def _append_wide(out: TokenLists, run: TokenRun, source: str, start: int, word_index: int | None) -> bool:
     """Tokens of the byte-level chars of a non-ASCII piece: their offsets count bytes, so map
-    them back to the chars they came from (a token inside a char spans the whole char, as in HF)."""
+    them back to the chars they came from (a token inside a char spans the whole char, as in HF).
+    False, and nothing appended, when a token starts past the piece's bytes (the separate
+    end-of-word symbol): the full pipeline places it as HF does a span it cannot convert."""
     char_of_byte = uc.char_of_byte(source)
+    for k in range(len(run.starts)):
+        if run.starts[k] >= len(char_of_byte):
+            return False
     out.ids.extend(run.ids)
     out.tokens.extend(run.values)
     spans = out.spans
@@ -370,6 +403,7 @@ def _append_wide(out: TokenLists, run: TokenRun, source: str, start: int, word_i
         spans = append(spans, start + last)
         out.words.append(word_index)
     out.spans = spans
+    return True
 
 
 def ids_only(
@@ -378,9 +412,9 @@ def ids_only(
     """The ids of `text` when no added token occurs in it (else None): the bulk path. Without
     offsets any normalizer will do, and the pre-tokenizers' `split_words` (the word counting
     path of training) gives the pieces as the model sees them."""
-    bpe = ascii_bpe(text, added, normalizer, pre_tokenizer, model)
+    bpe = byte_level_bpe(text, added, normalizer, pre_tokenizer, model)
     if bpe is not None:
-        found = ascii_ids(text, bpe)
+        found = byte_level_ids(text, bpe)
         if found is not None:
             return found
     if added.may_match(text, False):

@@ -114,9 +114,9 @@ def encode_piece(
         # subtle: HF's encode_fast leaves every type id 0; only a post-processor sets them.
         words: list[int | None] = [None] * n
         return Encoding(ids, tokens=[""] * n, words=words, spans=zero_spans(n), type_id=0)
-    bpe = fast_path.ascii_bpe(text, added, normalizer, pre_tokenizer, model)
+    bpe = fast_path.byte_level_bpe(text, added, normalizer, pre_tokenizer, model)
     if bpe is not None:
-        found = fast_path.ascii_encoding(text, bpe, word_index, type_id)
+        found = fast_path.byte_level_encoding(text, bpe, word_index, type_id)
         if found is not None:
             return found
     pieces = fast_path.cut(text, added, normalizer, pre_tokenizer)

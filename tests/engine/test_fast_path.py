@@ -14,11 +14,16 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from librt.vecs import vec
+from mypy_extensions import i64
 
 from engine import Tokenizer, decoders, fast_path, models, normalizers, pre_tokenizers, processors, trainers
+from engine import unicode_tables as tables
+from engine.ascii_words import DIGIT, GPT2_CLASSES, LETTER, OTHER, SPACE, UNICODE_CLASSES, bounds_room, gpt2_utf8_bounds
 from engine.formats import charsmap
 from engine.input_sequence import encode_piece, encode_piece_in_full
 from engine.pattern import Regex
+from engine.pre_tokenizers.scanners import GPT2_RE
 
 LINES = [
     "The quick brown fox jumps over the lazy dog, doesn't it? 1234 and 56.",
@@ -195,15 +200,41 @@ def test_the_word_cache_follows_option_changes() -> None:
     assert tokenizer.encode("ab").tokens == ["a", "<0x62>"]
 
 
-# -- ASCII lines on their bytes (`fast_path.ascii_encoding`) -----------------------------------
+# -- lines on their UTF-8 bytes (`fast_path.byte_level_encoding`) -----------------------------
 
-ASCII_TEXTS = st.lists(
+# Letters, numbers, spaces and the rest of GPT-2's pattern past ASCII too: two-, three- and
+# four-byte chars, marks, spaces that are not " ", numbers that are not digits.
+UNICODE_CHARS = "éßжΩ日本語\u0301²٣Ⅻ\u00a0\u2003\u3000\x85—“’€🙂𝒜"
+LINE_TEXTS = st.lists(
     st.one_of(
         st.text(alphabet="abcXYZ 019 ,.'!-\t\n\r\x0b\x0c\x01~", max_size=12),
-        st.sampled_from(["'s", "'T", "'re", "'VE", "'ll", "'d", "'m", " don't", "   ", "<s>", "x" * 300, " " + "ab" * 200]),
+        st.text(alphabet="ab 1 '.\t" + UNICODE_CHARS, max_size=12),
+        st.sampled_from(["'s", "'T", "'re", "'VE", "'ll", "'d", "'m", " don't", "   ", "<s>", "x" * 300, " " + "ab" * 200, "é" * 200]),
     ),
     max_size=8,
 ).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(LINE_TEXTS, st.text(st.characters(exclude_categories=["Cs"]), max_size=20)))
+def test_gpt2_split_on_utf8_bytes_is_the_patterns(text: str) -> None:
+    data = text.encode("utf-8")
+    bounds = bounds_room(vec[i64](), len(data))
+    n = gpt2_utf8_bounds(data, len(data), bounds)
+    assert [data[bounds[k] : bounds[k + 1]].decode("utf-8") for k in range(0, n, 2)] == GPT2_RE.findall(text)
+
+
+def test_the_unicode_classes_are_the_patterns_tables_and_agree_on_ascii() -> None:
+    classes = UNICODE_CLASSES.get()
+    assert [classes[b] for b in range(128)] == list(GPT2_CLASSES[:128])
+    kinds: dict[int, int] = {}
+    for spec, kind in ((tables.ONIG_NUMBER, DIGIT), (tables.ONIG_LETTER, LETTER), (tables.WHITESPACE, SPACE)):
+        for low, high in tables.parse_ranges(spec):
+            for code in range(low, high + 1):
+                assert kinds.setdefault(code, kind) == kind  # no char in two of them
+                assert classes[code] == kind
+    assert classes[ord("日")] == LETTER and classes[ord("²")] == DIGIT and classes[0x3000] == SPACE
+    assert classes[ord("—")] == OTHER and len(classes) == 0x110000
 
 
 def _byte_level_with_cache(capacity: int) -> Tokenizer:
@@ -219,36 +250,39 @@ def _bpe_of(tokenizer: Tokenizer) -> models.BPE:
 
 
 def _held_words(tokenizer: Tokenizer) -> int:
-    runs = _bpe_of(tokenizer).ascii_runs()
+    runs = _bpe_of(tokenizer).byte_runs()
     return len(runs) if runs is not None else 0
 
 
-def test_an_ascii_line_is_encoded_on_its_bytes() -> None:
+def test_a_line_is_encoded_on_its_bytes() -> None:
     tokenizer = tokenizer_for("byte-level")
     parts = (tokenizer._added, tokenizer.normalizer, tokenizer.pre_tokenizer, tokenizer.model)
     text = "The fox doesn't  jump,\tit's 1234 tabs   "
-    bpe = fast_path.ascii_bpe(text, *parts)
+    bpe = fast_path.byte_level_bpe(text, *parts)
     assert bpe is not None and bpe is tokenizer.model
-    found = fast_path.ascii_encoding(text, bpe, -1, 0)
+    found = fast_path.byte_level_encoding(text, bpe, -1, 0)
     assert found is not None
     assert found == encode_piece_in_full(text, 0, -1, *parts)
-    fast_path.ascii_encoding(text, bpe, -1, 0)
+    fast_path.byte_level_encoding(text, bpe, -1, 0)
     assert _held_words(tokenizer) > 0  # its words, missed twice, are held by their bytes now
+    unicode = "Née  à 東京, ２０２４\u3000年 🙂 l'été"
+    assert fast_path.byte_level_bpe(unicode, *parts) is bpe  # past ASCII too
+    found = fast_path.byte_level_encoding(unicode, bpe, -1, 0)
+    assert found is not None and found == encode_piece_in_full(unicode, 0, -1, *parts)
     # the cases it leaves to the other paths
-    assert fast_path.ascii_bpe("café", *parts) is None  # past ASCII
-    assert fast_path.ascii_bpe("a <s> b", *parts) is None  # an added token
+    assert fast_path.byte_level_bpe("a <s> b", *parts) is None  # an added token
     prefixed = tokenizer_for("byte-level-prefix-space")
     prefix_parts = (prefixed._added, prefixed.normalizer, prefixed.pre_tokenizer, prefixed.model)
-    assert fast_path.ascii_bpe("a b", *prefix_parts) is None  # a space to insert
-    assert fast_path.ascii_bpe(" a b", *prefix_parts) is prefixed.model
+    assert fast_path.byte_level_bpe("a b", *prefix_parts) is None  # a space to insert
+    assert fast_path.byte_level_bpe(" a b", *prefix_parts) is prefixed.model
     lowercase = tokenizer_for("byte-level-lowercase")
-    assert fast_path.ascii_bpe("a b", lowercase._added, lowercase.normalizer, lowercase.pre_tokenizer, lowercase.model) is None
+    assert fast_path.byte_level_bpe("a b", lowercase._added, lowercase.normalizer, lowercase.pre_tokenizer, lowercase.model) is None
 
 
 @pytest.mark.parametrize("capacity", [100_000, 3, 1, 0])
 @settings(max_examples=100, deadline=None)
-@given(texts=st.lists(ASCII_TEXTS, min_size=1, max_size=4))
-def test_ascii_lines_agree_with_the_full_pipeline_whatever_the_cache_holds(capacity: int, texts: list[str]) -> None:
+@given(texts=st.lists(LINE_TEXTS, min_size=1, max_size=4))
+def test_lines_agree_with_the_full_pipeline_whatever_the_cache_holds(capacity: int, texts: list[str]) -> None:
     # (a capacity of 3 or 1 clears the byte-keyed cache within a line; 0 caches nothing, and
     # the lines go the str way)
     tokenizer = _byte_level_with_cache(capacity)
@@ -257,10 +291,10 @@ def test_ascii_lines_agree_with_the_full_pipeline_whatever_the_cache_holds(capac
     assert _held_words(tokenizer) <= capacity
 
 
-def test_dropout_leaves_ascii_lines_to_the_str_path() -> None:
+def test_dropout_leaves_lines_to_the_str_path() -> None:
     tokenizer = _byte_level_with_cache(100)
     _bpe_of(tokenizer).dropout = 1.0  # every merge dropped: chars only
-    assert _bpe_of(tokenizer).ascii_runs() is None
+    assert _bpe_of(tokenizer).byte_runs() is None
     assert tokenizer.encode("hello hello").tokens == ["h", "e", "l", "l", "o", "Ġ", "h", "e", "l", "l", "o"]
     _bpe_of(tokenizer).dropout = None
     assert tokenizer.encode("hello hello").ids == _byte_level_with_cache(100).encode("hello hello").ids
@@ -302,7 +336,7 @@ def test_tokens_read_later_are_those_of_the_vocabulary_it_was_encoded_with() -> 
         {"ignore_merges": True},
     ],
 )
-def test_ascii_lines_agree_with_the_full_pipeline_whatever_the_bpe_options(options: dict[str, Any]) -> None:
+def test_lines_agree_with_the_full_pipeline_whatever_the_bpe_options(options: dict[str, Any]) -> None:
     # trained without "z" or "!": words holding them leave the native merge (unknown chars)
     model_options = {key: options[key] for key in ("unk_token", "fuse_unk", "ignore_merges") if key in options}
     bpe = models.BPE(**model_options)
@@ -311,18 +345,18 @@ def test_ascii_lines_agree_with_the_full_pipeline_whatever_the_bpe_options(optio
     trainer_options = {key: value for key, value in options.items() if key not in model_options}
     trainer = trainers.BpeTrainer(vocab_size=120, special_tokens=["[UNK]"], show_progress=False, **trainer_options)
     tokenizer.train_from_iterator(["the them theme then other these thesis 'the' them's"] * 5, trainer)
-    for text in ["the them theme", " them z zz az! the", "Them 'the' them's", "the them theme", "thesisthesis"]:
-        assert fast_path.ascii_bpe(text, tokenizer._added, None, tokenizer.pre_tokenizer, bpe) is bpe
+    for text in ["the them theme", " them z zz az! the", "Them 'the' them's", "the them theme", "thesisthesis", "thé thé ß"]:
+        assert fast_path.byte_level_bpe(text, tokenizer._added, None, tokenizer.pre_tokenizer, bpe) is bpe
         assert_same(tokenizer, text)
 
 
-def test_ascii_lines_encode_alike_from_several_threads() -> None:
+def test_lines_encode_alike_from_several_threads() -> None:
     # threads sharing the model's byte-keyed cache (async_encode's executor): one at a time
     # holds it, the others take the str path (without the lock, this broke the tables)
     import concurrent.futures
 
     tokenizer = _byte_level_with_cache(50)  # small: generations turn over while they run
-    lines = [f"line {i} of the {i % 7} threads don't share {i * 31 % 97} words" for i in range(300)]
+    lines = [f"line {i} of the {i % 7} threads don't share {i * 31 % 97} words{' é' * (i % 2)}" for i in range(300)]
     expected = [encode_piece_in_full(line, 0, -1, tokenizer._added, None, tokenizer.pre_tokenizer, tokenizer.model).ids for line in lines]
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         for _ in range(3):

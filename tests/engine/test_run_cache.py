@@ -8,7 +8,7 @@ from librt.vecs import vec
 from mypy_extensions import i64
 
 from engine.models.base import DEFAULT_CACHE_CAPACITY, MAX_CACHED_LENGTH, RunCache, TokenRun
-from engine.models.bpe.ascii_runs import ID_BITS, ID_MASK, INLINE, SPLIT_SHIFT, TWO, AsciiRuns, RunTable, inline_value
+from engine.models.bpe.byte_runs import ID_BITS, ID_MASK, INLINE, SPLIT_SHIFT, TWO, ByteRuns, RunTable, inline_value
 from engine.models.bpe.merge_table import Merged
 from engine.models.bpe.model import BPE
 from engine.models.bpe.word_run import WordRun
@@ -125,7 +125,7 @@ def test_bpe_answers_the_same_through_turnovers_of_a_small_cache() -> None:
     assert len(small._cache) == 0
 
 
-# -- the byte-keyed cache of ASCII words (`engine.models.bpe.ascii_runs`) ---------------------
+# -- the byte-keyed cache of ASCII words (`engine.models.bpe.byte_runs`) ---------------------
 
 
 def word_run(ids: list[int], spans: list[int]) -> WordRun:
@@ -166,14 +166,14 @@ def test_a_run_table_grows_past_its_first_slots() -> None:
     assert all(table.find(word, 0, len(word)) == i for i, word in enumerate(words))
 
 
-def lookup(runs: AsciiRuns, word: bytes, start: int, end: int) -> tuple[RunTable, int]:
+def lookup(runs: ByteRuns, word: bytes, start: int, end: int) -> tuple[RunTable, int]:
     """The table and value of `word` in `runs`, as the fast path finds it: in the current
     generation, else recalled from the old one."""
     found = runs.current.find(word, start, end)
     return (runs.current, found) if found >= 0 else runs.recall(word, start, end)
 
 
-def _miss(runs: AsciiRuns, word: bytes) -> RunTable:
+def _miss(runs: ByteRuns, word: bytes) -> RunTable:
     """Miss `word` and put its run: the table it went to."""
     assert lookup(runs, word, 0, len(word))[1] == -1
     table, entry = runs.put(word, 0, len(word), word_run([len(word)], [0, len(word)]))
@@ -181,13 +181,13 @@ def _miss(runs: AsciiRuns, word: bytes) -> RunTable:
     return table
 
 
-def _put(runs: AsciiRuns, word: bytes) -> None:
+def _put(runs: ByteRuns, word: bytes) -> None:
     """Miss `word` twice: the second time it goes in."""
     assert _miss(runs, word) is runs.spill
     assert _miss(runs, word) is runs.current
 
 
-def _held(runs: AsciiRuns) -> tuple[list[bytes], list[bytes]]:
+def _held(runs: ByteRuns) -> tuple[list[bytes], list[bytes]]:
     """(the words of the current generation, of the old one), of the words a..e."""
     words = [b"a", b"b", b"c", b"d", b"e"]
     old = runs.old
@@ -197,9 +197,9 @@ def _held(runs: AsciiRuns) -> tuple[list[bytes], list[bytes]]:
     )
 
 
-def test_ascii_runs_keep_two_generations_as_the_str_cache_does() -> None:
+def test_byte_runs_keep_two_generations_as_the_str_cache_does() -> None:
     # RunCache's docstring case: capacity 4, generations of 2
-    runs = AsciiRuns(4)
+    runs = ByteRuns(4)
     _put(runs, b"a")
     _put(runs, b"b")
     assert _held(runs) == ([b"a", b"b"], [])
@@ -215,7 +215,7 @@ def test_ascii_runs_keep_two_generations_as_the_str_cache_does() -> None:
 
 
 def test_a_word_missed_once_is_read_from_the_spill_and_not_kept() -> None:
-    runs = AsciiRuns(100_000)
+    runs = ByteRuns(100_000)
     assert _miss(runs, b"once") is runs.spill and len(runs) == 0
     assert runs.spill.ids == [4]  # its tokens, read at once by the fast path
     for i in range(1030):  # the spill starts over: it never holds more than SPILL_WORDS words
@@ -226,8 +226,8 @@ def test_a_word_missed_once_is_read_from_the_spill_and_not_kept() -> None:
 
 
 @pytest.mark.parametrize("capacity", [1, 2, 3, 4, 5, 10])
-def test_ascii_runs_never_hold_more_words_than_the_capacity(capacity: int) -> None:
-    runs = AsciiRuns(capacity)
+def test_byte_runs_never_hold_more_words_than_the_capacity(capacity: int) -> None:
+    runs = ByteRuns(capacity)
     for i in range(50):
         word = f"w{i}".encode()
         for _ in range(2):
@@ -241,17 +241,17 @@ def test_ascii_runs_never_hold_more_words_than_the_capacity(capacity: int) -> No
 
 def test_the_bpe_model_clears_both_caches_and_sizes_both() -> None:
     bpe = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")], cache_capacity=6)
-    runs = bpe.ascii_runs()
+    runs = bpe.byte_runs()
     assert runs is not None and runs.capacity == 6
     # "ab" merges to the one token 2: kept in its value, as INLINE tokens
-    assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.spill, INLINE | 2)
-    assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.current, INLINE | 2)
+    assert bpe.byte_entry(runs, b"ab", 0, 2) == (runs.spill, INLINE | 2)
+    assert bpe.byte_entry(runs, b"ab", 0, 2) == (runs.current, INLINE | 2)
     assert runs.current.find(b"ab", 0, 2) == INLINE | 2 and len(runs) == 1
     assert runs.merges is not None and (runs.merges.tokens[2], runs.objects[2]) == ("ab", 2)
     bpe.fuse_unk = True  # an option change clears the word caches
     assert len(runs) == 0
     bpe._resize_cache(0)
-    assert bpe.ascii_runs() is None
+    assert bpe.byte_runs() is None
 
 
 def merged(ids: list[int], starts: list[int], units: int) -> Merged:
@@ -289,15 +289,15 @@ def test_a_run_table_keeps_inline_values_in_its_cells_only() -> None:
     assert copy.find(data, 3, 8) == two and copy.ids == []
 
 
-def test_ascii_runs_switch_their_tokens_with_the_models_vocabulary() -> None:
+def test_byte_runs_switch_their_tokens_with_the_models_vocabulary() -> None:
     bpe = BPE({"a": 0, "b": 1, "ab": 2}, [("a", "b")], cache_capacity=6)
-    runs = bpe.ascii_runs()
+    runs = bpe.byte_runs()
     assert runs is not None
-    bpe.ascii_entry(runs, b"ab", 0, 2)
-    bpe.ascii_entry(runs, b"ab", 0, 2)
+    bpe.byte_entry(runs, b"ab", 0, 2)
+    bpe.byte_entry(runs, b"ab", 0, 2)
     assert runs.merges is not None and runs.merges.tokens == ["a", "b", "ab"] and len(runs) == 1
     bpe.set_vocab_and_merges({"b": 0, "a": 1, "ab": 3, "ba": 2}, [("b", "a"), ("a", "b")])
     assert len(runs) == 0
     # the first word merged with the new table: its tokens replace the old ones
-    assert bpe.ascii_entry(runs, b"ab", 0, 2) == (runs.spill, INLINE | 3)
+    assert bpe.byte_entry(runs, b"ab", 0, 2) == (runs.spill, INLINE | 3)
     assert runs.merges is not None and runs.merges.tokens == ["b", "a", "ba", "ab"] and runs.objects == [0, 1, 2, 3]

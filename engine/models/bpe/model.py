@@ -13,11 +13,11 @@ from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from engine import unicode_chars as uc
-from engine.byte_level import BYTES_TO_UNICODE, ascii_to_chars
+from engine.byte_level import BYTES_TO_UNICODE, bytes_to_chars
 from engine.errors import EngineError, SchemaError
 from engine.schema import JsonValue, expect_tagged, get_bool, get_opt_float, get_opt_str, get_vocab, require
 from engine.models.base import DEFAULT_CACHE_CAPACITY, MAX_CACHED_LENGTH, Token, TokenRun, VocabModel, WordCache
-from engine.models.bpe.ascii_runs import AsciiRuns, RunTable
+from engine.models.bpe.byte_runs import ByteRuns, RunTable
 from engine.models.bpe.encoder import char_offsets_from_bytes, merge_all, utf8_len
 from engine.models.bpe.merge_table import SHORT_WORD, CharIds, Merged, MergeTable
 from engine.models.bpe.word_run import WordRun, packed_word_run
@@ -69,7 +69,7 @@ class BPE(VocabModel):
     _cache: WordCache[WordRun]
     # the same runs keyed by the bytes of ASCII words, for the encode fast path (cleared with
     # `_cache`, through `_clear_cache`)
-    _ascii_runs: AsciiRuns
+    _byte_runs: ByteRuns
     _dropout: float | None
     _unk_token: str | None
     _continuing_subword_prefix: str | None
@@ -108,7 +108,7 @@ class BPE(VocabModel):
         self._end_of_word_symbol = end_of_word_symbol
         capacity = DEFAULT_CACHE_CAPACITY if cache_capacity is None else cache_capacity
         self._cache = WordCache(capacity)
-        self._ascii_runs = AsciiRuns(capacity)
+        self._byte_runs = ByteRuns(capacity)
         vocab_dict: dict[str, int] = {}
         merge_list: list[tuple[str, str]] = []
         if isinstance(vocab, str) and isinstance(merges, str):
@@ -308,11 +308,11 @@ class BPE(VocabModel):
 
     def _clear_cache(self) -> None:
         self._cache.clear()
-        self._ascii_runs.clear()
+        self._byte_runs.clear()
 
     def _resize_cache(self, capacity: int) -> None:
         self._cache.resize(capacity)
-        self._ascii_runs.resize(capacity)
+        self._byte_runs.resize(capacity)
 
     @property
     def merges(self) -> list[tuple[str, str]]:
@@ -401,12 +401,12 @@ class BPE(VocabModel):
             merged = packed_word_run(self._merge_word(sequence, 0.0, True), self._vocab_r)
         return merged
 
-    def ascii_runs(self) -> AsciiRuns | None:
-        """The cache of the runs of ASCII words by their bytes (`ascii_runs.AsciiRuns`), read by
+    def byte_runs(self) -> ByteRuns | None:
+        """The cache of the runs of words by their UTF-8 bytes (`byte_runs.ByteRuns`), read by
         the encode fast path; None when runs are not cached (dropout, a capacity of 0)."""
-        if not self._caches_runs() or self._ascii_runs.capacity <= 0:
+        if not self._caches_runs() or self._byte_runs.capacity <= 0:
             return None
-        return self._ascii_runs
+        return self._byte_runs
 
     def built_merge_table(self) -> MergeTable | None:
         """The merge table, built if it was not yet (it lists every id's token and int object),
@@ -415,9 +415,9 @@ class BPE(VocabModel):
             self._build_merges()
         return self._merge_table
 
-    def ascii_entry(self, runs: AsciiRuns, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
-        """The table and value in `runs` (this model's `ascii_runs()`) of the run of the
-        byte-level chars of the ASCII word data[start:end], just missed in `runs.current`
+    def byte_entry(self, runs: ByteRuns, data: bytes, start: i64, end: i64) -> tuple[RunTable, i64]:
+        """The table and value in `runs` (this model's `byte_runs()`) of the run of the
+        byte-level chars of the word of UTF-8 bytes data[start:end], just missed in `runs.current`
         (the fast path looks there first), made now if it is not in `runs.old`; value -1 for
         a word too long to cache (`word_run` it)."""
         found = runs.recall(data, start, end)
@@ -434,8 +434,7 @@ class BPE(VocabModel):
             merged = self._merged_units(codes, table)
             if merged is not None:
                 return runs.put_merged(data, start, end, merged, table)
-        word = ascii_to_chars(data[start:end].decode("ascii"))
-        return runs.put(data, start, end, self._fresh_run(word))
+        return runs.put(data, start, end, self._fresh_run(bytes_to_chars(data[start:end])))
 
     def _whole_word(self, sequence: str) -> str:
         """The token `ignore_merges` looks for: the word itself (HF), or with the separate

@@ -1,10 +1,11 @@
-"""The BPE word cache of the encode fast path's ASCII lines, keyed by a word's bytes (issue 25).
+"""The BPE word cache of the encode fast path, keyed by a word's UTF-8 bytes (issue 25).
 
 The str-keyed cache (`WordCache`) needs a str per word of the line, hashed, before it can look
 the word up: cutting a line into str words and those lookups were a third of an encode. Here a
-line's words are found on its bytes (`ascii_words.gpt2_bounds`) and each looked up by its
-native-int key (`ascii_words.word_key`), with no object made; the tokens of every cached word lie
-in flat lists, one entry after the other, for the fast path to copy from.
+line's words are found on its bytes (`ascii_words.gpt2_bounds`, `gpt2_utf8_bounds` past ASCII)
+and each looked up by its native-int key (`ascii_words.word_key`), with no object made; the
+tokens of every cached word lie in flat lists, one entry after the other, for the fast path to
+copy from.
 
 Which chars a word's bytes stand for is the pre-tokenizer's: their byte-level chars (GPT-2's
 ByteLevel: b" a" is "Ġa"), the only kind filled today. The model owns this cache beside its
@@ -30,7 +31,7 @@ FIRST_SLOTS = 1024
 # INLINE set, the tokens themselves when they are one or two ids below 2**20 that cover the
 # short word one after the other (a merged run, `put_merged`): id0 | id1 << ID_BITS | where the
 # second starts << SPLIT_SHIFT | TWO if there is a second. Their int objects are
-# `AsciiRuns.objects` by id, their tokens the merge table's.
+# `ByteRuns.objects` by id, their tokens the merge table's.
 # perf: a hit on such a word reads no list but the table's cells (firsts, ids and spans were
 # three dependent cache misses a word); they are 97 % of gcide's words.
 INLINE: Final[i64] = 1 << 62
@@ -78,7 +79,7 @@ class RunTable:
     def put(self, data: bytes, start: i64, end: i64, run: WordRun, keyed: bool = True) -> i64:
         """Keep `run` as the tokens of the word data[start:end] (not held yet); its value, an
         entry. Not `keyed`: the value is not found by the word (a word read once,
-        `AsciiRuns.spill`)."""
+        `ByteRuns.spill`)."""
         ids = self.ids
         spans = self.spans
         run_ids = run.ids
@@ -172,8 +173,8 @@ SPILL_WORDS = 1024
 SEEN_BITS_A_WORD = 8
 
 
-class AsciiRuns:
-    """The runs of ASCII words by their bytes, in two generations as `WordCache` keeps its
+class ByteRuns:
+    """The runs of words by their bytes, in two generations as `WordCache` keeps its
     own: words go into `current`; when it holds half the capacity it becomes `old`, and the old
     one is dropped; a word found in `old` is copied into `current`. So a word in use survives
     the turnover, and never more than `capacity` words are held.
@@ -185,7 +186,7 @@ class AsciiRuns:
     which no word finds, read at once and dropped every SPILL_WORDS words.
 
     Values are given with their table, `current` or `spill`. `bounds` is room for the fast
-    path's scan of a line. Whoever reads or changes it holds `lock` (`fast_path._ascii_fill`)."""
+    path's scan of a line. Whoever reads or changes it holds `lock` (`fast_path._byte_fill`)."""
 
     capacity: i64
     generation: i64
