@@ -282,19 +282,20 @@ def _flat_offsets(offsets: list[tuple[int, int]]) -> list[int]:
 
 
 def _char_offsets(line: str, byte_offsets: list[tuple[int, int]]) -> list[int]:
-    """tokie's byte offsets as character offsets (what HF and ours give), flattened."""
+    """tokie's byte offsets as character offsets (what HF and ours give), flattened: a token
+    starts at the char its first byte is in and ends after the char its last byte is in (a
+    token inside a char, as a byte-level BPE makes, spans the whole char, as in HF)."""
     if line.isascii():
         return _flat_offsets(byte_offsets)
-    char_at: dict[int, int] = {}
-    position = 0
+    char_of_byte: list[int] = []
     for index, char in enumerate(line):
-        char_at[position] = index
-        position += len(char.encode("utf-8"))
-    char_at[position] = len(line)
+        char_of_byte.extend([index] * len(char.encode("utf-8")))
+    char_of_byte.append(len(line))
     flat: list[int] = []
     for start, end in byte_offsets:
-        flat.append(char_at.get(start, -1))
-        flat.append(char_at.get(end, -1))
+        first = char_of_byte[start]
+        flat.append(first)
+        flat.append(char_of_byte[end - 1] + 1 if end > start else first)
     return flat
 
 

@@ -282,17 +282,32 @@ def _class_at(data: bytes, i: i64, classes: bytes) -> i64:
     return classes[code]
 
 
-def gpt2_utf8_bounds(data: bytes, end: i64, out: vec[i64]) -> i64:
-    """`gpt2_bounds` of the UTF-8 data[0:end], any text (no prefix space, no fold): the bounds
-    fall at char starts, counted in bytes. A char past ASCII is a letter, a number, a space or
-    other by `UNICODE_CLASSES`; a run of spaces that leaves its last one to the next word
-    leaves it a whole char.
+def gpt2_utf8_bounds(data: bytes, start: i64, end: i64, add_prefix_space: bool, out: vec[i64]) -> i64:
+    """`gpt2_bounds` of the valid UTF-8 data[start:end], any text (no fold): the bounds fall at
+    char starts, counted in bytes. A char past ASCII is a letter, a number, a space or other by
+    `UNICODE_CLASSES`; a run of spaces that leaves its last one to the next word leaves it a
+    whole char.
 
     "née  là".encode() -> (0, 4) (4, 5) (5, 9): "née" " " " là".
     """
     classes = UNICODE_CLASSES.get()
-    i: i64 = 0
+    i = start
     n: i64 = 0
+    if add_prefix_space and start < end and data[start] != 32:
+        # The prefix " " starts the first word: " " + a run of the first char's class, or a
+        # run of spaces (the prefix with them) that leaves its last one to the next word.
+        kind = _class_at(data, start, classes)
+        last = start
+        j = start + char_width(data[start])
+        while j < end and _class_at(data, j, classes) == kind:
+            last = j
+            j += char_width(data[j])
+        if kind == SPACE and j < end:
+            j = last
+        out[0] = start
+        out[1] = j
+        n = 2
+        i = j
     while i < end:
         c: i64 = data[i]
         if c == 39 and i + 1 < end:  # "'"

@@ -148,7 +148,7 @@ def _byte_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, ru
     ascii = n_bytes == len(text)
     bounds = bounds_room(runs.bounds, n_bytes)
     runs.bounds = bounds
-    n = gpt2_bounds(data, 0, n_bytes, False, SAME_CASE, bounds) if ascii else gpt2_utf8_bounds(data, n_bytes, bounds)
+    n = gpt2_bounds(data, 0, n_bytes, False, SAME_CASE, bounds) if ascii else gpt2_utf8_bounds(data, 0, n_bytes, False, bounds)
     # (room for two tokens a word, a word being two bounds: most lines take no second
     # allocation, where growing from empty took four or five a vec)
     room: i64 = 0 if ids_only else n

@@ -1,4 +1,4 @@
-"""Training words of ASCII lines counted on their bytes: no object is made per occurrence, and
+"""Training words counted on their bytes: no object is made per occurrence, and
 none per distinct word of up to 7 bytes until the end (issue 25: counting was three quarters of
 a 40 MB BPE training, and mypyc makes str-keyed counting only twice as fast).
 
@@ -7,7 +7,10 @@ a 40 MB BPE training, and mypyc makes str-keyed counting only twice as fast).
 Whitespace's and WhitespaceSplit's splits), ASCII lowercased or not, and counts each word in a
 `WordTable` of native ints. A line holding a byte the scan cannot decide (past ASCII; a control
 a normalizer may delete) is not scanned: its bounds are handed back, to be counted as text.
-`WordTable.add_to` gives the words: b" the" -> "Ġthe" for GPT-2's, b"the" -> "the" else.
+But GPT-2's pattern with no normalizer (`ByteScan.utf8`) scans lines past ASCII too, on their
+UTF-8 bytes (`ascii_words.gpt2_utf8_bounds`); only a line that is not valid UTF-8 is handed
+back (the text path names its bad byte). `WordTable.add_to` gives the words: b" the" ->
+"Ġthe", b"\xc3\xa9" -> "Ã©" for GPT-2's, b"the" -> "the" else.
 Which pipelines qualify is `engine.corpus.chunking.byte_scan`'s. Exactness against the
 pipelines' own `split_words` is tested in tests/engine/test_byte_words.py.
 """
@@ -31,6 +34,7 @@ from engine.ascii_words import (
     doubled,
     folded_word,
     gpt2_bounds,
+    gpt2_utf8_bounds,
     is_digit,
     is_letter,
     short_length,
@@ -83,16 +87,20 @@ class ByteScan:
     classes: bytes
     lower: bool
     byte_level: bool
+    # GPT-2's split of lines past ASCII on their bytes too (no normalizer: their chars are as
+    # they are read)
+    utf8: bool
 
-    def __init__(self, gpt2: bool, add_prefix_space: bool, classes: bytes, lower: bool) -> None:
+    def __init__(self, gpt2: bool, add_prefix_space: bool, classes: bytes, lower: bool, utf8: bool = False) -> None:
         self.gpt2 = gpt2
         self.add_prefix_space = add_prefix_space
         self.classes = classes
         self.lower = lower
         self.byte_level = gpt2
+        self.utf8 = utf8 and gpt2 and not lower
 
 
-# Between the words of a packed table: no ASCII word holds it.
+# Between the words of a packed table: no word holds it (nor does any UTF-8 text).
 SEPARATOR: Final = 0xFF
 SEPARATOR_CHAR: Final = "\xff"
 
@@ -238,11 +246,10 @@ class WordTable:
         # "ÿ") are their own byte-level chars, so only the spaces and controls present are
         # replaced (4x faster than `translate`, which looks each char up in a dict).
         text = joined.decode("latin-1")
-        for b in range(0x80 if self.byte_level else 0):
-            if not 0x21 <= b <= 0x7E:
-                char = chr(b)
-                if char in text:
-                    text = text.replace(char, byte_level.BYTES_TO_UNICODE[b])
+        for b in range(0x100 if self.byte_level else 0):
+            char = chr(b)
+            if byte_level.BYTES_TO_UNICODE[b] != char and char in text:
+                text = text.replace(char, byte_level.BYTES_TO_UNICODE[b])
         words = text.split(SEPARATOR_CHAR)
         for k in range(len(times)):
             word = words[k]
@@ -252,9 +259,10 @@ class WordTable:
 def count_lines(data: bytes, table: WordTable, scan: ByteScan) -> vec[i64]:
     """Count the words of every line of `data` (each ends with "\n" but maybe the last) into
     `table`, as the pipeline `scan` stands for gives them for each line; the lines holding an
-    UNDECIDED byte are left out, their (start, end) returned in order, flat.
+    UNDECIDED byte are left out (with `scan.utf8`, only those that are not valid UTF-8), their
+    (start, end) returned in order, flat.
 
-    GPT-2's: b"a b\n\xc3\xa9\n" -> counts b"a", b" b\n"; returns [4, 7].
+    GPT-2's, ASCII only: b"a b\n\xc3\xa9\n" -> counts b"a", b" b\n"; returns [4, 7].
     """
     skipped = vec[i64]()
     bounds = vec[i64]()
@@ -276,7 +284,9 @@ def count_lines(data: bytes, table: WordTable, scan: ByteScan) -> vec[i64]:
                 end += 1
         if end < n:
             end += 1  # the line's "\n"
-        if not plain:
+        if not plain and scan.utf8 and _valid_utf8(data, start, end):
+            bounds = _count_gpt2_line(data, start, end, table, scan.add_prefix_space, bounds, True)
+        elif not plain:
             skipped = append(skipped, start)
             skipped = append(skipped, end)
         elif scan.gpt2:
@@ -304,11 +314,26 @@ def _count_runs(data: bytes, start: i64, end: i64, table: WordTable, classes: by
         i = j
 
 
-def _count_gpt2_line(data: bytes, start: i64, end: i64, table: WordTable, add_prefix_space: bool, bounds: vec[i64]) -> vec[i64]:
-    """Count the words of GPT-2's split of the ASCII line data[start:end] (`gpt2_bounds`);
-    `bounds` is room for the scan, given back (grown if need be) to be used again."""
+def _valid_utf8(data: bytes, start: i64, end: i64) -> bool:
+    """Whether data[start:end] decodes as UTF-8 (strictly, as the text path decodes it)."""
+    try:
+        data[start:end].decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _count_gpt2_line(
+    data: bytes, start: i64, end: i64, table: WordTable, add_prefix_space: bool, bounds: vec[i64], utf8: bool = False
+) -> vec[i64]:
+    """Count the words of GPT-2's split of the ASCII line data[start:end] (`gpt2_bounds`), or
+    with `utf8` of the valid UTF-8 one (`gpt2_utf8_bounds`, no fold); `bounds` is room for the
+    scan, given back (grown if need be) to be used again."""
     bounds = bounds_room(bounds, end - start)
-    n = gpt2_bounds(data, start, end, add_prefix_space, table.fold, bounds)
+    if utf8:
+        n = gpt2_utf8_bounds(data, start, end, add_prefix_space, bounds)
+    else:
+        n = gpt2_bounds(data, start, end, add_prefix_space, table.fold, bounds)
     prefixed = add_prefix_space and start < end and data[start] != 32
     for k in range(0, n, 2):
         table.add(data, bounds[k], bounds[k + 1], prefixed and k == 0)

@@ -100,8 +100,8 @@ def byte_scan(normalizer: n.Normalizer | None, pre_tokenizer: p.PreTokenizer | N
     """How `engine.corpus.byte_words` splits the pipeline's ASCII lines to the same words as
     the pipeline does; None when it cannot.
 
-    Pre-tokenizers: ByteLevel with its regex (GPT-2's split); BertPreTokenizer, Whitespace,
-    WhitespaceSplit (runs). Normalizers: the Unicode forms and StripAccents leave ASCII as it
+    Pre-tokenizers: ByteLevel with its regex (GPT-2's split; with no normalizer, the lines past
+    ASCII too); BertPreTokenizer, Whitespace, WhitespaceSplit (runs). Normalizers: the Unicode forms and StripAccents leave ASCII as it
     is, Lowercase lowers it; BertNormalizer too, where whitespace is dropped (its clean_text
     turns tabs into spaces, and deletes controls: the scan leaves lines with those to the text
     path).
@@ -113,7 +113,7 @@ def byte_scan(normalizer: n.Normalizer | None, pre_tokenizer: p.PreTokenizer | N
         lower = _ascii_lowered(normalizer, False)
         if lower is None:
             return None
-        return ByteScan(True, pre_tokenizer.add_prefix_space, byte_words.GPT2_CLASSES, lower)
+        return ByteScan(True, pre_tokenizer.add_prefix_space, byte_words.GPT2_CLASSES, lower, normalizer is None)
     if kind is p.BertPreTokenizer:
         classes = byte_words.BERT_CLASSES
     elif kind is p.Whitespace:

@@ -102,8 +102,9 @@ class PipelineWords(WordSplitter):
     No pre-tokenizer: the normalized line is one word. Empty words are never counted. Where the
     pipeline allows (`engine.corpus.chunking`), `count_text` counts whitespace chunks and `flush` splits
     each distinct chunk once. In the compiled build, where the pipeline allows
-    (`chunking.byte_scan`), ASCII lines are counted on their bytes (`engine.corpus.byte_words`)
-    and the others as text; `scan` says how, None when not.
+    (`chunking.byte_scan`), ASCII lines are counted on their bytes (`engine.corpus.byte_words`;
+    for GPT-2's split with no normalizer, the others too) and the others as text; `scan` says
+    how, None when not.
     """
 
     normalizer: Normalizer | None

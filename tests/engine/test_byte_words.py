@@ -21,7 +21,7 @@ from engine.progress import SilentProgress
 
 # GPT-2's classes and contractions, every ASCII space char and control, the chars `needs_lines`
 # sends line by line, and non-ASCII text (spaces included) for the lines counted as text.
-ALPHABET = "abZ9_'srtvelmd \t\r\x0b\x0c\x1c\x1f\x01\x7f,.!~é中\u3000\x85\u00a0"
+ALPHABET = "abZ9_'srtvelmd \t\r\x0b\x0c\x1c\x1f\x01\x7f,.!~é中\u3000\x85\u00a0²\u0301—🙂ÿ\u00ad"
 WORDS = ["'s", "'t", "'re", "'ve", "'m", "'ll", "'d", "'S", "'LL", "'x", " ", "  ", "\t ", "ab", "AB", " 12", "!!", "a_b"]
 
 PIPELINES = {
@@ -109,10 +109,28 @@ def test_many_distinct_words_grow_the_table() -> None:
     assert counts["Ġx"] == 5000 and counts["3"] == 1 + 714
 
 
+def test_lines_past_ascii_counted_on_bytes_with_gpt2s_split_and_no_normalizer() -> None:
+    table = WordTable()
+    utf8 = ByteScan(True, False, GPT2_CLASSES, False, True)
+    assert len(count_lines("a b\nné\u00a0\u00a0 là 🙂\n".encode(), table, utf8)) == 0
+    counts: dict[str, int] = {}
+    table.add_to(counts)
+    expected: dict[str, int] = {}
+    for line in ["a b\n", "né\u00a0\u00a0 là 🙂\n"]:
+        for word in pre_tokenizers.ByteLevel(add_prefix_space=False).split_words(line):
+            expected[word] = expected.get(word, 0) + 1
+    assert counts == expected and counts["nÃ©"] == 1 and counts["ĠlÃł"] == 1
+    # not valid UTF-8: left to the text path, which names the bad byte
+    assert list(count_lines(b"ok\ncaf\xe9\n", table, utf8)) == [3, 8]
+
+
 def test_pipelines_counted_on_bytes() -> None:
     byte_level = pre_tokenizers.ByteLevel()
     scan = byte_scan(normalizers.Sequence([normalizers.NFC(), normalizers.Lowercase()]), byte_level)
     assert scan is not None and scan.gpt2 and scan.add_prefix_space and scan.lower and scan.byte_level
+    assert not scan.utf8  # a normalizer may change the chars past ASCII
+    plain = byte_scan(None, byte_level)
+    assert plain is not None and plain.utf8
     bert = byte_scan(normalizers.BertNormalizer(lowercase=False), pre_tokenizers.BertPreTokenizer())
     assert bert is not None and not bert.gpt2 and not bert.lower and not bert.byte_level
     # No regex, ByteLevel inside a Sequence, a normalizer that changes ASCII otherwise (or BERT's
