@@ -195,6 +195,18 @@ class Encoding:
         self._word_ids = value
         self._drop_vecs()
 
+    def unmade_names(self) -> list[str] | None:
+        """The token of each id its tokens are still to be made from (`Unmade.names`), None
+        once they are made or it holds other tokens than it was made with (then read
+        `tokens`). While not None, `unmade_ids()` are its ids."""
+        if self._tokens is not None or len(self) != self._made_length:
+            return None
+        return self._names
+
+    def unmade_ids(self) -> vec[i64]:
+        """Its ids as it was made (`Unmade.ids`), for reading only; see `unmade_names`."""
+        return self._id_vec
+
     def _drop_vecs(self) -> None:
         """Let go of what the lists were made from once all three are made."""
         if self._ids is not None and self._tokens is not None and self._word_ids is not None:
@@ -387,7 +399,15 @@ class Encoding:
 
     def set_sequence_id(self, sequence_id: int) -> None:
         """Mark every token as belonging to sequence `sequence_id`."""
-        self.sequence_ranges[sequence_id] = (0, len(self.ids))
+        self.sequence_ranges[sequence_id] = (0, len(self))
+
+    def set_type_ids(self, type_id: int) -> None:
+        """Every token of type `type_id` (`type_ids = [type_id] * len(self)`: still made when
+        first read if it was not yet, and no token was added since)."""
+        if self._type_ids is None and len(self) == self._made_length:
+            self._type_id = type_id
+            return
+        self._type_ids = [type_id] * len(self)
 
     def _sequence_range(self, sequence_id: int) -> tuple[int, int]:
         found = self.ranges().get(sequence_id)

@@ -48,7 +48,7 @@ class PostProcessor(ABC):
             current.set_sequence_id(index)
             for overflowing in current.overflows():
                 overflowing.set_sequence_id(index)
-            current.type_ids = [index] * len(current.ids)
+            current.set_type_ids(index)
         return merge_encodings(self.process_encodings(encodings, add_special_tokens))
 
     def __str__(self) -> str:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Final
 
+from librt.vecs import append, vec
+from mypy_extensions import i64
+
 from engine import byte_level
 from engine.encoding import Encoding
 from engine.processors.base import PostProcessor
@@ -50,19 +53,67 @@ class ByteLevel(PostProcessor):
         return byte_level.options_to_dict(self.add_prefix_space, self.trim_offsets, self.use_regex)
 
 
+class _Trims:
+    """Each id's token's leading and trailing spaces (`_spaces`), for one vocabulary's tokens
+    by id (`Encoding.unmade_names`)."""
+
+    names: list[str]
+    spaces: vec[i64]
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        spaces = vec[i64](capacity=len(names))
+        for token in names:
+            spaces = append(spaces, _spaces(token))
+        self.spaces = spaces
+
+
+class _LastTrims:
+    """The `_Trims` of the vocabulary last trimmed (replaced whole: threads may share it)."""
+
+    found: _Trims | None
+
+    def __init__(self) -> None:
+        self.found = None
+
+    def of(self, names: list[str]) -> _Trims:
+        found = self.found
+        if found is None or found.names is not names:
+            found = _Trims(names)
+            self.found = found
+        return found
+
+
+_LAST_TRIMS: Final = _LastTrims()
+
+
+def _spaces(token: str) -> i64:
+    """A token's leading spaces ("Ġ" or whitespace), and its trailing ones << 32."""
+    leading: i64 = len(token) - len(token.lstrip(_TRIMMED_CHARS))
+    trailing: i64 = len(token) - len(token.rstrip(_TRIMMED_CHARS))
+    return leading | (trailing << 32)
+
+
 def trim_offsets(encoding: Encoding, add_prefix_space: bool) -> None:
     """Drop leading/trailing spaces ("Ġ" or whitespace) of each token from its offsets (HF process_offsets).
 
     With `add_prefix_space`, one leading space of a first token is kept: the pre-tokenizer added it.
+    An encoding whose tokens are still to be made from its ids (the encode fast path's) is
+    trimmed by id, from a table of its vocabulary's tokens: no token is made (issue 25).
     """
-    tokens = encoding.tokens
-    for index in range(len(tokens)):
-        token = tokens[index]
-        leading = len(token) - len(token.lstrip(_TRIMMED_CHARS))
-        trailing = len(token) - len(token.rstrip(_TRIMMED_CHARS))
-        if leading == 0 and trailing == 0:
+    names = encoding.unmade_names()
+    trims = _LAST_TRIMS.of(names).spaces if names is not None else vec[i64]()
+    ids = encoding.unmade_ids()
+    tokens: list[str] = encoding.tokens if names is None else []
+    spans = encoding.spans()
+    for index in range(len(encoding)):
+        packed = trims[ids[index]] if names is not None else _spaces(tokens[index])
+        if packed == 0:
             continue
-        start, end = encoding.offset(index)
+        leading = packed & 0xFFFFFFFF
+        trailing = packed >> 32
+        start = spans[2 * index]
+        end = spans[2 * index + 1]
         if leading > 0:
             is_first = index == 0 or start == 0
             if is_first and add_prefix_space and leading == 1:

@@ -37,7 +37,7 @@ class RobertaProcessing(PostProcessor):
             trim_all(encodings, self.add_prefix_space)
         # subtle: Roberta sets every type id to 0, but not in the overflowing parts (HF).
         for encoding in encodings:
-            encoding.type_ids = [0] * len(encoding.ids)
+            encoding.set_type_ids(0)
         if not add_special_tokens:
             return encodings
         result: list[Encoding] = []

@@ -150,7 +150,7 @@ class TemplateProcessing(PostProcessor):
                 if index >= len(encodings):
                     raise EngineError(f"TemplateProcessing: the template uses ${piece.id} but no such sequence was given")
                 encoding = encodings[index]
-                encoding.type_ids = [piece.type_id] * len(encoding.ids)
+                encoding.set_type_ids(piece.type_id)
                 encoding.set_sequence_id(index)
                 # subtle: HF clones the encoding at each use; the last use can take it as is.
                 result.append(encoding if last_use[index] == position else encoding.copy())

@@ -230,6 +230,18 @@ def test_gpt2_split_on_utf8_bytes_is_the_patterns(text: str) -> None:
     assert found == GPT2_RE.findall(text if text.startswith(" ") or not text else " " + text)
 
 
+@pytest.mark.parametrize("add_prefix_space", [False, True])
+@settings(max_examples=100, deadline=None)
+@given(text=LINE_TEXTS)
+def test_offsets_trimmed_by_id_are_those_trimmed_by_token(add_prefix_space: bool, text: str) -> None:
+    # (the fast path's encoding makes its tokens when read: ByteLevel's trimming reads a table
+    # of its vocabulary's tokens by id instead)
+    tokenizer = tokenizer_for("byte-level")
+    tokenizer.post_processor = processors.ByteLevel(add_prefix_space=add_prefix_space, trim_offsets=True)
+    full = encode_piece_in_full(text, 0, -1, tokenizer._added, None, tokenizer.pre_tokenizer, tokenizer.model)
+    assert tokenizer.encode(text) == tokenizer.post_processor.process(full)
+
+
 def test_the_unicode_classes_are_the_patterns_tables_and_agree_on_ascii() -> None:
     classes = UNICODE_CLASSES.get()
     assert [classes[b] for b in range(128)] == list(GPT2_CLASSES[:128])
