@@ -37,7 +37,6 @@ import argparse
 import cProfile
 import collections
 import gc
-import json
 import pstats
 import sys
 import tempfile

@@ -350,3 +350,103 @@ def gpt2_utf8_bounds(data: bytes, start: i64, end: i64, add_prefix_space: bool, 
         n += 2
         i = j
     return n
+
+
+# The split of GPT-4's cl100k pattern (Llama 3's and Qwen2's pre-tokenizer, before a ByteLevel
+# without its regex), `CL100K_PATTERN`, and Qwen2's, whose numbers go one char at a time.
+CL100K_PATTERN: Final = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+QWEN2_PATTERN: Final = (
+    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+)
+
+
+def _line_break(b: i64) -> bool:
+    return b == 10 or b == 13
+
+
+def _lower(b: i64) -> i64:
+    return b | 0x20 if 0x41 <= b <= 0x5A else b
+
+
+def cl100k_bounds(data: bytes, start: i64, end: i64, numbers: i64, out: vec[i64]) -> i64:
+    """Write the (start, end) of each piece of `CL100K_PATTERN`'s split of the valid UTF-8
+    data[start:end] into `out` (`bounds_room` long), as `gpt2_bounds` does, and return how
+    many ints that is; `numbers` is how many number chars a piece holds at most (3; Qwen2's
+    pattern: 1). Each alternative of the pattern, in its order, with the regex's
+    backtracking written out:
+
+    - 's 't 're 've 'm 'll 'd, in any case;
+    - a char that is no line break, letter or number if a letter follows it, then letters;
+    - 1 to `numbers` numbers;
+    - an optional " " then chars that are no space, letter or number, then line breaks;
+    - spaces up to the last line break among them, if there is one;
+    - spaces but the last one (a whole char) when something other than a space follows;
+    - spaces.
+
+    b"I'M  fine.\\n\\n 12345" -> "I" "'M" " " " fine" ".\\n\\n" " " "123" "45".
+    """
+    classes = UNICODE_CLASSES.get()
+    i = start
+    n: i64 = 0
+    while i < end:
+        c: i64 = data[i]
+        if c == 39 and i + 1 < end:  # "'"
+            d = _lower(data[i + 1])
+            j = i
+            if d == 115 or d == 116 or d == 109 or d == 100:  # s t m d
+                j = i + 2
+            elif i + 2 < end:
+                e = _lower(data[i + 2])
+                if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):  # re ve ll
+                    j = i + 3
+            if j > i:
+                out[n] = i
+                out[n + 1] = j
+                n += 2
+                i = j
+                continue
+        kind = _class_at(data, i, classes)
+        width = char_width(c)
+        j = i
+        if kind == LETTER or (
+            not _line_break(c) and kind != DIGIT and i + width < end and _class_at(data, i + width, classes) == LETTER
+        ):
+            # [^\r\n\p{L}\p{N}]?\p{L}+
+            j = i + width
+            while j < end and _class_at(data, j, classes) == LETTER:
+                j += char_width(data[j])
+        elif kind == DIGIT:
+            j = i + width
+            count: i64 = 1
+            while count < numbers and j < end and _class_at(data, j, classes) == DIGIT:
+                j += char_width(data[j])
+                count += 1
+        elif kind == OTHER or (c == 32 and i + 1 < end and _class_at(data, i + 1, classes) == OTHER):
+            # " ?[^\s\p{L}\p{N}]+[\r\n]*"
+            j = i + 1 if kind != OTHER else i
+            while j < end and _class_at(data, j, classes) == OTHER:
+                j += char_width(data[j])
+            while j < end and _line_break(data[j]):
+                j += 1
+        else:
+            # spaces: up to their last line break; else all of them, or all but the last one
+            # when something follows
+            last = i
+            last_break: i64 = -1
+            j = i
+            while j < end and _class_at(data, j, classes) == SPACE:
+                if _line_break(data[j]):
+                    last_break = j
+                last = j
+                j += char_width(data[j])
+            if last_break >= 0:
+                j = last_break + 1
+            elif j < end and last > i:
+                j = last
+        out[n] = i
+        out[n + 1] = j
+        n += 2
+        i = j
+    return n

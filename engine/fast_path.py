@@ -15,21 +15,34 @@ there, its ids, tokens and word ids when read.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Final, cast
 
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
-from engine.ascii_words import EMPTY, GOLDEN, LOW_31, SAME_CASE, SHORT, bounds_room, gpt2_bounds, gpt2_utf8_bounds
+from engine.ascii_words import (
+    CL100K_PATTERN,
+    EMPTY,
+    GOLDEN,
+    LOW_31,
+    QWEN2_PATTERN,
+    SAME_CASE,
+    SHORT,
+    bounds_room,
+    cl100k_bounds,
+    gpt2_bounds,
+    gpt2_utf8_bounds,
+)
 from engine.byte_level import bytes_to_chars
 from engine.encoding import Encoding, Unmade
 from engine.models.base import Model, TokenRun
 from engine.models.bpe.byte_runs import ID_BITS, ID_MASK, INLINE, SPLIT_MASK, SPLIT_SHIFT, TWO, ByteRuns
 from engine.models.bpe.model import BPE
 from engine.normalizers import Normalizer
-from engine.pre_tokenizers import ByteLevel, Cut, PreTokenizer, words_of
+from engine.pattern import ISOLATED, Regex
+from engine.pre_tokenizers import ByteLevel, Cut, PreTokenizer, Sequence, Split, words_of
 
 
 class TokenLists:
@@ -48,29 +61,60 @@ class TokenLists:
         self.words = []
 
 
+# How `_byte_fill_held` splits a text (`byte_split`): none; GPT-2's ByteLevel regex; else the
+# most number chars a piece of cl100k's pattern holds (`ascii_words.cl100k_bounds`).
+NO_SPLIT: Final[i64] = -1
+GPT2_SPLIT: Final[i64] = 0
+CL100K_SPLIT: Final[i64] = 3
+QWEN2_SPLIT: Final[i64] = 1
+
+
+def byte_split(pre_tokenizer: PreTokenizer | None) -> i64:
+    """How the byte path splits a text for `pre_tokenizer`: GPT2_SPLIT for ByteLevel with its
+    regex; CL100K_SPLIT or QWEN2_SPLIT for a Split isolating the matches of cl100k's pattern or
+    Qwen2's (GPT-4's, Llama 3's, Qwen2's pre-tokenizers), then a ByteLevel without its regex
+    or prefix space; else NO_SPLIT."""
+    if isinstance(pre_tokenizer, ByteLevel):
+        return GPT2_SPLIT if pre_tokenizer.use_regex else NO_SPLIT
+    if not isinstance(pre_tokenizer, Sequence) or len(pre_tokenizer.pre_tokenizers) != 2:
+        return NO_SPLIT
+    split = pre_tokenizer.pre_tokenizers[0]
+    after = pre_tokenizer.pre_tokenizers[1]
+    if not isinstance(split, Split) or not isinstance(after, ByteLevel) or after.use_regex or after.add_prefix_space:
+        return NO_SPLIT
+    pattern = split.pattern
+    if split.invert or split.behavior != ISOLATED or not isinstance(pattern, Regex):
+        return NO_SPLIT
+    if pattern.pattern == CL100K_PATTERN:
+        return CL100K_SPLIT
+    return QWEN2_SPLIT if pattern.pattern == QWEN2_PATTERN else NO_SPLIT
+
+
 def byte_level_bpe(
     text: str, added: AddedVocabulary, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None, model: Model
 ) -> BPE | None:
     """The BPE model when `byte_level_encoding` applies to `text`: a text with no added token in
-    it, no normalizer, GPT-2's ByteLevel split (and no space to insert), and the model a BPE;
-    else None."""
-    if normalizer is not None or not isinstance(pre_tokenizer, ByteLevel) or not isinstance(model, BPE):
+    it, no normalizer, a split `byte_split` knows (GPT-2's with no space to insert), and the
+    model a BPE; else None."""
+    if normalizer is not None or not isinstance(model, BPE):
         return None
-    if not pre_tokenizer.use_regex:
+    split = byte_split(pre_tokenizer)
+    if split == NO_SPLIT:
         return None
-    if pre_tokenizer.add_prefix_space and text and text[0] != " ":
+    if isinstance(pre_tokenizer, ByteLevel) and pre_tokenizer.add_prefix_space and text and text[0] != " ":
         return None
     if added.may_match(text, False) or added.may_match(text, True):
         return None
     return model
 
 
-def byte_level_encoding(text: str, bpe: BPE, word: int, type_id: int) -> Encoding | None:
+def byte_level_encoding(text: str, bpe: BPE, word: int, type_id: int, split: i64 = GPT2_SPLIT) -> Encoding | None:
     """The Encoding of a `text` that `byte_level_bpe` gave `bpe` for, found on its UTF-8 bytes:
     GPT-2's split scanned on them, each word's run looked up by its bytes (`BPE.byte_entry`),
     no str made per word. Its ids, tokens and word ids are kept in vecs, the lists made when
     first read (`engine.encoding.Unmade`, the ids' objects and tokens from the model's merge
-    table). `word` as `token_lists`', `type_id` as `Encoding`'s. None when the model does not
+    table). `word` as `token_lists`', `type_id` as `Encoding`'s, `split` the pre-tokenizer's
+    `byte_split`. None when the model does not
     cache runs (dropout), has no merge table (its ids too sparse), or another thread is using
     that cache: then the str path encodes the text."""
     table = bpe.built_merge_table()
@@ -84,7 +128,7 @@ def byte_level_encoding(text: str, bpe: BPE, word: int, type_id: int) -> Encodin
     if runs is None:
         return None
     try:
-        found = _byte_fill_held(text, bpe, word, None, runs)
+        found = _byte_fill_held(text, bpe, word, None, runs, split)
     finally:
         runs.lock.release()
     if found is None:
@@ -92,14 +136,14 @@ def byte_level_encoding(text: str, bpe: BPE, word: int, type_id: int) -> Encodin
     return Encoding(spans=found.spans, type_id=type_id, unmade=Unmade(found.ids, found.words, table.objects, table.tokens))
 
 
-def byte_level_ids(text: str, bpe: BPE) -> list[int] | None:
+def byte_level_ids(text: str, bpe: BPE, split: i64 = GPT2_SPLIT) -> list[int] | None:
     """`byte_level_encoding`'s ids alone (the bulk path)."""
     runs = _acquired(bpe)
     if runs is None:
         return None
     ids: list[object] = []
     try:
-        _byte_fill_held(text, bpe, -1, ids, runs)
+        _byte_fill_held(text, bpe, -1, ids, runs, split)
     finally:
         runs.lock.release()
     # (list[int] as list[object]: the fill appends the cache's shared int objects, unboxed by
@@ -134,10 +178,10 @@ class TokenVecs:
         self.spans = spans
 
 
-def _byte_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, runs: ByteRuns) -> TokenVecs | None:
-    """The tokens of `text`: appended to `ids` (ints, each as the cache gives it) when it is
-    given, else returned; `word` >= 0 is every token's word index, else the word's own.
-    `runs.lock` is held.
+def _byte_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, runs: ByteRuns, split: i64) -> TokenVecs | None:
+    """The tokens of `text`, split as `split` says (`byte_split`): appended to `ids` (ints,
+    each as the cache gives it) when it is given, else returned; `word` >= 0 is every token's
+    word index, else the word's own. `runs.lock` is held.
 
     perf: written out for both, since the loop is most of an encode; a branch a token on
     `ids_only` is predicted and costs nothing measurable."""
@@ -148,7 +192,12 @@ def _byte_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, ru
     ascii = n_bytes == len(text)
     bounds = bounds_room(runs.bounds, n_bytes)
     runs.bounds = bounds
-    n = gpt2_bounds(data, 0, n_bytes, False, SAME_CASE, bounds) if ascii else gpt2_utf8_bounds(data, 0, n_bytes, False, bounds)
+    if split != GPT2_SPLIT:
+        n = cl100k_bounds(data, 0, n_bytes, split, bounds)
+    elif ascii:
+        n = gpt2_bounds(data, 0, n_bytes, False, SAME_CASE, bounds)
+    else:
+        n = gpt2_utf8_bounds(data, 0, n_bytes, False, bounds)
     # (room for two tokens a word, a word being two bounds: most lines take no second
     # allocation, where growing from empty took four or five a vec)
     room: i64 = 0 if ids_only else n
@@ -414,7 +463,7 @@ def ids_only(
     path of training) gives the pieces as the model sees them."""
     bpe = byte_level_bpe(text, added, normalizer, pre_tokenizer, model)
     if bpe is not None:
-        found = byte_level_ids(text, bpe)
+        found = byte_level_ids(text, bpe, byte_split(pre_tokenizer))
         if found is not None:
             return found
     if added.may_match(text, False):

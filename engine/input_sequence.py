@@ -116,7 +116,7 @@ def encode_piece(
         return Encoding(ids, tokens=[""] * n, words=words, spans=zero_spans(n), type_id=0)
     bpe = fast_path.byte_level_bpe(text, added, normalizer, pre_tokenizer, model)
     if bpe is not None:
-        found = fast_path.byte_level_encoding(text, bpe, word_index, type_id)
+        found = fast_path.byte_level_encoding(text, bpe, word_index, type_id, fast_path.byte_split(pre_tokenizer))
         if found is not None:
             return found
     pieces = fast_path.cut(text, added, normalizer, pre_tokenizer)

@@ -19,7 +19,19 @@ from mypy_extensions import i64
 
 from engine import Tokenizer, decoders, fast_path, models, normalizers, pre_tokenizers, processors, trainers
 from engine import unicode_tables as tables
-from engine.ascii_words import DIGIT, GPT2_CLASSES, LETTER, OTHER, SPACE, UNICODE_CLASSES, bounds_room, gpt2_utf8_bounds
+from engine.ascii_words import (
+    CL100K_PATTERN,
+    DIGIT,
+    GPT2_CLASSES,
+    LETTER,
+    OTHER,
+    QWEN2_PATTERN,
+    SPACE,
+    UNICODE_CLASSES,
+    bounds_room,
+    cl100k_bounds,
+    gpt2_utf8_bounds,
+)
 from engine.formats import charsmap
 from engine.input_sequence import encode_piece, encode_piece_in_full
 from engine.pattern import Regex
@@ -117,6 +129,17 @@ PIPELINES = {
                 pre_tokenizers.Split(Regex(r"\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+|\s+"), "isolated"),
                 pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
             ]
+        )
+    ),
+    # GPT-4's and Llama 3's split (Qwen2's: numbers one by one), scanned on bytes too
+    "cl100k-then-bytes": lambda: _byte_level(
+        pre_tokenizers.Sequence(
+            [pre_tokenizers.Split(Regex(CL100K_PATTERN), "isolated"), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
+        )
+    ),
+    "qwen2-then-bytes": lambda: _byte_level(
+        pre_tokenizers.Sequence(
+            [pre_tokenizers.Split(Regex(QWEN2_PATTERN), "isolated"), pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)]
         )
     ),
     "bert-wordpiece": _wordpiece,
@@ -228,6 +251,39 @@ def test_gpt2_split_on_utf8_bytes_is_the_patterns(text: str) -> None:
     if found and not text.startswith(" "):
         found[0] = " " + found[0]
     assert found == GPT2_RE.findall(text if text.startswith(" ") or not text else " " + text)
+
+
+@pytest.mark.parametrize("pattern, numbers", [(CL100K_PATTERN, fast_path.CL100K_SPLIT), (QWEN2_PATTERN, fast_path.QWEN2_SPLIT)])
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.one_of(
+        LINE_TEXTS,
+        st.text(alphabet="aZé日 \t\n\r.,'$12²\u00a0\u3000🙂sStTrReEvVmMlLdD\u0301\x85", max_size=16),
+        st.text(st.characters(exclude_categories=["Cs"]), max_size=20),
+    )
+)
+def test_cl100k_split_on_utf8_bytes_is_the_patterns(pattern: str, numbers: int, text: str) -> None:
+    data = text.encode("utf-8")
+    bounds = bounds_room(vec[i64](), len(data))
+    n = cl100k_bounds(data, 0, len(data), numbers, bounds)
+    pieces = [text[start:end] for start, end, _ in Regex(pattern).find_matches(text, "Split") if end > start]
+    assert [data[bounds[k] : bounds[k + 1]].decode("utf-8") for k in range(0, n, 2)] == pieces
+
+
+def test_the_byte_path_knows_the_splits_of_gpt2_and_cl100k_only() -> None:
+    after = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
+    assert fast_path.byte_split(pre_tokenizers.ByteLevel()) == fast_path.GPT2_SPLIT
+    assert fast_path.byte_split(pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(CL100K_PATTERN), "isolated"), after])) == 3
+    assert fast_path.byte_split(pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(QWEN2_PATTERN), "isolated"), after])) == 1
+    # another pattern, behaviour, or ByteLevel: the str path
+    assert fast_path.byte_split(tokenizer_for("split-then-bytes").pre_tokenizer) == fast_path.NO_SPLIT
+    removed = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(CL100K_PATTERN), "removed"), after])
+    assert fast_path.byte_split(removed) == fast_path.NO_SPLIT
+    prefixed = pre_tokenizers.Sequence([pre_tokenizers.Split(Regex(CL100K_PATTERN), "isolated"), pre_tokenizers.ByteLevel(use_regex=False)])
+    assert fast_path.byte_split(prefixed) == fast_path.NO_SPLIT
+    assert fast_path.byte_split(pre_tokenizers.ByteLevel(use_regex=False)) == fast_path.NO_SPLIT
+    cl100k = tokenizer_for("cl100k-then-bytes")
+    assert fast_path.byte_level_bpe("Hi there", cl100k._added, None, cl100k.pre_tokenizer, cl100k.model) is cl100k.model
 
 
 @pytest.mark.parametrize("add_prefix_space", [False, True])

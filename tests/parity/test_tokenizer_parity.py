@@ -103,11 +103,40 @@ def hf_byte_level_bpe(files: list[str], vocab_size: int) -> tokenizers.Tokenizer
     return tok
 
 
+def hf_cl100k_bpe(files: list[str], vocab_size: int, numbers: str = "{1,3}") -> tokenizers.Tokenizer:
+    """GPT-4's, Llama 3's pre-tokenizer (Qwen2's with single numbers): cl100k's pattern split,
+    then a ByteLevel without its regex; Llama 3's BPE ignores merges for whole-word tokens."""
+    pattern = (
+        r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}" + numbers
+        + r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
+    )
+    tok = tokenizers.Tokenizer(tokenizers.models.BPE(ignore_merges=numbers == "{1,3}"))
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Sequence(
+        [
+            tokenizers.pre_tokenizers.Split(tokenizers.Regex(pattern), behavior="isolated"),
+            tokenizers.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    tok.decoder = tokenizers.decoders.ByteLevel()
+    tok.post_processor = tokenizers.processors.ByteLevel(trim_offsets=True)
+    trainer = tokenizers.trainers.BpeTrainer(
+        vocab_size=vocab_size, initial_alphabet=tokenizers.pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    tok.train(files, trainer)
+    return tok
+
+
+def hf_qwen2_bpe(files: list[str], vocab_size: int) -> tokenizers.Tokenizer:
+    return hf_cl100k_bpe(files, vocab_size, "")
+
+
 CONFIGS = {
     ("whitespace-bpe", "shakespeare.txt"): (hf_whitespace_bpe, 5000),
     ("whitespace-bpe", "botchan.txt"): (hf_whitespace_bpe, 3000),
     ("byte-level-bpe", "shakespeare.txt"): (hf_byte_level_bpe, 5000),
     ("byte-level-bpe", "botchan.txt"): (hf_byte_level_bpe, 3000),
+    ("cl100k-bpe", "botchan.txt"): (hf_cl100k_bpe, 3000),
+    ("qwen2-bpe", "shakespeare.txt"): (hf_qwen2_bpe, 3000),
 }
 
 
