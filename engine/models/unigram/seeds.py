@@ -108,19 +108,25 @@ def frequent_substrings(words: list[str], counts: list[int], max_length: int, en
     """
     cut: i64 = max_length + 1
     # the words' code points + 1, each word followed by 0 (`_END`, lowest), and the weight of
-    # each suffix start
-    codes = vec[i64]()
-    weights = vec[i64]()
-    starts = vec[i64]()
+    # each suffix start (vecs made whole and written in place: an append is a call)
+    size: i64 = len(words)
+    for word in words:
+        size += len(word)
+    codes = vec[i64]([0] * size)
+    weights = vec[i64]([0] * size)
+    starts = vec[i64]([0] * (size - len(words)))
+    at: i64 = 0
+    n_starts: i64 = 0
     for k in range(len(words)):
         word = words[k]
         count: i64 = counts[k]
         for i in range(len(word)):
-            starts = append(starts, len(codes))
-            codes = append(codes, ord(word[i]) + 1)  # (no string made for the char)
-            weights = append(weights, count)
-        codes = append(codes, 0)
-        weights = append(weights, 0)
+            starts[n_starts] = at
+            n_starts += 1
+            codes[at] = ord(word[i]) + 1  # (no string made for the char)
+            weights[at] = count
+            at += 1
+        at += 1  # (the end mark: code 0, weight 0)
     text = _END.join(words) + _END  # (the same positions as `codes`)
     sort_suffixes(codes, starts, cut)
     # One entry per distinct suffix: where it starts, and the weights up to it (prefix sums).
