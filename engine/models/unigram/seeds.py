@@ -129,20 +129,24 @@ def frequent_substrings(words: list[str], counts: list[int], max_length: int, en
         at += 1  # (the end mark: code 0, weight 0)
     text = _END.join(words) + _END  # (the same positions as `codes`)
     sort_suffixes(codes, starts, cut)
-    # One entry per distinct suffix: where it starts, and the weights up to it (prefix sums).
-    entries = vec[i64]()
-    prefix_weight = vec[i64]([0])
+    # One entry per distinct suffix: where it starts, the weights up to it (prefix sums), and
+    # how many characters it shares with the entry before (written in place, n at most).
+    entries = vec[i64]([0] * len(starts))
+    prefix_weight = vec[i64]([0] * (len(starts) + 1))
+    lcps = vec[i64]([0] * len(starts))
     running: i64 = 0
+    n: i64 = 0
     for i in range(len(starts)):
         start = starts[i]
-        if i > 0 and shared_length(codes, entries[len(entries) - 1], start, cut) < 0:
-            running += weights[start]
-            prefix_weight[len(prefix_weight) - 1] = running
-            continue
-        entries = append(entries, start)
         running += weights[start]
-        prefix_weight = append(prefix_weight, running)
-    n: i64 = len(entries)
+        shared: i64 = shared_length(codes, entries[n - 1], start, cut) if n > 0 else 0
+        if shared < 0:
+            prefix_weight[n] = running  # (the same suffix as the entry before)
+            continue
+        entries[n] = start
+        lcps[n] = shared
+        n += 1
+        prefix_weight[n] = running
     found: dict[str, int] = {}
     # subtle: the stack holds (left boundary, depth) of open LCP intervals; depth 0 is the root.
     # An interval holds two entries or more, which differ before their end marks: its shared
@@ -150,7 +154,7 @@ def frequent_substrings(words: list[str], counts: list[int], max_length: int, en
     stack_left = vec[i64]([0])
     stack_depth = vec[i64]([0])
     for i in range(1, n + 1):
-        lcp: i64 = shared_length(codes, entries[i - 1], entries[i], cut) if i < n else 0
+        lcp: i64 = lcps[i] if i < n else 0
         left: i64 = i - 1
         while stack_depth[len(stack_depth) - 1] > lcp:
             stack_depth, depth = pop(stack_depth)
