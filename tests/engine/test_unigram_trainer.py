@@ -18,7 +18,7 @@ from engine.trainers.records import PairCandidate, RoundStep
 from librt.vecs import vec
 from mypy_extensions import i64
 
-from engine.models.unigram.seeds import char_counts, frequent_substrings, make_seed_pieces, required_chars
+from engine.models.unigram.seeds import char_counts, frequent_substrings, make_seed_pieces, ordered_substrings, required_chars
 from engine.models.unigram.suffix_sort import PackedText, sort_suffixes
 from engine.models.unigram.trainer import UnigramTrainer
 from engine.models.unigram.training_run import digamma
@@ -98,6 +98,10 @@ def test_frequent_substrings_equal_the_brute_force_definition(counted: dict[str,
     counts = [counted[word] for word in words]
     expected = branching_substrings(words, counts, max_length, ends_branch)
     assert frequent_substrings(words, counts, max_length, ends_branch) == expected
+    # in code-point order, which make_seed_pieces' ties rely on
+    texts, weights = ordered_substrings(words, counts, max_length, ends_branch)
+    assert texts == sorted(expected)
+    assert weights == [expected[text] for text in texts]
 
 
 def cut_suffix(codes: list[int], start: int, cut: int) -> list[int]:

@@ -85,7 +85,7 @@ def sort_suffixes(codes: vec[i64], starts: vec[i64], cut: i64) -> None:
     steps = vec[i64]([0] * n)
     for i in range(n):
         steps[i] = keys[starts[i]] >> shift
-    _radix_sort(starts, steps, bits * slots)
+    radix_sort(starts, steps, bits * slots)
     if slots >= cut:
         return
     last_slot: i64 = (1 << bits) - 1
@@ -100,7 +100,7 @@ def sort_suffixes(codes: vec[i64], starts: vec[i64], cut: i64) -> None:
         start = end
 
 
-def _radix_sort(order: vec[i64], steps: vec[i64], width: i64) -> None:
+def radix_sort(order: vec[i64], steps: vec[i64], width: i64) -> None:
     """Sort order[i] by steps[i] (ints below 2 ** width, moved along), stably, least
     significant `_DIGIT_BITS` first: [7, 3, 5] by [2, 1, 2] -> order [3, 7, 5]."""
     n: i64 = len(order)
