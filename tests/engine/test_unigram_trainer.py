@@ -19,6 +19,7 @@ from librt.vecs import vec
 from mypy_extensions import i64
 
 from engine.models.unigram.seeds import char_counts, frequent_substrings, make_seed_pieces, ordered_substrings, required_chars
+from engine.models.unigram.pruning import stable_order
 from engine.models.unigram.suffix_sort import PackedText, sort_suffixes
 from engine.models.unigram.trainer import UnigramTrainer
 from engine.models.unigram.training_run import digamma
@@ -144,6 +145,14 @@ def test_sort_suffixes_equals_sorting_the_cut_suffixes(words: list[list[int]], c
     assert sorted(order) == sorted(starts)
     got = [cut_suffix(codes, start, cut) for start in order]
     assert got == sorted(cut_suffix(codes, start, cut) for start in starts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([-1.5, -0.0, 0.0, 0.25, 2.0, float("inf"), float("-inf")]) | st.floats(), max_size=80))
+def test_stable_order_is_pythons_stable_sort(keys: list[float]) -> None:
+    # (ties, signed zeros, infinities; a NaN hands the job to Python's sort)
+    assert list(stable_order(vec[float](keys))) == sorted(range(len(keys)), key=keys.__getitem__)
+    assert list(stable_order(vec[float]([0.5, -1.0, 0.5]))) == [1, 0, 2]
 
 
 def test_char_counts_weighs_words_by_their_counts() -> None:
