@@ -164,6 +164,41 @@ def covered_chars(counts: dict[str, int], character_coverage: float) -> list[str
     return kept
 
 
+def kept_table(kept: list[str]) -> vec[u8]:
+    """`kept` as a table by code point, 1 for a kept char (up to the largest one's code):
+    ["a", "c"] -> 0 x 97, then 1, 0, 1."""
+    top = 0
+    for char in kept:
+        if ord(char) > top:
+            top = ord(char)
+    table = vec[u8](bytes(top + 1))
+    for char in kept:
+        table[ord(char)] = 1
+    return table
+
+
+def kept_parts(sentence: str, kept: vec[u8]) -> list[str]:
+    """`split_words(sentence, kept, False)` with `kept` as its `kept_table`: the sentence cut at
+    every char not kept, read by code point (no string made for a char, no set looked up):
+    "▁aéb" with the table of ["▁", "a", "b"] -> ["▁a", "b"]."""
+    words: list[str] = []
+    start = 0
+    n = len(sentence)
+    size = len(kept)
+    for i in range(n):
+        code = ord(sentence[i])
+        if code >= size or kept[code] == 0:
+            if i > start:
+                words.append(sentence[start:i])
+            start = i + 1
+    if start == 0:
+        if n > 0:
+            words.append(sentence)  # (the whole sentence kept: no copy)
+    elif n > start:
+        words.append(sentence[start:])
+    return words
+
+
 def split_words(sentence: str, kept: set[str] | None, by_whitespace: bool) -> list[str]:
     """The training words of one normalized `sentence`: cut before each "▁" when
     `by_whitespace` (sentencepiece's SplitSentencesByWhitespace), and at every character not
