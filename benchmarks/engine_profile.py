@@ -1,5 +1,6 @@
 """Where the engine spends its own time, module by module, in each kind of work: the figures behind
-`build_app.HOT` (the modules compiled at -O1), `build_app.COLD` (compiled without optimisation)
+`build_app.HOT` (the modules compiled at -O1; `build_app.LOOPS`, at -O3, count as hot here),
+`build_app.COLD` (compiled without optimisation)
 and `build_app.INTERPRETED`; the others are compiled at -Og.
 
 Runs the pure-Python engine of the source tree under cProfile (compiled code is invisible to it)
@@ -60,7 +61,7 @@ def build_lists() -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.COLD, module.INTERPRETED, module.HOT
+    return module.COLD, module.INTERPRETED, {**module.HOT, **module.LOOPS}
 
 
 class Workloads:
@@ -187,7 +188,7 @@ def main() -> int:
     print(f"{'largest':>8}  {'in':7} module")
     for module, by_work in sorted(shares.items(), key=lambda item: -max(item[1].values(), default=0.0)):
         work, largest = max(by_work.items(), key=lambda item: item[1], default=("-", 0.0))
-        note = "interpreted" if module in interpreted else "cold (-O0)" if module in cold else "hot (-O1)" if module in hot else ""
+        note = "interpreted" if module in interpreted else "cold (-O0)" if module in cold else "hot (-O1/-O3)" if module in hot else ""
         bulk = max((by_work.get(name, 0.0) for name in BULK_WORK), default=0.0)
         if module in cold and bulk >= COLD_SHARE:
             note += f"  <- over {COLD_SHARE} %: belongs at the default level"

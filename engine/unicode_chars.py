@@ -14,6 +14,8 @@ from array import array
 from typing import Final
 
 import regex
+from librt.vecs import vec
+from mypy_extensions import u8
 
 from engine import unicode_tables as tables
 
@@ -49,24 +51,30 @@ class KindTable:
     """A small int (-127 .. 127) remembered per code point, as a char scanner asks each char's
     kind of its classes once: a byte per code point, read by `ord(text[i])`, where a dict keyed
     by the char made a string (past Latin-1) and hashed it for every char read. The table
-    (1.1 MB) is made at the first `remember`."""
+    (1.1 MB) is made at the first `remember`.
 
-    table: bytearray
+    `table` holds kind - UNKNOWN_KIND (0: not known yet) and is empty before the first
+    `remember`; a hot loop may read it itself (`known` written out, a call less per char),
+    taking it again after each `remember`. (A vec of u8, read unboxed: a bytearray's item
+    went through PyObject_GetItem with the code point boxed.)
+    """
+
+    table: vec[u8]
 
     def __init__(self) -> None:
-        self.table = bytearray()
+        self.table = vec[u8]()
 
     def known(self, code: int) -> int:
         """The kind remembered for `code`, or UNKNOWN_KIND."""
         table = self.table
-        if not table:
+        if code >= len(table):
             return UNKNOWN_KIND
-        return table[code] + UNKNOWN_KIND
+        return int(table[code]) + UNKNOWN_KIND
 
     def remember(self, code: int, kind: int) -> None:
         if not self.table:
-            self.table = bytearray(0x110000)
-        self.table[code] = kind - UNKNOWN_KIND
+            self.table = vec[u8](bytes(0x110000))  # (copied whole from the zero bytes)
+        self.table[code] = u8(kind - UNKNOWN_KIND)
 
 
 def utf8_offsets(text: str) -> list[int]:

@@ -68,11 +68,12 @@ def test_every_interpreted_module_exists_says_why_and_is_not_compiled() -> None:
 def test_every_cold_and_hot_module_is_compiled_exists_and_says_why() -> None:
     build = _build_app()
     compiled = set(build.engine_sources(ROOT))
-    for name, listed in (("COLD", build.COLD), ("HOT", build.HOT)):
+    for name, listed in (("COLD", build.COLD), ("HOT", build.HOT), ("LOOPS", build.LOOPS)):
         for relative, reason in listed.items():
             assert relative in compiled, f"{name} names {relative}, which is not a compiled engine module"
             assert len(reason.split()) >= 4, f"{name} gives {relative} no real reason: {reason!r}"
     assert not set(build.COLD) & set(build.HOT)
+    assert not set(build.LOOPS) & (set(build.COLD) | set(build.HOT))
 
 
 def test_each_c_file_gets_its_level() -> None:
@@ -91,7 +92,9 @@ def test_each_c_file_gets_its_level() -> None:
     assert build.c_file_level("__native_engine___formats___tiktoken.c") == build.COLD_LEVEL
     assert build.c_file_level("__native_engine.c") == build.COLD_LEVEL  # the group's start-up
     assert build.c_file_level("str_ops.c") == build.FAST_LEVEL  # mypyc's runtime library
-    assert len({build.FAST_LEVEL, build.HOT_LEVEL, build.DEFAULT_LEVEL, build.COLD_LEVEL}) == 4
+    assert build.c_file_level("__native_engine___models___unigram___lattice_passes.c") == build.LOOPS_LEVEL
+    assert build.c_file_level("__native_engine___normalizers___precompiled.c") == build.LOOPS_LEVEL
+    assert len({build.FAST_LEVEL, build.HOT_LEVEL, build.DEFAULT_LEVEL, build.COLD_LEVEL, build.LOOPS_LEVEL}) == 5
 
 
 def test_unity_batches_hold_every_file_once_one_level_each_about_even(tmp_path: Path) -> None:

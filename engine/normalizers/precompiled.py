@@ -139,19 +139,21 @@ class Precompiled(Normalizer):
         into graphemes. A lookup finds a rule only where the rule is a prefix of the chunk:
         so never when no char has a rule of its own and every grapheme of two or more chars
         starts with a char that no longer rule starts with. Such a grapheme has a JOINING char
-        first or second, or a PREPEND char first (`JOINING_RE`)."""
-        joining = False
-        for c in set(text):
-            found = self._flags(c, 0)
-            if found & RULED or (found & EXTENDABLE and found & (JOINING | PREPEND)):
-                return False
-            if found & JOINING:
-                joining = True
-        if not joining:
-            return True  # every grapheme is one char
+        first or second, or a PREPEND char first (`JOINING_RE`): so no char may be JOINING
+        right after an EXTENDABLE one.
+
+        One pass over the code points, `_flags` written out (mypyc does not inline it: a call
+        per char); `set(text)` made a string per char past Latin-1 and hashed it."""
+        table = self._char_flags.table
         after_extendable = False
         for index in range(len(text)):
-            found = self._flags(text, index)
+            code = ord(text[index])
+            found = int(table[code]) + uc.UNKNOWN_KIND if code < len(table) else uc.UNKNOWN_KIND
+            if found == uc.UNKNOWN_KIND:
+                found = self._flags(text, index)
+                table = self._char_flags.table  # (the first `remember` makes it)
+            if found & RULED or (found & EXTENDABLE and found & (JOINING | PREPEND)):
+                return False
             if after_extendable and found & JOINING:
                 return False
             after_extendable = (found & EXTENDABLE) != 0
@@ -296,14 +298,32 @@ class Precompiled(Normalizer):
         """`normalize_graphemes` without the chars and changes `_changes` keeps for alignments:
         the stretches no rule touches are copied as slices. A char that is a grapheme of its
         own (cut as `_changes` cuts) has a rule only if its flags say RULED, so only those and
-        the graphemes of two or more chars are looked up."""
+        the graphemes of two or more chars are looked up.
+
+        `_cluster_end` and `_flags` are written out here (mypyc does not inline them: three
+        calls per char, and each char's flags were read twice, as a stretch's last `after`
+        and as the next one's `first`)."""
         parts: list[str] = []
         size = len(text)
         copied = 0  # text[copied:start] is unchanged and not yet in parts
         start = 0
+        first = self._flags(text, 0) if size > 0 else 0
+        table = self._char_flags.table
         while start < size:
-            first = self._flags(text, start)
-            end = self._cluster_end(text, start, size, first)
+            # (`_cluster_end`: past the chars that may join the one before)
+            end = start + 1
+            before = first
+            after = 0
+            while end < size:
+                code = ord(text[end])
+                after = int(table[code]) + uc.UNKNOWN_KIND if code < len(table) else uc.UNKNOWN_KIND
+                if after == uc.UNKNOWN_KIND:
+                    after = self._flags(text, end)
+                    table = self._char_flags.table  # (the first `remember` makes it)
+                if not (before & (JOINING | PREPEND) or after & JOINING):
+                    break
+                before = after
+                end += 1
             if end == start + 1:
                 if first & RULED:
                     found = self.transform(text[start])
@@ -318,6 +338,7 @@ class Precompiled(Normalizer):
                 for grapheme in GRAPHEME_RE.findall(text[start:end]):
                     self._put(grapheme, parts, [])
             start = end
+            first = after  # subtle: the flags of text[end], read by the loop that stopped there
         if copied == 0:
             return text
         parts.append(text[copied:])

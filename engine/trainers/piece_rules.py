@@ -13,6 +13,9 @@ from __future__ import annotations
 import struct
 from typing import Final
 
+from librt.vecs import vec
+from mypy_extensions import u8
+
 from engine.pre_tokenizers.scanners import ANY_SCRIPT, script_of
 
 # sentencepiece's whitespace mark and the character rare ones become (`kWSChar`, `kUNKChar`).
@@ -63,7 +66,9 @@ class PieceRules:
     split_by_number: bool
     split_by_whitespace: bool
     split_digits: bool
-    _scripts: dict[int, int]  # code point -> script, as met
+    # code point -> sentencepiece's script + 1 as met (0: not yet; empty until the first):
+    # read unboxed (a dict boxed every code point past 256 to look it up)
+    _scripts: vec[u8]
 
     def __init__(
         self,
@@ -78,13 +83,14 @@ class PieceRules:
         self.split_by_number = split_by_number
         self.split_by_whitespace = split_by_whitespace
         self.split_digits = split_digits
-        self._scripts = {}
+        self._scripts = vec[u8]()
 
     def valid(self, piece: str) -> bool:
         n = len(piece)
         if n == 0 or n > self.max_sentencepiece_length:
             return False
         previous = _ANY
+        scripts = self._scripts
         for pos in range(n):
             cp = ord(piece[pos])
             if cp == 0x2585 or cp == 0 or cp == 0x09 or cp == 0x20 or 0xD800 <= cp <= 0xDFFF:
@@ -96,10 +102,10 @@ class PieceRules:
                 elif pos > 0 and pos == n - 1:
                     return False
                 continue
-            script = self._scripts.get(cp, -2)
-            if script == -2:
+            script = int(scripts[cp]) - 1 if cp < len(scripts) else -1
+            if script < 0:
                 script = _script(cp)
-                self._scripts[cp] = script
+                scripts = self._remember(cp, script)
             if script == _INHERITED:
                 script = previous
             if is_decimal_number(cp):
@@ -111,6 +117,18 @@ class PieceRules:
                 return False
             previous = script
         return True
+
+
+    def _remember(self, cp: int, script: int) -> vec[u8]:
+        """Note `script` (0 .. 254) for code point `cp`; the table, grown to hold it if needed
+        (to the BMP, or to every code point)."""
+        scripts = self._scripts
+        if cp >= len(scripts):
+            size = 0x10000 if cp < 0x10000 else 0x110000
+            scripts = vec[u8](bytes(scripts) + bytes(size - len(scripts)))
+            self._scripts = scripts
+        scripts[cp] = u8(script + 1)
+        return scripts
 
 
 def float32(value: float) -> float:
@@ -144,6 +162,41 @@ def covered_chars(counts: dict[str, int], character_coverage: float) -> list[str
         if char != "\t" and char != UNK_CHAR:
             kept.append(char)
     return kept
+
+
+def kept_table(kept: list[str]) -> vec[u8]:
+    """`kept` as a table by code point, 1 for a kept char (up to the largest one's code):
+    ["a", "c"] -> 0 x 97, then 1, 0, 1."""
+    top = 0
+    for char in kept:
+        if ord(char) > top:
+            top = ord(char)
+    table = vec[u8](bytes(top + 1))
+    for char in kept:
+        table[ord(char)] = 1
+    return table
+
+
+def kept_parts(sentence: str, kept: vec[u8]) -> list[str]:
+    """`split_words(sentence, kept, False)` with `kept` as its `kept_table`: the sentence cut at
+    every char not kept, read by code point (no string made for a char, no set looked up):
+    "▁aéb" with the table of ["▁", "a", "b"] -> ["▁a", "b"]."""
+    words: list[str] = []
+    start = 0
+    n = len(sentence)
+    size = len(kept)
+    for i in range(n):
+        code = ord(sentence[i])
+        if code >= size or kept[code] == 0:
+            if i > start:
+                words.append(sentence[start:i])
+            start = i + 1
+    if start == 0:
+        if n > 0:
+            words.append(sentence)  # (the whole sentence kept: no copy)
+    elif n > start:
+        words.append(sentence[start:])
+    return words
 
 
 def split_words(sentence: str, kept: set[str] | None, by_whitespace: bool) -> list[str]:

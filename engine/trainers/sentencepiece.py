@@ -50,6 +50,8 @@ from engine.trainers.piece_rules import (
     WS_CHAR,
     PieceRules,
     covered_chars,
+    kept_parts,
+    kept_table,
     split_words,
 )
 
@@ -212,12 +214,12 @@ class SentencePieceTrainer(Trainer):
                 lines.append(line)
                 counts.append(count)
         kept = covered_chars(char_counts(lines, counts), self.character_coverage)
-        kept_set = set(kept)
+        table = kept_table(kept)
         words: dict[str, int] = {}
         sentences: dict[str, int] = {}
         for k in range(len(lines)):
             count = counts[k]
-            for part in split_words(lines[k], kept_set, False):
+            for part in kept_parts(lines[k], table):  # (split_words(line, set(kept), False))
                 sentences[part] = sentences.get(part, 0) + count
                 if self.split_by_whitespace and part.find(WS_CHAR, 1) >= 0:
                     for word in split_words(part, None, True):

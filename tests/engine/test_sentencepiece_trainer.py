@@ -10,11 +10,13 @@ import struct
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import Tokenizer, models, pre_tokenizers, trainers
 from engine.errors import TrainerMismatchError, VocabularyTooSmallError
 from engine.formats import convert
-from engine.trainers.piece_rules import PieceRules, covered_chars, split_words
+from engine.trainers.piece_rules import PieceRules, covered_chars, kept_parts, kept_table, split_words
 from engine.trainers.sentencepiece import SentencePieceTrainer, byte_pieces
 from support import train_sentencepiece_preset
 from workbench.core.presets import build
@@ -75,6 +77,12 @@ def test_words_are_cut_at_spaces_and_at_rare_characters() -> None:
     assert split_words("▁ab▁c", None, False) == ["▁ab▁c"]
     assert split_words("▁aéb", {"▁", "a", "b"}, True) == ["▁a", "b"]
     assert split_words("é▁a", {"▁", "a"}, True) == ["▁a"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text("ab▁é日😀\x00", max_size=20), st.lists(st.sampled_from("ab▁é日😀\x00"), unique=True))
+def test_kept_parts_are_split_words_without_whitespace(sentence: str, kept: list[str]) -> None:
+    assert kept_parts(sentence, kept_table(kept)) == split_words(sentence, set(kept), False)
 
 
 def test_training_words_come_from_sentences() -> None:

@@ -15,7 +15,12 @@ from engine.errors import EngineError, TrainerMismatchError, TrainingCancelled, 
 from engine.progress import ProgressSink, TrainProgress
 from engine.trainers.base import AlphabetNeed
 from engine.trainers.records import PairCandidate, RoundStep
-from engine.models.unigram.seeds import frequent_substrings, make_seed_pieces, required_chars
+from librt.vecs import vec
+from mypy_extensions import i64
+
+from engine.models.unigram.seeds import char_counts, frequent_substrings, make_seed_pieces, ordered_substrings, required_chars
+from engine.models.unigram.pruning import stable_order
+from engine.models.unigram.suffix_sort import PackedText, sort_suffixes
 from engine.models.unigram.trainer import UnigramTrainer
 from engine.models.unigram.training_run import digamma
 
@@ -94,6 +99,66 @@ def test_frequent_substrings_equal_the_brute_force_definition(counted: dict[str,
     counts = [counted[word] for word in words]
     expected = branching_substrings(words, counts, max_length, ends_branch)
     assert frequent_substrings(words, counts, max_length, ends_branch) == expected
+    # in code-point order, which make_seed_pieces' ties rely on
+    texts, weights = ordered_substrings(words, counts, max_length, ends_branch)
+    assert texts == sorted(expected)
+    assert weights == [expected[text] for text in texts]
+
+
+def cut_suffix(codes: list[int], start: int, cut: int) -> list[int]:
+    """The suffix of `codes` at `start`, its first `cut` codes, up to its end mark (0) included."""
+    out: list[int] = []
+    for code in codes[start : start + cut]:
+        out.append(code)
+        if code == 0:
+            break
+    return out
+
+
+def test_sort_suffixes_orders_the_cut_suffixes() -> None:
+    # [a b 0 a c 0] (a=1, b=2, c=3), cut 2: "ab", "ac", "b", "c"
+    starts = vec[i64]([0, 1, 3, 4])
+    sort_suffixes(vec[i64]([1, 2, 0, 1, 3, 0]), starts, 2)
+    assert list(starts) == [0, 3, 1, 4]
+    packed = PackedText(vec[i64]([1, 2, 0, 1, 3, 0]))
+    assert (packed.bits, packed.per_key) == (2, 31)
+    assert packed.keys[0] == (1 << 60) | (2 << 58)  # a, b, then the end mark and nothing
+    assert packed.keys[2] == 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.lists(st.integers(1, 4) | st.integers(1, 70) | st.integers(1, 0x110000), min_size=1, max_size=60), min_size=1, max_size=12),
+    st.integers(1, 30),
+)
+def test_sort_suffixes_equals_sorting_the_cut_suffixes(words: list[list[int]], cut: int) -> None:
+    # (alphabets of 2 to 21 bits a rank: a step of 3 to 31 chars, the cut inside a step or not)
+    codes: list[int] = []
+    starts: list[int] = []
+    for word in words:
+        for code in word:
+            starts.append(len(codes))
+            codes.append(code)
+        codes.append(0)
+    order = vec[i64](starts)
+    sort_suffixes(vec[i64](codes), order, cut)
+    assert sorted(order) == sorted(starts)
+    got = [cut_suffix(codes, start, cut) for start in order]
+    assert got == sorted(cut_suffix(codes, start, cut) for start in starts)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([-1.5, -0.0, 0.0, 0.25, 2.0, float("inf"), float("-inf")]) | st.floats(), max_size=80))
+def test_stable_order_is_pythons_stable_sort(keys: list[float]) -> None:
+    # (ties, signed zeros, infinities; a NaN hands the job to Python's sort)
+    assert list(stable_order(vec[float](keys))) == sorted(range(len(keys)), key=keys.__getitem__)
+    assert list(stable_order(vec[float]([0.5, -1.0, 0.5]))) == [1, 0, 2]
+
+
+def test_char_counts_weighs_words_by_their_counts() -> None:
+    assert char_counts(["ab", "b"], [2, 1]) == {"a": 2, "b": 3}
+    assert char_counts(["日本", "本😀", "😀"], [1, 2, 3]) == {"日": 1, "本": 3, "😀": 5}
+    assert list(char_counts(["😀é日a", "a"], [1, 1])) == ["a", "é", "日", "😀"]
 
 
 def test_seed_pieces_are_characters_then_substrings_by_count_times_length() -> None:

@@ -8,12 +8,16 @@ Reads the Viterbi counts of `engine.models.unigram.lattice_passes`; the pieces a
 from __future__ import annotations
 
 import math
+from typing import Final
 
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from engine.models.unigram.lattice_passes import ensure_viterbi
 from engine.models.unigram.training_lattices import NEG_INF, TrainingLattices, filled, int_filled
+
+# `stable_order` sorts runs of this many keys by insertion before merging them.
+_RUN: Final[i64] = 16
 
 
 class PruningLosses:
@@ -160,18 +164,80 @@ def pieces_to_keep(lattices: TrainingLattices, pruned_size: int) -> list[bool]:
         if lattices.present[id] and lattices.viterbi_freq[id] > 0:
             keep[id] = True
             kept += 1
-    # subtle: ids ascending, sorted stably by -loss alone (CPython's float-only comparison):
-    # the order of (-loss, id) pairs, without a tuple made or compared
-    ids: list[int] = []
-    neg_losses: list[float] = []
+    # subtle: ids ascending, sorted stably by -loss alone: the order of (-loss, id) pairs,
+    # without a tuple made or compared
+    ids = vec[i64]()
+    neg_losses = vec[float]()
     starts = losses.starts
     for id in range(lattices.n_chars, n):
         if starts[id + 1] > starts[id]:  # (has_alternative)
-            ids.append(id)
-            neg_losses.append(-losses.values[id])
-    for at in sorted(range(len(ids)), key=neg_losses.__getitem__):
+            ids = append(ids, id)
+            neg_losses = append(neg_losses, -losses.values[id])
+    order = stable_order(neg_losses)
+    for k in range(len(order)):
         if kept >= pruned_size:
             break
-        keep[ids[at]] = True
+        keep[ids[order[k]]] = True
         kept += 1
     return keep
+
+
+def stable_order(keys: vec[float]) -> vec[i64]:
+    """The positions of `keys` sorted by key, equal keys in their order (a stable sort, as
+    Python's `sorted(range(n), key=keys.__getitem__)`): [0.5, -1.0, 0.5] -> [1, 0, 2].
+
+    A merge sort on native floats (runs of _RUN by insertion first): no key call and no float
+    boxed per comparison. A NaN, which no order holds, leaves the job to Python's sort.
+    """
+    n: i64 = len(keys)
+    order = vec[i64]([0] * n)
+    for k in range(n):
+        if keys[k] != keys[k]:
+            by_python = sorted(range(n), key=list(keys).__getitem__)
+            for j in range(n):
+                order[j] = by_python[j]
+            return order
+        order[k] = k
+    start: i64 = 0
+    while start < n:  # (runs by insertion: a later key moves only past larger ones)
+        end = start + _RUN if start + _RUN < n else n
+        for i in range(start + 1, end):
+            current = order[i]
+            key = keys[current]
+            j = i
+            while j > start and key < keys[order[j - 1]]:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = current
+        start = end
+    other = vec[i64]([0] * n)
+    width: i64 = _RUN
+    while width < n:
+        lo: i64 = 0
+        while lo < n:
+            mid = lo + width if lo + width < n else n
+            hi = lo + 2 * width if lo + 2 * width < n else n
+            a = lo
+            b = mid
+            out = lo
+            while a < mid and b < hi:
+                # subtle: the right one first only when strictly smaller (stable)
+                if keys[order[b]] < keys[order[a]]:
+                    other[out] = order[b]
+                    b += 1
+                else:
+                    other[out] = order[a]
+                    a += 1
+                out += 1
+            while a < mid:
+                other[out] = order[a]
+                a += 1
+                out += 1
+            while b < hi:
+                other[out] = order[b]
+                b += 1
+                out += 1
+            lo = hi
+        order, other = other, order
+        width *= 2
+    return order

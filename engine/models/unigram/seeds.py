@@ -9,17 +9,18 @@ its sentences; no EM here (`engine.models.unigram.training_run`).
 from __future__ import annotations
 
 import math
-from collections import Counter
 from typing import Final
 
 from librt.vecs import append, pop, vec
 from mypy_extensions import i64
 
-from engine.models.unigram.suffix_sort import shared_length, sort_suffixes, suffix_length
+from engine.models.unigram.suffix_sort import radix_sort, shared_length, sort_suffixes, suffix_length
 from engine.trainers.piece_rules import PieceRules
 
 # Ends each word in the text the suffixes are read from (as code 0; a char c is code c + 1).
 _END: Final = "\0"
+# `char_counts` counts the code points below this in a table, the others in a dict.
+_BMP: Final = 0x10000
 
 
 class SeedPieces:
@@ -39,19 +40,41 @@ class SeedPieces:
 
 def char_counts(words: list[str], counts: list[int]) -> dict[str, int]:
     """How often each character occurs, words weighted by their counts: ["ab", "b"], [2, 1] ->
-    {"a": 2, "b": 3}. (Counted by Counter's C loop, once per distinct word count.)"""
-    by_count: dict[int, list[str]] = {}
+    {"a": 2, "b": 3} (in code-point order; a word counted 0 times adds no character).
+
+    Counted on native ints by code point (`ord(word[i])` makes no string); the characters past
+    the Basic Multilingual Plane, rare, in a dict. (Counter made a string per char past
+    Latin-1 and hashed it: 7-10 % of the sentencepiece preset on a Japanese novel.)
+    """
+    table = vec[i64]()
+    rare: dict[int, int] = {}
     for k in range(len(words)):
-        group = by_count.get(counts[k])
-        if group is None:
-            by_count[counts[k]] = [words[k]]
-        else:
-            group.append(words[k])
+        word = words[k]
+        count: i64 = counts[k]
+        for i in range(len(word)):
+            code: i64 = ord(word[i])
+            if code >= len(table):
+                if code >= _BMP:
+                    rare[code] = rare.get(code, 0) + count
+                    continue
+                table = _grown(table, code)
+            table[code] += count
     result: dict[str, int] = {}
-    for count, group in by_count.items():
-        for char, seen in Counter("".join(group)).items():
-            result[char] = result.get(char, 0) + seen * count
+    for code in range(len(table)):
+        if table[code] != 0:
+            result[chr(code)] = int(table[code])
+    for code in sorted(rare):
+        result[chr(code)] = rare[code]
     return result
+
+
+def _grown(table: vec[i64], code: i64) -> vec[i64]:
+    """`table` long enough to count `code` (below _BMP): 256 entries, or the whole BMP."""
+    size: i64 = 256 if code < 256 else _BMP
+    grown = vec[i64]([0] * size)
+    for i in range(len(table)):
+        grown[i] = table[i]
+    return grown
 
 
 def required_chars(words: list[str], counts: list[int], initial_alphabet: list[str]) -> list[str]:
@@ -83,90 +106,134 @@ def frequent_substrings(words: list[str], counts: list[int], max_length: int, en
     their weights summed (they stay together in any interval). The repeated prefixes of
     neighbours (their LCPs) then give the suffix tree's internal nodes with a stack, as esaxx does.
     """
+    texts, weights = ordered_substrings(words, counts, max_length, ends_branch)
+    found: dict[str, int] = {}
+    for k in range(len(texts)):
+        found[texts[k]] = weights[k]
+    return found
+
+
+def ordered_substrings(
+    words: list[str], counts: list[int], max_length: int, ends_branch: bool = True
+) -> tuple[list[str], list[int]]:
+    """`frequent_substrings` as two lists, the substrings in code-point order and their counts:
+    ["▁abc", "▁abd"], [1, 1], 16 -> (["ab", "▁ab"], [2, 2]).
+
+    subtle: code-point order is the order of the substrings' (first entry, length) in the sorted
+    suffixes: a substring comes before the ones it is a prefix of (same first entry, shorter),
+    and before those of later entries (their suffixes sort after its own). A word-final one
+    (`ends_branch`) is its entry's whole suffix, which sorts first among those it prefixes.
+    """
     cut: i64 = max_length + 1
     # the words' code points + 1, each word followed by 0 (`_END`, lowest), and the weight of
-    # each suffix start
-    codes = vec[i64]()
-    weights = vec[i64]()
-    starts = vec[i64]()
+    # each suffix start (vecs made whole and written in place: an append is a call)
+    size: i64 = len(words)
+    for word in words:
+        size += len(word)
+    codes = vec[i64]([0] * size)
+    weights = vec[i64]([0] * size)
+    starts = vec[i64]([0] * (size - len(words)))
+    at: i64 = 0
+    n_starts: i64 = 0
     for k in range(len(words)):
         word = words[k]
         count: i64 = counts[k]
-        for char in word:
-            starts = append(starts, len(codes))
-            codes = append(codes, ord(char) + 1)
-            weights = append(weights, count)
-        codes = append(codes, 0)
-        weights = append(weights, 0)
+        for i in range(len(word)):
+            starts[n_starts] = at
+            n_starts += 1
+            codes[at] = ord(word[i]) + 1  # (no string made for the char)
+            weights[at] = count
+            at += 1
+        at += 1  # (the end mark: code 0, weight 0)
     text = _END.join(words) + _END  # (the same positions as `codes`)
     sort_suffixes(codes, starts, cut)
-    # One entry per distinct suffix: where it starts, and the weights up to it (prefix sums).
-    entries = vec[i64]()
-    prefix_weight = vec[i64]([0])
+    # One entry per distinct suffix: where it starts, the weights up to it (prefix sums), and
+    # how many characters it shares with the entry before (written in place, n at most).
+    entries = vec[i64]([0] * len(starts))
+    prefix_weight = vec[i64]([0] * (len(starts) + 1))
+    lcps = vec[i64]([0] * len(starts))
     running: i64 = 0
+    n: i64 = 0
     for i in range(len(starts)):
         start = starts[i]
-        if i > 0 and shared_length(codes, entries[len(entries) - 1], start, cut) < 0:
-            running += weights[start]
-            prefix_weight[len(prefix_weight) - 1] = running
-            continue
-        entries = append(entries, start)
         running += weights[start]
-        prefix_weight = append(prefix_weight, running)
-    n: i64 = len(entries)
-    found: dict[str, int] = {}
+        shared: i64 = shared_length(codes, entries[n - 1], start, cut) if n > 0 else 0
+        if shared < 0:
+            prefix_weight[n] = running  # (the same suffix as the entry before)
+            continue
+        entries[n] = start
+        lcps[n] = shared
+        n += 1
+        prefix_weight[n] = running
+    # Each substring found as (its first entry) * cut + its length, and its count.
+    found_at = vec[i64]()
+    found_weight = vec[i64]()
     # subtle: the stack holds (left boundary, depth) of open LCP intervals; depth 0 is the root.
     # An interval holds two entries or more, which differ before their end marks: its shared
     # prefix never holds one.
     stack_left = vec[i64]([0])
     stack_depth = vec[i64]([0])
     for i in range(1, n + 1):
-        lcp: i64 = shared_length(codes, entries[i - 1], entries[i], cut) if i < n else 0
+        lcp: i64 = lcps[i] if i < n else 0
         left: i64 = i - 1
         while stack_depth[len(stack_depth) - 1] > lcp:
             stack_depth, depth = pop(stack_depth)
             stack_left, left = pop(stack_left)
             # the interval [left, i) of suffixes shares `depth` characters and no more
             if 2 <= depth <= max_length:
-                start = entries[left]
-                found[text[start : start + depth]] = int(prefix_weight[i] - prefix_weight[left])
+                found_at = append(found_at, left * cut + depth)
+                found_weight = append(found_weight, prefix_weight[i] - prefix_weight[left])
         if stack_depth[len(stack_depth) - 1] < lcp:
             stack_left = append(stack_left, left)
             stack_depth = append(stack_depth, lcp)
     # A word-final substring no branching node reports: its one entry, from word ends that add
     # up to two or more (each is followed by whatever word comes next). Not for whole sentences
     # (`ends_branch` False): their ends are followed by one same mark, as in sentencepiece.
+    # subtle: a node of the same text would be the interval of entry i and the next ones that
+    # share all of it (entry i, ended, sorts first among them): there is one when the next
+    # entry shares size - 1 characters with it.
     for i in range(n if ends_branch else 0):
         start = entries[i]
         size = suffix_length(codes, start, cut)
         if codes[start + size - 1] == 0 and 3 <= size:
             weight = prefix_weight[i + 1] - prefix_weight[i]
-            substring = text[start : start + size - 1]
-            if weight >= 2 and substring not in found:
-                found[substring] = int(weight)
-    return found
+            if weight >= 2 and not (i + 1 < n and lcps[i + 1] == size - 1):
+                found_at = append(found_at, i * cut + size - 1)
+                found_weight = append(found_weight, weight)
+    order = vec[i64]([0] * len(found_at))
+    for k in range(len(order)):
+        order[k] = k
+    radix_sort(order, found_at, int(n * cut).bit_length())
+    found_texts: list[str] = []
+    found_counts: list[int] = []
+    for k in range(len(order)):
+        at = found_at[k]  # (sorted along with `order`)
+        start = entries[at // cut]
+        found_texts.append(text[start : start + at % cut])
+        found_counts.append(int(found_weight[order[k]]))
+    return found_texts, found_counts
 
 
-def _ranked(keys: list[int], texts: list[str]) -> list[int]:
-    """The positions of `keys` in the order of (key, text) pairs: keys ascending, equal keys
-    by text (all texts differ). [3, 1, 3], ["b", "z", "a"] -> [1, 2, 0].
-
-    subtle: sorted by the keys alone (CPython compares int keys directly), then each run of equal
-    keys by its texts; no tuple is made or compared, and the order is the pairs' own.
-    """
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    start = 0
-    while start < len(order):
-        end = start + 1
-        key = keys[order[start]]
-        while end < len(order) and keys[order[end]] == key:
-            end += 1
-        if end - start > 1:
-            run = order[start:end]
-            run.sort(key=texts.__getitem__)
-            order[start:end] = run
-        start = end
-    return order
+def _by_value(values: list[int]) -> list[int]:
+    """The positions of `values` by value, largest first, equal values in their order (a
+    stable sort): [3, 1, 3] -> [0, 2, 1]. (An LSD radix sort on native ints: no key calls.)"""
+    top = 0
+    for value in values:
+        if value > top:
+            top = value
+    if top >= 1 << 62:  # (counts past what an i64 holds: the same order, by Python's sort)
+        negated = [-value for value in values]
+        return sorted(range(len(values)), key=negated.__getitem__)
+    order = vec[i64]([0] * len(values))
+    keys = vec[i64]([0] * len(values))
+    for k in range(len(values)):
+        order[k] = k
+        keys[k] = top - values[k]
+    radix_sort(order, keys, int(top).bit_length())
+    result: list[int] = []
+    for k in range(len(order)):
+        result.append(int(order[k]))
+    return result
 
 
 def make_seed_pieces(
@@ -198,21 +265,24 @@ def make_seed_pieces(
     n_chars = len(pieces)
     if max_length >= 2:
         if sentences is None:
-            found = frequent_substrings(words, counts, max_length)
+            texts, weights = ordered_substrings(words, counts, max_length)
         else:
-            found = frequent_substrings(list(sentences), list(sentences.values()), max_length, False)
+            texts, weights = ordered_substrings(list(sentences), list(sentences.values()), max_length, False)
         substrings: list[str] = []
-        neg_scores: list[int] = []
-        for substring, weight in found.items():
+        scores_of: list[int] = []
+        for k in range(len(texts)):
+            substring = texts[k]
             if rules is not None and not rules.valid(substring):
                 continue
             substrings.append(substring)
-            neg_scores.append(-weight * len(substring))
-        for at in _ranked(neg_scores, substrings):
+            scores_of.append(weights[k] * len(substring))
+        # subtle: the substrings are in code-point order, so a stable sort by score alone puts
+        # equal scores in code-point order
+        for at in _by_value(scores_of):
             if len(pieces) >= seed_size:
                 break
             pieces.append(substrings[at])
-            values.append(float(-neg_scores[at]))
+            values.append(float(scores_of[at]))
     total = 0.0
     for value in values:
         total += value

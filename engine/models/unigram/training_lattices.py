@@ -135,16 +135,21 @@ class TrainingLattices:
         mask: i64 = (len(cells) >> 1) - 1
         bits = self.len_bits
         max_length = self.max_piece_length
-        base = vec[i64]()
-        lo = vec[i64]()
-        edges = vec[i64]()
-        start_node = 0
+        n_nodes: i64 = len(self.words)
         for word in self.words:
+            n_nodes += len(word)
+        # (base and lo written in place, their sizes known: an append is a call)
+        base = vec[i64]([0] * len(self.words))
+        lo = vec[i64]([0] * (n_nodes + 1))
+        edges = vec[i64]()
+        start_node: i64 = 0
+        for k in range(len(self.words)):
+            word = self.words[k]
             size = len(word)
-            base = append(base, start_node)
-            lo = append(lo, len(edges))  # the word's first node: no edge ends there
+            base[k] = start_node
+            lo[start_node] = len(edges)  # the word's first node: no edge ends there
             for end in range(1, size + 1):
-                lo = append(lo, len(edges))
+                lo[start_node + end] = len(edges)
                 node: i64 = 0
                 length: i64 = 1
                 limit = end if end < max_length else max_length
@@ -165,7 +170,7 @@ class TrainingLattices:
                         edges = append(edges, (found << bits) | length)
                     length += 1
             start_node += size + 1
-        lo = append(lo, len(edges))
+        lo[n_nodes] = len(edges)
         self.base = base
         self.lo = lo
         self.edges = edges
