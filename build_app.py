@@ -154,7 +154,7 @@ HOT: dict[str, str] = {
     "engine/models/bpe/pair_table.py": "BPE and WordPiece training: a pair's count looked up at every change, every merge",
     "engine/models/bpe/merge_table.py": "BPE's merge of a short word over native ints: every word the cache misses",
     "engine/corpus/byte_words.py": "training words counted on bytes: every byte of a corpus",
-    "engine/ascii_words.py": "GPT-2's split on bytes and a word's key: every byte counted or encoded",
+    "engine/byte_splits.py": "GPT-2's and cl100k's splits on bytes and a word's key: every byte counted or encoded",
     "engine/models/bpe/byte_runs.py": "the byte-keyed word cache: every word of every line encoded",
 }
 # mypyc's name for the shared library that holds every compiled module (engine__mypyc)

@@ -22,7 +22,7 @@ from mypy_extensions import i64
 
 from engine import unicode_chars as uc
 from engine.added_vocabulary import AddedVocabulary
-from engine.ascii_words import (
+from engine.byte_splits import (
     CL100K_PATTERN,
     EMPTY,
     GOLDEN,
@@ -62,7 +62,7 @@ class TokenLists:
 
 
 # How `_byte_fill_held` splits a text (`byte_split`): none; GPT-2's ByteLevel regex; else the
-# most number chars a piece of cl100k's pattern holds (`ascii_words.cl100k_bounds`).
+# most number chars a piece of cl100k's pattern holds (`byte_splits.cl100k_bounds`).
 NO_SPLIT: Final[i64] = -1
 GPT2_SPLIT: Final[i64] = 0
 CL100K_SPLIT: Final[i64] = 3

@@ -8,7 +8,7 @@ Whitespace's and WhitespaceSplit's splits), ASCII lowercased or not, and counts 
 `WordTable` of native ints. A line holding a byte the scan cannot decide (past ASCII; a control
 a normalizer may delete) is not scanned: its bounds are handed back, to be counted as text.
 But GPT-2's pattern with no normalizer (`ByteScan.utf8`) scans lines past ASCII too, on their
-UTF-8 bytes (`ascii_words.gpt2_utf8_bounds`); only a line that is not valid UTF-8 is handed
+UTF-8 bytes (`byte_splits.gpt2_utf8_bounds`); only a line that is not valid UTF-8 is handed
 back (the text path names its bad byte). `WordTable.add_to` gives the words: b" the" ->
 "Ġthe", b"\xc3\xa9" -> "Ã©" for GPT-2's, b"the" -> "the" else.
 Which pipelines qualify is `engine.corpus.chunking.byte_scan`'s. Exactness against the
@@ -23,7 +23,7 @@ from librt.vecs import append, vec
 from mypy_extensions import i64
 
 from engine import byte_level
-from engine.ascii_words import (
+from engine.byte_splits import (
     EMPTY,
     GPT2_CLASSES,
     LOWER_CASE,
@@ -146,7 +146,7 @@ class WordTable:
         if length > SHORT:
             self._add_long(data, start, end, prefixed, times)
             return
-        # subtle: `ascii_words.word_key` and `slot_for` written out for the short word, every
+        # subtle: `byte_splits.word_key` and `slot_for` written out for the short word, every
         # word of a corpus: as calls they made counting a third slower (40 MB of gcide, one
         # process, alternating builds: the C compiler does not inline them).
         fold = self.fold

@@ -14,7 +14,7 @@ from mypy_extensions import i64
 
 from engine import unicode_chars as uc
 from engine import unicode_tables as tables
-from engine.ascii_words import SAME_CASE, bounds_room, gpt2_bounds
+from engine.byte_splits import SAME_CASE, bounds_room, gpt2_bounds
 from engine.pre_tokenizers.base import Cut
 from engine.unicode_chars import DualPattern, slot
 
@@ -194,7 +194,7 @@ BERT_RUNS: Final = CharRuns.of(tables.PUNCTUATION, [], tables.WHITESPACE)
 
 def gpt2_ascii_words(text: str, mapped: str) -> list[str]:
     """GPT-2's split of an ASCII `text` (GPT2_RE), as the pieces of `mapped` (its byte-level
-    chars, same length), by a scan of its bytes (`ascii_words.gpt2_bounds`): about twice as
+    chars, same length), by a scan of its bytes (`byte_splits.gpt2_bounds`): about twice as
     fast as the regex."""
     data = text.encode("ascii")
     bounds = bounds_room(vec[i64](), len(data))

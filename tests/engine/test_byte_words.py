@@ -13,7 +13,7 @@ from mypy_extensions import i64
 
 import engine
 from engine import CorpusError, normalizers, pre_tokenizers
-from engine.ascii_words import SAME_CASE, bounds_room, gpt2_bounds
+from engine.byte_splits import SAME_CASE, bounds_room, gpt2_bounds
 from engine.corpus.byte_words import GPT2_CLASSES, ByteScan, WordTable, count_lines
 from engine.corpus.chunking import SEGMENT_CUTTER, SPACE_CUTTER, byte_scan
 from engine.corpus.counting import PipelineWords, WordSplitter, count_words

@@ -19,7 +19,7 @@ from mypy_extensions import i64
 
 from engine import Tokenizer, decoders, fast_path, models, normalizers, pre_tokenizers, processors, trainers
 from engine import unicode_tables as tables
-from engine.ascii_words import (
+from engine.byte_splits import (
     CL100K_PATTERN,
     DIGIT,
     GPT2_CLASSES,

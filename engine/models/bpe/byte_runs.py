@@ -2,8 +2,8 @@
 
 The str-keyed cache (`WordCache`) needs a str per word of the line, hashed, before it can look
 the word up: cutting a line into str words and those lookups were a third of an encode. Here a
-line's words are found on its bytes (`ascii_words.gpt2_bounds`, `gpt2_utf8_bounds` past ASCII)
-and each looked up by its native-int key (`ascii_words.word_key`), with no object made; the
+line's words are found on its bytes (`byte_splits.gpt2_bounds`, `gpt2_utf8_bounds` past ASCII)
+and each looked up by its native-int key (`byte_splits.word_key`), with no object made; the
 tokens of every cached word lie in flat lists, one entry after the other, for the fast path to
 copy from.
 
@@ -20,7 +20,7 @@ from librt.threading import Lock
 from librt.vecs import append, vec
 from mypy_extensions import i64
 
-from engine.ascii_words import EMPTY, SAME_CASE, SHORT, doubled, folded_word, slot_for, slot_of, word_key
+from engine.byte_splits import EMPTY, SAME_CASE, SHORT, doubled, folded_word, slot_for, slot_of, word_key
 from engine.models.bpe.merge_table import Merged, MergeTable
 from engine.models.bpe.word_run import WordRun
 

@@ -1,11 +1,12 @@
-"""Words of ASCII text found and keyed on their bytes, without an object per word: GPT-2's split
-scanned on bytes (`gpt2_bounds`), and a word's key as a native int (`word_key`).
+"""Words of a text found and keyed on its bytes, without an object per word: GPT-2's split
+scanned on ASCII bytes (`gpt2_bounds`) and on any UTF-8 (`gpt2_utf8_bounds`, each char's class
+from the tables HF's Oniguruma classes were measured into), cl100k's split (GPT-4's, Llama 3's,
+Qwen2's: `cl100k_bounds`), and a word's key as a native int (`word_key`).
 
-Two users, one scan and one key (issue 25): training counts words on bytes
+Two users, the same scans and keys (issue 25): training counts words on bytes
 (`engine.corpus.byte_words`), and the encode fast path looks each word of a line up in the BPE
 model's byte-keyed cache (`engine.models.bpe.byte_runs`). `scanners.gpt2_ascii_words`,
-GPT-2's split of an ASCII str, is this scan too. The encode fast path also splits lines past
-ASCII on their UTF-8 bytes (`gpt2_utf8_bounds`), each char's class from HF's tables.
+GPT-2's split of an ASCII str, is the ASCII scan too.
 
 A key: a word of up to SHORT bytes is its own key (its bytes, the first lowest, its length in
 the top byte), so looking it up needs no object; a longer word's key is LONG in the top byte and
