@@ -68,6 +68,21 @@ def bounds_room(out: vec[i64], n_bytes: i64) -> vec[i64]:
     return vec[i64]([0] * (4 * n_bytes + 4))
 
 
+def contraction_end(data: bytes, i: i64, end: i64, fold: bytes) -> i64:
+    """Where the contraction GPT-2's and cl100k's patterns start with ('s 't 're 've 'm 'll 'd,
+    read through `fold`) ends if data[i] (a "'") starts one before `end`, else i."""
+    if i + 1 >= end:
+        return i
+    d: i64 = fold[data[i + 1]]
+    if d == 115 or d == 116 or d == 109 or d == 100:  # s t m d
+        return i + 2
+    if i + 2 < end:
+        e: i64 = fold[data[i + 2]]
+        if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):  # re ve ll
+            return i + 3
+    return i
+
+
 def gpt2_bounds(data: bytes, start: i64, end: i64, add_prefix_space: bool, fold: bytes, out: vec[i64]) -> i64:
     """Write the (start, end) of each word of GPT-2's split of the ASCII data[start:end] into
     `out` (`bounds_room(out, end - start)` long), one pair after the other, and
@@ -97,22 +112,14 @@ def gpt2_bounds(data: bytes, start: i64, end: i64, add_prefix_space: bool, fold:
         i = j
     while i < end:
         c = data[i]
-        if c == 39 and i + 1 < end:  # "'"
-            d = fold[data[i + 1]]
-            if d == 115 or d == 116 or d == 109 or d == 100:  # s t m d
+        if c == 39:  # "'"
+            j = contraction_end(data, i, end, fold)
+            if j > i:
                 out[n] = i
-                out[n + 1] = i + 2
+                out[n + 1] = j
                 n += 2
-                i += 2
+                i = j
                 continue
-            if i + 2 < end:
-                e = fold[data[i + 2]]
-                if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):  # re ve ll
-                    out[n] = i
-                    out[n + 1] = i + 3
-                    n += 2
-                    i += 3
-                    continue
         kind = GPT2_CLASSES[c]
         j = i
         if c == 32 and i + 1 < end and GPT2_CLASSES[data[i + 1]] != SPACE:
@@ -311,22 +318,14 @@ def gpt2_utf8_bounds(data: bytes, start: i64, end: i64, add_prefix_space: bool, 
         i = j
     while i < end:
         c: i64 = data[i]
-        if c == 39 and i + 1 < end:  # "'"
-            d: i64 = data[i + 1]
-            if d == 115 or d == 116 or d == 109 or d == 100:  # s t m d
+        if c == 39:  # "'"
+            j = contraction_end(data, i, end, SAME_CASE)
+            if j > i:
                 out[n] = i
-                out[n + 1] = i + 2
+                out[n + 1] = j
                 n += 2
-                i += 2
+                i = j
                 continue
-            if i + 2 < end:
-                e: i64 = data[i + 2]
-                if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):  # re ve ll
-                    out[n] = i
-                    out[n + 1] = i + 3
-                    n += 2
-                    i += 3
-                    continue
         kind = _class_at(data, i, classes)
         j = i
         if c == 32 and i + 1 < end:
@@ -367,10 +366,6 @@ def _line_break(b: i64) -> bool:
     return b == 10 or b == 13
 
 
-def _lower(b: i64) -> i64:
-    return b | 0x20 if 0x41 <= b <= 0x5A else b
-
-
 def cl100k_bounds(data: bytes, start: i64, end: i64, numbers: i64, out: vec[i64]) -> i64:
     """Write the (start, end) of each piece of `CL100K_PATTERN`'s split of the valid UTF-8
     data[start:end] into `out` (`bounds_room` long), as `gpt2_bounds` does, and return how
@@ -378,7 +373,7 @@ def cl100k_bounds(data: bytes, start: i64, end: i64, numbers: i64, out: vec[i64]
     pattern: 1). Each alternative of the pattern, in its order, with the regex's
     backtracking written out:
 
-    - 's 't 're 've 'm 'll 'd, in any case;
+    - 's 't 're 've 'm 'll 'd, in any case ("'ſ" too);
     - a char that is no line break, letter or number if a letter follows it, then letters;
     - 1 to `numbers` numbers;
     - an optional " " then chars that are no space, letter or number, then line breaks;
@@ -393,15 +388,12 @@ def cl100k_bounds(data: bytes, start: i64, end: i64, numbers: i64, out: vec[i64]
     n: i64 = 0
     while i < end:
         c: i64 = data[i]
-        if c == 39 and i + 1 < end:  # "'"
-            d = _lower(data[i + 1])
-            j = i
-            if d == 115 or d == 116 or d == 109 or d == 100:  # s t m d
-                j = i + 2
-            elif i + 2 < end:
-                e = _lower(data[i + 2])
-                if (d == 114 and e == 101) or (d == 118 and e == 101) or (d == 108 and e == 108):  # re ve ll
-                    j = i + 3
+        if c == 39:  # "'"
+            j = contraction_end(data, i, end, LOWER_CASE)
+            if j == i and i + 2 < end and data[i + 1] == 0xC5 and data[i + 2] == 0xBF:
+                # "'ſ": (?i) folds the long s to "s", the one char past ASCII that folds into a
+                # contraction (every code point checked against HF's Oniguruma)
+                j = i + 3
             if j > i:
                 out[n] = i
                 out[n + 1] = j

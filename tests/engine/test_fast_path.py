@@ -270,6 +270,14 @@ def test_cl100k_split_on_utf8_bytes_is_the_patterns(pattern: str, numbers: int, 
     assert [data[bounds[k] : bounds[k + 1]].decode("utf-8") for k in range(0, n, 2)] == pieces
 
 
+def test_cl100k_split_folds_the_long_s_into_a_contraction_as_hf_does() -> None:
+    # (HF's Oniguruma, checked over every code point: "'ſ" is its only contraction past ASCII)
+    data = "'ſx'Sx'ſ".encode("utf-8")
+    bounds = bounds_room(vec[i64](), len(data))
+    n = cl100k_bounds(data, 0, len(data), 3, bounds)
+    assert [data[bounds[k] : bounds[k + 1]].decode("utf-8") for k in range(0, n, 2)] == ["'ſ", "x", "'S", "x", "'ſ"]
+
+
 def test_the_byte_path_knows_the_splits_of_gpt2_and_cl100k_only() -> None:
     after = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
     assert fast_path.byte_split(pre_tokenizers.ByteLevel()) == fast_path.GPT2_SPLIT
