@@ -38,7 +38,7 @@ from engine.byte_splits import (
 from engine.byte_level import bytes_to_chars
 from engine.encoding import Encoding, Unmade
 from engine.models.base import Model, TokenRun
-from engine.models.bpe.byte_runs import ID_BITS, ID_MASK, INLINE, SPLIT_MASK, SPLIT_SHIFT, TWO, ByteRuns
+from engine.models.bpe.byte_runs import ID_BITS, ID_MASK, INLINE, MID, SPLIT_MASK, SPLIT_SHIFT, TWO, ByteRuns
 from engine.models.bpe.model import BPE
 from engine.normalizers import Normalizer
 from engine.pattern import ISOLATED, Regex
@@ -237,6 +237,36 @@ def _byte_fill_held(text: str, bpe: BPE, word: int, ids: list[object] | None, ru
                 if found == EMPTY:
                     break
                 s = (s + 1) & mask
+        elif end - start <= MID:
+            # a mid word: `RunTable.find`'s two keys and probe written out too
+            key1: i64 = 0
+            shift = 0
+            i = start
+            while i < start + 7:
+                byte = data[i]
+                key1 |= byte << shift
+                shift += 8
+                i += 1
+            key2: i64 = (end - start) << 56
+            shift = 0
+            while i < end:
+                byte = data[i]
+                key2 |= byte << shift
+                shift += 8
+                i += 1
+            mids = table.mids
+            mid_mask = table.mid_mask
+            mixed = key1 ^ key2 ^ (key1 >> 29)
+            folded = mixed ^ (mixed >> 23) ^ (mixed >> 41)
+            s = (((folded & LOW_31) * GOLDEN) >> 16) & mid_mask
+            while True:
+                found = mids[3 * s]
+                if found == key2 and mids[3 * s + 1] == key1:
+                    value = mids[3 * s + 2]
+                    break
+                if found == 0:
+                    break
+                s = (s + 1) & mid_mask
         else:
             value = table.find(data, start, end)
         if value < 0:

@@ -8,7 +8,7 @@ from librt.vecs import vec
 from mypy_extensions import i64
 
 from engine.models.base import DEFAULT_CACHE_CAPACITY, MAX_CACHED_LENGTH, RunCache, TokenRun
-from engine.models.bpe.byte_runs import ID_BITS, ID_MASK, INLINE, SPLIT_SHIFT, TWO, ByteRuns, RunTable, inline_value
+from engine.models.bpe.byte_runs import ID_BITS, ID_MASK, INLINE, MID, SPLIT_SHIFT, TWO, ByteRuns, RunTable, inline_value
 from engine.models.bpe.merge_table import Merged
 from engine.models.bpe.model import BPE
 from engine.models.bpe.word_run import WordRun
@@ -266,7 +266,8 @@ def test_a_short_word_of_one_or_two_tokens_is_kept_in_its_value() -> None:
     assert inline_value(merged([1, 2, 3], [0, 1, 2], 3), 3) == -1  # three tokens: an entry
     assert inline_value(merged([ID_MASK + 1], [0], 3), 3) == -1  # an id of 2**20: an entry
     assert inline_value(merged([4], [0], 7), 7) >= INLINE
-    assert inline_value(merged([4], [0], 8), 8) == -1  # a long word (its key is a hash): an entry
+    assert inline_value(merged([4], [0], 8), 8) >= INLINE  # a mid word: its keys are its bytes
+    assert inline_value(merged([4], [0], MID + 1), MID + 1) == -1  # a long word (its key is a hash): an entry
     # the separate end-of-word symbol, a unit past the chars: an entry
     assert inline_value(Merged(vec[i64]([4, 9]), vec[i64]([0, 2]), 2, 3, 2), 2) == -1
 
@@ -279,14 +280,41 @@ def test_a_run_table_keeps_inline_values_in_its_cells_only() -> None:
     assert (one, two) == (INLINE | 0, INLINE | TWO | 1 | 2 << ID_BITS | 2 << SPLIT_SHIFT)
     assert table.find(b"xhugx", 1, 4) == one and table.find(data, 3, 8) == two
     assert (table.ids, list(table.firsts), table.used) == ([], [0], 2)
-    long = table.put_merged(b"hugshugs", 0, 8, merged([0, 0], [0, 4], 8))
-    assert long == 0 and table.ids == [0, 0] and table.find(b"hugshugs", 0, 8) == 0
+    mid = table.put_merged(b"hugshugs", 0, 8, merged([0, 0], [0, 4], 8))  # 8 bytes: inline too
+    assert mid == INLINE | TWO | 4 << SPLIT_SHIFT and table.find(b"hugshugs", 0, 8) == mid
+    long = table.put_merged(b"hugshugshugs", 0, 12, merged([0, 0, 0], [0, 4, 8], 12))  # three tokens
+    assert long == 0 and table.ids == [0, 0, 0] and table.find(b"hugshugshugs", 0, 12) == 0
+    hashed = table.put_merged(b"h" * 15, 0, 15, merged([9], [0], 15))  # past MID: keyed by a hash
+    assert hashed == 1 and table.long_words[1] == b"h" * 15 and table.find(b"h" * 15, 0, 15) == 1
     spilled = RunTable(1)
     assert spilled.put_merged(b"x", 0, 1, merged([3], [0], 1), False) == INLINE | 3
     assert spilled.find(b"x", 0, 1) == -1 and spilled.used == 1  # read once, never found
     copy = RunTable()
     assert copy.put_copy(data, 3, 8, table, two) == two
     assert copy.find(data, 3, 8) == two and copy.ids == []
+
+
+def test_words_of_8_to_14_bytes_are_found_by_their_two_keys() -> None:
+    table = RunTable(16, 2)  # (two mid slots: the mid table grows as they come)
+    words = [f"{i:08d}".encode() + b"x" * (i % 7) for i in range(200)]  # 8 to 14 bytes
+    words += [b"\x00" * 8, b"\x00" * 9, b"\xff" * 14, "néééé".encode(), b" something", b" somethinG"]
+    data = b"|".join(words)
+    starts = []
+    at = 0
+    for word in words:
+        starts.append(at)
+        at += len(word) + 1
+    for k, word in enumerate(words):
+        assert table.find(data, starts[k], starts[k] + len(word)) == -1
+        assert table.put(data, starts[k], starts[k] + len(word), word_run([k], [0, len(word)])) == k
+    for k, word in enumerate(words):
+        assert table.find(data, starts[k], starts[k] + len(word)) == k
+        assert table.find(b"<" + word + b">", 1, 1 + len(word)) == k  # wherever its bytes lie
+    assert table.find(b" somethinx", 0, 10) == -1 and table.mid_used == len(words)
+    assert set(table.long_words) == {b""}  # no mid word's bytes kept
+    copy = RunTable()
+    assert copy.put_copy(data, starts[5], starts[5] + len(words[5]), table, 5) == 0
+    assert copy.find(data, starts[5], starts[5] + len(words[5])) == 0
 
 
 def test_byte_runs_switch_their_tokens_with_the_models_vocabulary() -> None:
