@@ -110,7 +110,7 @@ def byte_level_bpe(
 
 def byte_level_encoding(text: str, bpe: BPE, word: int, type_id: int, split: i64 = GPT2_SPLIT) -> Encoding | None:
     """The Encoding of a `text` that `byte_level_bpe` gave `bpe` for, found on its UTF-8 bytes:
-    GPT-2's split scanned on them, each word's run looked up by its bytes (`BPE.byte_entry`),
+    GPT-2's split (or cl100k's) scanned on them, each word's run looked up by its bytes (`BPE.byte_entry`),
     no str made per word. Its ids, tokens and word ids are kept in vecs, the lists made when
     first read (`engine.encoding.Unmade`, the ids' objects and tokens from the model's merge
     table). `word` as `token_lists`', `type_id` as `Encoding`'s, `split` the pre-tokenizer's

@@ -78,9 +78,9 @@ WHITESPACE_SPLIT_CLASSES: Final = _run_classes("whitespace_split")
 
 
 class ByteScan:
-    """How a pipeline's ASCII lines are split on bytes: GPT-2's pattern (`gpt2`, with
-    `add_prefix_space`) or runs of `classes`; `lower`: ASCII lowercased first; `byte_level`:
-    the words are written as byte-level chars."""
+    """How a pipeline's ASCII lines (and with `utf8`, its other lines) are split on bytes:
+    GPT-2's pattern (`gpt2`, with `add_prefix_space`) or runs of `classes`; `lower`: ASCII
+    lowercased first; `byte_level`: the words are written as byte-level chars."""
 
     gpt2: bool
     add_prefix_space: bool
@@ -242,9 +242,10 @@ class WordTable:
         """Add every word, as its byte-level chars, to `counts` (in the order first seen); then
         start over empty."""
         joined, times = self.pack()
-        # subtle: the words' chars all at once, by C loops: printable ASCII (and the separator,
-        # "ÿ") are their own byte-level chars, so only the spaces and controls present are
-        # replaced (4x faster than `translate`, which looks each char up in a dict).
+        # subtle: the words' chars all at once, by C loops: printable ASCII and most of Latin-1
+        # (the separator "ÿ" too) are their own byte-level chars, so only the spaces, controls
+        # and the 34 others present are replaced (4x faster than `translate`, which looks each
+        # char up in a dict).
         text = joined.decode("latin-1")
         for b in range(0x100 if self.byte_level else 0):
             char = chr(b)

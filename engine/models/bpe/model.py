@@ -67,7 +67,7 @@ class BPE(VocabModel):
     _stride: int
     _byte_ids: list[int]
     _cache: WordCache[WordRun]
-    # the same runs keyed by the bytes of ASCII words, for the encode fast path (cleared with
+    # the same runs keyed by the UTF-8 bytes of words, for the encode fast path (cleared with
     # `_cache`, through `_clear_cache`)
     _byte_runs: ByteRuns
     _dropout: float | None
