@@ -101,10 +101,10 @@ def byte_scan(normalizer: n.Normalizer | None, pre_tokenizer: p.PreTokenizer | N
     the pipeline does; None when it cannot.
 
     Pre-tokenizers: ByteLevel with its regex (GPT-2's split; with no normalizer, the lines past
-    ASCII too); BertPreTokenizer, Whitespace, WhitespaceSplit (runs). Normalizers: the Unicode forms and StripAccents leave ASCII as it
-    is, Lowercase lowers it; BertNormalizer too, where whitespace is dropped (its clean_text
-    turns tabs into spaces, and deletes controls: the scan leaves lines with those to the text
-    path).
+    ASCII too); BertPreTokenizer, Whitespace, WhitespaceSplit (runs). Normalizers: the Unicode
+    forms and StripAccents leave ASCII as it is, Lowercase lowers it; BertNormalizer too, where
+    whitespace is dropped (its clean_text turns tabs into spaces, and deletes controls: the scan
+    leaves lines with those to the text path).
     """
     kind = type(pre_tokenizer)
     if kind is p.ByteLevel and isinstance(pre_tokenizer, p.ByteLevel):
