@@ -118,7 +118,6 @@ class PieceRules:
             previous = script
         return True
 
-
     def _remember(self, cp: int, script: int) -> vec[u8]:
         """Note `script` (0 .. 254) for code point `cp`; the table, grown to hold it if needed
         (to the BMP, or to every code point)."""
