@@ -158,7 +158,7 @@ def encoding(tokenizer: Tokenizer, text_path: Path, cprofile: bool) -> None:
     for _ in range(2):  # (a word goes into the byte-keyed cache when missed a second time)
         over_lines(cached.encode_ids)()
     added, normalizer, pre_tokenizer, bpe = cached._added, cached._normalizer, cached._pre_tokenizer, cached.model
-    if not all(fast_path.byte_level_bpe(line, added, normalizer, pre_tokenizer, bpe) is bpe for line in lines if line.isascii()):
+    if not all(fast_path.byte_level_split(line, added, normalizer, pre_tokenizer, bpe) != fast_path.NO_SPLIT for line in lines if line.isascii()):
         print("  (the ASCII byte path does not apply to this tokenizer: no parts)")
         return
 

@@ -90,26 +90,26 @@ def byte_split(pre_tokenizer: PreTokenizer | None) -> i64:
     return QWEN2_SPLIT if pattern.pattern == QWEN2_PATTERN else NO_SPLIT
 
 
-def byte_level_bpe(
+def byte_level_split(
     text: str, added: AddedVocabulary, normalizer: Normalizer | None, pre_tokenizer: PreTokenizer | None, model: Model
-) -> BPE | None:
-    """The BPE model when `byte_level_encoding` applies to `text`: a text with no added token in
-    it, no normalizer, a split `byte_split` knows (GPT-2's with no space to insert), and the
-    model a BPE; else None."""
+) -> i64:
+    """The `byte_split` `byte_level_encoding` and `byte_level_ids` split `text` by (the model is
+    then a BPE), or NO_SPLIT when they do not apply: an added token in the text, a normalizer,
+    a split `byte_split` does not know, GPT-2's with a space to insert, another model."""
     if normalizer is not None or not isinstance(model, BPE):
-        return None
+        return NO_SPLIT
     split = byte_split(pre_tokenizer)
     if split == NO_SPLIT:
-        return None
+        return NO_SPLIT
     if isinstance(pre_tokenizer, ByteLevel) and pre_tokenizer.add_prefix_space and text and text[0] != " ":
-        return None
+        return NO_SPLIT
     if added.may_match(text, False) or added.may_match(text, True):
-        return None
-    return model
+        return NO_SPLIT
+    return split
 
 
 def byte_level_encoding(text: str, bpe: BPE, word: int, type_id: int, split: i64 = GPT2_SPLIT) -> Encoding | None:
-    """The Encoding of a `text` that `byte_level_bpe` gave `bpe` for, found on its UTF-8 bytes:
+    """The Encoding of a `text` that `byte_level_split` gave `split` for, found on its UTF-8 bytes:
     GPT-2's split (or cl100k's) scanned on them, each word's run looked up by its bytes (`BPE.byte_entry`),
     no str made per word. Its ids, tokens and word ids are kept in vecs, the lists made when
     first read (`engine.encoding.Unmade`, the ids' objects and tokens from the model's merge
@@ -491,9 +491,9 @@ def ids_only(
     """The ids of `text` when no added token occurs in it (else None): the bulk path. Without
     offsets any normalizer will do, and the pre-tokenizers' `split_words` (the word counting
     path of training) gives the pieces as the model sees them."""
-    bpe = byte_level_bpe(text, added, normalizer, pre_tokenizer, model)
-    if bpe is not None:
-        found = byte_level_ids(text, bpe, byte_split(pre_tokenizer))
+    split = byte_level_split(text, added, normalizer, pre_tokenizer, model)
+    if split != NO_SPLIT:
+        found = byte_level_ids(text, cast(BPE, model), split)
         if found is not None:
             return found
     if added.may_match(text, False):

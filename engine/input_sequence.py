@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, cast
 
 from librt.vecs import vec
 from mypy_extensions import i64
@@ -19,6 +19,7 @@ from engine import fast_path
 from engine.added_vocabulary import AddedVocabulary
 from engine.encoding import Encoding, zero_spans
 from engine.models.base import Model
+from engine.models.bpe.model import BPE
 from engine.normalizers import Normalizer
 from engine.pre_tokenizers import PreTokenizer
 from engine.pre_tokenizers.pretokenized import PreTokenizedString
@@ -114,9 +115,9 @@ def encode_piece(
         # subtle: HF's encode_fast leaves every type id 0; only a post-processor sets them.
         words: list[int | None] = [None] * n
         return Encoding(ids, tokens=[""] * n, words=words, spans=zero_spans(n), type_id=0)
-    bpe = fast_path.byte_level_bpe(text, added, normalizer, pre_tokenizer, model)
-    if bpe is not None:
-        found = fast_path.byte_level_encoding(text, bpe, word_index, type_id, fast_path.byte_split(pre_tokenizer))
+    split = fast_path.byte_level_split(text, added, normalizer, pre_tokenizer, model)
+    if split != fast_path.NO_SPLIT:
+        found = fast_path.byte_level_encoding(text, cast(BPE, model), word_index, type_id, split)
         if found is not None:
             return found
     pieces = fast_path.cut(text, added, normalizer, pre_tokenizer)

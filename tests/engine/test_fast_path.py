@@ -291,7 +291,7 @@ def test_the_byte_path_knows_the_splits_of_gpt2_and_cl100k_only() -> None:
     assert fast_path.byte_split(prefixed) == fast_path.NO_SPLIT
     assert fast_path.byte_split(pre_tokenizers.ByteLevel(use_regex=False)) == fast_path.NO_SPLIT
     cl100k = tokenizer_for("cl100k-then-bytes")
-    assert fast_path.byte_level_bpe("Hi there", cl100k._added, None, cl100k.pre_tokenizer, cl100k.model) is cl100k.model
+    assert fast_path.byte_level_split("Hi there", cl100k._added, None, cl100k.pre_tokenizer, cl100k.model) == fast_path.CL100K_SPLIT
 
 
 @pytest.mark.parametrize("add_prefix_space", [False, True])
@@ -340,25 +340,25 @@ def test_a_line_is_encoded_on_its_bytes() -> None:
     tokenizer = tokenizer_for("byte-level")
     parts = (tokenizer._added, tokenizer.normalizer, tokenizer.pre_tokenizer, tokenizer.model)
     text = "The fox doesn't  jump,\tit's 1234 tabs   "
-    bpe = fast_path.byte_level_bpe(text, *parts)
-    assert bpe is not None and bpe is tokenizer.model
+    assert fast_path.byte_level_split(text, *parts) == fast_path.GPT2_SPLIT
+    bpe = _bpe_of(tokenizer)
     found = fast_path.byte_level_encoding(text, bpe, -1, 0)
     assert found is not None
     assert found == encode_piece_in_full(text, 0, -1, *parts)
     fast_path.byte_level_encoding(text, bpe, -1, 0)
     assert _held_words(tokenizer) > 0  # its words, missed twice, are held by their bytes now
     unicode = "Née  à 東京, ２０２４\u3000年 🙂 l'été"
-    assert fast_path.byte_level_bpe(unicode, *parts) is bpe  # past ASCII too
+    assert fast_path.byte_level_split(unicode, *parts) == fast_path.GPT2_SPLIT  # past ASCII too
     found = fast_path.byte_level_encoding(unicode, bpe, -1, 0)
     assert found is not None and found == encode_piece_in_full(unicode, 0, -1, *parts)
     # the cases it leaves to the other paths
-    assert fast_path.byte_level_bpe("a <s> b", *parts) is None  # an added token
+    assert fast_path.byte_level_split("a <s> b", *parts) == fast_path.NO_SPLIT  # an added token
     prefixed = tokenizer_for("byte-level-prefix-space")
     prefix_parts = (prefixed._added, prefixed.normalizer, prefixed.pre_tokenizer, prefixed.model)
-    assert fast_path.byte_level_bpe("a b", *prefix_parts) is None  # a space to insert
-    assert fast_path.byte_level_bpe(" a b", *prefix_parts) is prefixed.model
+    assert fast_path.byte_level_split("a b", *prefix_parts) == fast_path.NO_SPLIT  # a space to insert
+    assert fast_path.byte_level_split(" a b", *prefix_parts) == fast_path.GPT2_SPLIT
     lowercase = tokenizer_for("byte-level-lowercase")
-    assert fast_path.byte_level_bpe("a b", lowercase._added, lowercase.normalizer, lowercase.pre_tokenizer, lowercase.model) is None
+    assert fast_path.byte_level_split("a b", lowercase._added, lowercase.normalizer, lowercase.pre_tokenizer, lowercase.model) == fast_path.NO_SPLIT
 
 
 @pytest.mark.parametrize("capacity", [100_000, 3, 1, 0])
@@ -428,7 +428,7 @@ def test_lines_agree_with_the_full_pipeline_whatever_the_bpe_options(options: di
     trainer = trainers.BpeTrainer(vocab_size=120, special_tokens=["[UNK]"], show_progress=False, **trainer_options)
     tokenizer.train_from_iterator(["the them theme then other these thesis 'the' them's"] * 5, trainer)
     for text in ["the them theme", " them z zz az! the", "Them 'the' them's", "the them theme", "thesisthesis", "thé thé ß"]:
-        assert fast_path.byte_level_bpe(text, tokenizer._added, None, tokenizer.pre_tokenizer, bpe) is bpe
+        assert fast_path.byte_level_split(text, tokenizer._added, None, tokenizer.pre_tokenizer, bpe) == fast_path.GPT2_SPLIT
         assert_same(tokenizer, text)
 
 

@@ -180,17 +180,22 @@ class RunTable:
         mids[3 * s + 2] = value
         self.mid_used += 1
         if 2 * self.mid_used > self.mid_mask:
-            old = mids
-            slots: i64 = 2 * (self.mid_mask + 1)
-            self.mids = vec[i64]([0] * (3 * slots))
-            self.mid_mask = slots - 1
-            for k in range(0, len(old), 3):
-                if old[k] != 0:
-                    grown = self.mids
-                    t = mid_slot(grown, self.mid_mask, old[k + 1], old[k])
-                    grown[3 * t] = old[k]
-                    grown[3 * t + 1] = old[k + 1]
-                    grown[3 * t + 2] = old[k + 2]
+            self.mids = _mids_doubled(mids)
+            self.mid_mask = len(self.mids) // 3 - 1
+
+
+def _mids_doubled(mids: vec[i64]) -> vec[i64]:
+    """`RunTable.mids` with twice the slots, every word placed again (`byte_splits.doubled`'s
+    three-int slots)."""
+    out = vec[i64]([0] * (2 * len(mids)))
+    mask: i64 = 2 * (len(mids) // 3) - 1
+    for k in range(0, len(mids), 3):
+        if mids[k] != 0:
+            s = mid_slot(out, mask, mids[k + 1], mids[k])
+            out[3 * s] = mids[k]
+            out[3 * s + 1] = mids[k + 1]
+            out[3 * s + 2] = mids[k + 2]
+    return out
 
 
 def mid_keys(data: bytes, start: i64, end: i64) -> i64:
